@@ -697,6 +697,7 @@ static void cmd_go(char **t, int nt)
             return;
         }
     }
+    pending_infinite = 0; /* a new go replaces a search still waiting for stop */
     if (perft_depth >= 0) {
         do_perft(&pos, (int)perft_depth);
         return;
