@@ -1,0 +1,171 @@
+"""Command-line parsing in cutechess-cli / fastchess style, shared by match and tournament.
+
+Options are words starting with ``-`` or ``--`` (both spellings are the
+same option). Each option has a kind (:class:`Kind`):
+
+- ``FLAG``: no value (``-resume``);
+- ``VALUE``: exactly one value (``-games 10``);
+- ``TEXT``: all following words up to the next option, joined by one space
+  (``-fen bbbbb/bbb/bbb/1/www/www/wwwww w 0 1`` works quoted or unquoted);
+- ``TOKENS``: following ``key=value`` words up to the next option
+  (``-engine cmd=./e name=E option.Hash=8``), kept in order as pairs; an
+  option may name a ``bare_key`` so ``-pdnout out.pdn`` means ``file=out.pdn``.
+
+A word is an option when it is ``-`` or ``--`` followed by a letter, so
+values such as ``-1`` are not mistaken for options. Repeatable options
+collect every occurrence; a non-repeatable one given twice is an error.
+Every mistake raises :class:`CliError` with a one-line message; the
+callers print it and exit with status 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class CliError(ValueError):
+    """A command-line mistake: one line, shown as is, exit status 2."""
+
+
+class Kind(Enum):
+    FLAG = "flag"
+    VALUE = "value"
+    TEXT = "text"
+    TOKENS = "tokens"
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One accepted option: its name (without dashes), kind, repeatability and help text."""
+
+    name: str
+    kind: Kind
+    repeatable: bool = False
+    help: str = ""
+    #: For TOKENS: the allowed keys (None: any key, checked by the consumer).
+    keys: frozenset[str] | None = None
+    #: For TOKENS: a word without ``=`` is taken as the value of this key
+    #: (``-pdnout out.pdn`` == ``-pdnout file=out.pdn``); None: such a word is an error.
+    bare_key: str | None = None
+
+
+@dataclass
+class ParsedArgs:
+    """The result of :func:`parse_cli`. Look-ups by option name without dashes."""
+
+    flags: set[str] = field(default_factory=set)
+    values: dict[str, list[str]] = field(default_factory=dict)
+    tokens: dict[str, list[list[tuple[str, str]]]] = field(default_factory=dict)
+
+    def has(self, name: str) -> bool:
+        return name in self.flags or name in self.values or name in self.tokens
+
+    def value(self, name: str, default: str | None = None) -> str | None:
+        vals = self.values.get(name)
+        return vals[-1] if vals else default
+
+    def token_groups(self, name: str) -> list[list[tuple[str, str]]]:
+        return self.tokens.get(name, [])
+
+    def token_dict(self, name: str) -> dict[str, str]:
+        """The single ``TOKENS`` group of a non-repeatable option as a dict ({} if absent)."""
+        groups = self.tokens.get(name)
+        return dict(groups[-1]) if groups else {}
+
+    def int_value(self, name: str, default: int, minimum: int | None = None) -> int:
+        text = self.value(name)
+        if text is None:
+            return default
+        try:
+            number = int(text)
+        except ValueError:
+            raise CliError(f"-{name}: {text!r} is not a whole number") from None
+        if minimum is not None and number < minimum:
+            raise CliError(f"-{name}: {number} is less than {minimum}")
+        return number
+
+    def float_value(self, name: str, default: float, minimum_exclusive: float | None = 0.0) -> float:
+        text = self.value(name)
+        if text is None:
+            return default
+        try:
+            number = float(text)
+        except ValueError:
+            raise CliError(f"-{name}: {text!r} is not a number") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise CliError(f"-{name}: {text!r} must be finite")
+        if minimum_exclusive is not None and number <= minimum_exclusive:
+            raise CliError(f"-{name}: {text!r} must be more than {minimum_exclusive:g}")
+        return number
+
+
+def option_name(word: str) -> str | None:
+    """The option name of ``word`` (``-games``/``--games`` -> ``games``), or None for a value."""
+    if word.startswith("--"):
+        rest = word[2:]
+    elif word.startswith("-"):
+        rest = word[1:]
+    else:
+        return None
+    return rest if rest[:1].isalpha() else None
+
+
+def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
+    """Parse ``argv`` (without the program/sub-command name) against ``specs``."""
+    table = {spec.name: spec for spec in specs}
+    out = ParsedArgs()
+    i = 0
+    n = len(argv)
+    while i < n:
+        word = argv[i]
+        name = option_name(word)
+        if name is None:
+            raise CliError(f"unexpected argument {word!r} (expected an option such as -games)")
+        spec = table.get(name)
+        if spec is None:
+            raise CliError(f"unknown option {word!r}")
+        i += 1
+        if not spec.repeatable and out.has(name):
+            raise CliError(f"option -{name} given more than once")
+        if spec.kind is Kind.FLAG:
+            out.flags.add(name)
+            continue
+        start = i
+        while i < n and option_name(argv[i]) is None:
+            i += 1
+        words = argv[start:i]
+        if spec.kind is Kind.VALUE:
+            if len(words) != 1:
+                what = "a value" if not words else f"one value, got {len(words)}: {' '.join(words)!r}"
+                raise CliError(f"-{name} needs {what}")
+            out.values.setdefault(name, []).append(words[0])
+        elif spec.kind is Kind.TEXT:
+            if not words:
+                raise CliError(f"-{name} needs a value")
+            out.values.setdefault(name, []).append(" ".join(words))
+        else:
+            pairs: list[tuple[str, str]] = []
+            for tok in words:
+                key, eq, value = tok.partition("=")
+                if not eq and spec.bare_key is not None:
+                    key, eq, value = spec.bare_key, "=", tok
+                if not eq or not key:
+                    raise CliError(f"-{name}: {tok!r} is not of the form key=value")
+                if spec.keys is not None and key not in spec.keys:
+                    allowed = ", ".join(sorted(spec.keys))
+                    raise CliError(f"-{name}: unknown key {key!r} (allowed: {allowed})")
+                pairs.append((key, value))
+            if not pairs:
+                raise CliError(f"-{name} needs key=value settings")
+            out.tokens.setdefault(name, []).append(pairs)
+    return out
+
+
+def usage(prog: str, specs: list[OptionSpec]) -> str:
+    """A short multi-line usage text listing every option."""
+    lines = [f"usage: {prog} [options]"]
+    for spec in specs:
+        arg = {Kind.FLAG: "", Kind.VALUE: " V", Kind.TEXT: " TEXT", Kind.TOKENS: " key=value..."}[spec.kind]
+        lines.append(f"  -{spec.name}{arg}  {spec.help}")
+    return "\n".join(lines)

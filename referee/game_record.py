@@ -1,0 +1,75 @@
+"""The record of one finished (or aborted) game, as the referee saw it.
+
+A :class:`GameRecord` is what :func:`referee.game_runner.play_game` returns
+and what the PDN writer, the tournament database and the terminal summary
+consume. Everything in it was decided by the referee itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .reasons import UNFINISHED_RESULT, Reason
+
+
+@dataclass
+class GameRecord:
+    """One game.
+
+    ``moves`` holds every ply from ``start_fen`` (None: the game's standard start),
+    opening (book) plies first: ``opening_plies`` of them. ``elapsed_ms[i]`` is the
+    time the engine took for ply i (None for book plies); ``clock_ms[i]`` the time
+    left on its clock after ply i, increment included (None without a clock).
+    ``result`` is ``1-0``/``0-1``/``1/2-1/2``/``*``; ``reason`` from the one
+    vocabulary; ``detail`` a one-line human explanation (the illegal move and the
+    FEN, exit code or signal, ...). ``fault`` is ``"w"``/``"b"`` when a side lost
+    by an engine fault (reason not decided by the rules), else None.
+    """
+
+    game: str
+    white: str
+    black: str
+    start_fen: str | None = None
+    moves: list[str] = field(default_factory=list)
+    elapsed_ms: list[float | None] = field(default_factory=list)
+    clock_ms: list[float | None] = field(default_factory=list)
+    opening_plies: int = 0
+    result: str = UNFINISHED_RESULT
+    reason: Reason | None = None
+    detail: str = ""
+    fault: str | None = None
+    round: str = "1"
+    date: str = "????.??.??"
+    start_time: str = ""
+    event: str = "?"
+    site: str = "?"
+    time_control: str = "-"
+    final_fen: str = ""
+    first_side: str = "w"  # side to move at start_fen
+
+    @property
+    def plies(self) -> int:
+        return len(self.moves)
+
+    @property
+    def winner(self) -> str | None:
+        """The winning engine's name, None for a draw or unfinished game."""
+        if self.result == "1-0":
+            return self.white
+        if self.result == "0-1":
+            return self.black
+        return None
+
+    def points_for(self, name: str) -> float:
+        """1, 0.5 or 0 for the engine called ``name`` (0 if unfinished)."""
+        if self.result == "1/2-1/2":
+            return 0.5 if name in (self.white, self.black) else 0.0
+        return 1.0 if self.winner == name else 0.0
+
+    def summary(self) -> str:
+        """One terminal line: ``A vs B: 1-0 (no legal move, 57 plies)`` [+ detail for faults]."""
+        why = str(self.reason) if self.reason is not None else "unfinished"
+        text = f"{self.white} vs {self.black}: {self.result} ({why}, {self.plies} plies)"
+        if self.fault is not None and self.detail:
+            text += f" - {self.detail}"
+        return text

@@ -1,0 +1,115 @@
+"""Killing and reaping a whole process group, so no engine leaves anything behind.
+
+Each engine is started as the leader of its own session/process group
+(``start_new_session=True``); everything it forks stays in that group unless
+it calls ``setsid`` itself (which we cannot follow without cgroups).
+
+On Linux the referee also makes itself a *child subreaper*
+(``prctl(PR_SET_CHILD_SUBREAPER)``): a grandchild orphaned by a dead engine
+is re-parented to the referee instead of PID 1, so the referee can reap it
+(PID 1 in a container often never reaps, leaving zombies). Only pids found
+in an engine's own group are ever reaped here, so this never steals the
+exit status of a child someone else (asyncio, ``subprocess``) waits for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper_done = False
+
+
+def enable_subreaper() -> bool:
+    """Make this process a child subreaper (Linux; once per process). True if in effect."""
+    global _subreaper_done
+    if _subreaper_done:
+        return True
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        ok = False
+    _subreaper_done = ok
+    return ok
+
+
+def _proc_stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, ppid, pgrp) of ``pid`` from /proc, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    # The command name is in parentheses and may itself contain spaces or ')'.
+    rest = data[data.rfind(b")") + 2 :].split()
+    try:
+        return rest[0].decode(), int(rest[1]), int(rest[2])
+    except (IndexError, ValueError):
+        return None
+
+
+def group_members(pgid: int) -> list[tuple[int, str, int]]:
+    """Processes in group ``pgid`` as ``(pid, state, ppid)``, zombies included (Linux /proc).
+
+    Off Linux (no /proc) falls back to ``killpg(pgid, 0)``: ``[(pgid, "?", 0)]`` while
+    anything in the group exists.
+    """
+    if not os.path.isdir("/proc/self"):
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [(pgid, "?", 0)]
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        stat = _proc_stat(int(entry))
+        if stat is not None and stat[2] == pgid:
+            members.append((int(entry), stat[0], stat[1]))
+    return members
+
+
+def live_members(pgid: int) -> list[int]:
+    """Pids of group ``pgid`` that are not zombies (still running or stopped)."""
+    return [pid for pid, state, _ in group_members(pgid) if state != "Z"]
+
+
+def signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to the whole group; False if the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        # Only zombies left (or a foreign pgid): nothing we may signal.
+        return False
+
+
+def reap_orphans(pgid: int, leader: int) -> int:
+    """Reap zombie members of ``pgid`` that are our children, except ``leader``.
+
+    The leader is reaped by whoever started it (asyncio's child watcher).
+    Returns how many were reaped.
+    """
+    me = os.getpid()
+    reaped = 0
+    for pid, state, ppid in group_members(pgid):
+        if pid != leader and ppid == me and state == "Z":
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    reaped += 1
+    return reaped
+
+
+def kill_group_now(pgid: int) -> None:
+    """SIGKILL the group (best effort; used on the way out when waiting is impossible)."""
+    signal_group(pgid, signal.SIGKILL)

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""A tiny UGI engine for referee tests: a legal random mover that misbehaves on request.
+
+Usage: faulty.py [--mode MODE] [--at N] [--pidfile F] [--variants a,b] [--seed S]
+
+Modes (N = the engine's N-th ``go``, 1-based, default 1):
+  good          legal random moves, answered at once (also the benchmark engine)
+  crash         exit with status 3 at go N, without answering
+  kill          SIGKILL itself at go N (a signal death)
+  hang          never answers go N (nor anything after it)
+  slow          at go N answers only after its time + 0.4 s (a time forfeit)
+  illegal       at go N plays a well-formed illegal move
+  garbage       at go N answers ``bestmove @@garbage@@``
+  none          at go N answers ``bestmove none`` although moves exist
+  chatter       at go N prints junk lines but never a bestmove
+  ignore-quit   ignores quit, SIGTERM and EOF on stdin
+  fork          forks a grandchild that keeps the pipes open and ignores SIGTERM
+  fork-crash    like fork, and the engine itself exits at go N
+  longline      at go N writes 10 MB without a newline, then hangs
+  close-stdout  at go N closes its stdout and keeps running
+  exit-now      exits with status 0 before reading anything
+  startup-crash raises an exception at start-up (traceback on stderr, status 1)
+  no-ugiok      never finishes the handshake
+Every process of the engine appends ``PID STARTTIME`` to the pidfile, so tests
+can check that none survives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import sys
+import time
+
+sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def record_pid(pidfile: str | None) -> None:
+    if not pidfile:
+        return
+    with open(f"/proc/{os.getpid()}/stat") as fh:
+        data = fh.read()
+    start = data[data.rfind(")") + 2 :].split()[19]
+    with open(pidfile, "a") as fh:
+        fh.write(f"{os.getpid()} {start}\n")
+
+
+def out(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", default="good")
+    ap.add_argument("--at", type=int, default=1)
+    ap.add_argument("--pidfile")
+    ap.add_argument("--variants", default="egara-guti,pretwa")
+    ap.add_argument("--seed", type=int, default=None)
+    opts = ap.parse_args()
+    mode = opts.mode
+    record_pid(opts.pidfile)
+    if mode == "exit-now":
+        sys.exit(0)
+    if mode == "startup-crash":
+        raise RuntimeError("faulty engine: deliberate start-up crash")
+    if mode in ("ignore-quit", "fork", "fork-crash"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if mode in ("fork", "fork-crash"):
+        if os.fork() == 0:  # grandchild: holds stdin/stdout/stderr, ignores SIGTERM
+            record_pid(opts.pidfile)
+            while True:
+                time.sleep(1)
+
+    from engine.rules import Board
+
+    rng = random.Random(opts.seed)
+    variants = [v for v in opts.variants.split(",") if v]
+    game = variants[0] if variants else "egara-guti"
+    board = Board(game)
+    base: tuple[str, ...] = ()
+    applied: list[str] = []
+    gos = 0
+
+    def set_position(words: list[str]) -> None:
+        nonlocal board, base, applied
+        if "moves" in words:
+            cut = words.index("moves")
+            head, moves = words[:cut], words[cut + 1 :]
+        else:
+            head, moves = words, []
+        key = tuple(head)
+        if key == base and moves[: len(applied)] == applied:
+            new = moves[len(applied) :]  # incremental: only the new plies
+        else:
+            board = Board(game) if head == ["startpos"] else Board.from_fen(game, " ".join(head[1:]))
+            base, applied, new = key, [], moves
+        for m in new:
+            board.push_str(m)
+            applied.append(m)
+
+    def my_time(words: list[str]) -> float:
+        key = "p1time" if board.turn == "w" else "p2time"
+        for name in (key, "movetime"):
+            if name in words:
+                return int(words[words.index(name) + 1]) / 1000
+        return 0.0
+
+    for raw in sys.stdin:
+        words = raw.split()
+        if not words:
+            continue
+        cmd = words[0]
+        if cmd == "ugi":
+            out("id name faulty-" + mode)
+            out("id author guti tests")
+            if variants:
+                vars_ = " ".join(f"var {v}" for v in variants)
+                out(f"option name UGI_Variant type combo default {variants[0]} {vars_}")
+            out("option name Hash type spin default 16 min 1 max 1024")
+            if mode != "no-ugiok":
+                out("ugiok")
+        elif cmd == "isready":
+            out("readyok")
+        elif cmd == "setoption" and len(words) >= 5 and words[2].lower() == "ugi_variant":
+            game = words[4]
+            board, base, applied = Board(game), (), []
+        elif cmd == "uginewgame":
+            board, base, applied = Board(game), (), []
+        elif cmd == "position":
+            set_position(words[1:])
+        elif cmd == "go":
+            gos += 1
+            hit = gos == opts.at
+            if hit and mode in ("crash", "fork-crash"):
+                os._exit(3)
+            if hit and mode == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            if hit and mode == "hang":
+                while True:
+                    time.sleep(1)
+            if hit and mode == "longline":
+                chunk = "x" * (1 << 20)
+                for _ in range(10):
+                    sys.stdout.write(chunk)
+                sys.stdout.flush()
+                while True:
+                    time.sleep(1)
+            if hit and mode == "close-stdout":
+                sys.stdout.flush()
+                os.close(1)
+                while True:
+                    time.sleep(1)
+            if hit and mode == "chatter":
+                for i in range(5):
+                    out(f"thinking very hard {i}")
+                while True:
+                    time.sleep(1)
+            if hit and mode == "slow":
+                time.sleep(my_time(words) + 0.4)
+            moves = board.legal_moves
+            if hit and mode == "garbage":
+                out("bestmove @@garbage@@")
+                continue
+            if hit and mode == "none":
+                out("bestmove none")
+                continue
+            if hit and mode == "illegal":
+                legal = {str(m) for m in moves}
+                n = 23 if game == "egara-guti" else 19
+                bad = next(
+                    f"{a}-{b}"
+                    for a in range(1, n + 1)
+                    for b in range(1, n + 1)
+                    if a != b and f"{a}-{b}" not in legal
+                )
+                out(f"info string playing illegal {bad} on purpose")
+                out(f"bestmove {bad}")
+                continue
+            if not moves:
+                out("bestmove none")
+                continue
+            out("info depth 1 score cp 0 nodes 1")
+            out(f"bestmove {rng.choice(moves)}")
+        elif cmd == "quit":
+            if mode == "ignore-quit":
+                continue
+            break
+    if mode == "ignore-quit":
+        while True:  # EOF on stdin too is ignored
+            time.sleep(1)
+
+
+if __name__ == "__main__":
+    main()
