@@ -80,6 +80,13 @@ def resolve_command(cmd: str, cwd: str | None) -> str:
     return found or cmd
 
 
+def check_keys(tokens: Iterable[tuple[str, str]]) -> None:
+    """Raise EngineConfigError for the first key no engine definition accepts."""
+    for key, value in tokens:
+        if not (key.startswith("option.") or key in LIMIT_KEYS or key in ENGINE_KEYS):
+            raise EngineConfigError(f"unknown engine setting {key!r} (in {key}={value})")
+
+
 def engine_config_from_tokens(
     tokens: Iterable[tuple[str, str]],
     each: Iterable[tuple[str, str]] = (),

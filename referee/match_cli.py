@@ -35,7 +35,12 @@ import sys
 from engine.rules import GAMES, RulesError
 
 from .cliargs import CliError, Kind, OptionSpec, ParsedArgs, parse_cli, usage
-from .engine_config import EngineConfig, EngineConfigError, engine_config_from_tokens
+from .engine_config import (
+    EngineConfig,
+    EngineConfigError,
+    check_keys,
+    engine_config_from_tokens,
+)
 from .engine_process import EngineStartError
 from .game_record import GameRecord
 from .game_runner import start_board
@@ -85,6 +90,10 @@ def engine_configs(args: ParsedArgs) -> list[EngineConfig]:
     """All ``-engine`` definitions with ``-each`` applied; names made unique."""
     each = args.token_groups("each")
     each_pairs = each[-1] if each else []
+    try:
+        check_keys(each_pairs)
+    except EngineConfigError as exc:
+        raise CliError(f"-each: {exc}") from None
     configs = []
     for i, group in enumerate(args.token_groups("engine"), 1):
         try:

@@ -1,0 +1,291 @@
+"""The referee against real engine processes that misbehave in every way we know.
+
+Each test starts real processes (``tests/engines/faulty.py``), plays through
+the public API (``EngineProcess.launch`` + ``play_game``), and checks the
+result, the reason and the detail, that the referee came back within a hard
+bound (so a hang fails the test instead of hanging the suite), and that no
+process of the engine (nor any grandchild) is left, zombies included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.rules import Board
+from referee.engine_config import EngineConfig
+from referee.engine_process import EngineProcess, EngineStartError
+from referee.game_runner import play_game
+from referee.reasons import Reason
+from referee.timecontrol import parse_limits
+
+FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
+BOUND = 25.0  # seconds: no single scenario may take longer
+
+
+def config(name: str, mode: str = "good", pidfile: Path | None = None, *extra: str) -> EngineConfig:
+    argv = [sys.executable, FAULTY, "--mode", mode, "--seed", str(abs(hash(name)) % 1000)]
+    if pidfile is not None:
+        argv += ["--pidfile", str(pidfile)]
+    return EngineConfig(name=name, argv=[*argv, *extra])
+
+
+def survivors(pidfile: Path) -> list[str]:
+    """Processes listed in ``pidfile`` (pid + start time) that still exist, zombies included."""
+    left = []
+    if not pidfile.exists():
+        return left
+    for line in pidfile.read_text().split("\n"):
+        if not line.strip():
+            continue
+        pid, start = line.split()
+        try:
+            data = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = data[data.rfind(")") + 2 :].split()
+        if fields[19] == start:
+            left.append(f"pid {pid} state {fields[0]}")
+    return left
+
+
+def run(coro, bound: float = BOUND):
+    async def bounded():
+        return await asyncio.wait_for(coro, bound)
+
+    return asyncio.run(bounded())
+
+
+async def _match(white_cfg, black_cfg, game="egara-guti", tc="tc=2+0.05", **kw):
+    limits = parse_limits(dict([tc.split("=", 1)]))
+    white = await EngineProcess.launch(white_cfg, game, handshake_timeout=10)
+    try:
+        black = await EngineProcess.launch(black_cfg, game, handshake_timeout=10)
+    except BaseException:
+        await white.quit()
+        raise
+    try:
+        return await play_game(white, black, game, limits=limits, **kw)
+    finally:
+        await white.quit(grace=0.5, term_grace=0.5)
+        await black.quit(grace=0.5, term_grace=0.5)
+
+
+def play(white_cfg, black_cfg, **kw):
+    started = time.monotonic()
+    record = run(_match(white_cfg, black_cfg, **kw))
+    return record, time.monotonic() - started
+
+
+@pytest.mark.parametrize("game", ["egara-guti", "pretwa"])
+def test_good_engines_finish_by_the_rules(tmp_path, game):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "good", pids), config("B", "good", pids), game=game)
+    assert record.reason is not None and record.reason.is_rule
+    assert record.fault is None
+    # Replay independently: every move legal, and the final position is over
+    # with exactly the recorded result and reason.
+    board = Board(game)
+    for move in record.moves:
+        board.push_str(move)
+    outcome = board.outcome()
+    assert outcome is not None
+    assert (outcome.result, outcome.reason) == (record.result, str(record.reason))
+    assert record.final_fen == board.fen()
+    assert all(ms is not None and ms >= 0 for ms in record.elapsed_ms)
+    assert survivors(pids) == []
+
+
+def test_crash_mid_game_is_a_disconnect_with_exit_code(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "crash", pids, "--at", "2"), config("B", "good", pids))
+    assert (record.result, record.reason, record.fault) == ("0-1", Reason.DISCONNECT, "w")
+    assert "exit code 3" in record.detail
+    assert record.plies == 2  # A's first move and B's answer
+    assert survivors(pids) == []
+
+
+def test_killed_by_signal_reports_the_signal(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "good", pids), config("B", "kill", pids, "--at", "1"))
+    assert (record.result, record.reason) == ("1-0", Reason.DISCONNECT)
+    assert "signal 9" in record.detail and "SIGKILL" in record.detail
+    assert survivors(pids) == []
+
+
+def test_hang_is_stalled_within_its_time_plus_grace(tmp_path):
+    pids = tmp_path / "pids"
+    record, took = play(
+        config("A", "hang", pids), config("B", "good", pids), tc="tc=1+0", stall_grace=0.5
+    )
+    assert (record.result, record.reason) == ("0-1", Reason.STALLED)
+    assert took < 10
+    assert survivors(pids) == []
+
+
+def test_hang_without_clock_ends_at_move_timeout(tmp_path):
+    pids = tmp_path / "pids"
+    record, took = play(
+        config("A", "good", pids),
+        config("B", "hang", pids, "--at", "2"),
+        tc="depth=3",
+        move_timeout=0.7,
+    )
+    assert (record.result, record.reason) == ("1-0", Reason.STALLED)
+    assert "move timeout" in record.detail
+    assert took < 10
+    assert survivors(pids) == []
+
+
+def test_too_slow_is_a_time_forfeit(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(
+        config("A", "good", pids), config("B", "slow", pids, "--at", "2"), tc="st=0.1"
+    )
+    assert (record.result, record.reason) == ("1-0", Reason.TIME_FORFEIT)
+    assert record.plies == 3
+    assert survivors(pids) == []
+
+
+def test_illegal_move_names_the_move_and_the_position(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "illegal", pids, "--at", "2"), config("B", "good", pids))
+    assert (record.result, record.reason) == ("0-1", Reason.ILLEGAL_MOVE)
+    board = Board("egara-guti")
+    for move in record.moves:
+        board.push_str(move)
+    assert board.fen() in record.detail
+    played = record.detail.split("illegal ", 1)[1].split()[0]
+    assert played not in {str(m) for m in board.legal_moves}
+    assert survivors(pids) == []
+
+
+def test_garbage_bestmove_is_a_protocol_error(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "good", pids), config("B", "garbage", pids))
+    assert (record.result, record.reason) == ("1-0", Reason.PROTOCOL_ERROR)
+    assert "@@garbage@@" in record.detail
+    assert survivors(pids) == []
+
+
+def test_bestmove_none_with_moves_available_is_illegal(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "none", pids), config("B", "good", pids))
+    assert (record.result, record.reason) == ("0-1", Reason.ILLEGAL_MOVE)
+    assert "bestmove none" in record.detail
+    assert survivors(pids) == []
+
+
+def test_chatter_without_bestmove_is_stalled(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(
+        config("A", "chatter", pids), config("B", "good", pids), tc="tc=0.5+0", stall_grace=0.3
+    )
+    assert (record.result, record.reason) == ("0-1", Reason.STALLED)
+    assert survivors(pids) == []
+
+
+def test_engine_ignoring_quit_and_sigterm_is_killed(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "ignore-quit", pids), config("B", "good", pids))
+    assert record.reason is not None and record.reason.is_rule
+    assert len(pids.read_text().split("\n")) >= 3  # both engines registered
+    assert survivors(pids) == []
+
+
+def test_grandchild_holding_the_pipe_is_killed_and_reaped(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "fork", pids), config("B", "good", pids))
+    assert record.reason is not None and record.reason.is_rule
+    assert len([ln for ln in pids.read_text().split("\n") if ln]) == 3  # A, A's grandchild, B
+    assert survivors(pids) == []
+
+
+def test_crash_while_grandchild_holds_pipe_is_a_disconnect_not_a_hang(tmp_path):
+    pids = tmp_path / "pids"
+    record, took = play(
+        config("A", "good", pids), config("B", "fork-crash", pids, "--at", "2"), tc="tc=5+0"
+    )
+    assert (record.result, record.reason) == ("1-0", Reason.DISCONNECT)
+    assert "exit code 3" in record.detail
+    assert took < 5  # well before B's 5 s clock (+2 s grace) would have run out
+    assert survivors(pids) == []
+
+
+def test_ten_megabyte_line_is_a_protocol_error(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "longline", pids), config("B", "good", pids), tc="tc=10+0")
+    assert (record.result, record.reason) == ("0-1", Reason.PROTOCOL_ERROR)
+    assert "longer than" in record.detail
+    assert survivors(pids) == []
+
+
+def test_closed_stdout_is_a_disconnect(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(config("A", "good", pids), config("B", "close-stdout", pids), tc="tc=10+0")
+    assert (record.result, record.reason) == ("1-0", Reason.DISCONNECT)
+    assert "closed its output" in record.detail
+    assert survivors(pids) == []
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra", "expect"),
+    [
+        ("exit-now", (), "exit code 0"),
+        ("startup-crash", (), "RuntimeError"),
+        ("no-ugiok", (), "within 0.8 s"),
+        ("good", ("--variants", "egara-guti"), "does not play pretwa"),
+    ],
+)
+def test_start_failures_are_reported_not_hung(tmp_path, mode, extra, expect):
+    pids = tmp_path / "pids"
+
+    async def launch():
+        return await EngineProcess.launch(config("X", mode, pids, *extra), "pretwa", 0.8)
+
+    started = time.monotonic()
+    with pytest.raises(EngineStartError) as info:
+        run(launch())
+    assert time.monotonic() - started < 5
+    assert info.value.reason is Reason.START_FAILURE
+    assert expect in str(info.value)
+    assert survivors(pids) == []
+
+
+def test_missing_executable_is_a_start_failure(tmp_path):
+    cfg = EngineConfig(name="ghost", argv=[str(tmp_path / "no-such-engine")])
+    with pytest.raises(EngineStartError) as info:
+        run(EngineProcess.launch(cfg, "egara-guti"))
+    assert "No such file" in str(info.value)
+
+
+def test_engine_without_variant_option_is_assumed_to_play_the_game(tmp_path):
+    pids = tmp_path / "pids"
+    record, _ = play(
+        config("A", "good", pids, "--variants", ""),
+        config("B", "good", pids, "--variants", ""),
+    )
+    assert record.reason is not None and record.reason.is_rule
+    assert survivors(pids) == []
+
+
+def test_traffic_hook_sees_both_directions_and_stderr(tmp_path):
+    seen: list[tuple[str, str, str]] = []
+
+    async def go():
+        eng = await EngineProcess.launch(
+            config("T", "startup-crash"), "egara-guti", 2.0, traffic=lambda t, d, n, ln: seen.append((d, n, ln))
+        )
+        await eng.quit()
+
+    with pytest.raises(EngineStartError):
+        run(go())
+    assert (">", "T", "ugi") in seen
+    assert any(d == "!" and "RuntimeError" in ln for d, _, ln in seen)
+    assert all(d in "<>!" for d, _, _ in seen)
+    assert os.environ is not None
