@@ -69,7 +69,7 @@ async def run(games: int, game: str, tc: str) -> None:
                 del eng.go
             plies += record.plies
             engine_ms.extend(r.elapsed_ms for r in rec.stamps)
-            for prev, nxt in zip(rec.stamps, rec.stamps[1:]):
+            for prev, nxt in zip(rec.stamps, rec.stamps[1:], strict=False):
                 gaps.append((nxt.sent_at - prev.received_at) * 1000)
     finally:
         for eng in engines:

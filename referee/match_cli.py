@@ -29,8 +29,11 @@ was played, 2 for a command-line mistake or an engine that cannot start
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import sys
+from collections.abc import Callable
 
 from engine.rules import GAMES, RulesError
 
@@ -44,9 +47,8 @@ from .engine_config import (
 from .engine_process import EngineStartError
 from .game_record import GameRecord
 from .game_runner import start_board
-from .match import MatchSettings, run_match
+from .match import MatchScore, MatchSettings, run_match
 from .openings import OpeningsError, load_openings, opening_sequence, random_openings
-from .timecontrol import Limits
 from .traffic_log import TrafficLog
 
 #: The options every cutechess-style command here accepts; the tournament
@@ -108,14 +110,24 @@ def engine_configs(args: ParsedArgs) -> list[EngineConfig]:
     return configs
 
 
-def check_limits(configs: list[EngineConfig]) -> Limits:
+def check_limits(configs: list[EngineConfig]) -> None:
     """Every engine needs some limit, or ``go infinite`` would only end by timeout."""
     for cfg in configs:
         if cfg.limits is None or cfg.limits.is_unlimited():
             raise CliError(
                 f"engine {cfg.name} has no time control: give -each tc=... (or st=, depth=, nodes=)"
             )
-    return Limits()
+
+
+async def run_until_signalled(settings: MatchSettings) -> MatchScore:
+    """Run the match; SIGTERM/SIGHUP cancel it like Ctrl-C, so engines are still reaped."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, task.cancel)
+    return await run_match(settings, _print_game(settings.games))
 
 
 def start_openings(args: ParsedArgs, game: str, seed: int | None, games: int):
@@ -187,7 +199,7 @@ def build_settings(args: ParsedArgs) -> MatchSettings:
     )
 
 
-def _print_game(total: int) -> callable:
+def _print_game(total: int) -> Callable[[int, GameRecord], None]:
     def show(index: int, record: GameRecord) -> None:
         print(f"Game {index + 1}/{total}: {record.summary()}", flush=True)
 
@@ -212,14 +224,14 @@ def main(argv: list[str]) -> int:
         return 2
     settings.traffic = traffic
     try:
-        score = asyncio.run(run_match(settings, _print_game(settings.games)))
+        score = asyncio.run(run_until_signalled(settings))
     except EngineStartError as exc:
         print(f"guti match: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         print("guti match: interrupted", file=sys.stderr)
         return 130
     finally:

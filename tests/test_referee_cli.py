@@ -129,8 +129,9 @@ def test_match_writes_pdn_log_and_alternates_colours(tmp_path):
     assert f": {wins}-{draws}-{3 - wins - draws} (W-D-L)" in lines[3]
     traffic = log.read_text().split("\n")
     pattern = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6} \[(Alpha|Beta)\] ([<>!#]) (.*)$")
-    parsed = [pattern.match(ln) for ln in traffic if ln and "[referee]" not in ln]
-    assert all(parsed), [ln for ln, m in zip(traffic, parsed) if not m][:3]
+    kept = [ln for ln in traffic if ln and "[referee]" not in ln]
+    parsed = [pattern.match(ln) for ln in kept]
+    assert all(parsed), [ln for ln, m in zip(kept, parsed, strict=True) if not m][:3]
     triples = [(m.group(1), m.group(2), m.group(3)) for m in parsed]
     for name in ("Alpha", "Beta"):
         assert (name, ">", "ugi") in triples and (name, "<", "ugiok") in triples
@@ -180,3 +181,32 @@ def test_openings_file_bad_lines_reported_and_book_moves_marked(tmp_path):
     assert f"{book}:3: skipped opening" in proc.stderr
     for _tags, movetext in _records(pdn.read_text()):
         assert movetext.startswith(f"1. {first} {{book}}")
+
+
+def test_sigterm_to_the_referee_still_reaps_the_engines(tmp_path):
+    import signal
+    import time
+
+    pids = tmp_path / "pids"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from referee.match_cli import main; sys.exit(main(sys.argv[1:]))",
+         *engine("A", "--pidfile", str(pids)), *engine("B", "--mode", "hang", "--pidfile", str(pids)),
+         "-each", "tc=30+0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not (pids.exists() and len(pids.read_text().split()) >= 4):
+        time.sleep(0.05)  # wait until both engines have started
+    time.sleep(0.5)  # B is now sitting on its first go
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=15)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    for line in pids.read_text().split("\n"):
+        if line:
+            pid, start = line.split()
+            try:
+                data = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                continue
+            assert data[data.rfind(")") + 2 :].split()[19] != start, f"engine pid {pid} survived"

@@ -223,7 +223,7 @@ def test_format_clock():
 def test_pdn_record_from_black_to_move_fen(tmp_path):
     record = GameRecord(
         game="egara-guti", white='Al "the" pha', black="Beta", start_fen="bbbbb/bbb/bbb/1/www/www/wwwww b 3 7",
-        moves=["11-12", "17-11", "x"], elapsed_ms=[None, 12.0, 20.5], clock_ms=[None, 4988.0, None],
+        moves=["11-12", "17-11", "x"], elapsed_ms=[None, 12.0, 20.6], clock_ms=[None, 4988.0, None],
         opening_plies=1, result="1-0", reason=Reason.ILLEGAL_MOVE, detail="engine Beta played {bad}",
         fault="b", round="4", date="2024.05.01", time_control="5+0.05", first_side="b",
     )
