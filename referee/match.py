@@ -159,7 +159,12 @@ async def run_match(
             opening = s.openings[(index // 2) % len(s.openings)] if s.openings else None
             start_fen = opening.fen if opening else s.start_fen
             moves = opening.moves if opening else ()
+            note = getattr(s.traffic, "note", None)
+            if note is not None:
+                note(f"game {index + 1}: {white.name} (white) vs {black.name} (black)")
             record = await _one_game(s, white, black, start_fen, moves, str(index + 1))
+            if note is not None:
+                note(f"game {index + 1}: {record.result} ({record.reason}) {record.detail}".rstrip())
             score.add(record)
             if writer is not None:
                 writer.write(record)

@@ -43,6 +43,7 @@ from .engine_config import (
     EngineConfigError,
     check_keys,
     engine_config_from_tokens,
+    make_names_unique,
 )
 from .engine_process import EngineStartError
 from .game_record import GameRecord
@@ -102,11 +103,7 @@ def engine_configs(args: ParsedArgs) -> list[EngineConfig]:
             configs.append(engine_config_from_tokens(group, each_pairs, default_name=None))
         except EngineConfigError as exc:
             raise CliError(f"-engine #{i}: {exc}") from None
-    seen: dict[str, int] = {}
-    for cfg in configs:
-        seen[cfg.name] = seen.get(cfg.name, 0) + 1
-        if seen[cfg.name] > 1:
-            cfg.name = f"{cfg.name}-{seen[cfg.name]}"
+    make_names_unique(configs)
     return configs
 
 

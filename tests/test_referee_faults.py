@@ -289,3 +289,47 @@ def test_traffic_hook_sees_both_directions_and_stderr(tmp_path):
     assert any(d == "!" and "RuntimeError" in ln for d, _, ln in seen)
     assert all(d in "<>!" for d, _, _ in seen)
     assert os.environ is not None
+
+
+def _pids_of(pidfile: Path) -> list[str]:
+    return [ln.split()[0] for ln in pidfile.read_text().split("\n") if ln]
+
+
+def test_match_restarts_a_faulty_engine_and_honours_restart_on(tmp_path):
+    from referee.match import MatchSettings, run_match
+
+    good_pids, bad_pids = tmp_path / "good", tmp_path / "bad"
+    good = config("Good", "good", good_pids)
+    good.restart = True
+    settings = MatchSettings(
+        first=good,
+        second=config("Bad", "crash", bad_pids, "--at", "1"),
+        game="pretwa",
+        games=3,
+        limits=parse_limits({"tc": "2+0"}),
+    )
+    records = []
+    score = run(run_match(settings, lambda i, r: records.append(r)))
+    assert [r.reason for r in records] == [Reason.DISCONNECT] * 3
+    assert [r.result for r in records] == ["1-0", "0-1", "1-0"]
+    assert (score.wins, score.draws, score.losses) == (3, 0, 0)
+    assert len(set(_pids_of(bad_pids))) == 3  # restarted after each crash
+    assert len(set(_pids_of(good_pids))) == 3  # restart=on: a fresh process per game
+    assert survivors(good_pids) == [] and survivors(bad_pids) == []
+
+
+def test_match_keeps_a_healthy_engine_between_games(tmp_path):
+    from referee.match import MatchSettings, run_match
+
+    pids = tmp_path / "pids"
+    settings = MatchSettings(
+        first=config("A", "good", pids),
+        second=config("B", "good", pids),
+        game="pretwa",
+        games=3,
+        limits=parse_limits({"tc": "2+0"}),
+    )
+    score = run(run_match(settings))
+    assert score.games == 3
+    assert len(_pids_of(pids)) == 2
+    assert survivors(pids) == []
