@@ -4,7 +4,7 @@ Built from cutechess-cli style tokens (the words after ``-engine`` and
 ``-each``)::
 
     cmd=PATH args="-x --threads 2" name=N dir=D option.Hash=64
-    stderr=FILE restart=on|off tc=5+0.05 st=0.1 depth=N nodes=N timemargin=MS
+    stderr=FILE restart=on|off proto=ugi tc=5+0.05 st=0.1 depth=N nodes=N timemargin=MS
 
 ``args`` is split as a POSIX shell would split it (``shlex``) but no shell
 is ever run, so quoting works and nothing is interpreted. ``-each`` tokens
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from .timecontrol import LIMIT_KEYS, Limits, TimeControlError, parse_limits
 
 #: Keys an engine token may have besides ``option.NAME`` and the limit keys.
-ENGINE_KEYS = frozenset({"cmd", "args", "name", "dir", "stderr", "restart"})
+ENGINE_KEYS = frozenset({"cmd", "args", "name", "dir", "stderr", "restart", "proto"})
 
 
 class EngineConfigError(ValueError):
@@ -108,6 +108,9 @@ def engine_config_from_tokens(
             settings[key] = value
         else:
             raise EngineConfigError(f"unknown engine setting {key!r} (in {key}={value})")
+    proto = settings.get("proto", "ugi")
+    if proto.lower() != "ugi":
+        raise EngineConfigError(f"proto={proto}: only the ugi protocol is spoken")
     cmd = settings.get("cmd", "")
     if not cmd:
         raise EngineConfigError("engine has no cmd=PATH")

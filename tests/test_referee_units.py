@@ -131,6 +131,7 @@ def test_engine_args_are_never_run_through_a_shell():
         ([("cmd", "x"), ("restart", "maybe")], "expected on or off"),
         ([("cmd", "x"), ("tc", "fast")], "not a number"),
         ([("cmd", "x"), ("option.", "1")], "option name is empty"),
+        ([("cmd", "x"), ("proto", "uci")], "only the ugi protocol"),
     ],
 )
 def test_engine_token_errors(tokens, needle):
