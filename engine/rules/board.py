@@ -1,0 +1,266 @@
+"""The position with its history: the rules API in the spirit of python-chess.
+
+``Board`` adds to the raw move generator (movegen.py) everything that
+depends on the game's past: whose turn it is, the 50-ply clock, the
+repetition history (which starts at the position the board was set up
+from), undo, and the four end rules of rules.md in their order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import movegen
+from .errors import RulesError
+from .fen import format_fen, parse_fen
+from .games import Game, get_game
+from .move import Move
+
+REASON_FEW_PIECES = "three or fewer"
+REASON_NO_MOVE = "no legal move"
+REASON_FIFTY = "fifty plies"
+REASON_REPETITION = "repetition"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: ``result`` in PDN style, ``winner`` 'w'/'b'/None, and the rule."""
+
+    result: str
+    winner: str | None
+    reason: str
+
+    @property
+    def ugi(self) -> str:
+        """The answer to UGI's ``query result``."""
+        return {"w": "p1win", "b": "p2win", None: "draw"}[self.winner]
+
+
+def _win(side: int | None, reason: str) -> Outcome:
+    if side is None:
+        return Outcome("1/2-1/2", None, reason)
+    return Outcome("1-0", "w", reason) if side == 0 else Outcome("0-1", "b", reason)
+
+
+class Board:
+    """A position of one game plus the moves that led to it (for undo and repetition).
+
+    Pieces are int masks, bit ``p - 1`` for point ``p``; ``turn`` is 'w' or 'b'.
+    """
+
+    __slots__ = ("game", "_white", "_black", "_turn", "clock", "fullmove", "_stack", "_reps",
+                 "_legal", "_root_fen")
+
+    def __init__(self, game: Game | str = "egara-guti", fen: str | None = None):
+        self.game = get_game(game) if isinstance(game, str) else game
+        self._set(parse_fen(self.game, self.game.start_fen if fen is None else fen))
+
+    @classmethod
+    def from_fen(cls, game: Game | str, fen: str) -> Board:
+        return cls(game, fen)
+
+    def _set(self, pos) -> None:
+        self._white, self._black, self._turn = pos.white, pos.black, pos.turn
+        self.clock, self.fullmove = pos.clock, pos.fullmove
+        self._stack: list[tuple[Move, int, int, int, int, int]] = []
+        self._reps: dict[int, int] = {self._key(): 1}
+        self._legal: list[Move] | None = None
+        self._root_fen = self.fen()
+
+    def _key(self) -> int:
+        """Repetition key: the cells and the side to move, not the counters."""
+        size = self.game.geometry.size
+        return self._white | (self._black << size) | (self._turn << (2 * size))
+
+    # --- state -----------------------------------------------------------------------------
+
+    @property
+    def turn(self) -> str:
+        return "wb"[self._turn]
+
+    @property
+    def white(self) -> int:
+        return self._white
+
+    @property
+    def black(self) -> int:
+        return self._black
+
+    @property
+    def root_fen(self) -> str:
+        """FEN of the position the board was set up from (where the history starts)."""
+        return self._root_fen
+
+    @property
+    def move_stack(self) -> list[Move]:
+        return [entry[0] for entry in self._stack]
+
+    def piece_at(self, point: int) -> str | None:
+        """'w', 'b' or None for the piece on ``point`` (1-based)."""
+        if not 1 <= point <= self.game.geometry.size:
+            raise RulesError(f"no point {point} on the {self.game.name} board (1..{self.game.geometry.size})")
+        mask = 1 << (point - 1)
+        return "w" if self._white & mask else "b" if self._black & mask else None
+
+    def count(self, side: str) -> int:
+        return (self._white if side == "w" else self._black).bit_count()
+
+    def repetition_count(self) -> int:
+        """How often the current position has occurred since the root position (1 = first time)."""
+        return self._reps.get(self._key(), 0)
+
+    def fen(self) -> str:
+        return format_fen(self.game, self._white, self._black, self._turn, self.clock, self.fullmove)
+
+    def copy(self) -> Board:
+        other = Board.__new__(Board)
+        other.game = self.game
+        other._white, other._black, other._turn = self._white, self._black, self._turn
+        other.clock, other.fullmove = self.clock, self.fullmove
+        other._stack = list(self._stack)
+        other._reps = dict(self._reps)
+        other._legal = self._legal
+        other._root_fen = self._root_fen
+        return other
+
+    def __repr__(self) -> str:
+        return f"Board({self.game.name!r}, {self.fen()!r})"
+
+    # --- moves -----------------------------------------------------------------------------
+
+    def _sides(self) -> tuple[int, int]:
+        return (self._white, self._black) if self._turn == 0 else (self._black, self._white)
+
+    def _generate(self) -> list[Move]:
+        """Moves by the movement rules alone (end rules 1, 3 and 4 not applied)."""
+        geo = self.game.geometry
+        own, enemy = self._sides()
+        sources = movegen.capture_sources(geo, own, enemy)
+        if sources:
+            moves = [Move(tuple(p + 1 for p in path), captured, True)
+                     for path, captured in movegen.captures(geo, own, enemy, sources)]
+        else:
+            moves = [Move((a + 1, b + 1)) for a, b in movegen.steps(geo, own, enemy)]
+        moves.sort(key=str)
+        return moves
+
+    @property
+    def legal_moves(self) -> list[Move]:
+        """Legal moves sorted by move string; empty when the game is over."""
+        if self._legal is None:
+            self._legal = [] if self._ended_by_rule() else self._generate()
+        return list(self._legal)
+
+    def parse_move(self, text: str) -> Move:
+        """The legal move written ``text``; RulesError says why it is malformed or illegal."""
+        path, is_capture = Move.parse_syntax(text)
+        size = self.game.geometry.size
+        for point in path:
+            if point > size:
+                raise RulesError(f"malformed move {text!r}: no point {point} on the {self.game.name} board (1..{size})")
+        for move in self.legal_moves:
+            if move.path == path and move.is_capture == is_capture:
+                return move
+        raise RulesError(f"illegal move {text!r} in {self.fen()}: {self._why_illegal(path, is_capture)}")
+
+    def _why_illegal(self, path: tuple[int, ...], is_capture: bool) -> str:
+        """A short, specific reason for a rejected move, to help engine authors."""
+        if self.outcome() is not None:
+            return f"the game is over ({self.outcome().reason})"
+        if self.piece_at(path[0]) != self.turn:
+            return f"no {'White' if self.turn == 'w' else 'Black'} piece on {path[0]}"
+        legal = self.legal_moves
+        if legal[0].is_capture and not is_capture:
+            return "a capture is compulsory"
+        if is_capture and not legal[0].is_capture:
+            return "there is no capture"
+        if is_capture:
+            return "not a complete capture sequence (a capture must go on while the piece can jump)"
+        return f"{path[1]} is not an empty point next to {path[0]}"
+
+    def push(self, move: Move | str) -> Move:
+        """Play ``move`` (a Move or a move string), after checking it is legal."""
+        if isinstance(move, str):
+            return self.push_str(move)
+        if move not in self.legal_moves:
+            raise RulesError(f"illegal move {str(move)!r} in {self.fen()}")
+        self._apply(move)
+        return move
+
+    def push_str(self, text: str) -> Move:
+        """Parse, check and play a move string; the board is unchanged if it is rejected."""
+        move = self.parse_move(text)
+        self._apply(move)
+        return move
+
+    def _apply(self, move: Move) -> None:
+        self._stack.append((move, self._white, self._black, self._turn, self.clock, self.fullmove))
+        src, dst = 1 << (move.path[0] - 1), 1 << (move.path[-1] - 1)
+        if self._turn == 0:
+            self._white = (self._white & ~src) | dst
+            self._black &= ~move.capture_mask
+        else:
+            self._black = (self._black & ~src) | dst
+            self._white &= ~move.capture_mask
+            self.fullmove += 1
+        self._turn ^= 1
+        self.clock = 0 if move.is_capture else self.clock + 1
+        key = self._key()
+        self._reps[key] = self._reps.get(key, 0) + 1
+        self._legal = None
+
+    def pop(self) -> Move:
+        """Undo the last move and return it."""
+        if not self._stack:
+            raise RulesError("no move to undo")
+        key = self._key()
+        left = self._reps[key] - 1
+        if left:
+            self._reps[key] = left
+        else:
+            del self._reps[key]
+        move, self._white, self._black, self._turn, self.clock, self.fullmove = self._stack.pop()
+        self._legal = None
+        return move
+
+    # --- end of the game -------------------------------------------------------------------
+
+    def _ended_by_rule(self) -> bool:
+        """End rules 1, 3 and 4 (rule 2, no move, is the generator's own business)."""
+        limit = self.game.few_pieces_limit
+        if limit is not None and (self._white.bit_count() <= limit) != (self._black.bit_count() <= limit):
+            return True
+        return self.clock >= self.game.no_capture_plies or self.repetition_count() >= self.game.repetitions
+
+    def _by_material(self, reason: str) -> Outcome:
+        white, black = self._white.bit_count(), self._black.bit_count()
+        return _win(None if white == black else (0 if white > black else 1), reason)
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended in this position, by the end rules in rules.md's order; None if on."""
+        limit = self.game.few_pieces_limit
+        if limit is not None:
+            white, black = self._white.bit_count(), self._black.bit_count()
+            if (white <= limit) != (black <= limit):
+                return _win(0 if white > black else 1, REASON_FEW_PIECES)
+        own, enemy = self._sides()
+        if movegen.count_moves(self.game.geometry, own, enemy) == 0:
+            return _win(self._turn ^ 1, REASON_NO_MOVE)
+        if self.clock >= self.game.no_capture_plies:
+            return self._by_material(REASON_FIFTY)
+        if self.repetition_count() >= self.game.repetitions:
+            return self._by_material(REASON_REPETITION)
+        return None
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    def ugi_result(self) -> str:
+        """The answer to ``query result``: p1win, p2win, draw or none."""
+        outcome = self.outcome()
+        return "none" if outcome is None else outcome.ugi
+
+    def board_string(self) -> str:
+        from .picture import draw_board
+
+        return draw_board(self)

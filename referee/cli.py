@@ -1,0 +1,58 @@
+"""``guti``: one command, many subcommands, each a module with ``main(argv) -> int``.
+
+Subcommand modules are imported only when used, so ``guti perft`` does not
+pay for the referee and ``guti engine`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    # name: (module, function, one-line help)
+    "tournament": ("referee.tournament_cli", "main_tournament", "run a tournament (round-robin or gauntlet)"),
+    "match": ("referee.match_cli", "main", "play games between two engines"),
+    "standings": ("referee.tournament_cli", "main_standings", "standings of a tournament database"),
+    "export": ("referee.tournament_cli", "main_export", "export a tournament database to PDN or JSON"),
+    "console": ("referee.console", "main", "talk to an engine by hand"),
+    "check": ("referee.check", "main", "check an engine against protocol.md"),
+    "engine": ("engine.ugi_main", "main", "run the reference engine (UGI on stdin/stdout)"),
+    "bench": ("engine.bench", "main", "search benchmark of the reference engine"),
+    "perft": ("engine.rules.perft_cli", "main", "count move sequences: perft GAME DEPTH [--fen F] [--divide]"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: guti COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"guti: unknown command {name!r} (try 'guti --help')", file=sys.stderr)
+        return 2
+    module_name, function, _ = COMMANDS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            print(f"guti: command {name!r} is not available in this build", file=sys.stderr)
+            return 2
+        raise
+    try:
+        return int(getattr(module, function)(rest) or 0)
+    except KeyboardInterrupt:
+        print("guti: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
