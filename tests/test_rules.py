@@ -1,0 +1,174 @@
+"""Rules core against shared/perft.md and rules.md: perft, captures, end rules, FEN, bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.rules import Board, RulesError, divide, perft
+from tests.perft_reference import (
+    load_capture_positions,
+    load_divides,
+    load_perft_tables,
+    load_start_fens,
+)
+
+TABLES = load_perft_tables()
+FAST_LIMIT = 60_000  # nodes; deeper figures run under -m slow
+
+
+def _cases(fast: bool):
+    for game, table in TABLES.items():
+        for depth, nodes in table.items():
+            if (nodes <= FAST_LIMIT) == fast:
+                yield pytest.param(game, depth, nodes, id=f"{game}-{depth}")
+
+
+@pytest.mark.parametrize("game,depth,nodes", list(_cases(True)))
+def test_perft_start(game, depth, nodes):
+    assert perft(Board(game), depth) == nodes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,depth,nodes", list(_cases(False)))
+def test_perft_start_deep(game, depth, nodes):
+    assert perft(Board(game), depth) == nodes
+
+
+def test_start_fens_match_reference():
+    for game, fen in load_start_fens().items():
+        assert Board(game).fen() == fen
+
+
+def test_divides():
+    for game, (depth, expected, total) in load_divides().items():
+        rows = divide(Board(game), depth)
+        assert dict(rows) == expected and sum(expected.values()) == total
+
+
+@pytest.mark.parametrize("game,fen,moves,after", load_capture_positions())
+def test_capture_positions(game, fen, moves, after):
+    board = Board.from_fen(game, fen)
+    assert {str(m) for m in board.legal_moves} == moves
+    for move, fen_after in after.items():
+        board.push_str(move)
+        assert board.fen() == fen_after
+        board.pop()
+        assert board.fen() == Board.from_fen(game, fen).fen()
+
+
+def test_three_or_fewer_pretwa():
+    board = Board.from_fen("pretwa", "1/www3/w5/6 b 0 1")  # 4 white v 0 black? no: black has none
+    assert board.outcome().winner == "w"
+    board = Board.from_fen("pretwa", "1/wwww2/6/bbb3 w 0 1")
+    out = board.outcome()
+    assert (out.reason, out.result) == ("three or fewer", "1-0") and board.legal_moves == []
+    board = Board.from_fen("pretwa", "1/www3/6/bbb3 w 0 1")  # 3 v 3: play goes on
+    assert board.outcome() is None
+
+
+def test_no_legal_move_loses():
+    board = Board.from_fen("egara-guti", "bbbbb/bbb/bbb/1/3/3/5 w 0 1")
+    out = board.outcome()
+    assert (out.reason, out.winner, board.ugi_result()) == ("no legal move", "b", "p2win")
+
+
+def test_fifty_plies_scored_by_material():
+    board = Board.from_fen("egara-guti", "b4/3/3/1/3/3/ww3 w 50 30")
+    out = board.outcome()
+    assert (out.reason, out.result) == ("fifty plies", "1-0") and board.legal_moves == []
+    board = Board.from_fen("egara-guti", "b4/3/3/1/3/3/w4 w 49 30")
+    board.push_str("19-20")
+    assert board.outcome().reason == "fifty plies" and board.outcome().result == "1/2-1/2"
+
+
+def test_repetition_third_occurrence():
+    board = Board.from_fen("egara-guti", "b4/3/3/1/3/3/w4 w 0 1")
+    for _ in range(2):
+        for move in ("19-20", "1-2", "20-19", "2-1"):
+            assert board.outcome() is None
+            board.push_str(move)
+    out = board.outcome()
+    assert (out.reason, out.result) == ("repetition", "1/2-1/2")
+    board.pop()
+    assert board.outcome() is None
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "", "bbbbb/bbb/bbb/1/www/www/wwwww", "bbbbb/bbb/bbb/1/www/www/wwwww x 0 1",
+        "bbbbb/bbb/bbb/1/www/www w 0 1", "bbbbb/bbb/bbb/1/www/www/wwwwww w 0 1",
+        "bbbbb/bbb/bbb/0/www/www/wwwww w 0 1", "bbbbb/bbb/bbb/01/www/www/wwwww w 0 1",
+        "bbbbb/bb2/bbb/1/www/www/wwwww w 0 1", "bbbbb/bbb/bbq/1/www/www/wwwww w 0 1",
+        "bbbbb/bbb/bbb/1/www/www/wwwww w -1 1", "bbbbb/bbb/bbb/1/www/www/wwwww w 0 0",
+        "bbbbb/bbb/bbb/1/www/www/wwwww w 0 1 9", "bbbbb/bbb/bbb/1/www/www/wwwww/ w 0 1",
+    ],
+)
+def test_bad_fen_is_one_line_error(fen):
+    with pytest.raises(RulesError) as info:
+        Board.from_fen("egara-guti", fen)
+    assert "\n" not in str(info.value) and "FEN" in str(info.value)
+
+
+@pytest.mark.parametrize("move", ["", "13", "13-", "013-12", "13 -12", "13-12-11", "13x", "a-b", "99-12", "13-11", "12-13"])
+def test_bad_move_leaves_board_unchanged(move):
+    board = Board("egara-guti")
+    before = board.fen()
+    with pytest.raises(RulesError):
+        board.push_str(move)
+    assert board.fen() == before and board.move_stack == []
+
+
+def test_capture_is_compulsory_message():
+    board = Board.from_fen("egara-guti", "1w3/b2/b2/1/b2/1b1/2w2 w 0 1")
+    with pytest.raises(RulesError, match="compulsory"):
+        board.push_str("21-20")
+
+
+def _random_walk(game: str, seed: int, plies: int) -> Board:
+    import random
+
+    rng = random.Random(seed)
+    board = Board(game)
+    for _ in range(plies):
+        moves = board.legal_moves
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    return board
+
+
+@settings(max_examples=60, deadline=None)
+@given(game=st.sampled_from(["egara-guti", "pretwa"]), seed=st.integers(0, 10**6), plies=st.integers(0, 80))
+def test_properties_of_random_positions(game, seed, plies):
+    board = _random_walk(game, seed, plies)
+    fen = board.fen()
+    assert Board.from_fen(game, fen).fen() == fen
+    moves = board.legal_moves
+    if moves and any(m.is_capture for m in moves):
+        assert all(m.is_capture for m in moves)
+    for move in moves:
+        assert board.parse_move(str(move)) == move
+        reps = board.repetition_count()
+        board.push(move)
+        if move.is_capture:  # the piece may not stop while it can still jump
+            probe = Board.from_fen(game, board.fen().replace(f" {board.turn} ", f" {'wb'[board.turn == 'w']} ", 1))
+            assert not any(m.path[0] == move.path[-1] and m.is_capture for m in probe._generate())
+        board.pop()
+        assert board.fen() == fen and board.repetition_count() == reps
+
+
+def test_perft_cli():
+    out = subprocess.run([sys.executable, "-m", "referee.cli", "perft", "pretwa", "6", "--divide"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    expected_depth, expected, total = load_divides()["pretwa"]
+    assert expected_depth == 6
+    assert out == [f"{m}: {n}" for m, n in sorted(expected.items())] + [f"nodes {total}"]
+    bad = subprocess.run([sys.executable, "-m", "referee.cli", "perft", "pretwa", "3", "--fen", "1/2/3 w"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
