@@ -148,3 +148,76 @@ def successors(geo: Geometry, own: int, enemy: int) -> list[tuple[int, int, bool
             out.append(((own & ~(1 << path[0])) | (1 << path[-1]), enemy & ~captured, True))
         return out
     return [(own ^ ((1 << a) | (1 << b)), enemy, False) for a, b in steps(geo, own, enemy)]
+
+
+# --- child positions only, for search ------------------------------------------------------
+#
+# Search needs neither move strings nor paths, only the positions a move leads to. Two
+# capture sequences that take the same pieces and end on the same point (Pretwa
+# ``2x4x6x2`` / ``2x6x4x2``) lead to the same position, so search sees it once.
+
+
+def step_children(geo: Geometry, own: int, enemy: int) -> list[tuple[int, int]]:
+    """``(own_after, enemy)`` after each step (ignores compulsory capture, like :func:`steps`)."""
+    adjacent = geo.adjacent
+    empty = geo.full ^ (own | enemy)
+    out: list[tuple[int, int]] = []
+    if empty.bit_count() < own.bit_count():
+        while empty:
+            low = empty & -empty
+            empty ^= low
+            movers = adjacent[low.bit_length() - 1] & own
+            base = own | low
+            while movers:
+                m = movers & -movers
+                movers ^= m
+                out.append((base ^ m, enemy))
+        return out
+    rest = own
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        targets = adjacent[low.bit_length() - 1] & empty
+        base = own ^ low
+        while targets:
+            t = targets & -targets
+            targets ^= t
+            out.append((base | t, enemy))
+    return out
+
+
+def _end_points(jumps_from, pos: int, blockers: int, enemy: int, out: set[tuple[int, int]]) -> None:
+    """Collect ``(landing index, enemy left)`` of every maximal continuation from ``pos``."""
+    ended = True
+    for over_bit, land, land_bit in jumps_from[pos]:
+        if enemy & over_bit and not blockers & land_bit:
+            ended = False
+            _end_points(jumps_from, land, blockers ^ over_bit, enemy ^ over_bit, out)
+    if ended:
+        out.add((pos, enemy))
+
+
+def capture_children(geo: Geometry, own: int, enemy: int,
+                     sources: int | None = None) -> list[tuple[int, int]]:
+    """Distinct ``(own_after, enemy_after)`` over all maximal captures (no paths built).
+
+    Different moving pieces never give the same position (a piece cannot land where another
+    own piece stands), so de-duplicating per source is enough.
+    """
+    if sources is None:
+        sources = capture_sources(geo, own, enemy)
+    jumps_from = geo.jumps_from
+    out: list[tuple[int, int]] = []
+    while sources:
+        low = sources & -sources
+        sources ^= low
+        src = low.bit_length() - 1
+        blockers = (own ^ low) | enemy
+        ends: set[tuple[int, int]] = set()
+        for over_bit, land, land_bit in jumps_from[src]:
+            if enemy & over_bit and not blockers & land_bit:
+                _end_points(jumps_from, land, blockers ^ over_bit, enemy ^ over_bit, ends)
+        base = own ^ low
+        for land, left in ends:
+            out.append((base | (1 << land), left))
+    return out

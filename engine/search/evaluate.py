@@ -1,0 +1,100 @@
+"""Static evaluation of a quiet position (the side to move has no capture).
+
+Scored for the side to move, in hundredths of a piece. What counts in these games:
+
+- **material**, plus a small bonus for the side ahead as pieces come off (the 50-ply and
+  repetition rules give the game to the side with more pieces, and in Pretwa a side
+  down to three loses outright);
+- **placement**: points on many lines (Egara-guti's centre 12, Pretwa's centre 1) see more
+  of the board, for attack and defence;
+- **mobility**: steps available (a side without a move loses, end rule 2);
+- **blocked pieces**: pieces with no empty neighbour are dead weight;
+- **hanging pieces**: enemy pieces that could jump if it were their turn (we move
+  first, so this is a moderate penalty: we can often defend one, rarely two).
+
+Piece-square sums use one table per byte of the mask, so they cost three lookups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.rules import Game
+from engine.rules.movegen import capture_sources
+
+PIECE = 100
+MOBILITY = 4
+BLOCKED = 6
+HANGING = 18
+DEGREE = 3  # placement bonus per line neighbour of a point
+CENTRE = 8  # extra for the centre point
+
+#: Returned instead of a score when the side to move has no step (it loses by end rule 2);
+#: the search turns it into a loss at the right distance.
+NO_MOVES = -(1 << 40)
+
+
+def _byte_tables(weights: list[int]) -> tuple[tuple[int, ...], ...]:
+    tables = []
+    for start in range(0, 24, 8):
+        table = []
+        for byte in range(256):
+            total = 0
+            for bit in range(8):
+                if byte >> bit & 1 and start + bit < len(weights):
+                    total += weights[start + bit]
+            table.append(total)
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
+def placement_weights(game: Game) -> list[int]:
+    """Bonus per point (0-based bit): its number of neighbours, more for the centre point."""
+    geo = game.geometry
+    weights = [DEGREE * mask.bit_count() for mask in geo.adjacent]
+    centre = max(range(geo.size), key=lambda i: geo.adjacent[i].bit_count())
+    weights[centre] += CENTRE
+    return weights
+
+
+def build_evaluator(game: Game) -> Callable[[int, int], int]:
+    """The evaluation function ``(own, enemy) -> score`` for ``game``."""
+    geo = game.geometry
+    adjacent = geo.adjacent
+    full = geo.full
+    p0, p1, p2 = _byte_tables(placement_weights(game))
+    few = game.few_pieces_limit or 0
+
+    def evaluate(own: int, enemy: int) -> int:
+        no = own.bit_count()
+        ne = enemy.bit_count()
+        diff = no - ne
+        score = PIECE * diff
+        if diff:
+            score += 300 * diff // (no + ne)
+            if few and ne == few + 1 and diff > 0:
+                score += 40
+            elif few and no == few + 1 and diff < 0:
+                score -= 40
+        score += (p0[own & 255] + p1[(own >> 8) & 255] + p2[own >> 16]
+                  - p0[enemy & 255] - p1[(enemy >> 8) & 255] - p2[enemy >> 16])
+        empty = full ^ (own | enemy)
+        own_moves = enemy_moves = 0
+        reach = 0
+        while empty:
+            low = empty & -empty
+            empty ^= low
+            adj = adjacent[low.bit_length() - 1]
+            reach |= adj
+            own_moves += (adj & own).bit_count()
+            enemy_moves += (adj & enemy).bit_count()
+        if not own_moves:
+            return NO_MOVES
+        score += MOBILITY * (own_moves - enemy_moves)
+        score -= BLOCKED * ((own & ~reach).bit_count() - (enemy & ~reach).bit_count())
+        attackers = capture_sources(geo, enemy, own)
+        if attackers:
+            score -= HANGING * attackers.bit_count()
+        return score
+
+    return evaluate

@@ -1,0 +1,89 @@
+"""What a ``go`` asks for, and how long to think: the time manager.
+
+The referee charges a move from the moment it writes ``go`` to the moment it reads
+``bestmove``, so the plan keeps a safety margin (``overhead_ms``) for reading the command,
+flushing the answer and the scheduler of a loaded machine, and never plans past a fraction
+of the remaining clock. Two deadlines come out: ``soft`` (do not start another iteration
+after it) and ``hard`` (abort the iteration in progress).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Estimated moves still to play when the GUI gives no ``movestogo``.
+DEFAULT_MOVES_TO_GO = 22
+
+
+@dataclass
+class SearchLimits:
+    """The limits of one ``go``; times in milliseconds, None = not given.
+
+    ``start`` is the ``time.perf_counter()`` reading taken when ``go`` was read, so time
+    spent before the search starts is charged too.
+    """
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: int | None = None
+    p1time: int | None = None
+    p2time: int | None = None
+    p1inc: int = 0
+    p2inc: int = 0
+    movestogo: int | None = None
+    infinite: bool = False
+    start: float | None = None
+
+    def clock_for(self, side: str) -> tuple[int | None, int]:
+        """(remaining ms, increment ms) of ``side`` ('w' or 'b')."""
+        return (self.p1time, self.p1inc) if side == "w" else (self.p2time, self.p2inc)
+
+    @property
+    def is_timed(self) -> bool:
+        """True when a clock or movetime ends the search (not depth/nodes/infinite alone)."""
+        return not self.infinite and (
+            self.movetime is not None or self.p1time is not None or self.p2time is not None
+        )
+
+
+@dataclass(frozen=True)
+class TimePlan:
+    """Deadlines in seconds after ``start``; None = no deadline."""
+
+    soft: float | None
+    hard: float | None
+
+
+def plan_time(limits: SearchLimits, side: str, overhead_ms: int = 30) -> TimePlan:
+    """How long to think for ``side`` under ``limits``.
+
+    With a clock: about ``remaining / moves_to_go + 3/4 increment``, never more than half of
+    what is left after the overhead; when the clock is nearly gone, only part of the
+    increment. With ``movetime``: the movetime less the overhead. Both may apply.
+    """
+    if limits.infinite:
+        return TimePlan(None, None)
+    soft = hard = None
+    remaining, inc = limits.clock_for(side)
+    if remaining is not None:
+        remaining = max(0, remaining)
+        inc = max(0, inc)
+        usable = remaining - overhead_ms
+        if usable <= max(inc, 1) * 2:
+            # Nearly flagged: live off the increment, keep the rest as the cushion.
+            hard_ms = max(1.0, min(inc * 0.5, max(usable, 0) * 0.5 + inc * 0.25))
+            soft_ms = hard_ms * 0.3
+        else:
+            togo = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
+            togo = max(1, min(togo, DEFAULT_MOVES_TO_GO * 2))
+            target = usable / togo + inc * 0.75
+            target = min(target, usable * 0.5)
+            hard_ms = min(usable * 0.6, target * 3.0)
+            soft_ms = target * 0.55
+        soft, hard = soft_ms / 1000.0, hard_ms / 1000.0
+    if limits.movetime is not None:
+        cap = max(1.0, limits.movetime - overhead_ms) / 1000.0
+        hard = cap if hard is None else min(hard, cap)
+        cap_soft = cap * 0.6
+        soft = cap_soft if soft is None else min(soft, cap_soft)
+    return TimePlan(soft, hard)

@@ -1,0 +1,65 @@
+"""Zobrist hashing of positions and the transposition table.
+
+A position is keyed exactly by ``white | black << size | turn << 2*size`` (the same key
+the rules core uses for repetition). Its Zobrist hash XORs one random 64-bit number per
+byte of that key (six byte tables, so hashing costs six lookups, not one per piece), and,
+when the 50-ply clock can matter within the search horizon, a number for the clock.
+
+The table is a fixed-size list (entries from the ``Hash`` option in MB, a power of two)
+indexed by the low bits of the hash; each slot holds one tuple
+``(hash, depth, flag, score, own_after, enemy_after, age)`` where the last two name the best
+child found. Replacement: a slot is overwritten unless it holds the same position searched
+deeper in the current search.
+"""
+
+from __future__ import annotations
+
+import random
+
+EXACT, LOWER, UPPER = 0, 1, 2
+
+_KEY_BYTES = 6  # keys have at most 2*23+1 = 47 bits
+_RNG = random.Random(0x5EED_6075)
+BYTE_TABLES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_RNG.getrandbits(64) for _ in range(256)) for _ in range(_KEY_BYTES)
+)
+CLOCK_KEYS: tuple[int, ...] = tuple(_RNG.getrandbits(64) for _ in range(256))
+
+#: Rough memory of one filled slot (list pointer + tuple + its ints), for sizing from MB.
+ENTRY_BYTES = 120
+
+
+def zobrist(key: int) -> int:
+    """Zobrist hash of an exact position key (no clock)."""
+    t0, t1, t2, t3, t4, t5 = BYTE_TABLES
+    return (t0[key & 255] ^ t1[(key >> 8) & 255] ^ t2[(key >> 16) & 255]
+            ^ t3[(key >> 24) & 255] ^ t4[(key >> 32) & 255] ^ t5[(key >> 40) & 255])
+
+
+class TranspositionTable:
+    """Fixed-size hash table of search results; size chosen from megabytes."""
+
+    def __init__(self, megabytes: int = 16):
+        self.resize(megabytes)
+
+    def resize(self, megabytes: int) -> None:
+        wanted = max(1, megabytes) * 1024 * 1024 // ENTRY_BYTES
+        size = 1 << max(10, wanted.bit_length() - 1)
+        self.mask = size - 1
+        self.slots: list[tuple | None] = [None] * size
+        self.age = 0
+
+    def clear(self) -> None:
+        self.slots = [None] * (self.mask + 1)
+        self.age = 0
+
+    def new_search(self) -> None:
+        self.age = (self.age + 1) & 0xFFFF
+
+    def __len__(self) -> int:
+        return self.mask + 1
+
+    def fill_permille(self) -> int:
+        """How full the table is, in permille, from a sample of the first 1000 slots."""
+        sample = self.slots[:1000]
+        return sum(1 for s in sample if s is not None) * 1000 // len(sample)
