@@ -35,7 +35,7 @@ def run_bench(emit: Callable[[str], None], depth: int = DEFAULT_DEPTH,
               stop: threading.Event | None = None) -> tuple[int, float]:
     """Search every position to ``depth``; ``emit`` each result line. Returns (nodes, seconds)."""
     from engine.rules import Board
-    from engine.search import SearchLimits, Searcher, describe_score
+    from engine.search import Searcher, SearchLimits, describe_score
 
     total = 0
     elapsed = 0.0

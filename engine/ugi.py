@@ -27,6 +27,7 @@ from engine.rules import Board, RulesError
 
 from .ugi_options import OPTIONS, OptionError, parse_setoption, ugi_answer
 from .ugi_perft import PerftStopped, perft_divide
+
 ECHO_MAX = 200  # how much of an offending line is echoed back
 MAX_PERFT_DEPTH = 1000
 
