@@ -16,7 +16,8 @@ Options (each also with two dashes):
   ``nodes=N``, ``timemargin=MS``;
 - ``-game egara-guti|pretwa`` (``-variant`` is the same), ``-games N``;
 - ``-fen FEN`` or ``-openings file=F [order=random|sequential] [plies=N]``
-  (without ``file=``: random openings of ``plies`` plies), ``-srand N``;
+  (``file=random:K`` or no ``file=``: random openings of K / ``plies`` plies
+  from the start, seeded by ``-srand``), ``-srand N``;
 - ``-pdnout [file=]F``, ``-log [file=]F``, ``-event TEXT``, ``-site TEXT``;
 - ``-handshake-timeout S`` (10), ``-move-timeout S`` (60, moves without a
   clock), ``-stall-timeout S`` (2: grace after the time is gone).
@@ -65,7 +66,8 @@ MATCH_OPTIONS: list[OptionSpec] = [
         "openings",
         Kind.TOKENS,
         keys=frozenset({"file", "order", "plies", "format"}),
-        help="file=F order=random|sequential plies=N",
+        bare_key="file",
+        help="file=F|random:K order=random|sequential plies=N",
     ),
     OptionSpec("srand", Kind.VALUE, help="random seed (openings)"),
     OptionSpec("pdnout", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file", help="file=F"),
@@ -140,6 +142,8 @@ def start_openings(args: ParsedArgs, game: str, seed: int | None, games: int):
             raise CliError(f"-fen: {exc}") from None
     if not spec:
         return None, None
+    if spec.get("file", "").startswith("random:"):  # random:K == K random plies
+        spec = {k: v for k, v in spec.items() if k != "file"} | {"plies": spec["file"][7:]}
     plies = None
     if "plies" in spec:
         try:

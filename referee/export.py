@@ -1,0 +1,123 @@
+"""Writing a tournament database out as PDN or JSON, streaming and atomically.
+
+Both writers read the games in finishing order in batches
+(:meth:`~referee.store.TournamentStore.records`), so exporting 10,000 games
+holds one batch in memory, and write to ``FILE.tmp`` then rename it over
+``FILE``: a reader never sees a half-written export, and a kill during the
+export leaves the previous file as it was.
+
+:func:`sync_pdn` is how the live PDN file of a tournament is kept equal to
+the database after a kill: the database commits a game first and the PDN
+append follows, so after a SIGKILL the PDN file may lack the last game or
+end in a partial one; on resume it is rewritten from the database. If the
+old file holds anything the database does not (it is not a prefix of the
+export), it is kept as ``FILE.bak`` instead of being overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from engine.rules import Board
+
+from .game_record import GameRecord
+from .pdn import format_game
+from .store import TournamentStore
+
+_CHUNK = 1 << 16
+
+
+def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
+    """One game as a JSON object (the fields documented in the README)."""
+    return {
+        "game_id": info["game_id"],
+        "round": info["round"],
+        "pair": info["pair_id"],
+        "game": record.game,
+        "white": record.white,
+        "black": record.black,
+        "result": record.result,
+        "reason": str(record.reason) if record.reason is not None else None,
+        "detail": record.detail,
+        "start_fen": record.start_fen or Board(record.game).fen(),
+        "opening_plies": record.opening_plies,
+        "moves": record.moves,
+        "elapsed_ms": record.elapsed_ms,
+        "clock_ms": record.clock_ms,
+        "final_fen": record.final_fen,
+        "time_control": record.time_control,
+        "date": record.date,
+        "time": record.start_time,
+    }
+
+
+def _write_atomically(path: str, chunks) -> int:
+    tmp = f"{path}.tmp"
+    count = 0
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for text in chunks:
+            fh.write(text)
+            count += 1
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    return count
+
+
+def export_pdn(store: TournamentStore, path: str) -> int:
+    """Every stored game as PDN; returns the number of games written."""
+
+    def chunks():
+        for n, (_, record) in enumerate(store.records()):
+            yield ("\n" if n else "") + format_game(record)
+
+    return _write_atomically(path, chunks())
+
+
+def export_json(store: TournamentStore, path: str) -> int:
+    """Every stored game as a JSON list of objects; returns the number of games."""
+    games = 0
+
+    def chunks():
+        nonlocal games
+        yield "["
+        for n, (info, record) in enumerate(store.records()):
+            games += 1
+            yield ("," if n else "") + "\n  " + json.dumps(game_json(info, record))
+        yield "\n]\n"
+
+    _write_atomically(path, chunks())
+    return games
+
+
+def _is_prefix(old: str, new: str) -> bool:
+    """True when file ``old`` is a byte prefix of file ``new``."""
+    if os.path.getsize(old) > os.path.getsize(new):
+        return False
+    with open(old, "rb") as a, open(new, "rb") as b:
+        while True:
+            chunk = a.read(_CHUNK)
+            if not chunk:
+                return True
+            if b.read(len(chunk)) != chunk:
+                return False
+
+
+def sync_pdn(store: TournamentStore, path: str) -> str | None:
+    """Make the PDN file hold exactly the database's games; returns a one-line
+    note when an old file had to be kept aside (None otherwise)."""
+    tmp = f"{path}.sync"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for n, (_, record) in enumerate(store.records()):
+            fh.write(("\n" if n else "") + format_game(record))
+        fh.flush()
+        os.fsync(fh.fileno())
+    note = None
+    if os.path.exists(path) and os.path.getsize(path) and not _is_prefix(path, tmp):
+        backup = f"{path}.bak"
+        os.replace(path, backup)
+        note = f"{path} held games not in the database; kept it as {backup}"
+    os.replace(tmp, path)
+    return note

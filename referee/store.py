@@ -1,0 +1,342 @@
+"""The tournament database: one SQLite file that is the single source of truth.
+
+Why SQLite: embedded, one file, and its transactions make "a game is either
+completely stored or not at all" true across SIGINT, SIGKILL and power cuts
+(WAL journal, ``synchronous=FULL``: a commit is on disk when it returns).
+
+Tables:
+
+- ``meta(key, value)``: schema version, the tournament settings (JSON), the
+  settings fingerprint a resume is checked against, timestamps;
+- ``engines(idx, name, config)``: the engines as they were started (JSON);
+- ``schedule(game_id, pair_id, round, white, black, opening_*)``: every game
+  the tournament consists of, written once when the tournament is created,
+  so a resume plays exactly the games that are missing, whatever the seed;
+- ``games(seq, game_id UNIQUE, ...)``: every finished game with all it takes
+  to rebuild its :class:`~referee.game_record.GameRecord` (moves, per-ply
+  times and clocks, result, reason, detail, start FEN, round, pair).
+  ``game_id`` is UNIQUE, so no game can be stored twice; ``seq`` is the
+  order games finished in (the PDN file's order).
+
+Nothing here holds more than a batch of rows: pending games and finished
+games are read in id/seq ranges (:meth:`TournamentStore.pending`,
+:meth:`TournamentStore.records`), so memory does not grow with the number
+of games.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict
+from typing import Any
+
+from .engine_config import EngineConfig
+from .game_record import GameRecord
+from .openings import Opening
+from .reasons import Reason
+from .scheduler import ScheduledGame
+from .timecontrol import Limits
+
+SCHEMA_VERSION = "1"
+BATCH = 256
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS engines (
+    idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, config TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS schedule (
+    game_id INTEGER PRIMARY KEY, pair_id INTEGER NOT NULL, round INTEGER NOT NULL,
+    white INTEGER NOT NULL, black INTEGER NOT NULL,
+    opening_fen TEXT, opening_moves TEXT NOT NULL DEFAULT '', opening_source TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS games (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER NOT NULL UNIQUE REFERENCES schedule(game_id),
+    pair_id INTEGER NOT NULL, round INTEGER NOT NULL,
+    white_idx INTEGER NOT NULL, black_idx INTEGER NOT NULL,
+    white TEXT NOT NULL, black TEXT NOT NULL,
+    result TEXT NOT NULL, reason TEXT, detail TEXT NOT NULL, fault TEXT,
+    game TEXT NOT NULL, start_fen TEXT, first_side TEXT NOT NULL, final_fen TEXT NOT NULL,
+    moves TEXT NOT NULL, opening_plies INTEGER NOT NULL,
+    elapsed_ms TEXT NOT NULL, clock_ms TEXT NOT NULL,
+    date TEXT NOT NULL, start_time TEXT NOT NULL, time_control TEXT NOT NULL,
+    event TEXT NOT NULL, site TEXT NOT NULL, round_tag TEXT NOT NULL,
+    finished_at REAL NOT NULL);
+"""
+
+
+class StoreError(Exception):
+    """The database cannot be used (not a guti database, unreadable, ...); one line."""
+
+
+# --------------------------------------------------------------------------- #
+# Engine configurations as JSON (what a bare ``-resume`` restarts engines from)
+# --------------------------------------------------------------------------- #
+def engine_to_dict(cfg: EngineConfig) -> dict[str, Any]:
+    return {
+        "name": cfg.name,
+        "argv": list(cfg.argv),
+        "cwd": cfg.cwd,
+        "options": dict(cfg.options),
+        "restart": cfg.restart,
+        "limits": asdict(cfg.limits) if cfg.limits is not None else None,
+        "stderr_path": cfg.stderr_path,
+    }
+
+
+def engine_from_dict(data: dict[str, Any]) -> EngineConfig:
+    limits = data.get("limits")
+    return EngineConfig(
+        name=data["name"],
+        argv=list(data["argv"]),
+        cwd=data.get("cwd"),
+        options=dict(data.get("options") or {}),
+        restart=bool(data.get("restart")),
+        limits=Limits(**limits) if limits is not None else None,
+        stderr_path=data.get("stderr_path"),
+    )
+
+
+class TournamentStore:
+    """One open tournament database (``with TournamentStore(path) as db: ...``)."""
+
+    def __init__(self, path: str, create: bool = True) -> None:
+        self.path = path
+        try:
+            if not create:
+                # Open read-only-ish: refuse to create an empty file by mistake.
+                self.conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None)
+            else:
+                self.conn = sqlite3.connect(path, isolation_level=None)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "meta" not in tables:
+                raise StoreError(f"{path}: not a guti tournament database")
+            if not tables:
+                if not create:
+                    raise StoreError(f"{path}: empty database, no tournament in it")
+                self.conn.executescript(_SCHEMA)
+                self._put_meta({"schema": SCHEMA_VERSION})
+            version = self.meta("schema")
+            if version != SCHEMA_VERSION:
+                raise StoreError(f"{path}: database schema {version!r}, this guti reads {SCHEMA_VERSION!r}")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{path}: {exc}") from None
+
+    # -- meta ----------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _put_meta(self, items: dict[str, str]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(items.items())
+        )
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._transaction():
+            self._put_meta({key: value})
+
+    # -- tournament ----------------------------------------------------------
+    def has_tournament(self) -> bool:
+        return self.meta("settings") is not None
+
+    def settings(self) -> dict[str, Any]:
+        text = self.meta("settings")
+        if text is None:
+            raise StoreError(f"{self.path}: no tournament in this database")
+        return json.loads(text)
+
+    def create(
+        self,
+        settings: dict[str, Any],
+        fingerprint: str,
+        engines: list[EngineConfig],
+        jobs: Iterable[ScheduledGame],
+    ) -> None:
+        """Write settings, engines and the whole schedule in one transaction."""
+        with self._transaction():
+            self._put_meta(
+                {
+                    "settings": json.dumps(settings, sort_keys=True),
+                    "fingerprint": fingerprint,
+                    "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+                }
+            )
+            self.conn.executemany(
+                "INSERT INTO engines(idx, name, config) VALUES (?, ?, ?)",
+                [(i, e.name, json.dumps(engine_to_dict(e))) for i, e in enumerate(engines)],
+            )
+            self.conn.executemany(
+                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (
+                        j.game_id, j.pair_id, j.round, j.white, j.black,
+                        j.opening.fen if j.opening else None,
+                        " ".join(j.opening.moves) if j.opening else "",
+                        j.opening.source if j.opening else "",
+                    )
+                    for j in jobs
+                ),
+            )
+
+    def engines(self) -> list[EngineConfig]:
+        rows = self.conn.execute("SELECT config FROM engines ORDER BY idx").fetchall()
+        return [engine_from_dict(json.loads(r[0])) for r in rows]
+
+    def engine_names(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM engines ORDER BY idx")]
+
+    def count_scheduled(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
+
+    def count_finished(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+    def pending(self) -> Iterator[ScheduledGame]:
+        """Scheduled games not yet stored, in id order, read in batches. A game
+        stored while this runs is skipped if not yet reached."""
+        last = -1
+        while True:
+            rows = self.conn.execute(
+                "SELECT game_id, pair_id, round, white, black, opening_fen, opening_moves,"
+                " opening_source FROM schedule s WHERE game_id > ? AND NOT EXISTS"
+                " (SELECT 1 FROM games g WHERE g.game_id = s.game_id) ORDER BY game_id LIMIT ?",
+                (last, BATCH),
+            ).fetchall()
+            if not rows:
+                return
+            for gid, pid, rnd, w, b, fen, moves, source in rows:
+                last = gid
+                if self.is_finished(gid):
+                    continue
+                opening = None
+                if fen is not None or moves:
+                    opening = Opening(fen, tuple(moves.split()), source)
+                yield ScheduledGame(gid, pid, rnd, w, b, opening)
+
+    def is_finished(self, game_id: int) -> bool:
+        return self.conn.execute("SELECT 1 FROM games WHERE game_id=?", (game_id,)).fetchone() is not None
+
+    # -- games ---------------------------------------------------------------
+    def record_game(self, job: ScheduledGame, record: GameRecord) -> int:
+        """Store one finished game in its own transaction; returns its ``seq``.
+        A second store of the same game id raises StoreError (UNIQUE)."""
+        r = record
+        try:
+            with self._transaction():
+                cur = self.conn.execute(
+                    "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
+                    " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
+                    " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
+                    " site, round_tag, finished_at)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        job.game_id, job.pair_id, job.round, job.white, job.black, r.white, r.black,
+                        r.result, str(r.reason) if r.reason is not None else None, r.detail, r.fault,
+                        r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
+                        r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
+                        r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
+                    ),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"{self.path}: game {job.game_id} not stored: {exc}") from None
+        return int(cur.lastrowid or 0)
+
+    _RECORD_COLUMNS = (
+        "seq, game_id, pair_id, round, white, black, result, reason, detail, fault, game,"
+        " start_fen, first_side, final_fen, moves, opening_plies, elapsed_ms, clock_ms, date,"
+        " start_time, time_control, event, site, round_tag"
+    )
+
+    def records(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
+        """Every stored game in finishing order as (row info, GameRecord), in batches."""
+        last = 0
+        while True:
+            rows = self.conn.execute(
+                f"SELECT {self._RECORD_COLUMNS} FROM games WHERE seq > ? ORDER BY seq LIMIT ?",
+                (last, BATCH),
+            ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                last = row[0]
+                yield _row_to_record(row)
+
+    def results(self) -> Iterator[tuple[int, int, int, int, str, str | None, str | None]]:
+        """Light rows for standings, in finishing order:
+        ``(game_id, pair_id, white_idx, black_idx, result, reason, fault)``."""
+        last = 0
+        while True:
+            rows = self.conn.execute(
+                "SELECT seq, game_id, pair_id, white_idx, black_idx, result, reason, fault"
+                " FROM games WHERE seq > ? ORDER BY seq LIMIT ?",
+                (last, BATCH * 4),
+            ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                last = row[0]
+                yield row[1:]
+
+    # -- plumbing ------------------------------------------------------------
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> TournamentStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+
+
+def _row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
+    (seq, game_id, pair_id, rnd, white, black, result, reason, detail, fault, game, start_fen,
+     first_side, final_fen, moves, opening_plies, elapsed, clocks, date, start_time, tc, event,
+     site, round_tag) = row
+    record = GameRecord(
+        game=game,
+        white=white,
+        black=black,
+        start_fen=start_fen,
+        moves=moves.split(),
+        elapsed_ms=json.loads(elapsed),
+        clock_ms=json.loads(clocks),
+        opening_plies=opening_plies,
+        result=result,
+        reason=Reason.parse(reason) if reason is not None else None,
+        detail=detail,
+        fault=fault,
+        round=round_tag,
+        date=date,
+        start_time=start_time,
+        event=event,
+        site=site,
+        time_control=tc,
+        final_fen=final_fen,
+        first_side=first_side,
+    )
+    return {"seq": seq, "game_id": game_id, "pair_id": pair_id, "round": rnd}, record

@@ -1,0 +1,148 @@
+"""``guti tournament``, ``guti standings DB`` and ``guti export DB -pdn F -json F``.
+
+Exit status: 0 when the tournament ran (all scheduled games stored, or an
+SPRT decided), 2 for a mistake on the command line, in the config file, a
+database that does not match, or an engine that cannot start (one line on
+stderr), 130 when interrupted (the database is resumable: run the same
+command with ``-resume``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from .cliargs import CliError, Kind, OptionSpec, parse_cli, usage
+from .engine_process import EngineStartError
+from .export import export_json, export_pdn
+from .standings import SprtSpec, make_console
+from .store import StoreError, TournamentStore
+from .tournament import TournamentError, run_tournament, standings_from_store
+from .tournament_config import TOURNAMENT_OPTIONS, settings_from_argv
+
+
+def _err(prog: str, text: str) -> int:
+    print(f"guti {prog}: {text}", file=sys.stderr, flush=True)
+    return 2
+
+
+def main_tournament(argv: list[str]) -> int:
+    """Entry point of ``guti tournament``."""
+    console = make_console(sys.stdout)
+    if any(w in ("-help", "--help", "-h") for w in argv):
+        print(usage("guti tournament [FILE.toml]", TOURNAMENT_OPTIONS))
+        return 0
+    try:
+        settings = settings_from_argv(argv, lambda line: print(line, flush=True))
+    except CliError as exc:
+        return _err("tournament", str(exc))
+    names = ", ".join(c.name for c in settings.engines)
+    print(
+        f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game}, "
+        f"{settings.total_games} games, concurrency {settings.concurrency}, db {settings.db_path}",
+        flush=True,
+    )
+    try:
+        outcome = asyncio.run(run_tournament(settings, console))
+    except (TournamentError, StoreError, EngineStartError) as exc:
+        return _err("tournament", str(exc))
+    except OSError as exc:
+        return _err("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        outcome = None
+    try:
+        with TournamentStore(settings.db_path, create=False) as store:
+            table = standings_from_store(store, store.engine_names(), settings.fmt, settings.sprt)
+            finished, total = store.count_finished(), store.count_scheduled()
+    except StoreError as exc:
+        return _err("tournament", str(exc))
+    table.print(console)
+    print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
+    if outcome is None or outcome.stopped == "interrupted":
+        print(
+            "guti tournament: interrupted; continue with the same command and -resume",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 130
+    if outcome.stopped:
+        print(outcome.stopped, flush=True)
+    return 0
+
+
+STANDINGS_OPTIONS = [
+    OptionSpec(
+        "sprt", Kind.TOKENS, keys=frozenset({"elo0", "elo1", "alpha", "beta", "model"}),
+        help="evaluate an SPRT on the stored games",
+    ),
+    OptionSpec("help", Kind.FLAG, help="show this help"),
+]
+
+
+def _db_and_rest(prog: str, argv: list[str]) -> tuple[str, list[str]]:
+    if not argv or argv[0].startswith("-"):
+        raise CliError(f"usage: guti {prog} DB [options]")
+    return argv[0], argv[1:]
+
+
+def main_standings(argv: list[str]) -> int:
+    """``guti standings DB``: the standings, crosstable and pairs of a database."""
+    try:
+        path, rest = _db_and_rest("standings", argv)
+        args = parse_cli(rest, STANDINGS_OPTIONS)
+        if args.has("help"):
+            print(usage("guti standings DB", STANDINGS_OPTIONS))
+            return 0
+        sprt = None
+        spec = args.token_dict("sprt")
+        if spec:
+            try:
+                sprt = SprtSpec(
+                    **{k: float(v) for k, v in spec.items() if k != "model"},
+                    model=spec.get("model", "normalized"),
+                )
+            except ValueError as exc:
+                raise CliError(f"-sprt: {exc}") from None
+        with TournamentStore(path, create=False) as store:
+            settings = store.settings()
+            table = standings_from_store(
+                store, store.engine_names(), settings.get("format", "roundrobin"), sprt
+            )
+            finished, total = store.count_finished(), store.count_scheduled()
+    except (CliError, StoreError) as exc:
+        return _err("standings", str(exc))
+    console = make_console(sys.stdout)
+    table.print(console)
+    print(f"{finished}/{total} games played", flush=True)
+    return 0
+
+
+EXPORT_OPTIONS = [
+    OptionSpec("pdn", Kind.VALUE, help="write every game as PDN to this file"),
+    OptionSpec("json", Kind.VALUE, help="write every game as a JSON list to this file"),
+    OptionSpec("help", Kind.FLAG, help="show this help"),
+]
+
+
+def main_export(argv: list[str]) -> int:
+    """``guti export DB -pdn FILE -json FILE``."""
+    try:
+        path, rest = _db_and_rest("export", argv)
+        args = parse_cli(rest, EXPORT_OPTIONS)
+        if args.has("help"):
+            print(usage("guti export DB", EXPORT_OPTIONS))
+            return 0
+        if not (args.has("pdn") or args.has("json")):
+            raise CliError("nothing to do: give -pdn FILE and/or -json FILE")
+        with TournamentStore(path, create=False) as store:
+            if args.has("pdn"):
+                n = export_pdn(store, args.value("pdn") or "")
+                print(f"{n} games written to {args.value('pdn')}", flush=True)
+            if args.has("json"):
+                n = export_json(store, args.value("json") or "")
+                print(f"{n} games written to {args.value('json')}", flush=True)
+    except (CliError, StoreError) as exc:
+        return _err("export", str(exc))
+    except OSError as exc:
+        return _err("export", f"{exc.filename or ''}: {exc.strerror or exc}")
+    return 0

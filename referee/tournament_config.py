@@ -1,0 +1,327 @@
+"""What a tournament is: settings from cutechess-style flags or a TOML file.
+
+A TOML file is simply the command line written down: every top-level key is
+the option of the same name (``rounds = 2`` is ``-rounds 2``), tables are
+``key=value`` options (``[each] tc = "5+0.05"`` is ``-each tc=5+0.05``) and
+``[[engine]]`` entries are ``-engine`` definitions. Options given on the
+command line override the file's, option by option (``-engine`` replaces
+the file's whole engine list). So there is one meaning for every setting,
+whichever way it was given.
+
+TOML-only engine keys, for bundles of engines that may not all be
+installable on every machine:
+
+- ``requires = ["node"]``: programs that must be on ``PATH``; if one is
+  missing the engine is skipped with one line saying why;
+- ``build = ["make", "-C", "c"]``: a command run (no shell, in the file's
+  folder) before the tournament; if it fails the engine is skipped;
+- ``cmd = "{python}"`` is the Python running guti; relative ``cmd`` paths
+  with a ``/`` and ``dir`` are relative to the TOML file's folder;
+- ``args`` may be a list (joined with POSIX quoting) or a string;
+- ``options = { Level = 5 }`` is ``option.Level=5``.
+
+The *fingerprint* of a tournament is a hash of everything that decides
+which games are played and how (engines, game, limits, format, rounds,
+games, openings, seed). ``-resume`` refuses a database whose fingerprint
+differs, so a resume with the same command can never mix two tournaments.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cliargs import CliError, Kind, OptionSpec, ParsedArgs, parse_cli
+from .engine_config import EngineConfig
+from .match_cli import MATCH_OPTIONS, check_limits, engine_configs, game_name, start_openings
+from .openings import Opening
+from .scheduler import FORMATS, opening_slots, pairings
+from .standings import SprtSpec
+from .stats import SprtState
+
+TOURNAMENT_OPTIONS: list[OptionSpec] = [
+    *MATCH_OPTIONS,
+    OptionSpec("config", Kind.VALUE, help="TOML file with the tournament (flags override it)"),
+    OptionSpec("tournament", Kind.VALUE, help="roundrobin (default) or gauntlet"),
+    OptionSpec("rounds", Kind.VALUE, help="rounds (default 1); -games per encounter per round"),
+    OptionSpec("concurrency", Kind.VALUE, help="games at once (default: number of cores)"),
+    OptionSpec("db", Kind.VALUE, help="SQLite results database (default guti.db)"),
+    OptionSpec("resume", Kind.FLAG, help="continue the tournament stored in -db"),
+    OptionSpec("ratinginterval", Kind.VALUE, help="print standings every N games (0: at the end)"),
+    OptionSpec(
+        "sprt",
+        Kind.TOKENS,
+        keys=frozenset({"elo0", "elo1", "alpha", "beta", "model"}),
+        help="elo0=0 elo1=10 alpha=0.05 beta=0.05 [model=normalized|logistic]",
+    ),
+    OptionSpec("quiet", Kind.FLAG, help="no per-game lines"),
+]
+
+#: Keys of an ``[[engine]]`` table besides the ``-engine`` tokens.
+TOML_ENGINE_KEYS = frozenset({"requires", "build", "options"})
+
+
+@dataclass
+class TournamentSettings:
+    """A whole tournament, checked; built by :func:`settings_from_argv`."""
+
+    engines: list[EngineConfig]
+    game: str
+    fmt: str = "roundrobin"
+    rounds: int = 1
+    games: int = 2
+    openings: list[Opening] | None = None
+    start_fen: str | None = None
+    seed: int | None = None
+    concurrency: int = 1
+    db_path: str = "guti.db"
+    resume: bool = False
+    pdn_path: str | None = None
+    log_path: str | None = None
+    rating_interval: int = 0
+    sprt: SprtSpec | None = None
+    quiet: bool = False
+    handshake_timeout: float = 10.0
+    move_timeout: float = 60.0
+    stall_grace: float = 2.0
+    event: str = "?"
+    site: str = "?"
+    fingerprint_data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def total_games(self) -> int:
+        return len(pairings(self.fmt, len(self.engines))) * self.rounds * self.games
+
+    def fingerprint(self) -> str:
+        text = json.dumps(self.fingerprint_data, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        """The settings stored in the database (JSON-able)."""
+        return {
+            **self.fingerprint_data,
+            "concurrency": self.concurrency,
+            "pdnout": self.pdn_path,
+            "event": self.event,
+            "site": self.site,
+        }
+
+
+# --------------------------------------------------------------------------- #
+# TOML -> argv
+# --------------------------------------------------------------------------- #
+def _scalar(value: Any, where: str) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int | float | str):
+        return str(value)
+    raise CliError(f"{where}: expected a string or number, got {type(value).__name__}")
+
+
+def _table_tokens(table: dict[str, Any], where: str) -> list[str]:
+    return [f"{key}={_scalar(value, f'{where}.{key}')}" for key, value in table.items()]
+
+
+def _engine_tokens(
+    entry: dict[str, Any], base: str, where: str, report: Callable[[str], None]
+) -> list[str] | None:
+    """One ``[[engine]]`` table as ``-engine`` tokens; None when it is skipped."""
+    name = str(entry.get("name") or entry.get("cmd") or where)
+    for tool in entry.get("requires", []) or []:
+        if shutil.which(str(tool)) is None:
+            report(f"skipping engine {name}: {tool} is not installed (not found on PATH)")
+            return None
+    build = entry.get("build")
+    if build:
+        argv = [str(w) for w in build] if isinstance(build, list) else shlex.split(str(build))
+        try:
+            done = subprocess.run(argv, cwd=base, capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            report(f"skipping engine {name}: build {shlex.join(argv)} failed: {exc}")
+            return None
+        if done.returncode != 0:
+            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            report(f"skipping engine {name}: build {shlex.join(argv)} failed: {last[0]}")
+            return None
+    tokens: list[str] = []
+    for key, value in entry.items():
+        if key in ("requires", "build"):
+            continue
+        if key == "options":
+            if not isinstance(value, dict):
+                raise CliError(f"{where}.options: expected a table such as {{ Hash = 16 }}")
+            tokens += [f"option.{k}={_scalar(v, f'{where}.options.{k}')}" for k, v in value.items()]
+        elif key == "args":
+            text = shlex.join(str(w) for w in value) if isinstance(value, list) else str(value)
+            tokens.append(f"args={text}")
+        elif key == "cmd":
+            cmd = _scalar(value, f"{where}.cmd").replace("{python}", sys.executable)
+            if os.sep in cmd and not os.path.isabs(cmd) and "dir" not in entry:
+                cmd = os.path.join(base, cmd)
+            tokens.append(f"cmd={cmd}")
+        elif key == "dir":
+            tokens.append(f"dir={os.path.join(base, _scalar(value, f'{where}.dir'))}")
+        else:
+            tokens.append(f"{key}={_scalar(value, f'{where}.{key}')}")
+    return tokens
+
+
+def toml_argv(path: str, report: Callable[[str], None]) -> list[str]:
+    """The command line a TOML tournament file stands for."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise CliError(f"config {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CliError(f"config {path}: {exc}") from None
+    base = os.path.dirname(os.path.abspath(path))
+    known = {spec.name: spec for spec in TOURNAMENT_OPTIONS}
+    argv: list[str] = []
+    for key, value in data.items():
+        spec = known.get(key)
+        where = f"{path}: {key}"
+        if spec is None or key == "config":
+            raise CliError(f"config {path}: unknown setting {key!r}")
+        if spec.kind is Kind.FLAG:
+            if value is True:
+                argv.append(f"-{key}")
+            continue
+        if key == "engine":
+            if not isinstance(value, list):
+                raise CliError(f"{where}: use [[engine]] tables")
+            for n, entry in enumerate(value, 1):
+                if not isinstance(entry, dict):
+                    raise CliError(f"{where} #{n}: expected a table")
+                tokens = _engine_tokens(entry, base, f"{path}: engine #{n}", report)
+                if tokens is not None:
+                    argv += ["-engine", *tokens]
+        elif spec.kind is Kind.TOKENS:
+            if not isinstance(value, dict):
+                raise CliError(f"{where}: expected a table of key = value")
+            if key == "openings" and "file" in value and not str(value["file"]).startswith("random:"):
+                value = {**value, "file": os.path.join(base, str(value["file"]))}
+            argv += [f"-{key}", *_table_tokens(value, where)]
+        else:
+            argv += [f"-{key}", _scalar(value, where)]
+    return argv
+
+
+def merge_argv(file_argv: list[str], cli_argv: list[str]) -> list[str]:
+    """File options first, minus those the command line gives again (CLI wins)."""
+    cli = parse_cli(cli_argv, TOURNAMENT_OPTIONS)
+    out: list[str] = []
+    skipping = False
+    for word in file_argv:
+        if word.startswith("-") and word[1:2].isalpha():
+            name = word.lstrip("-")
+            skipping = cli.has(name) or (name == "variant" and cli.has("game"))
+        if not skipping:
+            out.append(word)
+    return out + cli_argv
+
+
+# --------------------------------------------------------------------------- #
+# argv -> settings
+# --------------------------------------------------------------------------- #
+def _sprt(args: ParsedArgs) -> SprtSpec | None:
+    spec = args.token_dict("sprt")
+    if not spec:
+        return None
+    numbers: dict[str, float] = {}
+    for key in ("elo0", "elo1", "alpha", "beta"):
+        if key in spec:
+            try:
+                numbers[key] = float(spec[key])
+            except ValueError:
+                raise CliError(f"-sprt {key}={spec[key]}: not a number") from None
+    sprt = SprtSpec(**numbers, model=spec.get("model", "normalized"))
+    if sprt.model not in ("normalized", "logistic"):
+        raise CliError(f"-sprt model={sprt.model}: expected normalized or logistic")
+    if not (0 < sprt.alpha < 1 and 0 < sprt.beta < 1) or sprt.elo1 <= sprt.elo0:
+        raise CliError("-sprt: need 0 < alpha, beta < 1 and elo0 < elo1")
+    SprtState.evaluate(sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, wdl=(0, 0, 0), model=sprt.model)  # type: ignore[arg-type]
+    return sprt
+
+
+def split_config(argv: list[str]) -> tuple[str | None, list[str]]:
+    """``guti tournament FILE.toml [flags]`` or ``-config FILE``: (config path, flags)."""
+    if argv and not argv[0].startswith("-"):
+        return argv[0], argv[1:]
+    rest = list(argv)
+    for i, word in enumerate(rest):
+        if word in ("-config", "--config") and i + 1 < len(rest):
+            return rest[i + 1], rest[:i] + rest[i + 2 :]
+    return None, rest
+
+
+def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> TournamentSettings:
+    """Check the command line (and config file) and build the settings."""
+    config, flags = split_config(argv)
+    full = merge_argv(toml_argv(config, report), flags) if config else flags
+    args = parse_cli(full, TOURNAMENT_OPTIONS)
+    game = game_name(args)
+    configs = engine_configs(args)
+    fmt = args.value("tournament", "roundrobin") or "roundrobin"
+    if fmt not in FORMATS:
+        raise CliError(f"-tournament: unknown format {fmt!r} (expected roundrobin or gauntlet)")
+    if len(configs) < 2:
+        raise CliError(f"a tournament needs at least two engines, got {len(configs)}")
+    check_limits(configs)
+    rounds = args.int_value("rounds", 1, minimum=1)
+    games = args.int_value("games", 2, minimum=1)
+    seed = args.int_value("srand", 0) if args.has("srand") else None
+    spec = args.token_dict("openings")
+    randomized = spec.get("order") == "random" or spec.get("file", "random:").startswith("random:")
+    if seed is None and spec and randomized:
+        seed = int.from_bytes(os.urandom(4), "little")  # stored, so a resume replays it
+    slots = opening_slots(rounds, games)
+    start_fen, openings = start_openings(args, game, seed, 2 * slots)
+    pdn = args.token_dict("pdnout").get("file") or args.token_dict("pgnout").get("file")
+    fingerprint = {
+        "engines": [
+            {"name": c.name, "argv": c.argv, "cwd": c.cwd, "options": c.options,
+             "limits": c.limits.describe() if c.limits else None, "restart": c.restart}
+            for c in configs
+        ],
+        "game": game,
+        "format": fmt,
+        "rounds": rounds,
+        "games": games,
+        "fen": args.value("fen"),
+        "openings": dict(sorted(spec.items())),
+        "srand": args.value("srand"),
+    }
+    return TournamentSettings(
+        engines=configs,
+        game=game,
+        fmt=fmt,
+        rounds=rounds,
+        games=games,
+        openings=openings,
+        start_fen=start_fen,
+        seed=seed,
+        concurrency=args.int_value("concurrency", os.cpu_count() or 1, minimum=1),
+        db_path=args.value("db", "guti.db") or "guti.db",
+        resume=args.has("resume"),
+        pdn_path=pdn or None,
+        log_path=args.token_dict("log").get("file") or None,
+        rating_interval=args.int_value("ratinginterval", 0, minimum=0),
+        sprt=_sprt(args),
+        quiet=args.has("quiet"),
+        handshake_timeout=args.float_value("handshake-timeout", 10.0),
+        move_timeout=args.float_value("move-timeout", 60.0),
+        stall_grace=args.float_value("stall-timeout", 2.0),
+        event=args.value("event") or "guti tournament",
+        site=args.value("site") or "?",
+        fingerprint_data=fingerprint,
+    )

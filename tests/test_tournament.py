@@ -1,0 +1,283 @@
+"""Real tournaments of real engine processes through ``guti tournament``.
+
+Every test runs the CLI as a subprocess and then reads the SQLite database
+directly (not through guti's store code) to check what was stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GUTI = [sys.executable, "-m", "referee.cli"]
+FAULTY = ROOT / "tests" / "engines" / "faulty.py"
+PY = sys.executable
+
+
+def bot(name: str, script: str) -> list[str]:
+    path = shlex.quote(str(ROOT / "bots" / "python" / script))
+    return ["-engine", f"cmd={PY}", f"args={path}", f"name={name}"]
+
+
+def reference(name: str, level: int = 20) -> list[str]:
+    return ["-engine", f"cmd={PY}", "args=-m engine", f"dir={ROOT}", f"name={name}",
+            f"option.Level={level}"]
+
+
+def faulty(name: str, mode: str, at: int = 1) -> list[str]:
+    args = shlex.join([str(FAULTY), "--mode", mode, "--at", str(at)])
+    return ["-engine", f"cmd={PY}", f"args={args}", f"name={name}"]
+
+
+def guti(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([*GUTI, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def tourney(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    return guti("tournament", *args, cwd=cwd, timeout=timeout)
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def pdn_games(path: Path) -> list[dict[str, str]]:
+    """Tag dicts of every game in a PDN file (a small independent reader)."""
+    games: list[dict[str, str]] = []
+    for block in path.read_text().split("[Event ")[1:]:
+        tags = {"Event": block.split('"')[1]}
+        for line in block.splitlines()[1:]:
+            if line.startswith("[") and '"' in line:
+                tags[line[1:].split()[0]] = line.split('"')[1]
+        games.append(tags)
+    return games
+
+
+def test_round_robin_three_engines_openings_file_concurrency_two(tmp_path):
+    book = tmp_path / "book.txt"
+    book.write_text("# two openings and one bad line\n14-12\n13-12 11x13 # with a comment\n"
+                    "99-98 this is not a move\n")
+    done = tourney(*bot("rnd", "random_bot.py"), *bot("greedy", "greedy_bot.py"),
+                *reference("ref", 3), "-each", "tc=2+0.02", "-rounds", "2", "-games", "2",
+                "-concurrency", "2", "-openings", f"file={book}", "-pdnout", "out.pdn",
+                "-srand", "7", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"{book}:4: skipped opening" in done.stderr + done.stdout
+    db = tmp_path / "guti.db"
+    games = rows(db, "SELECT white, black, result, reason, round, pair_id, moves FROM games")
+    assert len(games) == 3 * 2 * 2  # 3 pairings x 2 rounds x 2 games
+    per_pair = Counter(frozenset((w, b)) for w, b, *_ in games)
+    assert set(per_pair.values()) == {4} and len(per_pair) == 3
+    as_white = Counter(w for w, *_ in games)
+    assert set(as_white.values()) == {4}  # colours balanced
+    for pair in {p for *_, p, _m in games}:
+        two = [g for g in games if g[5] == pair]
+        assert len(two) == 2 and two[0][0] == two[1][1] and two[0][1] == two[1][0]
+        first_moves = {g[6].split()[0] for g in two}
+        assert len(first_moves) == 1  # both games of a pair from the same opening
+    assert all(g[2] in ("1-0", "0-1", "1/2-1/2") and g[3] for g in games)
+    pdn = pdn_games(tmp_path / "out.pdn")
+    assert len(pdn) == len(games)
+    assert Counter(g["Result"] for g in pdn) == Counter(g[2] for g in games)
+    assert "Standings" in done.stdout and "Crosstable" in done.stdout
+    for name in ("rnd", "greedy", "ref"):
+        assert name in done.stdout
+
+
+def test_gauntlet_with_random_openings_export_and_standings(tmp_path):
+    done = tourney(*reference("ref", 2), *bot("rnd", "random_bot.py"),
+                *bot("greedy", "greedy_bot.py"), *faulty("good", "good"),
+                "-tournament", "gauntlet", "-each", "st=0.02", "-games", "4",
+                "-openings", "random:3", "-srand", "5", "-concurrency", "2",
+                "-game", "pretwa", "-db", "g.db", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    db = tmp_path / "g.db"
+    games = rows(db, "SELECT white, black FROM games")
+    assert len(games) == 3 * 4
+    assert all("ref" in (w, b) for w, b in games)
+    out = guti("export", "g.db", "-json", "g.json", "-pdn", "g.pdn", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    exported = json.loads((tmp_path / "g.json").read_text())
+    assert len(exported) == 12
+    for g in exported:
+        assert {"white", "black", "result", "reason", "moves", "start_fen", "round"} <= set(g)
+        assert len(g["moves"]) >= 3 and g["start_fen"].endswith(" w 0 1")
+    assert len({tuple(g["moves"][:3]) for g in exported}) >= 2  # openings really vary
+    assert len(pdn_games(tmp_path / "g.pdn")) == 12
+    table = guti("standings", "g.db", cwd=tmp_path)
+    assert table.returncode == 0, table.stderr
+    assert "Game pairs" in table.stdout and "12/12 games played" in table.stdout
+    assert guti("standings", "missing.db", cwd=tmp_path).returncode == 2
+
+
+def _wait_for_games(db: Path, count: int, proc: subprocess.Popen, bound: float = 60) -> int:
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the tournament ended before it could be killed"
+        if db.exists():
+            try:
+                n = rows(db, "SELECT COUNT(*) FROM games")[0][0]
+            except sqlite3.OperationalError:
+                n = 0
+            if n >= count:
+                return n
+        time.sleep(0.05)
+    raise AssertionError(f"fewer than {count} games after {bound} s")
+
+
+TOURNEY = [*reference("ref", 4), *bot("greedy", "greedy_bot.py"), *bot("rnd", "random_bot.py"),
+           "-each", "st=0.03", "-rounds", "3", "-games", "2", "-concurrency", "2",
+           "-openings", "random:2", "-srand", "11", "-pdnout", "t.pdn"]
+
+
+def test_sigkill_mid_run_then_resume_plays_each_scheduled_game_once(tmp_path):
+    proc = subprocess.Popen([*GUTI, "tournament", *TOURNEY], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        _wait_for_games(tmp_path / "guti.db", 3, proc)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    db = tmp_path / "guti.db"
+    before = rows(db, "SELECT game_id, result, moves FROM games")
+    scheduled = {r[0] for r in rows(db, "SELECT game_id FROM schedule")}
+    assert len(scheduled) == 18 and 3 <= len(before) < 18
+    again = guti("tournament", *TOURNEY, "-resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert f"resuming: {len(before)}/18" in again.stdout
+    after = rows(db, "SELECT game_id, result, moves FROM games")
+    ids = [r[0] for r in after]
+    assert sorted(ids) == sorted(scheduled) and len(ids) == len(set(ids))
+    assert set(before) <= set(after)  # nothing stored before the kill changed
+    pdn = pdn_games(tmp_path / "t.pdn")
+    assert len(pdn) == 18  # the PDN file agrees with the database again
+    assert [g["Result"] for g in pdn] == [r[1] for r in rows(db, "SELECT 0, result FROM games "
+                                                                 "ORDER BY seq")]
+    # Resuming a finished tournament plays nothing and says so.
+    third = guti("tournament", *TOURNEY, "-resume", cwd=tmp_path)
+    assert third.returncode == 0 and "18/18 games stored" in third.stdout
+
+
+def test_ctrl_c_finishes_running_games_stores_nothing_false_and_resumes(tmp_path):
+    proc = subprocess.Popen([*GUTI, "tournament", *TOURNEY], cwd=tmp_path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    _wait_for_games(tmp_path / "guti.db", 2, proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "stopping: no new games" in out and "-resume" in err
+    db = tmp_path / "guti.db"
+    stored = rows(db, "SELECT result FROM games")
+    assert stored and all(r[0] in ("1-0", "0-1", "1/2-1/2") for r in stored)
+    assert len(stored) < 18
+    again = guti("tournament", *TOURNEY, "-resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert rows(db, "SELECT COUNT(DISTINCT game_id), COUNT(*) FROM games")[0] == (18, 18)
+
+
+def test_crashing_engine_loses_its_games_and_the_tournament_goes_on(tmp_path):
+    done = tourney(*faulty("crashy", "crash", at=2), *bot("rnd", "random_bot.py"),
+                *bot("greedy", "greedy_bot.py"), "-each", "tc=2+0.02", "-games", "4",
+                "-concurrency", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    games = rows(tmp_path / "guti.db", "SELECT white, black, result, reason, fault FROM games")
+    assert len(games) == 12
+    crashes = [g for g in games if g[3] == "disconnect"]
+    assert crashes and all((g[0] == "crashy") == (g[4] == "w") for g in crashes)
+    line = next(ln for ln in done.stdout.splitlines() if "│ crashy" in ln)
+    cells = [c.strip() for c in line.strip().strip("│").split("│")]
+    assert cells[1] == "crashy" and cells[11] == str(len(crashes))  # its "crash" column
+
+
+def test_engine_that_cannot_start_is_one_line_and_exit_2(tmp_path):
+    done = tourney("-engine", "cmd=/nonexistent/engine", *bot("rnd", "random_bot.py"),
+                "-each", "tc=1", cwd=tmp_path)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "nonexistent" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["-tournament", "swiss"], "unknown format"),
+        (["-rounds", "x"], "not a whole number"),
+        (["-sprt", "elo0=5", "elo1=0"], "elo0 < elo1"),
+        (["-openings", "file=/no/such/book"], "openings file"),
+    ],
+)
+def test_command_line_mistakes_are_one_line(tmp_path, args, words):
+    done = tourney(*bot("a", "random_bot.py"), *bot("b", "random_bot.py"), "-each", "tc=1",
+                *args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_existing_database_needs_resume_and_a_different_one_is_refused(tmp_path):
+    base = [*bot("a", "random_bot.py"), *bot("b", "random_bot.py"), "-each", "tc=1", "-games", "2"]
+    assert tourney(*base, cwd=tmp_path).returncode == 0
+    again = tourney(*base, cwd=tmp_path)
+    assert again.returncode == 2 and "add -resume" in again.stderr
+    other = tourney(*base[:-1], "4", "-resume", cwd=tmp_path)
+    assert other.returncode == 2 and "different tournament" in other.stderr
+
+
+def test_sprt_stops_when_a_bound_is_crossed(tmp_path):
+    done = tourney(*reference("ref", 20), *bot("rnd", "random_bot.py"), "-each", "st=0.01",
+                "-games", "200", "-concurrency", "2", "-sprt", "elo0=0", "elo1=50",
+                "-game", "pretwa", "-openings", "random:2", "-srand", "3", "-quiet",
+                cwd=tmp_path, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert "SPRT: H1 accepted" in done.stdout
+    played = rows(tmp_path / "guti.db", "SELECT COUNT(*) FROM games")[0][0]
+    assert 4 <= played < 200
+
+
+def test_toml_config_skips_missing_toolchains_and_flags_override(tmp_path):
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(
+        f"""
+game = "pretwa"
+games = 2
+concurrency = 1
+db = "cfg.db"
+[each]
+tc = "1+0.01"
+[[engine]]
+name = "rnd"
+cmd = "{{python}}"
+args = ["{ROOT / 'bots' / 'python' / 'random_bot.py'}"]
+[[engine]]
+name = "greedy"
+cmd = "{{python}}"
+args = ["{ROOT / 'bots' / 'python' / 'greedy_bot.py'}"]
+options = {{ Seed = 4 }}
+[[engine]]
+name = "ghost"
+cmd = "ghost-engine"
+requires = ["no-such-toolchain-xyz"]
+"""
+    )
+    done = guti("tournament", str(cfg), "-games", "4", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "skipping engine ghost: no-such-toolchain-xyz is not installed" in done.stdout
+    games = rows(tmp_path / "cfg.db", "SELECT white, black FROM games")
+    assert len(games) == 4 and {n for g in games for n in g} == {"rnd", "greedy"}
+    bad = tmp_path / "bad.toml"
+    bad.write_text("games = [1, 2\n")
+    broken = guti("tournament", str(bad), cwd=tmp_path)
+    assert broken.returncode == 2 and "bad.toml" in broken.stderr
