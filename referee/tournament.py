@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -164,6 +165,9 @@ class _Display:
 async def run_tournament(settings: TournamentSettings, console: Console) -> Outcome:
     """Play every game of the tournament that is not stored yet (see module docstring)."""
     s = settings
+    for path in (s.db_path, s.pdn_path, s.log_path):
+        if path:  # output folders are created, like cutechess-cli does for -pgnout
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     display_say = lambda text: console.print(text, highlight=False, markup=False)  # noqa: E731
     store = open_tournament(s, display_say)
     traffic = TrafficLog(s.log_path) if s.log_path else None

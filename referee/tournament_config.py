@@ -13,8 +13,9 @@ installable on every machine:
 
 - ``requires = ["node"]``: programs that must be on ``PATH``; if one is
   missing the engine is skipped with one line saying why;
-- ``build = ["make", "-C", "c"]``: a command run (no shell, in the file's
-  folder) before the tournament; if it fails the engine is skipped;
+- ``build = ["make", "-C", "c"]``: a command run (no shell, in the engine's
+  ``dir``, else the file's folder) before the tournament; if it fails the
+  engine is skipped;
 - ``cmd = "{python}"`` is the Python running guti; relative ``cmd`` paths
   with a ``/`` and ``dir`` are relative to the TOML file's folder;
 - ``args`` may be a list (joined with POSIX quoting) or a string;
@@ -143,8 +144,9 @@ def _engine_tokens(
     build = entry.get("build")
     if build:
         argv = [str(w) for w in build] if isinstance(build, list) else shlex.split(str(build))
+        where_to = os.path.join(base, str(entry["dir"])) if "dir" in entry else base
         try:
-            done = subprocess.run(argv, cwd=base, capture_output=True, text=True, timeout=300)
+            done = subprocess.run(argv, cwd=where_to, capture_output=True, text=True, timeout=300)
         except (OSError, subprocess.TimeoutExpired) as exc:
             report(f"skipping engine {name}: build {shlex.join(argv)} failed: {exc}")
             return None
@@ -206,6 +208,8 @@ def toml_argv(path: str, report: Callable[[str], None]) -> list[str]:
                 if tokens is not None:
                     argv += ["-engine", *tokens]
         elif spec.kind is Kind.TOKENS:
+            if isinstance(value, str) and spec.bare_key is not None:
+                value = {spec.bare_key: value}  # pdnout = "out.pdn" == -pdnout file=out.pdn
             if not isinstance(value, dict):
                 raise CliError(f"{where}: expected a table of key = value")
             if key == "openings" and "file" in value and not str(value["file"]).startswith("random:"):
