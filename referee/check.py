@@ -1,0 +1,673 @@
+"""``guti check``: run an engine through protocol.md and report, one line per item.
+
+Lines are ``PASS item (detail)``, ``FAIL item: expected ..., saw ...`` or
+``SKIP item: why``. Every expected answer is computed with guti's rules core
+(positions from :mod:`referee.check_cases`), never written down by hand. The
+exit status is 0 only when no item failed, so engine authors can run it in CI.
+
+Every wait is bounded. An engine that crashes or stops answering gets a FAIL
+for the item where it happened and SKIP lines for the rest ("engine gone"):
+the first fault is the one to fix, and a hanging engine never hangs the check.
+The engine is always killed at the end, whole process group included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.rules import GAMES, Board, Move, RulesError, divide
+
+from .check_cases import GameCases, PositionCase, cases_for
+from .engine_config import EngineConfig
+from .engine_process import (
+    EngineDisconnected,
+    EngineError,
+    EngineProcess,
+    EngineProtocolError,
+    EngineTimeout,
+)
+from .perft_diff import PerftCollector, diff_perft
+from .process_group import live_members
+from .ugi_session import Handshake, split_engine_argv, ugi_handshake
+
+#: protocol.md 5.2: ugiok within 2 s of ugi.
+UGIOK_LIMIT = 2.0
+#: How long the check waits for ugiok at all before calling the handshake failed.
+HANDSHAKE_WAIT = 4.0
+#: Bound for answers that should come at once (readyok, response, error lines).
+QUICK = 2.0
+#: Bound for a bestmove after go depth/nodes, or for a perft answer.
+SLOW = 10.0
+#: go movetime used, and the lateness tolerated on top of it (a loaded machine).
+MOVETIME = 200
+MOVETIME_MARGIN = 250
+#: The clock for the timed go: the side to move must answer within it.
+CLOCK_MS = 600
+#: How long go infinite must keep searching before stop, and the bound for bestmove after stop.
+INFINITE_WAIT = 0.3
+STOP_LIMIT = 1.0
+#: After quit: the engine must exit within this many seconds (protocol: "about a second").
+QUIT_LIMIT = 2.0
+
+Emit = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    status: str  # PASS, FAIL, SKIP
+    name: str
+    detail: str = ""
+
+    def line(self) -> str:
+        if self.status == "PASS":
+            return f"PASS {self.name}" + (f" ({self.detail})" if self.detail else "")
+        return f"{self.status} {self.name}: {self.detail}"
+
+
+class Fail(Exception):
+    """An item failed: what the protocol asks for and what the engine did."""
+
+    def __init__(self, expected: str, saw: str) -> None:
+        super().__init__(f"expected {expected}, saw {saw}")
+
+
+class Skip(Exception):
+    """An item does not apply to this engine; the message says why."""
+
+
+class Gone(Exception):
+    """The engine can no longer be talked to (exited, closed its output, flooded it)."""
+
+
+def _short(lines: list[str], limit: int = 3) -> str:
+    """A few lines quoted for a message."""
+    if not lines:
+        return "nothing"
+    shown = "; ".join(repr(line[:120]) for line in lines[:limit])
+    return shown + (f" and {len(lines) - limit} more lines" if len(lines) > limit else "")
+
+
+def _said(exc: Exception) -> str:
+    """An EngineProcess message without the engine's internal name."""
+    return str(exc).replace("engine E ", "the engine ", 1)
+
+
+def _is_error(line: str) -> bool:
+    return line.startswith("info string error")
+
+
+class Checker:
+    """One run of the check against one engine command."""
+
+    def __init__(self, argv: list[str], games: list[str] | None, emit: Emit) -> None:
+        self.argv = argv
+        self.only_games = games
+        self.emit = emit
+        self.results: list[ItemResult] = []
+        self.eng: EngineProcess | None = None
+        self.gone: str | None = None  # why the engine cannot be used any more
+        self.hs: Handshake | None = None
+        self.unanswered: str | None = None  # a query that got no answer: later ones are skipped
+
+    # -- bookkeeping ------------------------------------------------------------------
+    def add(self, status: str, name: str, detail: str = "") -> None:
+        res = ItemResult(status, name, detail)
+        self.results.append(res)
+        self.emit(res.line())
+
+    @property
+    def failed(self) -> int:
+        return sum(r.status == "FAIL" for r in self.results)
+
+    def summary(self) -> str:
+        counts = {s: sum(r.status == s for r in self.results) for s in ("PASS", "FAIL", "SKIP")}
+        verdict = "conforms" if not counts["FAIL"] else "does NOT conform"
+        return (
+            f"guti check: {counts['PASS']} passed, {counts['FAIL']} failed, "
+            f"{counts['SKIP']} skipped: the engine {verdict}"
+        )
+
+    async def item(self, name: str, body: Callable[[], object]) -> bool:
+        """Run one item; True when it passed. Timeouts leave the engine probed for life."""
+        if self.gone is not None:
+            self.add("SKIP", name, f"engine gone ({self.gone})")
+            return False
+        try:
+            detail = await body()  # type: ignore[misc]
+        except Skip as exc:
+            self.add("SKIP", name, str(exc))
+            return False
+        except Fail as exc:
+            self.add("FAIL", name, str(exc))
+            await self._probe(name)
+            return False
+        except Gone as exc:
+            self.add("FAIL", name, str(exc))
+            return False
+        self.add("PASS", name, str(detail or ""))
+        return True
+
+    async def _probe(self, after: str) -> None:
+        """After a failure, see whether the engine still answers isready; if not, it is gone."""
+        eng = self.eng
+        if eng is None or self.gone is not None:
+            return
+        if not eng.is_alive:
+            self.gone = f"exited during {after}"
+            return
+        eng.send("stop")  # ends a search left running by the failed item
+        eng.send("isready")
+        deadline = time.monotonic() + QUICK
+        try:
+            while True:
+                line = await eng.read_line(max(0.0, deadline - time.monotonic()))
+                if line.strip() == "readyok":
+                    return
+        except EngineError:
+            self.gone = f"no readyok after {after}"
+
+    # -- reading ----------------------------------------------------------------------
+    async def read_until(
+        self, done: Callable[[str], bool], timeout: float, expected: str
+    ) -> tuple[list[str], float]:
+        """Lines up to and including the first ``done`` one, and the time it took.
+
+        A timeout is a :class:`Fail` (``expected`` ..., saw what came); an exit or a
+        flood is :class:`Gone`.
+        """
+        eng = self.eng
+        assert eng is not None
+        start = time.monotonic()
+        deadline = start + timeout
+        seen: list[str] = []
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                if remaining <= 0:
+                    raise EngineTimeout("timeout")
+                line = await eng.read_line(remaining)
+            except EngineTimeout:
+                saw = f"nothing within {timeout:g} s"
+                if seen:
+                    saw += f" (only {_short(seen)})"
+                raise Fail(expected, saw) from None
+            except (EngineDisconnected, EngineProtocolError) as exc:
+                self.gone = _said(exc)
+                raise Gone(f"expected {expected}, saw {_said(exc)}") from None
+            seen.append(line)
+            if done(line):
+                return seen, time.monotonic() - start
+
+    async def ready(self, what: str, timeout: float = QUICK) -> list[str]:
+        """``isready``; the lines before ``readyok`` (which must come within ``timeout``)."""
+        assert self.eng is not None
+        self.eng.send("isready")
+        lines, _ = await self.read_until(
+            lambda line: line.strip() == "readyok", timeout, f"readyok {what}"
+        )
+        return lines[:-1]
+
+    async def bestmove(self, go: str, timeout: float) -> tuple[str | None, float, list[str]]:
+        """Send ``go``; the move after ``bestmove`` (None if missing), ms taken, lines before."""
+        assert self.eng is not None
+        self.eng.send(go)
+        lines, took = await self.read_until(
+            lambda line: line.split()[:1] == ["bestmove"], timeout, f"bestmove after '{go}'"
+        )
+        words = lines[-1].split()
+        return (words[1] if len(words) > 1 else None), took * 1000, lines[:-1]
+
+    # -- judging ----------------------------------------------------------------------
+    @staticmethod
+    def judge_move(board: Board, move: str | None) -> str:
+        """Raise Fail unless ``move`` is a legal move of ``board`` (or none when there is none)."""
+        legal = [str(m) for m in board.legal_moves]
+        listed = " ".join(legal[:8]) + (" ..." if len(legal) > 8 else "")
+        if not legal:
+            if move != "none":
+                raise Fail("bestmove none (the game is over)", f"bestmove {move}")
+            return "none"
+        if move is None:
+            raise Fail(f"a legal move ({listed})", "bestmove with no move")
+        if move == "none":
+            raise Fail(f"a legal move ({listed})", "bestmove none")
+        try:
+            Move.parse_syntax(move)
+        except RulesError:
+            raise Fail(f"a legal move ({listed})", f"malformed move {move!r}") from None
+        if move not in legal:
+            raise Fail(f"a legal move ({listed})", f"illegal move {move}")
+        return move
+
+    # -- the items --------------------------------------------------------------------
+    async def run(self) -> int:
+        """Run every item; the number of failures."""
+        try:
+            await self._run()
+        finally:
+            if self.eng is not None:
+                await self.eng.quit(grace=0.2, term_grace=0.5)
+        self.emit(self.summary())
+        return self.failed
+
+    async def _run(self) -> None:
+        config = EngineConfig(name="E", argv=self.argv)
+        self.eng = EngineProcess(config)
+        if not await self.item("handshake", self.check_handshake):
+            if self.hs is None:
+                self.gone = self.gone or "no handshake"
+        await self.item("isready", self.check_isready)
+        games = await self.pick_games() if self.hs is not None else []
+        for game in games:
+            cases = cases_for(game)
+            assert cases is not None
+            await self.revive(game)
+            await self.check_game(cases)
+        await self.revive("quit")
+        await self.item("quit", self.check_quit)
+
+    async def revive(self, section: str) -> None:
+        """Start a fresh engine for ``section`` if the last one is gone, so that one crash
+        does not hide the rest of the report. Only an engine that once shook hands is
+        restarted; if the restart fails, the section's items are skipped."""
+        if self.gone is None or self.hs is None:
+            return
+        why = self.gone
+        if self.eng is not None:
+            await self.eng.quit(grace=0.0, term_grace=0.3)
+        self.emit(f"# restarting the engine for {section} (it was gone: {why})")
+        self.eng = EngineProcess(EngineConfig(name="E", argv=self.argv))
+        self.unanswered = None
+        try:
+            await self.eng.start()
+            await ugi_handshake(self.eng, HANDSHAKE_WAIT)
+            self.eng.send("isready")
+            while (await self.eng.read_line(QUICK)).strip() != "readyok":
+                pass
+        except EngineError as exc:
+            self.gone = f"restart failed: {_said(exc)}"
+            return
+        self.gone = None
+
+    async def check_handshake(self) -> str:
+        assert self.eng is not None
+        try:
+            await self.eng.start()
+        except EngineError as exc:
+            self.gone = "did not start"
+            raise Gone(f"expected a running engine, saw {_said(exc)}") from None
+        try:
+            hs = await ugi_handshake(self.eng, HANDSHAKE_WAIT)
+        except EngineTimeout:
+            self.gone = "no ugiok"
+            raise Gone(f"expected ugiok within {UGIOK_LIMIT:g} s of ugi, "
+                       f"saw none within {HANDSHAKE_WAIT:g} s") from None
+        except EngineError as exc:
+            self.gone = "died in the handshake"
+            raise Gone(f"expected id, option and ugiok lines, saw {_said(exc)}") from None
+        self.hs = hs
+        if hs.elapsed > UGIOK_LIMIT:
+            raise Fail(f"ugiok within {UGIOK_LIMIT:g} s of ugi", f"it after {hs.elapsed:.2f} s")
+        if hs.id_name is None or hs.id_author is None:
+            missing = " and ".join(
+                w for w, v in (("id name", hs.id_name), ("id author", hs.id_author)) if v is None
+            )
+            raise Fail(f"{missing} before ugiok", "none")
+        bad = [line for line in hs.other_lines if line.split()[:1] == ["option"]]
+        if bad:
+            raise Fail("option lines 'option name N type T ...'", _short(bad))
+        variant = hs.variant
+        if variant is not None and (variant.type != "combo" or not variant.vars):
+            raise Fail("UGI_Variant of type combo with var values", f"type {variant.type} "
+                       f"with vars {variant.vars}")
+        return (f"id name {hs.id_name}; {len(hs.options)} options; "
+                f"games {', '.join(hs.games())}; ugiok in {hs.elapsed * 1000:.0f} ms")
+
+    async def check_isready(self) -> str:
+        start = time.monotonic()
+        await self.ready("after isready")
+        return f"readyok in {(time.monotonic() - start) * 1000:.0f} ms"
+
+    async def pick_games(self) -> list[str]:
+        """The games to check: those asked for (they must be declared) or all declared."""
+        if self.hs is None:
+            return [g for g in (self.only_games or ["egara-guti"]) if g in GAMES]
+        declared = self.hs.games()
+        for g in declared:
+            if g not in GAMES:
+                self.add("SKIP", f"UGI_Variant {g}", "guti has no rules for this game")
+        if self.only_games is None:
+            return [g for g in declared if g in GAMES]
+        picked = []
+        for g in self.only_games:
+            if g in declared:
+                picked.append(g)
+            else:
+                self.add("FAIL", f"{g}: declared",
+                         f"expected {g} in the engine's games, saw {', '.join(declared)}")
+        return picked
+
+    async def check_game(self, c: GameCases) -> None:
+        g = c.game
+        eng = self.eng
+        assert eng is not None
+
+        async def variant() -> str:
+            if self.hs is None or self.hs.variant is None:
+                return f"no UGI_Variant option: the engine plays {g}"
+            eng.send(f"setoption name {self.hs.variant.name} value {g}")
+            errors = [line for line in await self.ready(f"after selecting {g}") if _is_error(line)]
+            if errors:
+                raise Fail("the game selected without complaint", _short(errors))
+            return f"setoption name {self.hs.variant.name} value {g}"
+
+        async def newgame() -> str:
+            eng.send("uginewgame")
+            start = time.monotonic()
+            await self.ready("after uginewgame", timeout=5.0)
+            return f"readyok in {(time.monotonic() - start) * 1000:.0f} ms"
+
+        await self.item(f"{g}: UGI_Variant", variant)
+        await self.item(f"{g}: uginewgame", newgame)
+        search = c.startpos_moves  # a mid-game position with several moves
+        board = search.board(g)
+
+        async def go_movetime() -> str:
+            eng.send(search.command())
+            limit = MOVETIME + MOVETIME_MARGIN
+            move, ms, _ = await self.bestmove(f"go movetime {MOVETIME}", 3.0 + MOVETIME / 1000)
+            self.judge_move(board, move)
+            if ms > limit:
+                raise Fail(f"bestmove within {MOVETIME} ms (+{MOVETIME_MARGIN} ms margin)",
+                           f"bestmove {move} after {ms:.0f} ms")
+            return f"bestmove {move} in {ms:.0f} ms"
+
+        async def go_clock() -> str:
+            eng.send(search.command())
+            args = f"go p1time {CLOCK_MS} p2time {CLOCK_MS} p1inc 0 p2inc 0"
+            move, ms, _ = await self.bestmove(args, 3.0 + CLOCK_MS / 1000)
+            self.judge_move(board, move)
+            if ms > CLOCK_MS:
+                raise Fail(f"bestmove before the side's {CLOCK_MS} ms are gone",
+                           f"bestmove {move} after {ms:.0f} ms")
+            return f"bestmove {move} in {ms:.0f} ms of {CLOCK_MS}"
+
+        def go_limited(args: str) -> Callable[[], object]:
+            async def body() -> str:
+                eng.send(search.command())
+                move, ms, _ = await self.bestmove(f"go {args}", SLOW)
+                self.judge_move(board, move)
+                return f"bestmove {move} in {ms:.0f} ms"
+            return body
+
+        async def go_infinite() -> str:
+            eng.send(search.command())
+            eng.send("go infinite")
+            try:
+                lines, _ = await self.read_until(
+                    lambda line: line.split()[:1] == ["bestmove"], INFINITE_WAIT, "")
+            except Fail:
+                pass  # nothing before stop: as it should be
+            else:
+                raise Fail("no bestmove before stop", f"{lines[-1]!r} during go infinite")
+            early = await self.ready("at once during go infinite", timeout=1.0)
+            found = [line for line in early if line.split()[:1] == ["bestmove"]]
+            if found:
+                raise Fail("no bestmove before stop", f"{found[0]!r} during go infinite")
+            eng.send("stop")
+            lines, took = await self.read_until(
+                lambda line: line.split()[:1] == ["bestmove"], 3.0, "bestmove after stop")
+            words = lines[-1].split()
+            move = words[1] if len(words) > 1 else None
+            self.judge_move(board, move)
+            if took > STOP_LIMIT:
+                raise Fail(f"bestmove within {STOP_LIMIT:g} s of stop",
+                           f"it after {took:.2f} s")
+            return f"readyok during the search; bestmove {move} {took * 1000:.0f} ms after stop"
+
+        async def stop_idle() -> str:
+            eng.send("stop")
+            extra = [line for line in await self.ready("after stop") if line.strip()]
+            moves = [line for line in extra if line.split()[:1] == ["bestmove"]]
+            if moves:
+                raise Fail("no answer to stop with no search running", _short(moves))
+            return "ignored"
+
+        await self.item(f"{g}: go movetime", go_movetime)
+        await self.item(f"{g}: go with a clock", go_clock)
+        await self.item(f"{g}: go depth", go_limited("depth 2"))
+        await self.item(f"{g}: go nodes", go_limited("nodes 500"))
+        await self.item(f"{g}: go infinite, isready, stop", go_infinite)
+        await self.item(f"{g}: stop with no search", stop_idle)
+
+        for case in (PositionCase("startpos", None), c.startpos_moves, c.fen_moves, c.fen_short,
+                     c.black_to_move):
+            await self.item(f"{g}: position {case.label}", self.position_body(g, case))
+
+        async def finished() -> str:
+            fin = c.finished
+            eng.send(fin.command())
+            move, ms, _ = await self.bestmove("go infinite", QUICK)
+            self.judge_move(fin.board(g), move)
+            return f"bestmove none in {ms:.0f} ms"
+
+        await self.item(f"{g}: go on a finished game ({c.finished.reason})", finished)
+        for case in c.queries:
+            await self.item(f"{g}: query, {case.label}", self.query_body(g, case))
+        await self.check_perft(c)
+        await self.check_bad_input(c)
+
+    def position_body(self, g: str, case: PositionCase) -> Callable[[], object]:
+        async def body() -> str:
+            assert self.eng is not None
+            self.eng.send(case.command())
+            errors = [line for line in await self.ready("after position") if _is_error(line)]
+            if errors:
+                raise Fail(f"'{case.command()}' accepted", _short(errors))
+            move, ms, _ = await self.bestmove("go depth 1", SLOW)
+            self.judge_move(case.board(g), move)
+            return f"bestmove {move}"
+        return body
+
+    def query_body(self, g: str, case: PositionCase) -> Callable[[], object]:
+        async def body() -> str:
+            assert self.eng is not None
+            if self.unanswered is not None:
+                raise Skip(f"the engine did not answer {self.unanswered} in an earlier item")
+            board = case.board(g)
+            want = {
+                "gameover": "true" if board.is_game_over() else "false",
+                "p1turn": "true" if board.turn == "w" else "false",
+                "result": board.ugi_result(),
+            }
+            self.eng.send(case.command())
+            got: dict[str, str] = {}
+            for question in want:
+                self.eng.send(f"query {question}")
+                self.unanswered = f"query {question}"
+                lines, _ = await self.read_until(
+                    lambda line: line.split()[:1] == ["response"] or _is_error(line)
+                    or line.startswith("info string unknown command"),
+                    QUICK, f"'response ...' to query {question}")
+                words = lines[-1].split()
+                if words[0] != "response":
+                    raise Fail(f"'response {want[question]}' to query {question}",
+                               repr(lines[-1]))
+                got[question] = words[1] if len(words) > 1 else ""
+                self.unanswered = None
+            if got != want:
+                fmt = ", ".join
+                raise Fail(fmt(f"{q} {a}" for q, a in want.items()),
+                           fmt(f"{q} {a}" for q, a in got.items()))
+            return ", ".join(f"{q} {a}" for q, a in got.items())
+        return body
+
+    async def check_perft(self, c: GameCases) -> None:
+        g = c.game
+        eng = self.eng
+        assert eng is not None
+        supported: list[bool] = []
+
+        async def probe() -> str:
+            eng.send("position startpos")
+            eng.send("go perft 1")
+            collector = PerftCollector()
+
+            def done(line: str) -> bool:
+                return (collector.feed(line) or line.split()[:1] == ["bestmove"]
+                        or _is_error(line) or line.startswith("info string unknown command"))
+
+            try:
+                lines, _ = await self.read_until(done, QUICK, "")
+            except Fail:
+                await self._probe("go perft 1")
+                raise Skip("the engine does not answer go perft (optional)") from None
+            if not collector.done:
+                await self.ready("after go perft")
+                raise Skip(f"the engine does not support go perft (optional): it answered "
+                           f"{lines[-1][:80]!r}")
+            supported.append(True)
+            return "supported"
+
+        await self.item(f"{g}: go perft", probe)
+        for case, depth in c.perft:
+            name = f"{g}: go perft {depth}, {case.label}"
+            if not supported:
+                if self.gone is None:
+                    self.add("SKIP", name, "no go perft")
+                continue
+            await self.item(name, self.perft_body(g, case, depth))
+
+    def perft_body(self, g: str, case: PositionCase, depth: int) -> Callable[[], object]:
+        async def body() -> str:
+            assert self.eng is not None
+            board = case.board(g)
+            ours = divide(board, depth) if depth > 0 else []
+            self.eng.send(case.command())
+            self.eng.send(f"go perft {depth}")
+            collector = PerftCollector()
+            await self.read_until(collector.feed, SLOW, f"a 'nodes N' line after go perft {depth}")
+            diff = diff_perft(depth, ours, collector.result)
+            if not diff.same or not diff.order_ok:
+                report = diff.lines()
+                raise Fail(f"{diff.our_total} nodes as guti counts them",
+                           "; ".join(line.strip() for line in report[:6]))
+            return f"{diff.our_total} nodes, {len(ours)} moves"
+        return body
+
+    async def check_bad_input(self, c: GameCases) -> None:
+        g = c.game
+        eng = self.eng
+        assert eng is not None
+        bad = c.bad
+        keep = bad.keep
+        head = "position startpos" if keep.fen is None else f"position fen {keep.fen}"
+        illegal = f"{head} moves {' '.join((*keep.moves, bad.illegal_move))}"
+        malformed = f"{head} moves {' '.join((*keep.moves, bad.malformed_move))}"
+        sent_keep: list[bool] = []
+
+        def rejected(line: str, prefix: str = "info string error") -> Callable[[], object]:
+            async def body() -> str:
+                if not sent_keep:
+                    eng.send(keep.command())
+                    sent_keep.append(True)
+                eng.send(line)
+                answers = await self.ready(f"after {line[:60]!r}")
+                said = [a for a in answers if a.startswith(prefix)]
+                if not said:
+                    raise Fail(f"'{prefix} ...' before readyok", _short(answers))
+                return said[0][:100]
+            return body
+
+        async def garbage() -> str:
+            eng.send("\x01\x7f garbage \u00ff\u00fe " + "x" * 10000)
+            eng.send("position")
+            eng.send("go depth")
+            eng.send("setoption")
+            await self.ready("after garbage lines")
+            return "readyok after garbage"
+
+        async def kept() -> str:
+            eng.send("go depth 1")
+            lines, _ = await self.read_until(
+                lambda line: line.split()[:1] == ["bestmove"], SLOW, "bestmove after 'go depth 1'")
+            words = lines[-1].split()
+            move = words[1] if len(words) > 1 else None
+            try:
+                self.judge_move(keep.board(g), move)
+            except Fail as exc:
+                raise Fail(f"the position before the bad lines kept ({keep.command()})",
+                           f"{exc}".removeprefix("expected ")) from None
+            return f"bestmove {move} in the kept position"
+
+        await self.item(f"{g}: bad input, illegal move", rejected(illegal))
+        await self.item(f"{g}: bad input, malformed move", rejected(malformed))
+        await self.item(f"{g}: bad input, bad FEN", rejected(f"position fen {bad.bad_fen}"))
+        await self.item(f"{g}: bad input, unknown command",
+                        rejected("frobnicate 3", "info string unknown command"))
+        await self.item(f"{g}: bad input, unknown query", rejected("query colour"))
+        if self.hs is not None and self.hs.variant is not None:
+            await self.item(f"{g}: bad input, unknown game",
+                            rejected(f"setoption name {self.hs.variant.name} value chess"))
+        await self.item(f"{g}: bad input, garbage still answers isready", garbage)
+        await self.item(f"{g}: bad input, position kept", kept)
+
+    async def check_quit(self) -> str:
+        eng = self.eng
+        assert eng is not None
+        pgid = eng.pid
+        eng.send("quit")
+        start = time.monotonic()
+        while eng.returncode is None and time.monotonic() - start < QUIT_LIMIT:
+            await asyncio.sleep(0.02)
+        took = time.monotonic() - start
+        if eng.returncode is None:
+            raise Gone(f"expected the engine to exit within {QUIT_LIMIT:g} s of quit, "
+                       "saw it still running")
+        left: list[int] = []
+        if pgid is not None:
+            # Look before EngineProcess's own clean-up (ORPHAN_PIPE_GRACE) kills leftovers.
+            for _ in range(8):
+                left = live_members(pgid)
+                if not left:
+                    break
+                await asyncio.sleep(0.02)
+        if left:
+            raise Gone("expected no process of the engine left after quit, saw "
+                       f"{len(left)} still running (pids {' '.join(map(str, left))})")
+        return f"exited in {took * 1000:.0f} ms with status {eng.returncode}"
+
+
+async def run_check(argv: list[str], games: list[str] | None, emit: Emit) -> int:
+    """Check the engine ``argv``; report lines go to ``emit``. Returns the number of failures."""
+    return await Checker(argv, games, emit).run()
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(
+        prog="guti check",
+        description="Check an engine against protocol.md, one PASS/FAIL/SKIP line per item. "
+        "Exit status 0 only when nothing failed.",
+        usage="guti check [--game GAME] -- ENGINE_CMD [ARGS...]",
+    )
+    ap.add_argument("--game", action="append", choices=sorted(GAMES),
+                    help="check only this game (repeatable; default: every game it declares)")
+    opts_argv, cmd = split_engine_argv(argv)
+    opts = ap.parse_args(opts_argv)
+    if not cmd:
+        ap.error("no engine command: give it after '--', e.g. guti check -- python -m engine")
+
+    def emit(line: str) -> None:
+        print(line, flush=True)
+
+    try:
+        failures = asyncio.run(run_check(cmd, opts.game, emit))
+    except KeyboardInterrupt:
+        print("guti check: interrupted", file=sys.stderr)
+        return 130
+    return 1 if failures else 0
