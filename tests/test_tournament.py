@@ -281,3 +281,26 @@ requires = ["no-such-toolchain-xyz"]
     bad.write_text("games = [1, 2\n")
     broken = guti("tournament", str(bad), cwd=tmp_path)
     assert broken.returncode == 2 and "bad.toml" in broken.stderr
+
+
+def test_bundled_tournament_config_runs(tmp_path):
+    """The README's main command's config, shortened: every bot whose toolchain is here
+    plays, the others are skipped with one line each."""
+    import shutil
+
+    done = tourney(str(ROOT / "tournaments" / "bundled.toml"), "-rounds", "1", "-games", "1",
+                   "-db", str(tmp_path / "b.db"), "-pdnout", str(tmp_path / "b.pdn"),
+                   "-each", "tc=1+0.01", "-quiet", cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    expected = {"guti-20", "guti-6", "greedy-py", "random-py"}
+    for name, tools in (("greedy-c", ["gcc", "make"]), ("greedy-js", ["node"]),
+                        ("random-java", ["javac", "java"])):
+        missing = [t for t in tools if shutil.which(t) is None]
+        if missing:
+            assert f"skipping engine {name}: {missing[0]} is not installed" in done.stdout
+        else:
+            expected.add(name)
+    names = {n for row in rows(tmp_path / "b.db", "SELECT white, black FROM games") for n in row}
+    assert names == expected
+    faults = rows(tmp_path / "b.db", "SELECT COUNT(*) FROM games WHERE fault IS NOT NULL")
+    assert faults == [(0,)]
