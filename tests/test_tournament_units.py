@@ -1,0 +1,123 @@
+"""The pure parts of tournaments: schedule order, the store's guarantees, standings counters."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from itertools import islice
+
+import pytest
+
+from referee.engine_config import EngineConfig
+from referee.game_record import GameRecord
+from referee.openings import Opening
+from referee.reasons import Reason
+from referee.scheduler import ScheduleError, pairings, schedule, total_games
+from referee.standings import Standings
+from referee.store import StoreError, TournamentStore
+
+
+def test_round_robin_and_gauntlet_pairings():
+    assert pairings("roundrobin", 4) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    assert pairings("gauntlet", 4) == [(0, 1), (0, 2), (0, 3)]
+    with pytest.raises(ScheduleError, match="at least two"):
+        pairings("roundrobin", 1)
+    with pytest.raises(ScheduleError, match="unknown tournament format"):
+        pairings("swiss", 3)
+
+
+@pytest.mark.parametrize("engines, rounds, games", [(3, 2, 2), (4, 1, 4), (5, 3, 1), (2, 2, 3)])
+def test_schedule_counts_ids_and_colours(engines, rounds, games):
+    jobs = list(schedule("roundrobin", engines, rounds, games))
+    assert len(jobs) == total_games("roundrobin", engines, rounds, games)
+    assert [j.game_id for j in jobs] == list(range(len(jobs)))
+    per_pair = Counter(frozenset((j.white, j.black)) for j in jobs)
+    assert set(per_pair.values()) == {rounds * games}
+    if games % 2 == 0:
+        whites = Counter(j.white for j in jobs)
+        assert len(set(whites.values())) == 1
+
+
+def test_pairs_share_an_opening_with_colours_reversed():
+    openings = [Opening(None, (m,), m) for m in ("13-12", "14-12", "15-12")]
+    jobs = list(schedule("roundrobin", 3, 2, 4, openings))
+    by_pair: dict[int, list] = {}
+    for job in jobs:
+        by_pair.setdefault(job.pair_id, []).append(job)
+    for pair in by_pair.values():
+        a, b = pair
+        assert (a.white, a.black) == (b.black, b.white) and a.opening == b.opening
+    # every encounter sees the same opening in the same slot
+    slot_openings = {(j.round, j.pair_id // 3): j.opening for j in jobs}
+    assert len(set(slot_openings.values())) == 3
+
+
+def test_an_early_stop_after_any_whole_pair_round_is_balanced():
+    """Pairs are interleaved across encounters: after the first pair of every encounter,
+    each encounter has played one pair, none ran ahead."""
+    jobs = list(schedule("roundrobin", 4, 1, 6))
+    encounters = 6
+    first = jobs[: 2 * encounters]
+    assert Counter(frozenset((j.white, j.black)) for j in first) == Counter(
+        {frozenset(p): 2 for p in pairings("roundrobin", 4)}
+    )
+
+
+def test_schedule_is_a_stream():
+    stream = schedule("roundrobin", 50, 100, 2)  # 245,000 games, nothing built up front
+    assert [j.game_id for j in islice(stream, 3)] == [0, 1, 2]
+
+
+def _record(white: str, black: str, result: str = "1-0") -> GameRecord:
+    return GameRecord(game="egara-guti", white=white, black=black, moves=["13-12", "11x13"],
+                      elapsed_ms=[1.0, 2.0], clock_ms=[100.0, 99.0], result=result,
+                      reason=Reason.NO_LEGAL_MOVE, final_fen="x")
+
+
+def test_store_keeps_each_game_once_and_pending_skips_stored(tmp_path):
+    path = str(tmp_path / "t.db")
+    engines = [EngineConfig("a", ["a"]), EngineConfig("b", ["b"])]
+    jobs = list(schedule("roundrobin", 2, 2, 2))
+    with TournamentStore(path) as store:
+        store.create({"x": 1}, "fp", engines, iter(jobs))
+        store.record_game(jobs[1], _record("b", "a"))
+        assert [j.game_id for j in store.pending()] == [0, 2, 3]
+        with pytest.raises(StoreError, match="game 1 not stored"):
+            store.record_game(jobs[1], _record("b", "a", "0-1"))
+    with sqlite3.connect(path) as conn:  # read back by plain SQL, not by the store
+        assert conn.execute("SELECT game_id, result, moves FROM games").fetchall() == [
+            (1, "1-0", "13-12 11x13")
+        ]
+    with TournamentStore(path, create=False) as again:
+        assert again.engine_names() == ["a", "b"] and again.count_scheduled() == 4
+        (_info, record), = list(again.records())
+        assert record.moves == ["13-12", "11x13"] and record.reason is Reason.NO_LEGAL_MOVE
+
+
+def test_store_refuses_other_files(tmp_path):
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(StoreError, match="not a guti tournament database"):
+        TournamentStore(str(other))
+    with pytest.raises(StoreError):
+        TournamentStore(str(tmp_path / "missing.db"), create=False)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StoreError, match="junk.db"):
+        TournamentStore(str(junk))
+
+
+def test_standings_counts_faults_pairs_and_crosstable():
+    table = Standings(["a", "b"])
+    table.add(0, 1, "1-0", "no legal move", None, pair_id=0)  # a wins as white
+    table.add(1, 0, "1/2-1/2", "repetition", None, pair_id=0)  # pair 0: a scores 1.5
+    table.add(0, 1, "0-1", "time forfeit", "w", pair_id=1)  # a loses on time
+    table.add(1, 0, "0-1", "illegal move", "w", pair_id=1)  # b plays illegal: a wins
+    table.add(0, 1, "*", None, None, pair_id=2)  # unfinished: not counted
+    a, b = table.lines
+    assert (a.wins, a.draws, a.losses, a.points) == (2, 1, 1, 2.5)
+    assert (b.wins, b.draws, b.losses) == (1, 1, 2)
+    assert a.faults["time"] == 1 and b.faults["illegal"] == 1 and a.rules == 2
+    assert table.ptnml[(0, 1)] == [0, 0, 1, 1, 0]  # pair scores 1 (WL) and 1.5 (WD)
+    assert table.unfinished == 1 and table.leader().name == "a"
