@@ -304,3 +304,19 @@ def test_bundled_tournament_config_runs(tmp_path):
     assert names == expected
     faults = rows(tmp_path / "b.db", "SELECT COUNT(*) FROM games WHERE fault IS NOT NULL")
     assert faults == [(0,)]
+
+
+def test_terminal_shows_live_progress_with_rate_eta_and_leader(tmp_path):
+    import pexpect
+
+    args = [*bot("rnd", "random_bot.py"), *bot("greedy", "greedy_bot.py"), *reference("ref", 2),
+            "-each", "st=0.03", "-games", "6", "-concurrency", "1", "-quiet"]
+    child = pexpect.spawn(GUTI[0], [*GUTI[1:], "tournament", *args], cwd=str(tmp_path),
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "160"},
+                          encoding="utf-8", timeout=60, dimensions=(40, 160))
+    child.expect(r"games/s")
+    child.expect(r"leader \S+ [\d.]+/\d+")
+    child.expect("Standings")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
