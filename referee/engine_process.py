@@ -31,7 +31,8 @@ Typical use::
     await eng.quit()          # quit, grace, SIGTERM, SIGKILL the group, reap
 
 An engine whose ``UGI_Variant`` combo lacks the game is a start failure; one
-that declares no ``UGI_Variant`` at all is assumed to play the game asked for.
+that declares no ``UGI_Variant`` at all plays Egara-guti only (protocol.md
+5.2), so asking it for any other game is a start failure too.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ from .process_group import (
 )
 from .reasons import Reason
 
+#: The game of an engine that declares no ``UGI_Variant`` (protocol.md 5.2).
+UNDECLARED_GAME = "egara-guti"
 #: Longest accepted line from an engine (bytes, without the newline).
 LINE_LIMIT = 1 << 20
 #: Most output that may wait unread before the engine is called faulty.
@@ -483,6 +486,11 @@ class EngineProcess:
                     self.warnings.append(f"engine {self.name} does not declare option {name!r}")
                 self.send(f"setoption name {name} value {value}")
             variant = self.options.get("ugi_variant")
+            if variant is None and game != UNDECLARED_GAME:
+                raise EngineStartError(
+                    f"engine {self.name} does not play {game} (it declares no UGI_Variant "
+                    f"option, so it plays {UNDECLARED_GAME} only)"
+                )
             if variant is not None:
                 if variant.vars and game not in variant.vars:
                     offered = ", ".join(variant.vars)
