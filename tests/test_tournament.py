@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pdn_reader import read_pdn
+
 ROOT = Path(__file__).resolve().parent.parent
 GUTI = [sys.executable, "-m", "referee.cli"]
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
@@ -55,15 +57,8 @@ def rows(db: Path, sql: str) -> list[tuple]:
 
 
 def pdn_games(path: Path) -> list[dict[str, str]]:
-    """Tag dicts of every game in a PDN file (a small independent reader)."""
-    games: list[dict[str, str]] = []
-    for block in path.read_text().split("[Event ")[1:]:
-        tags = {"Event": block.split('"')[1]}
-        for line in block.splitlines()[1:]:
-            if line.startswith("[") and '"' in line:
-                tags[line[1:].split()[0]] = line.split('"')[1]
-        games.append(tags)
-    return games
+    """Tag dicts of every game in a PDN file, read by the tests' own reader."""
+    return [game.tags for game in read_pdn(path.read_text())]
 
 
 def test_round_robin_three_engines_openings_file_concurrency_two(tmp_path):
