@@ -315,3 +315,22 @@ def test_terminal_shows_live_progress_with_rate_eta_and_leader(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_restart_on_gives_every_game_a_fresh_process_and_none_survives(tmp_path):
+    from tests.test_referee_faults import survivors
+
+    pids = {name: tmp_path / f"{name}.pids" for name in ("forky", "stubborn")}
+
+    def engine(name: str, mode: str, *more: str) -> list[str]:
+        args = shlex.join([str(FAULTY), "--mode", mode, "--pidfile", str(pids[name])])
+        return ["-engine", f"cmd={PY}", f"args={args}", f"name={name}", *more]
+
+    done = tourney(*engine("forky", "fork", "restart=on"), *engine("stubborn", "ignore-quit"),
+                   "-each", "tc=2+0.02", "-games", "4", "-concurrency", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert rows(tmp_path / "guti.db", "SELECT COUNT(*) FROM games WHERE fault IS NULL") == [(4,)]
+    forky_starts = {ln.split()[0] for ln in pids["forky"].read_text().splitlines()}
+    assert len(forky_starts) >= 2 * 4  # an engine and its grandchild for each of 4 games
+    for name, path in pids.items():
+        assert survivors(path) == [], name
