@@ -1,0 +1,189 @@
+"""``guti check`` through the real command: it passes every good engine and names the fault
+of every faulty one.
+
+Each run is a real ``.venv/bin/guti check -- ENGINE`` subprocess. The runs are slow-ish
+(a couple of seconds each, mostly engine start-up and the timed ``go`` items), so all of
+them are started together from a module fixture on a small thread pool and each test
+only looks at its own result.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from engine.rules import RulesError
+from referee import check_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+GUTI = ROOT / ".venv" / "bin" / "guti"
+FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
+BUGGY = str(ROOT / "tests" / "engines" / "buggy_movegen.py")
+RUN_TIMEOUT = 120.0
+
+# mode -> (the item that must fail, a word its FAIL line must contain)
+FAULTS: dict[str, tuple[str, str]] = {
+    "crash": ("egara-guti: go movetime", "exit code 3"),
+    "kill": ("egara-guti: go movetime", "SIGKILL"),
+    "hang": ("egara-guti: go movetime", "nothing within"),
+    "slow": ("egara-guti: go movetime", "bestmove within 200 ms"),
+    "illegal": ("egara-guti: go movetime", "saw illegal move"),
+    "garbage": ("egara-guti: go movetime", "malformed move '@@garbage@@'"),
+    "none": ("egara-guti: go movetime", "saw bestmove none"),
+    "chatter": ("egara-guti: go movetime", "thinking very hard"),
+    "fork-crash": ("egara-guti: go movetime", "exit code 3"),
+    "longline": ("egara-guti: go movetime", "longer than"),
+    "close-stdout": ("egara-guti: go movetime", "closed its output"),
+    "ignore-quit": ("quit", "still running"),
+    "fork": ("quit", "no process of the engine left"),
+    "exit-now": ("handshake", "exit code 0"),
+    "startup-crash": ("handshake", "deliberate start-up crash"),
+    "no-ugiok": ("handshake", "ugiok within 2 s"),
+}
+
+
+def _build_c(out: Path) -> list[str]:
+    """Build bots/c with its own Makefile, in a scratch copy (never touching a binary in use)."""
+    if shutil.which("gcc") is None or shutil.which("make") is None:
+        pytest.skip("gcc/make not installed: cannot build bots/c")
+    for name in ("Makefile", "bot.c"):
+        shutil.copy(ROOT / "bots" / "c" / name, out / name)
+    res = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return [str(out / "bot")]
+
+
+def _build_java(out: Path) -> list[str]:
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("javac/java not installed: cannot build bots/java")
+    sources = sorted(str(p) for p in (ROOT / "bots" / "java").glob("*.java"))
+    res = subprocess.run(["javac", "-d", str(out), *sources], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return ["java", "-cp", str(out), "Bot"]
+
+
+def _good_engines(tmp: Path) -> dict[str, list[str] | str]:
+    """name -> argv, or a reason to skip."""
+    engines: dict[str, list[str] | str] = {
+        "reference": [sys.executable, "-m", "engine"],
+        "python-random": [sys.executable, str(ROOT / "bots/python/random_bot.py")],
+        "python-greedy": [sys.executable, str(ROOT / "bots/python/greedy_bot.py")],
+    }
+    node = shutil.which("node")
+    engines["js"] = [node, str(ROOT / "bots/js/bot.js")] if node else "node is not installed"
+    for name, build in (("c", _build_c), ("java", _build_java)):
+        out = tmp / name
+        out.mkdir()
+        try:
+            engines[name] = build(out)
+        except pytest.skip.Exception as exc:
+            engines[name] = str(exc)
+    return engines
+
+
+def _run(argv: list[str], game: str | None = None) -> subprocess.CompletedProcess[str]:
+    opts = ["--game", game] if game else []
+    return subprocess.run(
+        [str(GUTI), "check", *opts, "--", *argv], capture_output=True, text=True,
+        timeout=RUN_TIMEOUT, cwd=ROOT,
+    )
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Future | str]:
+    tmp = tmp_path_factory.mktemp("check")
+    pool = ThreadPoolExecutor(max_workers=4)
+    futures: dict[str, Future | str] = {}
+    # The slowest runs (those that wait for a timeout) first, so they overlap the rest.
+    for mode in ("hang", "chatter", "no-ugiok", *FAULTS, "good"):
+        if f"faulty-{mode}" not in futures:
+            futures[f"faulty-{mode}"] = pool.submit(
+                _run, [sys.executable, FAULTY, "--mode", mode, "--seed", "1"], "egara-guti")
+    futures["buggy"] = pool.submit(_run, [sys.executable, BUGGY], "egara-guti")
+    for name, argv in _good_engines(tmp).items():
+        futures[name] = argv if isinstance(argv, str) else pool.submit(_run, argv)
+    yield futures
+    pool.shutdown(wait=True)
+
+
+def _result(runs, name: str) -> tuple[int, list[str]]:
+    fut = runs[name]
+    if isinstance(fut, str):
+        pytest.skip(fut)
+    res = fut.result(timeout=RUN_TIMEOUT)
+    assert "Traceback" not in res.stdout + res.stderr, res.stdout + res.stderr
+    return res.returncode, res.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    "name", ["reference", "python-random", "python-greedy", "js", "c", "java"]
+)
+def test_check_passes_good_engines(runs, name):
+    code, lines = _result(runs, name)
+    failed = [line for line in lines if line.startswith("FAIL")]
+    assert code == 0 and not failed, "\n".join(lines)
+    # The check really exercised the protocol: a sample of items from every group passed.
+    for item in (
+        "PASS handshake", "PASS isready", "PASS egara-guti: go movetime",
+        "PASS egara-guti: go infinite, isready, stop", "PASS egara-guti: position fen with moves",
+        "PASS egara-guti: query, repetition", "PASS egara-guti: query, fifty plies (by a move)",
+        "PASS egara-guti: bad input, position kept", "PASS pretwa: query, three or fewer",
+        "PASS pretwa: go on a finished game (three or fewer)", "PASS quit",
+    ):
+        assert any(line.startswith(item + " (") for line in lines), (
+            f"{item} missing:\n" + "\n".join(lines))
+    perft = [line for line in lines if "go perft 7, start" in line]
+    assert len(perft) == 2 and all(line.startswith(("PASS", "SKIP")) for line in perft), perft
+    assert lines[-1].startswith("guti check:") and " 0 failed" in lines[-1]
+
+
+@pytest.mark.parametrize("mode", sorted(FAULTS))
+def test_check_names_the_fault(runs, mode):
+    item, word = FAULTS[mode]
+    code, lines = _result(runs, f"faulty-{mode}")
+    assert code == 1, "\n".join(lines)
+    hits = [line for line in lines if line.startswith(f"FAIL {item}:")]
+    assert hits, f"no FAIL {item}:\n" + "\n".join(lines)
+    assert word in hits[0], hits[0]
+    assert "does NOT conform" in lines[-1]
+
+
+def test_the_same_items_pass_without_the_fault(runs):
+    """The faulty engine in mode good passes the items the faults are pinned to, so each
+    FAIL above is caused by its fault (it still fails elsewhere: no query, no real search)."""
+    code, lines = _result(runs, "faulty-good")
+    for item in {item for item, _ in FAULTS.values()}:
+        assert any(line.startswith(f"PASS {item} (") for line in lines), (item, lines)
+    assert code == 1
+
+
+def test_check_finds_a_move_generator_bug(runs):
+    code, lines = _result(runs, "buggy")
+    assert code == 1
+    start = [line for line in lines if "go perft 7, start" in line]
+    assert start and start[0].startswith("FAIL"), lines
+    assert "13-12: engine" in start[0], start[0]
+    assert any(line.startswith("PASS egara-guti: go perft 3, multi-jump") for line in lines)
+
+
+def test_check_without_engine_is_a_usage_error():
+    res = subprocess.run([str(GUTI), "check"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 2 and "no engine command" in res.stderr
+
+
+def test_check_cases_are_verified_by_the_rules():
+    for game in ("egara-guti", "pretwa"):
+        cases = check_cases.cases_for(game)
+        assert cases is not None and cases.game == game
+    broken = check_cases._egara()
+    wrong = check_cases.PositionCase("mislabelled", None, ("14-12",), "repetition")
+    with pytest.raises(RulesError, match="mislabelled"):
+        check_cases._verify(
+            check_cases.GameCases(**{**broken.__dict__, "queries": (wrong,)})
+        )
