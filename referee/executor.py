@@ -58,6 +58,7 @@ class EnginePool:
         self.idle: list[EngineProcess] = []
         self.busy: set[EngineProcess] = set()
         self.starts = 0
+        self.number: dict[EngineProcess, int] = {}  # process -> its start count, for logs
 
     @property
     def name(self) -> str:
@@ -70,9 +71,15 @@ class EnginePool:
             if proc.is_alive:
                 self.busy.add(proc)
                 return proc
+            self.number.pop(proc, None)
             await proc.quit(grace=0.0)
         self.starts += 1
-        proc = await EngineProcess.launch(self.config, self.game, self.handshake_timeout, self.traffic)
+        traffic = self.traffic
+        tagged = getattr(traffic, "hook", None)
+        if tagged is not None:  # concurrent games share one log: "#2 ref" is ref's 2nd process
+            traffic = tagged(f"#{self.starts}")
+        proc = await EngineProcess.launch(self.config, self.game, self.handshake_timeout, traffic)
+        self.number[proc] = self.starts
         self.busy.add(proc)
         return proc
 
@@ -81,6 +88,7 @@ class EnginePool:
         (never trusted again) or ``restart=on``."""
         self.busy.discard(proc)
         if faulty or self.config.restart or not proc.is_alive:
+            self.number.pop(proc, None)
             await proc.quit(grace=0.0 if faulty else 1.0)
         else:
             self.idle.append(proc)
@@ -187,8 +195,6 @@ class Executor:
         moves = opening.moves if opening else ()
         round_ = str(job.round)
         note = getattr(self.traffic, "note", None)
-        if note is not None:
-            note(f"game {job.game_id + 1}: {white.name} (white) vs {black.name} (black)")
         procs: list[EngineProcess] = []
         try:
             for side, pool in (("w", white), ("b", black)):
@@ -201,6 +207,9 @@ class Executor:
                         s.game, white.name, black.name, side, str(exc), start_fen, round_,
                         s.event, s.site, pool.config.limits or s.limits,
                     )
+            if note is not None:
+                note(f"game {job.game_id + 1}: #{white.number.get(procs[0])} {white.name} (white)"
+                     f" vs #{black.number.get(procs[1])} {black.name} (black)")
             record = await play_game(
                 procs[0],
                 procs[1],
