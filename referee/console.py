@@ -1,0 +1,731 @@
+"""``guti console``: talk to one engine by hand, with guti's rules watching.
+
+``guti console [--game G] -- ENGINE_CMD [ARGS...]`` starts the engine, shakes
+hands, shows its id and options, and opens a prompt. A line that does not start
+with ``/`` goes to the engine as it is, so the raw protocol is always at hand;
+``/``-commands (``/help`` lists them) keep a board of their own, check moves and
+``bestmove`` answers with the rules core, diff ``go perft`` against guti's perft,
+play a game against the engine and run the conformance check.
+
+Every line sent and received is printed with a timestamp and its direction
+(``>`` to the engine, ``<`` from it, ``!`` its stderr), received lines coloured
+by kind. Printing happens as lines arrive (a traffic hook of EngineProcess) and
+a reader task consumes them, so engine output shows while the prompt waits.
+
+On a terminal the prompt is prompt_toolkit's (line editing, history kept in
+``$GUTI_HISTORY`` or ``~/.guti_history``, tab completion of commands and legal
+moves); otherwise lines are read from stdin as they come, which is how scripts
+drive it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TextIO
+
+from engine.rules import GAMES, Board, RulesError, divide
+
+from .engine_config import EngineConfig
+from .engine_process import (
+    EngineDisconnected,
+    EngineError,
+    EngineProcess,
+    EngineProtocolError,
+    EngineTimeout,
+)
+from .perft_diff import PerftCollector, diff_perft
+from .ugi_session import Handshake, split_engine_argv, ugi_handshake, variant_setoption
+
+HANDSHAKE_TIMEOUT = 10.0
+READY_TIMEOUT = 10.0
+PERFT_TIMEOUT = 300.0
+DEFAULT_GO = "movetime 1000"
+DEFAULT_PLAY_GO = "movetime 500"
+SCRIPT_WAIT = 60.0
+MOVE_RE = re.compile(r"^\d+(?:[-x]\d+)+$")
+
+COMMANDS: dict[str, str] = {
+    "/new": "/new [GAME]          new game (uginewgame), optionally switching game",
+    "/fen": "/fen FEN             set the position from a FEN",
+    "/move": "/move M...           play moves (checked by the rules first)",
+    "/undo": "/undo                take back the last move",
+    "/board": "/board               draw the board: pieces, FEN, side, clock, legal moves",
+    "/go": f"/go [ARGS]           search (default: go {DEFAULT_GO}); checks the bestmove",
+    "/stop": "/stop                stop the running search",
+    "/play": f"/play [w|b] [ARGS]   you play side w or b (default: side to move) against "
+    f"the engine (go {DEFAULT_PLAY_GO}); '/play end' leaves",
+    "/perft": "/perft N [MOVE...]   engine's go perft vs guti's, after MOVEs (depth N counts "
+    "them): only differences",
+    "/check": "/check               run guti check on a fresh copy of the engine",
+    "/log": "/log [FILE]          copy all traffic to FILE (no FILE: stop)",
+    "/help": "/help                this list",
+    "/quit": "/quit                quit the engine and the console",
+}
+PROTOCOL_WORDS = ["ugi", "isready", "setoption", "uginewgame", "position", "go", "stop",
+                  "query", "d", "quit"]
+GO_WORDS = ["movetime", "depth", "nodes", "infinite", "p1time", "p2time", "p1inc", "p2inc"]
+
+
+def received_style(line: str) -> str:
+    """The colour of an engine line, by kind."""
+    if line.startswith("bestmove"):
+        return "bold green"
+    if line.startswith(("info string error", "info string unknown command")):
+        return "bold red"
+    if line.startswith("info"):
+        return "cyan"
+    if line.startswith("response"):
+        return "magenta"
+    if line.startswith(("id ", "option ", "ugiok", "readyok")):
+        return "yellow"
+    return "default"
+
+
+class Screen:
+    """Where everything is printed: rich for colour, one line at a time, never wrapped."""
+
+    def __init__(self, stream: TextIO, colour: bool) -> None:
+        from rich.console import Console as RichConsole
+
+        self.rich = RichConsole(
+            file=stream, force_terminal=colour, no_color=not colour, highlight=False,
+            soft_wrap=True, emoji=False, markup=False, color_system="standard" if colour else None,
+        )
+        self.log: TextIO | None = None
+
+    def say(self, text: str, style: str = "default") -> None:
+        for line in text.splitlines() or [""]:
+            self.rich.print(line, style=style)
+
+    def traffic(self, when: float, direction: str, line: str) -> None:
+        stamp = datetime.fromtimestamp(when).strftime("%H:%M:%S.%f")[:-3]
+        if direction == "<":
+            style = received_style(line)
+        elif direction == ">":
+            style = "blue"
+        else:
+            style = "dim"
+        self.rich.print(f"{stamp} {direction} {line}", style=style)
+        if self.log is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.log.write(f"{stamp} {direction} {line}\n")
+                self.log.flush()
+
+
+@dataclass
+class Search:
+    """A ``go`` the console sent and is waiting to judge."""
+
+    board: Board
+    sent: float
+    for_play: bool
+
+
+@dataclass
+class Play:
+    """A game of the human against the engine."""
+
+    human: str  # 'w' or 'b'
+    go_args: str
+
+
+def position_command(board: Board) -> str:
+    """The ``position`` line for ``board``: its root (startpos if the game's start) and moves."""
+    root = board.root_fen
+    head = "position startpos" if root == Board(board.game).fen() else f"position fen {root}"
+    moves = " ".join(str(m) for m in board.move_stack)
+    return f"{head} moves {moves}" if moves else head
+
+
+def describe_end(board: Board, human: str | None = None) -> str | None:
+    """``game over: 1-0 (no legal move), White wins`` or None while the game goes on."""
+    outcome = board.outcome()
+    if outcome is None:
+        return None
+    if outcome.winner is None:
+        who = "a draw"
+    else:
+        colour = "White" if outcome.winner == "w" else "Black"
+        who = f"{colour} wins"
+        if human is not None:
+            who += ": you win" if outcome.winner == human else ": the engine wins"
+    return f"game over: {outcome.result} ({outcome.reason}), {who}"
+
+
+class Console:
+    """The state of one console session: the engine, guti's board, and what is pending."""
+
+    def __init__(self, argv: list[str], screen: Screen) -> None:
+        self.argv = argv
+        self.screen = screen
+        self.eng = EngineProcess(EngineConfig(name="engine", argv=argv), traffic=self.on_traffic)
+        self.hs: Handshake | None = None
+        self.game = "egara-guti"
+        self.board = Board(self.game)
+        self.search: Search | None = None
+        self.play: Play | None = None
+        self.alive = False
+        self.waiter: tuple[Callable[[str], bool], asyncio.Future[str]] | None = None
+        self.reader: asyncio.Task[None] | None = None
+        self.play_pending = False  # the engine's bestmove was played, its follow-up not yet
+
+    # -- printing ----------------------------------------------------------------------
+    def on_traffic(self, when: float, direction: str, name: str, line: str) -> None:
+        self.screen.traffic(when, direction, line)
+
+    def say(self, text: str, style: str = "default") -> None:
+        self.screen.say(text, style)
+
+    def error(self, text: str) -> None:
+        self.screen.say(f"error: {text}", "bold red")
+
+    def show_board(self, board: Board | None = None) -> None:
+        b = board or self.board
+        self.say(b.board_string())
+        legal = " ".join(str(m) for m in b.legal_moves)
+        self.say(f"legal: {legal}" if legal else "legal: (none)")
+        end = describe_end(b)
+        if end and self.play is None:  # in a game, play_on announces it
+            self.say(end, "bold")
+
+    # -- start and stop ----------------------------------------------------------------
+    async def start(self, game: str | None) -> bool:
+        """Start the engine and shake hands; False (with a message) if it cannot."""
+        try:
+            await self.eng.start()
+            self.hs = await ugi_handshake(self.eng, HANDSHAKE_TIMEOUT)
+        except EngineError as exc:
+            self.error(f"{exc}")
+            return False
+        hs = self.hs
+        self.alive = True
+        self.say(f"engine: {hs.id_name or '(no id name)'} by {hs.id_author or '(no id author)'};"
+                 f" ugiok in {hs.elapsed * 1000:.0f} ms", "bold")
+        for opt in hs.options.values():
+            extra = f" default {opt.default}" if opt.default is not None else ""
+            if opt.min is not None or opt.max is not None:
+                extra += f" min {opt.min} max {opt.max}"
+            if opt.vars:
+                extra += " var " + " var ".join(opt.vars)
+            self.say(f"  option {opt.name} ({opt.type}){extra}")
+        self.say(f"plays: {', '.join(hs.games())}")
+        chosen = game or hs.default_game()
+        if chosen is None:
+            self.error(f"the engine plays no game guti knows ({', '.join(hs.games())})")
+            return False
+        if chosen not in hs.games():
+            self.error(f"the engine does not play {chosen} (it plays {', '.join(hs.games())})")
+            return False
+        self.reader = asyncio.create_task(self.read_engine())
+        if not await self.select_game(chosen):
+            return False
+        self.say("type /help for the console's commands; other lines go to the engine as they are")
+        return True
+
+    async def stop(self) -> None:
+        if self.reader is not None:
+            self.reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.reader
+        await self.eng.quit(grace=1.0, term_grace=1.0)
+
+    # -- reading the engine --------------------------------------------------------------
+    async def read_engine(self) -> None:
+        """Consume engine lines forever (they were printed as they came) and dispatch them."""
+        while True:
+            try:
+                line = await self.eng.read_line(3600.0)
+            except EngineTimeout:
+                continue
+            except (EngineDisconnected, EngineProtocolError) as exc:
+                self.alive = False
+                self.search = None
+                self.play = None
+                self.error(f"{exc}; /quit to leave")
+                if self.waiter is not None and not self.waiter[1].done():
+                    self.waiter[1].set_exception(EngineDisconnected(str(exc)))
+                if isinstance(exc, EngineProtocolError):
+                    self.eng.kill_now()
+                return
+            self.dispatch(line)
+
+    def dispatch(self, line: str) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter[1].done() and waiter[0](line):
+            waiter[1].set_result(line)
+            return
+        if line.split()[:1] == ["bestmove"] and self.search is not None:
+            self.on_bestmove(line)
+
+    async def wait_for(self, done: Callable[[str], bool], timeout: float, what: str) -> bool:
+        """Wait for a line (seen by the reader) for which ``done`` is true; False on timeout."""
+        fut: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.waiter = (done, fut)
+        try:
+            await asyncio.wait_for(fut, timeout)
+            return True
+        except TimeoutError:
+            self.error(f"no {what} within {timeout:g} s")
+            return False
+        except EngineError:
+            return False
+        finally:
+            self.waiter = None
+
+    async def idle(self, timeout: float) -> None:
+        """Wait until no search (nor a game's engine move) is pending, at most ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while (self.search is not None or self.play_pending) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+
+    async def ready(self) -> bool:
+        self.eng.send("isready")
+        return await self.wait_for(lambda s: s.strip() == "readyok", READY_TIMEOUT, "readyok")
+
+    # -- the board -------------------------------------------------------------------------
+    def send_position(self) -> None:
+        self.eng.send(position_command(self.board))
+
+    async def select_game(self, game: str) -> bool:
+        assert self.hs is not None
+        if game not in self.hs.games():
+            self.error(f"the engine does not play {game} (it plays {', '.join(self.hs.games())})")
+            return False
+        line = variant_setoption(self.hs, game)
+        if line is not None:
+            self.eng.send(line)
+        self.eng.send("uginewgame")
+        if not await self.ready():
+            return False
+        self.game = game
+        self.board = Board(game)
+        self.send_position()
+        self.say(f"game: {game}")
+        return True
+
+    def busy(self) -> bool:
+        if self.search is not None:
+            self.error("a search is running: /stop it first")
+            return True
+        return False
+
+    def need_engine(self) -> bool:
+        if not self.alive:
+            self.error("the engine is not running; /quit to leave")
+            return False
+        return True
+
+    # -- commands --------------------------------------------------------------------------
+    async def command(self, line: str) -> bool:
+        """Handle one input line; False when the console should end."""
+        text = line.strip()
+        if not text:
+            return True
+        if not text.startswith("/"):
+            if self.play is not None and MOVE_RE.match(text):
+                await self.cmd_move([text])
+                return True
+            if self.need_engine():
+                self.eng.send(text)
+            return True
+        name, *args = text.split()
+        handler = {
+            "/new": self.cmd_new, "/fen": self.cmd_fen, "/move": self.cmd_move,
+            "/undo": self.cmd_undo, "/board": self.cmd_board, "/go": self.cmd_go,
+            "/stop": self.cmd_stop, "/play": self.cmd_play, "/perft": self.cmd_perft,
+            "/check": self.cmd_check, "/log": self.cmd_log, "/help": self.cmd_help,
+        }.get(name)
+        if name in ("/quit", "/exit"):
+            return False
+        if handler is None:
+            self.error(f"unknown console command {name} (/help lists them)")
+            return True
+        await handler(args)
+        return True
+
+    async def cmd_help(self, args: list[str]) -> None:
+        self.say("console commands (anything not starting with / goes to the engine):")
+        for text in COMMANDS.values():
+            self.say(f"  {text}")
+
+    async def cmd_board(self, args: list[str]) -> None:
+        self.show_board()
+
+    async def cmd_new(self, args: list[str]) -> None:
+        if self.busy() or not self.need_engine():
+            return
+        game = args[0] if args else self.game
+        if game not in GAMES:
+            self.error(f"unknown game {game!r} (guti knows {', '.join(sorted(GAMES))})")
+            return
+        self.play = None
+        if await self.select_game(game):
+            self.show_board()
+
+    async def cmd_fen(self, args: list[str]) -> None:
+        if self.busy():
+            return
+        fen = " ".join(args)
+        try:
+            board = Board.from_fen(self.game, fen)
+        except RulesError as exc:
+            self.error(f"bad FEN for {self.game}: {exc}")
+            return
+        self.play = None
+        self.board = board
+        if self.alive:
+            self.send_position()
+        self.show_board()
+
+    async def cmd_move(self, args: list[str]) -> None:
+        if self.busy():
+            return
+        if not args:
+            self.error("/move needs at least one move")
+            return
+        trial = self.board.copy()
+        for i, text in enumerate(args, 1):
+            try:
+                trial.push_str(text)
+            except RulesError as exc:
+                self.error(f"move {i} ({text}): {exc}; nothing played")
+                return
+        self.board = trial
+        if self.alive:
+            self.send_position()
+        self.show_board()
+        if self.play is not None:
+            await self.play_on()
+
+    async def cmd_undo(self, args: list[str]) -> None:
+        if self.busy():
+            return
+        if not self.board.move_stack:
+            self.error("no move to take back")
+            return
+        self.board.pop()
+        if self.play is not None and self.board.move_stack and self.board.turn != self.play.human:
+            self.board.pop()  # back to the human's turn
+        if self.alive:
+            self.send_position()
+        self.show_board()
+
+    async def cmd_go(self, args: list[str]) -> None:
+        if self.busy() or not self.need_engine():
+            return
+        if "perft" in args:
+            self.error("use /perft N for go perft (it diffs the answer against guti's)")
+            return
+        self.start_search(" ".join(args) or DEFAULT_GO, for_play=False)
+
+    def start_search(self, go_args: str, for_play: bool) -> None:
+        self.send_position()
+        self.search = Search(self.board.copy(), time.monotonic(), for_play)
+        self.eng.send(f"go {go_args}")
+        if not self.board.legal_moves:
+            self.say("(the game is over here: the engine should answer bestmove none at once)")
+
+    def on_bestmove(self, line: str) -> None:
+        search = self.search
+        assert search is not None
+        self.search = None
+        took = (time.monotonic() - search.sent) * 1000
+        words = line.split()
+        move = words[1] if len(words) > 1 else None
+        legal = [str(m) for m in search.board.legal_moves]
+        if move is None:
+            self.error(f"bestmove without a move after {took:.0f} ms")
+            verdict_ok = False
+        elif move == "none":
+            verdict_ok = not legal
+            if verdict_ok:
+                self.say(f"bestmove none is right: the game is over ({took:.0f} ms)", "green")
+            else:
+                self.error(f"bestmove none, but there are legal moves: {' '.join(legal)}")
+        elif move in legal:
+            verdict_ok = True
+            self.say(f"bestmove {move} is legal ({took:.0f} ms)", "green")
+        else:
+            verdict_ok = False
+            self.error(f"bestmove {move} is NOT legal here (legal: {' '.join(legal) or 'none'})"
+                       f" ({took:.0f} ms)")
+        if search.for_play and self.play is not None:
+            if not verdict_ok or move in (None, "none"):
+                self.say("the engine loses the game by that answer; play ends", "bold red")
+                self.play = None
+                return
+            assert move is not None
+            self.board.push_str(move)
+            self.send_position()
+            self.show_board()
+            self.play_pending = True
+            asyncio.get_running_loop().create_task(self.play_on())
+
+    async def cmd_stop(self, args: list[str]) -> None:
+        if not self.need_engine():
+            return
+        if self.search is None:
+            self.say("(no search running; stop sent anyway)")
+        self.eng.send("stop")
+
+    async def cmd_play(self, args: list[str]) -> None:
+        if args[:1] == ["end"]:
+            self.play = None
+            self.say("play ended")
+            return
+        if self.busy() or not self.need_engine():
+            return
+        human = self.board.turn
+        if args and args[0] in ("w", "b", "white", "black"):
+            human = args[0][0]
+            args = args[1:]
+        self.play = Play(human, " ".join(args) or DEFAULT_PLAY_GO)
+        side = "White" if human == "w" else "Black"
+        self.say(f"you play {side}; type moves (or /move M), '/play end' to stop")
+        await self.play_on()
+
+    async def play_on(self) -> None:
+        """Next step of a game against the engine: announce the end, ask, or let it move."""
+        self.play_pending = False
+        play = self.play
+        if play is None:
+            return
+        end = describe_end(self.board, play.human)
+        if end is not None:
+            self.say(end, "bold")
+            self.play = None
+            return
+        if self.board.turn == play.human:
+            legal = " ".join(str(m) for m in self.board.legal_moves)
+            self.say(f"your move; legal: {legal}")
+        elif self.need_engine() and self.search is None:
+            self.start_search(play.go_args, for_play=True)
+
+    async def cmd_perft(self, args: list[str]) -> None:
+        if self.busy() or not self.need_engine():
+            return
+        if not args or not args[0].isdigit():
+            self.error("usage: /perft N [MOVE...] (N a whole number >= 0)")
+            return
+        depth = int(args[0])
+        path = args[1:]
+        if len(path) > depth or (path and len(path) == depth):
+            self.error(f"/perft {depth} with {len(path)} moves leaves no depth to count")
+            return
+        board = self.board.copy()
+        for i, text in enumerate(path, 1):
+            try:
+                board.push_str(text)
+            except RulesError as exc:
+                self.error(f"move {i} ({text}): {exc}")
+                return
+        left = depth - len(path)
+        self.eng.send(position_command(board))
+        collector = PerftCollector()
+        started = time.monotonic()
+        self.eng.send(f"go perft {left}")
+        ours_task = asyncio.create_task(
+            asyncio.to_thread(lambda: divide(board, left) if left > 0 else [])
+        )
+        ok = await self.wait_for(collector.feed, PERFT_TIMEOUT, "'nodes N' line after go perft")
+        took = time.monotonic() - started
+        ours = await ours_task
+        self.send_position()  # the engine back on the console's board
+        if not ok:
+            return
+        where = f" after {' '.join(path)}" if path else ""
+        diff = diff_perft(left, ours, collector.result)
+        self.say(f"perft {left}{where}: engine answered in {took:.2f} s", "bold")
+        for line in diff.lines():
+            self.say(line, "green" if diff.same else "bold red")
+        if diff.first_suspect is not None:
+            self.say(f"step in: /perft {depth} {' '.join([*path, diff.first_suspect])}")
+
+    async def cmd_check(self, args: list[str]) -> None:
+        from .check import run_check
+
+        self.say(f"guti check on a fresh copy of the engine, {self.game}:", "bold")
+
+        def emit(line: str) -> None:
+            style = {"PASS": "green", "FAIL": "bold red", "SKIP": "yellow"}.get(line[:4], "bold")
+            self.say(line, style)
+
+        await run_check(self.argv, [self.game], emit)
+
+    async def cmd_log(self, args: list[str]) -> None:
+        if self.screen.log is not None:
+            with contextlib.suppress(OSError):
+                self.screen.log.close()
+            self.screen.log = None
+            self.say("log closed")
+        if not args:
+            return
+        path = " ".join(args)
+        try:
+            self.screen.log = open(path, "a", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            self.error(f"cannot open {path}: {exc.strerror}")
+            return
+        self.say(f"logging all traffic to {path}")
+
+    # -- completion -------------------------------------------------------------------------
+    def completions(self, text: str) -> tuple[str, list[str]]:
+        """(the word being completed, candidates) for the input ``text`` so far."""
+        words = text.split()
+        current = "" if text.endswith((" ", "\t")) or not text else words[-1]
+        done = words if current == "" else words[:-1]
+        if not done:
+            if current.startswith("/"):
+                return current, [*COMMANDS, "/exit"]
+            if self.play is not None:
+                return current, [str(m) for m in self.board.legal_moves]
+            return current, PROTOCOL_WORDS
+        head = done[0]
+        if head == "/new":
+            return current, sorted(GAMES) if len(done) == 1 else []
+        if head == "/go":
+            return current, GO_WORDS
+        if head == "/play":
+            return current, ["w", "b", "end", *GO_WORDS]
+        if head in ("/move", "/perft"):
+            moves = done[1:] if head == "/move" else done[2:]
+            if head == "/perft" and len(done) < 2:
+                return current, []
+            board = self.board.copy()
+            try:
+                for m in moves:
+                    board.push_str(m)
+            except RulesError:
+                return current, []
+            return current, [str(m) for m in board.legal_moves]
+        if head == "go":
+            return current, GO_WORDS + ["perft"]
+        if head == "query":
+            return current, ["gameover", "p1turn", "result"]
+        if head == "position":
+            return current, ["startpos", "fen", "moves"]
+        return current, []
+
+
+# -- input -----------------------------------------------------------------------------------
+def history_path() -> str:
+    return os.environ.get("GUTI_HISTORY") or os.path.expanduser("~/.guti_history")
+
+
+def _completer(console: Console):
+    from prompt_toolkit.completion import Completer, Completion
+
+    class MovesAndCommands(Completer):
+        def get_completions(self, document, complete_event) -> Iterable[Completion]:
+            current, candidates = console.completions(document.text_before_cursor)
+            for cand in candidates:
+                if cand.startswith(current):
+                    yield Completion(cand, start_position=-len(current))
+
+    return MovesAndCommands()
+
+
+def prompt_text(console: Console) -> str:
+    if console.play is not None and console.board.turn == console.play.human:
+        return "your move> "
+    return f"{console.game} {console.board.turn}> "
+
+
+async def run_tty(console: Console) -> None:
+    """The interactive loop on a terminal: prompt_toolkit with history and completion."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    try:
+        history = FileHistory(history_path())
+    except OSError:
+        history = None
+    session: PromptSession[str] = PromptSession(
+        history=history, completer=_completer(console), complete_while_typing=False
+    )
+    while True:
+        try:
+            line = await session.prompt_async(lambda: prompt_text(console))
+        except KeyboardInterrupt:
+            if console.search is not None and console.alive:
+                console.eng.send("stop")
+            continue
+        except EOFError:
+            return
+        if not await console.command(line):
+            return
+
+
+async def run_pipe(console: Console) -> None:
+    """The loop when stdin is not a terminal: one line at a time, EOF ends the console."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def pump() -> None:  # a daemon thread, so a blocked read never holds up the exit
+        for raw in sys.stdin:
+            loop.call_soon_threadsafe(queue.put_nowait, raw)
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    while True:
+        line = await queue.get()
+        if line is not None and line.strip() not in ("/stop", "stop", "/quit", "quit"):
+            await console.idle(SCRIPT_WAIT)  # a script's next line waits for the bestmove
+        if line is None or not await console.command(line):
+            return
+
+
+async def run_console(argv: list[str], game: str | None, tty: bool) -> int:
+    if tty:
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        with patch_stdout(raw=True):
+            return await _session(argv, game, Screen(sys.stdout, colour=True), run_tty)
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    return await _session(argv, game, Screen(sys.stdout, colour=colour), run_pipe)
+
+
+async def _session(argv, game, screen: Screen, loop_fn) -> int:
+    console = Console(argv, screen)
+    try:
+        if not await console.start(game):
+            return 1
+        await loop_fn(console)
+        return 0
+    finally:
+        try:
+            await console.stop()
+        except BaseException:
+            console.eng.kill_now()
+            raise
+        if screen.log is not None:
+            screen.log.close()
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(
+        prog="guti console",
+        description="Talk to an engine by hand: raw UGI lines plus /commands (/help).",
+        usage="guti console [--game GAME] -- ENGINE_CMD [ARGS...]",
+    )
+    ap.add_argument("--game", choices=sorted(GAMES), help="game to start with "
+                    "(default: the engine's UGI_Variant default)")
+    opts_argv, cmd = split_engine_argv(argv)
+    opts = ap.parse_args(opts_argv)
+    if not cmd:
+        ap.error("no engine command: give it after '--', e.g. guti console -- python -m engine")
+    tty = sys.stdin.isatty() and sys.stdout.isatty()
+    try:
+        return asyncio.run(run_console(cmd, opts.game, tty))
+    except KeyboardInterrupt:
+        return 130
