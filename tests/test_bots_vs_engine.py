@@ -1,4 +1,5 @@
-"""Every bundled bot plays 20 games under the real ``guti match`` against the reference engine.
+"""Every bundled bot plays 20 games under ``guti match`` against the reference engine,
+and passes ``guti check``.
 
 Why: the bots' own tests drive them one command at a time; this is the
 promise of issue 7 as a user would see it. Each bot (built from source where
@@ -17,6 +18,7 @@ so only a real fault can end a game early.
 
 from __future__ import annotations
 
+import importlib.util
 import shlex
 import shutil
 import subprocess
@@ -111,31 +113,46 @@ def _play(bot: str, argv: list[str], game: str, seed: int, folder: Path) -> Matc
 
 
 @pytest.fixture(scope="module")
-def matches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, MatchRun] | str]:
-    """Each bot's two matches (game -> run), or the reason it cannot run.
+def bot_argvs() -> dict[str, list[str] | str]:
+    """Each bot's command line (built first where needed), or why it cannot run."""
+    argvs: dict[str, list[str] | str] = {}
+    for bot, get_argv in BOTS.items():
+        try:
+            argvs[bot] = get_argv()
+        except pytest.skip.Exception as exc:
+            argvs[bot] = str(exc.msg)
+    return argvs
+
+
+@pytest.fixture(scope="module")
+def matches(
+    bot_argvs: dict[str, list[str] | str], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, dict[str, MatchRun]]:
+    """Each runnable bot's two matches (bot -> game -> run).
 
     All matches are started together so that the whole module costs about as
     long as its slowest bots, not the sum of them.
     """
     folder = tmp_path_factory.mktemp("bots_vs_engine")
-    found: dict[str, dict[str, MatchRun] | str] = {}
-    argvs: dict[str, list[str]] = {}
-    for bot, get_argv in BOTS.items():
-        try:
-            argvs[bot] = get_argv()
-        except pytest.skip.Exception as exc:
-            found[bot] = str(exc.msg)
-    jobs = [(bot, game) for bot in argvs for game in GAMES]
+    jobs = [
+        (bot, game) for bot, argv in bot_argvs.items() if isinstance(argv, list) for game in GAMES
+    ]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         futures = {
-            job: pool.submit(_play, job[0], argvs[job[0]], job[1], seed, folder)
-            for seed, job in enumerate(jobs, 1)
+            (bot, game): pool.submit(_play, bot, bot_argvs[bot], game, seed, folder)
+            for seed, (bot, game) in enumerate(jobs, 1)
         }
+    found: dict[str, dict[str, MatchRun]] = {}
     for (bot, game), future in futures.items():
-        runs = found.setdefault(bot, {})
-        assert isinstance(runs, dict)
-        runs[game] = future.result()
+        found.setdefault(bot, {})[game] = future.result()
     return found
+
+
+def _argv_or_skip(bot_argvs: dict[str, list[str] | str], bot: str) -> list[str]:
+    argv = bot_argvs[bot]
+    if isinstance(argv, str):
+        pytest.skip(argv)
+    return argv
 
 
 def _replay(game: str, record: PdnGame) -> None:
@@ -153,12 +170,13 @@ def _replay(game: str, record: PdnGame) -> None:
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("bot", list(BOTS))
 def test_bot_plays_the_reference_engine_without_a_fault(
-    matches: dict[str, dict[str, MatchRun] | str], bot: str, game: str
+    bot_argvs: dict[str, list[str] | str],
+    matches: dict[str, dict[str, MatchRun]],
+    bot: str,
+    game: str,
 ) -> None:
-    runs = matches[bot]
-    if isinstance(runs, str):
-        pytest.skip(runs)
-    run = runs[game]
+    _argv_or_skip(bot_argvs, bot)
+    run = matches[bot][game]
     assert run.returncode == 0, run.explain()
     lines = run.stdout.strip().splitlines()
     assert len(lines) == GAMES_PER_MATCH + 1, run.stdout
@@ -177,3 +195,18 @@ def test_bot_plays_the_reference_engine_without_a_fault(
         _replay(game, record)
     # The bot played real moves in every game, not only the book.
     assert all(len(r.moves) > 2 for r in records)
+
+
+@pytest.mark.parametrize("bot", list(BOTS))
+def test_bot_passes_guti_check(bot_argvs: dict[str, list[str] | str], bot: str) -> None:
+    """``guti check`` (protocol.md conformance, both games) finds nothing wrong."""
+    argv = _argv_or_skip(bot_argvs, bot)
+    if importlib.util.find_spec("referee.check") is None:
+        pytest.skip("guti check is not available in this build")
+    proc = subprocess.run(
+        [*_guti(), "check", "--", *argv], capture_output=True, text=True, timeout=MATCH_TIMEOUT
+    )
+    lines = proc.stdout.strip().splitlines()
+    failed = [ln for ln in lines if ln.startswith("FAIL")]
+    assert failed == [] and proc.returncode == 0, proc.stdout + proc.stderr
+    assert sum(ln.startswith("PASS ") for ln in lines) >= 20, proc.stdout
