@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -534,12 +535,10 @@ class Console:
         collector = PerftCollector()
         started = time.monotonic()
         self.eng.send(f"go perft {left}")
-        ours_task = asyncio.create_task(
-            asyncio.to_thread(lambda: divide(board, left) if left > 0 else [])
-        )
+        ours_future = in_daemon_thread(lambda: divide(board, left) if left > 0 else [])
         ok = await self.wait_for(collector.feed, PERFT_TIMEOUT, "'nodes N' line after go perft")
         took = time.monotonic() - started
-        ours = await ours_task
+        ours = await ours_future
         self.send_position()  # the engine back on the console's board
         if not ok:
             return
@@ -617,6 +616,55 @@ class Console:
         return current, []
 
 
+def in_daemon_thread(job: Callable[[], list[tuple[str, int]]]) -> asyncio.Future:
+    """Run ``job`` on a daemon thread (a deep perft must not keep an interrupted console
+    from exiting, as an executor thread would); its result as a future."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future = loop.create_future()
+
+    def settle(result: object, error: BaseException | None) -> None:
+        if fut.done():
+            return
+        if error is not None:
+            fut.set_exception(error)
+        else:
+            fut.set_result(result)
+
+    def work() -> None:
+        try:
+            result = job()
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            loop.call_soon_threadsafe(settle, None, exc)
+        else:
+            loop.call_soon_threadsafe(settle, result, None)
+
+    threading.Thread(target=work, daemon=True).start()
+    return fut
+
+
+async def run_command(console: Console, line: str) -> bool:
+    """One command as a task that Ctrl-C (SIGINT, outside the prompt) cancels: the
+    console goes back to its prompt and the engine gets ``stop``."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(console.command(line))
+    try:
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+    except (NotImplementedError, RuntimeError):
+        pass
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise
+        console.say("interrupted")
+        if console.alive:
+            console.eng.send("stop")
+        return True
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+
+
 # -- input -----------------------------------------------------------------------------------
 def history_path() -> str:
     return os.environ.get("GUTI_HISTORY") or os.path.expanduser("~/.guti_history")
@@ -629,8 +677,8 @@ def _completer(console: Console):
         def get_completions(self, document, complete_event) -> Iterable[Completion]:
             current, candidates = console.completions(document.text_before_cursor)
             for cand in candidates:
-                if cand.startswith(current):
-                    yield Completion(cand, start_position=-len(current))
+                if cand.startswith(current):  # a space after, ready for the next word
+                    yield Completion(cand + " ", start_position=-len(current), display=cand)
 
     return MovesAndCommands()
 
@@ -662,7 +710,7 @@ async def run_tty(console: Console) -> None:
             continue
         except EOFError:
             return
-        if not await console.command(line):
+        if not await run_command(console, line):
             return
 
 

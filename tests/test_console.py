@@ -1,0 +1,215 @@
+"""``guti console`` driven in a pseudo-terminal, as a person would use it.
+
+Each test spawns ``.venv/bin/guti console -- ENGINE`` under pexpect (so the real
+prompt_toolkit prompt runs, with its history file and completion) and types at it.
+Expected boards, FENs, legal moves and perft counts are computed with the rules
+core in the test, never copied from the console's own output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from engine.rules import Board, divide
+
+ROOT = Path(__file__).resolve().parent.parent
+GUTI = str(ROOT / ".venv" / "bin" / "guti")
+BUGGY = str(ROOT / "tests" / "engines" / "buggy_movegen.py")
+FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
+TIMEOUT = 30  # generous: the machine is shared
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+sys.path.insert(0, str(ROOT / "tests" / "engines"))
+from buggy_movegen import buggy_game  # noqa: E402
+
+
+def _other_language_bot(tmp: Path) -> list[str]:
+    """The JS bot if node is there, else the C bot built in a scratch copy."""
+    node = shutil.which("node")
+    if node:
+        return [node, str(ROOT / "bots" / "js" / "bot.js")]
+    if shutil.which("gcc") is None or shutil.which("make") is None:
+        pytest.skip("neither node nor gcc/make installed: no non-Python bot to drive")
+    for name in ("Makefile", "bot.c"):
+        shutil.copy(ROOT / "bots" / "c" / name, tmp / name)
+    res = subprocess.run(["make", "-C", str(tmp)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return [str(tmp / "bot")]
+
+
+class Session:
+    """One console in a pty."""
+
+    def __init__(self, engine: list[str], history: Path, *opts: str) -> None:
+        env = dict(os.environ, GUTI_HISTORY=str(history), PROMPT_TOOLKIT_NO_CPR="1",
+                   TERM="xterm")
+        env.pop("NO_COLOR", None)
+        self.child = pexpect.spawn(
+            GUTI, ["console", *opts, "--", *engine], env=env, encoding="utf-8",
+            timeout=TIMEOUT, dimensions=(60, 250), cwd=str(ROOT),
+        )
+        self.seen = ""
+
+    def expect(self, pattern: str | list) -> re.Match | int:
+        idx = self.child.expect(pattern)
+        self.seen += ANSI.sub("", self.child.before + (self.child.after or ""))
+        return idx if isinstance(pattern, list) else self.child.match
+
+    def prompt(self, game: str = "egara-guti") -> None:
+        self.expect(re.escape(game) + r" [wb]>")
+
+    def type(self, line: str) -> None:
+        self.child.send(line + "\r")
+
+    def text_since(self, marker: str) -> str:
+        return self.seen[self.seen.rfind(marker):]
+
+    def quit(self) -> int:
+        self.type("/quit")
+        self.child.expect(pexpect.EOF)
+        self.seen += ANSI.sub("", self.child.before)
+        self.child.close()
+        assert "Traceback" not in self.seen, self.seen
+        return self.child.exitstatus
+
+
+@pytest.fixture(params=["reference", "other-language"])
+def engine(request, tmp_path) -> list[str]:
+    if request.param == "reference":
+        return [sys.executable, "-m", "engine"]
+    return _other_language_bot(tmp_path)
+
+
+def test_move_board_go_and_perft(engine, tmp_path):
+    s = Session(engine, tmp_path / "history")
+    s.expect(r"< id name ([^\r\n]*)")
+    s.expect(r"< ugiok")
+    s.expect(r"engine: [^\r\n]* by ")
+    s.prompt()
+    # Every line is shown with a timestamp and its direction.
+    assert re.search(r"\d\d:\d\d:\d\d\.\d\d\d > ugi", s.seen), s.seen
+    board = Board("egara-guti")
+    for m in ("13-12", "11x13", "16x12"):
+        board.push_str(m)
+    s.type("/move 13-12 11x13 16x12")
+    s.expect(re.escape(f"fen {board.fen()}"))  # the board redrawn...
+    legal = " ".join(str(m) for m in board.legal_moves)
+    s.expect(re.escape(f"legal: {legal}"))  # ...with the legal moves
+    assert "B10" in s.seen and ".11" in s.seen  # pieces and point numbers
+    s.prompt()
+    s.type("/go movetime 300")
+    m = s.expect(r"bestmove (\S+) is legal \((\d+) ms\)")
+    assert m.group(1) in {str(mv) for mv in board.legal_moves}
+    s.prompt()
+    s.type("/perft 5")
+    s.expect(r"no difference: (\d+) moves, (\d+) nodes at depth 5")
+    assert int(s.child.match.group(2)) == sum(c for _, c in divide(board, 5))
+    s.prompt()
+    assert s.quit() == 0
+
+
+def test_perft_diff_shows_the_bug_and_narrows_it(tmp_path):
+    s = Session([sys.executable, BUGGY], tmp_path / "history")
+    s.prompt()
+    good = Board("egara-guti")
+    bad = Board(buggy_game("egara-guti", "20x6"))
+    ours, theirs = dict(divide(good, 5)), dict(divide(bad, 5))
+    wrong = [m for m in ours if ours[m] != theirs.get(m)]
+    assert wrong == ["13-12"]  # the test's own premise, from the rules core
+    s.type("/perft 5")
+    s.expect(r"step in: /perft 5 13-12")
+    report = s.text_since("perft 5:")
+    assert f"13-12: engine {theirs['13-12']}, guti {ours['13-12']}" in report, report
+    assert "14-12:" not in report and "15-12:" not in report, report  # only the difference
+    s.prompt()
+    good.push_str("13-12")
+    bad.push_str("13-12")
+    ours, theirs = dict(divide(good, 4)), dict(divide(bad, 4))
+    (deeper,) = [m for m in ours if ours[m] != theirs.get(m)]
+    s.type("/perft 5 13-12")
+    s.expect(re.escape(f"{deeper}: engine {theirs[deeper]}, guti {ours[deeper]}"))
+    assert "perft 4 after 13-12" in s.seen
+    s.prompt()
+    assert s.quit() == 0
+
+
+def test_play_to_the_end_of_a_game(tmp_path):
+    s = Session([sys.executable, "-m", "engine"], tmp_path / "history")
+    s.prompt()
+    s.type("/fen 4b/3/3/1/3/3/ww3 w 46 30")  # four plies to the fifty-ply rule
+    s.prompt()
+    s.type("/play w movetime 100")
+    mine = 0
+    while True:
+        idx = s.expect([r"your move; legal: ([^\r\n]+)\r\n", r"game over: ([^\r\n]+)\r\n"])
+        if idx == 1:
+            break
+        assert mine < 10, "the game does not end"
+        move = ANSI.sub("", s.child.match.group(1)).split()[0]
+        s.child.expect("your move>")
+        s.type(move)
+        mine += 1
+    assert mine == 2
+    end = ANSI.sub("", s.child.match.group(1))
+    assert end == "1-0 (fifty plies), White wins: you win", end
+    assert "clock 50" in s.seen  # the last board shown: fifty plies without a capture
+    assert s.seen.count("is legal") == 2  # both engine moves checked
+    s.prompt()
+    assert s.quit() == 0
+
+
+def test_history_is_kept_between_runs_and_completion_works(tmp_path):
+    history = tmp_path / "history"
+    s = Session([sys.executable, "-m", "engine"], history)
+    s.prompt()
+    s.type("/fen 4b/3/3/1/3/3/w4 w")
+    s.expect(re.escape("fen 4b/3/3/1/3/3/w4 w 0 1"))
+    s.prompt()
+    assert s.quit() == 0
+    assert "/fen 4b/3/3/1/3/3/w4 w" in history.read_text()
+
+    s = Session([sys.executable, "-m", "engine"], history)
+    s.prompt()
+    s.child.send("\x1b[A")  # up: /quit
+    s.child.send("\x1b[A")  # up: the /fen line of the first run
+    s.expect(re.escape("fen 4b/3/3/1/3/3/w4 w"))  # drawn over "/quit" from its "/" on
+    s.child.send("\r")
+    s.expect(re.escape("fen 4b/3/3/1/3/3/w4 w 0 1"))
+    s.prompt()
+    s.child.send("/mo\t")  # completes the command...
+    s.expect("/move")
+    s.child.send("19-2\t")  # ...and the only legal move from 19 starting so
+    s.expect("0")
+    s.child.send("\r")
+    after = Board("egara-guti", "4b/3/3/1/3/3/w4 w")
+    after.push_str("19-20")
+    s.expect(re.escape(f"fen {after.fen()}"))
+    s.prompt()
+    assert s.quit() == 0
+
+
+def test_engine_exit_is_reported_not_a_traceback(tmp_path):
+    s = Session([sys.executable, FAULTY, "--mode", "crash"], tmp_path / "history")
+    s.prompt()
+    s.type("/go movetime 100")
+    s.expect(r"error: [^\r\n]*exited \(exit code 3\)")
+    s.prompt()
+    s.type("/go")
+    s.expect("the engine is not running")
+    s.prompt()
+    assert s.quit() == 0
+
+
+def test_unstartable_engine_is_one_clear_line(tmp_path):
+    res = subprocess.run([GUTI, "console", "--", str(tmp_path / "no-such-engine")],
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 1
+    assert "cannot start" in res.stdout and "Traceback" not in res.stdout + res.stderr
