@@ -587,7 +587,7 @@ class Checker:
         async def garbage() -> str:
             eng.send("\x01\x7f garbage \u00ff\u00fe " + "x" * 10000)
             eng.send("position")
-            eng.send("go depth")
+            eng.send("query")
             eng.send("setoption")
             await self.ready("after garbage lines")
             return "readyok after garbage"

@@ -213,3 +213,37 @@ def test_unstartable_engine_is_one_clear_line(tmp_path):
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 1
     assert "cannot start" in res.stdout and "Traceback" not in res.stdout + res.stderr
+
+
+def test_script_on_stdin_pretwa_board_check_and_log(tmp_path):
+    """Without a terminal the console reads lines as a script: each waits for the last
+    bestmove; /check runs the conformance check on a fresh copy; /log copies traffic."""
+    log = tmp_path / "traffic.log"
+    script = "\n".join([
+        f"/log {log}",
+        "/new pretwa",
+        "/move 5-1 2x5",
+        "/go depth 2",
+        "query p1turn",
+        "/check",
+        "/log",
+        "/quit",
+    ]) + "\n"
+    res = subprocess.run([GUTI, "console", "--", sys.executable, "-m", "engine"], input=script,
+                         capture_output=True, text=True, timeout=120, cwd=str(ROOT))
+    out = res.stdout
+    assert res.returncode == 0 and "Traceback" not in out + res.stderr, out + res.stderr
+    board = Board("pretwa")
+    board.push_str("5-1")
+    board.push_str("2x5")
+    assert f"fen {board.fen()}" in out
+    assert "B14" in out and ".2" in out  # Pretwa's points drawn with their pieces
+    m = re.search(r"bestmove (\S+) is legal", out)
+    assert m and m.group(1) in {str(mv) for mv in board.legal_moves}, out
+    assert re.search(r"< response true", out)  # raw line to the engine: White to move
+    assert "PASS pretwa: query, three or fewer" in out
+    assert "egara-guti:" not in out.split("guti check on a fresh copy")[1]  # only this game
+    assert re.search(r"guti check: \d+ passed, 0 failed", out), out
+    logged = log.read_text()
+    assert re.search(r"^\d\d:\d\d:\d\d\.\d{3} > go depth 2$", logged, re.M), logged
+    assert re.search(r"^\d\d:\d\d:\d\d\.\d{3} < bestmove ", logged, re.M)
