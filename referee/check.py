@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -94,7 +95,7 @@ def _short(lines: list[str], limit: int = 3) -> str:
 
 def _said(exc: Exception) -> str:
     """An EngineProcess message without the engine's internal name."""
-    return str(exc).replace("engine E ", "the engine ", 1)
+    return re.sub(r"\bengine E\b", "the engine", str(exc), count=1)
 
 
 def _is_error(line: str) -> bool:

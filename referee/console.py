@@ -77,6 +77,11 @@ PROTOCOL_WORDS = ["ugi", "isready", "setoption", "uginewgame", "position", "go",
 GO_WORDS = ["movetime", "depth", "nodes", "infinite", "p1time", "p2time", "p1inc", "p2inc"]
 
 
+def said(exc: Exception) -> str:
+    """An EngineProcess message without the engine's internal name."""
+    return re.sub(r"\bengine E\b", "the engine", str(exc), count=1)
+
+
 def received_style(line: str) -> str:
     """The colour of an engine line, by kind."""
     if line.startswith("bestmove"):
@@ -169,7 +174,7 @@ class Console:
     def __init__(self, argv: list[str], screen: Screen) -> None:
         self.argv = argv
         self.screen = screen
-        self.eng = EngineProcess(EngineConfig(name="engine", argv=argv), traffic=self.on_traffic)
+        self.eng = EngineProcess(EngineConfig(name="E", argv=argv), traffic=self.on_traffic)
         self.hs: Handshake | None = None
         self.game = "egara-guti"
         self.board = Board(self.game)
@@ -206,7 +211,7 @@ class Console:
             await self.eng.start()
             self.hs = await ugi_handshake(self.eng, HANDSHAKE_TIMEOUT)
         except EngineError as exc:
-            self.error(f"{exc}")
+            self.error(said(exc))
             return False
         hs = self.hs
         self.alive = True
@@ -252,7 +257,7 @@ class Console:
                 self.alive = False
                 self.search = None
                 self.play = None
-                self.error(f"{exc}; /quit to leave")
+                self.error(f"{said(exc)}; /quit to leave")
                 if self.waiter is not None and not self.waiter[1].done():
                     self.waiter[1].set_exception(EngineDisconnected(str(exc)))
                 if isinstance(exc, EngineProtocolError):
@@ -727,7 +732,7 @@ async def run_pipe(console: Console) -> None:
     threading.Thread(target=pump, daemon=True).start()
     while True:
         line = await queue.get()
-        if line is not None and line.strip() not in ("/stop", "stop", "/quit", "quit"):
+        if line is not None and line.strip() not in ("/stop", "stop", "quit"):
             await console.idle(SCRIPT_WAIT)  # a script's next line waits for the bestmove
         if line is None or not await console.command(line):
             return
