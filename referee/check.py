@@ -18,7 +18,7 @@ import asyncio
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from engine.rules import GAMES, Board, Move, RulesError, divide
@@ -56,6 +56,8 @@ STOP_LIMIT = 1.0
 QUIT_LIMIT = 2.0
 
 Emit = Callable[[str], None]
+#: An item: does its exchange with the engine, returns the PASS detail or raises.
+Body = Callable[[], Awaitable[str]]
 
 
 @dataclass(frozen=True)
@@ -133,13 +135,13 @@ class Checker:
             f"{counts['SKIP']} skipped: the engine {verdict}"
         )
 
-    async def item(self, name: str, body: Callable[[], object]) -> bool:
+    async def item(self, name: str, body: Body) -> bool:
         """Run one item; True when it passed. Timeouts leave the engine probed for life."""
         if self.gone is not None:
             self.add("SKIP", name, f"engine gone ({self.gone})")
             return False
         try:
-            detail = await body()  # type: ignore[misc]
+            detail = await body()
         except Skip as exc:
             self.add("SKIP", name, str(exc))
             return False
@@ -398,7 +400,7 @@ class Checker:
                            f"bestmove {move} after {ms:.0f} ms")
             return f"bestmove {move} in {ms:.0f} ms of {CLOCK_MS}"
 
-        def go_limited(args: str) -> Callable[[], object]:
+        def go_limited(args: str) -> Body:
             async def body() -> str:
                 eng.send(search.command())
                 move, ms, _ = await self.bestmove(f"go {args}", SLOW)
@@ -463,7 +465,7 @@ class Checker:
         await self.check_perft(c)
         await self.check_bad_input(c)
 
-    def position_body(self, g: str, case: PositionCase) -> Callable[[], object]:
+    def position_body(self, g: str, case: PositionCase) -> Body:
         async def body() -> str:
             assert self.eng is not None
             self.eng.send(case.command())
@@ -475,7 +477,7 @@ class Checker:
             return f"bestmove {move}"
         return body
 
-    def query_body(self, g: str, case: PositionCase) -> Callable[[], object]:
+    def query_body(self, g: str, case: PositionCase) -> Body:
         async def body() -> str:
             assert self.eng is not None
             if self.unanswered is not None:
@@ -544,7 +546,7 @@ class Checker:
                 continue
             await self.item(name, self.perft_body(g, case, depth))
 
-    def perft_body(self, g: str, case: PositionCase, depth: int) -> Callable[[], object]:
+    def perft_body(self, g: str, case: PositionCase, depth: int) -> Body:
         async def body() -> str:
             assert self.eng is not None
             board = case.board(g)
@@ -572,7 +574,7 @@ class Checker:
         malformed = f"{head} moves {' '.join((*keep.moves, bad.malformed_move))}"
         sent_keep: list[bool] = []
 
-        def rejected(line: str, prefix: str = "info string error") -> Callable[[], object]:
+        def rejected(line: str, prefix: str = "info string error") -> Body:
             async def body() -> str:
                 if not sent_keep:
                     eng.send(keep.command())
