@@ -31,9 +31,8 @@ from referee.timecontrol import Limits
 TARGETS = {"random": 0.95, "greedy": 0.80}
 
 
-async def pairing(game: str, bot: str, games: int, st: float, seed: int) -> dict:
+async def pairing(game: str, bot: str, games: int, st: float, openings: list) -> dict:
     limits = Limits(movetime_ms=int(st * 1000))
-    openings = balanced_openings(game, (games + 1) // 2, seed)
     began = time.perf_counter()
     score, records = await play_match(engine_config("engine"), bot_config(bot), game, games,
                                       limits, openings)
@@ -52,12 +51,16 @@ async def pairing(game: str, bot: str, games: int, st: float, seed: int) -> dict
 
 async def run_all(args) -> list[dict]:
     jobs = [(g, b) for g in args.games_only for b in args.bots]
+    # Openings are searched for here, before any game: computed inside a running match
+    # they would block the event loop and charge that time to the engine on move.
+    openings = [balanced_openings(g, (args.games + 1) // 2, args.seed + i)
+                for i, (g, _b) in enumerate(jobs)]
     sem = asyncio.Semaphore(args.jobs)
     results: list[dict] = []
 
     async def one(game: str, bot: str, index: int) -> None:
         async with sem:
-            res = await pairing(game, bot, args.games, args.st, args.seed + index)
+            res = await pairing(game, bot, args.games, args.st, openings[index])
             results.append(res)
             show(res)
 

@@ -34,7 +34,7 @@ from .game_runner import (
     DEFAULT_MOVE_TIMEOUT,
     DEFAULT_STALL_GRACE,
     DEFAULT_SYNC_TIMEOUT,
-    play_game,
+    play_configured_game,
     start_failure_record,
 )
 from .scheduler import ScheduledGame
@@ -210,20 +210,9 @@ class Executor:
             if note is not None:
                 note(f"game {job.game_id + 1}: #{white.number.get(procs[0])} {white.name} (white)"
                      f" vs #{black.number.get(procs[1])} {black.name} (black)")
-            record = await play_game(
-                procs[0],
-                procs[1],
-                s.game,
-                start_fen,
-                moves,
-                white.config.limits or s.limits,
-                black_limits=black.config.limits or s.limits,
-                round=round_,
-                event=s.event,
-                site=s.site,
-                move_timeout=s.move_timeout,
-                sync_timeout=s.handshake_timeout,
-                stall_grace=s.stall_grace,
+            record = await play_configured_game(
+                s, procs[0], procs[1], white.config.limits, black.config.limits, start_fen,
+                moves, round_,
             )
         except BaseException:
             for proc in procs:  # aborted mid-game: these processes are not reusable

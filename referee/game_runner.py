@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Protocol
 
 from engine.rules import Board, RulesError
 
@@ -171,6 +172,47 @@ async def play_game(
         record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
         position += sep + text
         sep = " "
+
+
+class GameSettingsLike(Protocol):
+    """What a match and a tournament both know about how every game is played."""
+
+    game: str
+    limits: Limits
+    handshake_timeout: float
+    move_timeout: float
+    stall_grace: float
+    event: str
+    site: str
+
+
+async def play_configured_game(
+    s: GameSettingsLike,
+    white: EngineProcess,
+    black: EngineProcess,
+    white_limits: Limits | None,
+    black_limits: Limits | None,
+    start_fen: str | None,
+    opening_moves: tuple[str, ...],
+    round_: str,
+) -> GameRecord:
+    """:func:`play_game` with a match's or tournament's settings; an engine's own limits
+    (``-engine tc=...``) win over the shared ones."""
+    return await play_game(
+        white,
+        black,
+        s.game,
+        start_fen,
+        opening_moves,
+        white_limits or s.limits,
+        black_limits=black_limits or s.limits,
+        round=round_,
+        event=s.event,
+        site=s.site,
+        move_timeout=s.move_timeout,
+        sync_timeout=s.handshake_timeout,
+        stall_grace=s.stall_grace,
+    )
 
 
 def _time_control_tag(white: Limits, black: Limits) -> str:

@@ -26,7 +26,7 @@ from .game_runner import (
     DEFAULT_MOVE_TIMEOUT,
     DEFAULT_STALL_GRACE,
     DEFAULT_SYNC_TIMEOUT,
-    play_game,
+    play_configured_game,
     start_failure_record,
 )
 from .openings import Opening
@@ -199,20 +199,8 @@ async def _one_game(
                 s.game, white.name, black.name, side, str(exc), start_fen, round_,
                 s.event, s.site, s.limits,
             )
-    record = await play_game(
-        procs[0],
-        procs[1],
-        s.game,
-        start_fen,
-        moves,
-        white.config.limits or s.limits,
-        black_limits=black.config.limits or s.limits,
-        round=round_,
-        event=s.event,
-        site=s.site,
-        move_timeout=s.move_timeout,
-        sync_timeout=s.handshake_timeout,
-        stall_grace=s.stall_grace,
+    record = await play_configured_game(
+        s, procs[0], procs[1], white.config.limits, black.config.limits, start_fen, moves, round_
     )
     await white.release(record.fault == "w")
     await black.release(record.fault == "b")

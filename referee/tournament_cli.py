@@ -15,10 +15,15 @@ import sys
 from .cliargs import CliError, Kind, OptionSpec, parse_cli, usage
 from .engine_process import EngineStartError
 from .export import export_json, export_pdn
-from .standings import SprtSpec, make_console
+from .standings import make_console
 from .store import StoreError, TournamentStore
 from .tournament import TournamentError, run_tournament, standings_from_store
-from .tournament_config import TOURNAMENT_OPTIONS, settings_from_argv
+from .tournament_config import (
+    SPRT_OPTION,
+    TOURNAMENT_OPTIONS,
+    settings_from_argv,
+    sprt_from_args,
+)
 
 
 def _err(prog: str, text: str) -> int:
@@ -71,10 +76,7 @@ def main_tournament(argv: list[str]) -> int:
 
 
 STANDINGS_OPTIONS = [
-    OptionSpec(
-        "sprt", Kind.TOKENS, keys=frozenset({"elo0", "elo1", "alpha", "beta", "model"}),
-        help="evaluate an SPRT on the stored games",
-    ),
+    SPRT_OPTION,
     OptionSpec("help", Kind.FLAG, help="show this help"),
 ]
 
@@ -93,16 +95,7 @@ def main_standings(argv: list[str]) -> int:
         if args.has("help"):
             print(usage("guti standings DB", STANDINGS_OPTIONS))
             return 0
-        sprt = None
-        spec = args.token_dict("sprt")
-        if spec:
-            try:
-                sprt = SprtSpec(
-                    **{k: float(v) for k, v in spec.items() if k != "model"},
-                    model=spec.get("model", "normalized"),
-                )
-            except ValueError as exc:
-                raise CliError(f"-sprt: {exc}") from None
+        sprt = sprt_from_args(args)
         with TournamentStore(path, create=False) as store:
             settings = store.settings()
             table = standings_from_store(

@@ -49,6 +49,13 @@ from .scheduler import FORMATS, opening_slots, pairings
 from .standings import SprtSpec
 from .stats import SprtState
 
+SPRT_OPTION = OptionSpec(
+    "sprt",
+    Kind.TOKENS,
+    keys=frozenset({"elo0", "elo1", "alpha", "beta", "model"}),
+    help="elo0=0 elo1=10 alpha=0.05 beta=0.05 [model=normalized|logistic]",
+)
+
 TOURNAMENT_OPTIONS: list[OptionSpec] = [
     *MATCH_OPTIONS,
     OptionSpec("config", Kind.VALUE, help="TOML file with the tournament (flags override it)"),
@@ -58,12 +65,7 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
     OptionSpec("db", Kind.VALUE, help="SQLite results database (default guti.db)"),
     OptionSpec("resume", Kind.FLAG, help="continue the tournament stored in -db"),
     OptionSpec("ratinginterval", Kind.VALUE, help="print standings every N games (0: at the end)"),
-    OptionSpec(
-        "sprt",
-        Kind.TOKENS,
-        keys=frozenset({"elo0", "elo1", "alpha", "beta", "model"}),
-        help="elo0=0 elo1=10 alpha=0.05 beta=0.05 [model=normalized|logistic]",
-    ),
+    SPRT_OPTION,
     OptionSpec("quiet", Kind.FLAG, help="no per-game lines"),
 ]
 
@@ -237,7 +239,8 @@ def merge_argv(file_argv: list[str], cli_argv: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- #
 # argv -> settings
 # --------------------------------------------------------------------------- #
-def _sprt(args: ParsedArgs) -> SprtSpec | None:
+def sprt_from_args(args: ParsedArgs) -> SprtSpec | None:
+    """The ``-sprt`` settings, checked (None when not given)."""
     spec = args.token_dict("sprt")
     if not spec:
         return None
@@ -320,7 +323,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         pdn_path=pdn or None,
         log_path=args.token_dict("log").get("file") or None,
         rating_interval=args.int_value("ratinginterval", 0, minimum=0),
-        sprt=_sprt(args),
+        sprt=sprt_from_args(args),
         quiet=args.has("quiet"),
         handshake_timeout=args.float_value("handshake-timeout", 10.0),
         move_timeout=args.float_value("move-timeout", 60.0),

@@ -101,6 +101,6 @@ def test_engine_still_correct_after_the_fuzzing(live):
     live.ask("position startpos")
     live.send("go perft 5")
     _, lines = live.read_until("nodes ", timeout=30)
-    assert int(lines[-1].split()[1]) == load_perft_tables()["egara-guti"][5]
+    assert int(lines[-1].split()[1]) == load_perft_tables()["egara-guti"][5], lines
     live.send("go depth 2")
     assert live.read_until("bestmove")[1][-1].split()[1] in {"13-12", "14-12", "15-12"}

@@ -229,6 +229,10 @@ def test_existing_database_needs_resume_and_a_different_one_is_refused(tmp_path)
     assert again.returncode == 2 and "add -resume" in again.stderr
     other = tourney(*base[:-1], "4", "-resume", cwd=tmp_path)
     assert other.returncode == 2 and "different tournament" in other.stderr
+    table = guti("standings", "guti.db", "-sprt", "elo0=0", "elo1=10", cwd=tmp_path)
+    assert table.returncode == 0 and "SPRT a vs b (elo0=0 elo1=10" in table.stdout
+    bad = guti("standings", "guti.db", "-sprt", "elo0=x", cwd=tmp_path)
+    assert bad.returncode == 2 and "elo0=x" in bad.stderr
 
 
 def test_sprt_stops_when_a_bound_is_crossed(tmp_path):
