@@ -6,12 +6,8 @@ jobs from ``next_job()`` and hands each finished game to ``on_result(job,
 record)``. A remote or multi-machine executor only has to honour the same
 three calls.
 
-Engine processes: one :class:`EnginePool` per engine. A game *takes* a
-process from its engine's pool (starting one if none is idle) and gives it
-back afterwards, so a process is owned by exactly one game at a time; a
-round-robin at concurrency 2 may run two processes of the same engine. A
-process that was at fault (crash, stall, protocol error, ...) is quit and
-never reused; with ``restart=on`` every process is quit after its game.
+Engine processes come from one :class:`~referee.engine_pool.EnginePool` per
+engine, so a process is owned by exactly one game at a time.
 
 Stopping: ``stop`` (an :class:`asyncio.Event`) means "start no new game";
 running games finish (every wait in a game is bounded by its time control,
@@ -28,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .engine_config import EngineConfig
+from .engine_pool import EnginePool
 from .engine_process import EngineProcess, EngineStartError, TrafficHook
 from .game_record import GameRecord
 from .game_runner import (
@@ -39,75 +36,6 @@ from .game_runner import (
 )
 from .scheduler import ScheduledGame
 from .timecontrol import Limits
-
-
-class EnginePool:
-    """Idle, handshaken processes of one engine; started on demand."""
-
-    def __init__(
-        self,
-        config: EngineConfig,
-        game: str,
-        handshake_timeout: float = DEFAULT_SYNC_TIMEOUT,
-        traffic: TrafficHook | None = None,
-    ) -> None:
-        self.config = config
-        self.game = game
-        self.handshake_timeout = handshake_timeout
-        self.traffic = traffic
-        self.idle: list[EngineProcess] = []
-        self.busy: set[EngineProcess] = set()
-        self.starts = 0
-        self.number: dict[EngineProcess, int] = {}  # process -> its start count, for logs
-
-    @property
-    def name(self) -> str:
-        return self.config.name
-
-    async def take(self) -> EngineProcess:
-        """A running engine for one game (EngineStartError if none can be started)."""
-        while self.idle:
-            proc = self.idle.pop()
-            if proc.is_alive:
-                self.busy.add(proc)
-                return proc
-            self.number.pop(proc, None)
-            await proc.quit(grace=0.0)
-        self.starts += 1
-        traffic = self.traffic
-        tagged = getattr(traffic, "hook", None)
-        if tagged is not None:  # concurrent games share one log: "#2 ref" is ref's 2nd process
-            traffic = tagged(f"#{self.starts}")
-        proc = await EngineProcess.launch(self.config, self.game, self.handshake_timeout, traffic)
-        self.number[proc] = self.starts
-        self.busy.add(proc)
-        return proc
-
-    async def give_back(self, proc: EngineProcess, faulty: bool) -> None:
-        """After a game: keep the process for the next one, unless it was at fault
-        (never trusted again) or ``restart=on``."""
-        self.busy.discard(proc)
-        if faulty or self.config.restart or not proc.is_alive:
-            self.number.pop(proc, None)
-            await proc.quit(grace=0.0 if faulty else 1.0)
-        else:
-            self.idle.append(proc)
-
-    async def close(self) -> None:
-        """Quit every process politely (idle ones) and kill any still in a game."""
-        procs, self.idle = self.idle, []
-        busy, self.busy = list(self.busy), set()
-        for proc in busy:
-            proc.kill_now()
-        await asyncio.gather(
-            *(p.quit() for p in procs), *(p.quit(grace=0.0, term_grace=0.0) for p in busy),
-            return_exceptions=True,
-        )
-
-    def kill_all(self) -> None:
-        """SIGKILL every process at once (emergency, no waiting)."""
-        for proc in [*self.idle, *self.busy]:
-            proc.kill_now()
 
 
 @dataclass
@@ -132,10 +60,15 @@ class Executor:
         settings: GameSettings,
         concurrency: int,
         traffic: TrafficHook | None = None,
+        tag_processes: bool = True,
     ) -> None:
         self.settings = settings
         self.concurrency = max(1, concurrency)
-        self.pools = [EnginePool(c, settings.game, settings.handshake_timeout, traffic) for c in engines]
+        self.tag_processes = tag_processes
+        self.pools = [
+            EnginePool(c, settings.game, settings.handshake_timeout, traffic, tag_processes)
+            for c in engines
+        ]
         self.traffic = traffic
         self.running: dict[int, ScheduledGame] = {}
 
@@ -146,7 +79,7 @@ class Executor:
         errors = [r for r in results if isinstance(r, BaseException)]
         for pool, res in zip(self.pools, results, strict=True):
             if isinstance(res, EngineProcess):
-                await pool.give_back(res, faulty=False)
+                await pool.give_back(res, faulty=False, played=False)
         if errors:
             await self.close()
             raise errors[0]
@@ -202,14 +135,16 @@ class Executor:
                     procs.append(await pool.take())
                 except EngineStartError as exc:
                     if procs:  # black could not start: white did nothing wrong
-                        await white.give_back(procs.pop(), faulty=False)
+                        await white.give_back(procs.pop(), faulty=False, played=False)
                     return start_failure_record(
                         s.game, white.name, black.name, side, str(exc), start_fen, round_,
                         s.event, s.site, pool.config.limits or s.limits,
                     )
             if note is not None:
-                note(f"game {job.game_id + 1}: #{white.number.get(procs[0])} {white.name} (white)"
-                     f" vs #{black.number.get(procs[1])} {black.name} (black)")
+                w_tag = f"#{white.number.get(procs[0])} " if self.tag_processes else ""
+                b_tag = f"#{black.number.get(procs[1])} " if self.tag_processes else ""
+                note(f"game {job.game_id + 1}: {w_tag}{white.name} (white)"
+                     f" vs {b_tag}{black.name} (black)")
             record = await play_configured_game(
                 s, procs[0], procs[1], white.config.limits, black.config.limits, start_fen,
                 moves, round_,

@@ -1,9 +1,9 @@
 """A match: N games between two engines, colours alternating, engines kept or restarted.
 
-:class:`EngineSlot` owns one engine's process across games (reusable by the
-tournament): it starts the engine on first use, keeps it between games, and
-restarts it when the configuration says ``restart=on`` or after the engine
-was at fault (a stalled or crashed engine is never trusted again).
+A match is played by the tournament's :class:`~referee.executor.Executor` with one
+game at a time, so both share one way of starting, reusing and replacing engine
+processes (:mod:`referee.engine_pool`: kept between games, restarted after a fault
+or with ``restart=on``) and of turning engine faults into lost games.
 
 :func:`run_match` plays the games. Game i (0-based) has the first engine as
 White when i is even; games 2k and 2k+1 share opening k, so each engine plays
@@ -20,63 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .engine_config import EngineConfig
-from .engine_process import EngineProcess, EngineStartError, TrafficHook
+from .engine_process import TrafficHook
+from .executor import Executor, GameSettings
 from .game_record import GameRecord
-from .game_runner import (
-    DEFAULT_MOVE_TIMEOUT,
-    DEFAULT_STALL_GRACE,
-    DEFAULT_SYNC_TIMEOUT,
-    play_configured_game,
-    start_failure_record,
-)
+from .game_runner import DEFAULT_MOVE_TIMEOUT, DEFAULT_STALL_GRACE, DEFAULT_SYNC_TIMEOUT
 from .openings import Opening
 from .pdn import PdnWriter
+from .scheduler import ScheduledGame
 from .timecontrol import Limits
-
-
-class EngineSlot:
-    """One engine across many games: lazily started, restarted when needed."""
-
-    def __init__(
-        self,
-        config: EngineConfig,
-        game: str,
-        handshake_timeout: float = DEFAULT_SYNC_TIMEOUT,
-        traffic: TrafficHook | None = None,
-    ) -> None:
-        self.config = config
-        self.game = game
-        self.handshake_timeout = handshake_timeout
-        self.traffic = traffic
-        self.process: EngineProcess | None = None
-        self.starts = 0
-
-    @property
-    def name(self) -> str:
-        return self.config.name
-
-    async def acquire(self) -> EngineProcess:
-        """A running, handshaken engine (EngineStartError if it cannot be had)."""
-        if self.process is not None and not self.process.is_alive:
-            await self.process.quit(grace=0.0)
-            self.process = None
-        if self.process is None:
-            self.starts += 1
-            self.process = await EngineProcess.launch(
-                self.config, self.game, self.handshake_timeout, self.traffic
-            )
-        return self.process
-
-    async def release(self, faulty: bool) -> None:
-        """After a game: quit the engine if it was at fault or restarts are configured."""
-        if self.process is not None and (faulty or self.config.restart):
-            proc, self.process = self.process, None
-            await proc.quit(grace=0.0 if faulty else 1.0)
-
-    async def close(self) -> None:
-        if self.process is not None:
-            proc, self.process = self.process, None
-            await proc.quit()
 
 
 @dataclass
@@ -145,26 +96,27 @@ async def run_match(
     """Play the match; ``on_game(index, record)`` after each game. Engines are always
     quit (and their process groups reaped) on the way out, also when cancelled."""
     s = settings
-    slots = (
-        EngineSlot(s.first, s.game, s.handshake_timeout, s.traffic),
-        EngineSlot(s.second, s.game, s.handshake_timeout, s.traffic),
+    executor = Executor(
+        [s.first, s.second],
+        GameSettings(
+            game=s.game, limits=s.limits, handshake_timeout=s.handshake_timeout,
+            move_timeout=s.move_timeout, stall_grace=s.stall_grace, event=s.event, site=s.site,
+        ),
+        concurrency=1,
+        traffic=s.traffic,
+        tag_processes=False,
     )
+    fixed = Opening(s.start_fen, (), "fen") if s.start_fen is not None else None
     score = MatchScore(s.first.name, s.second.name)
     writer = PdnWriter(s.pdn_path) if s.pdn_path else None
     try:
-        for slot in slots:  # a start failure before game 1 ends the match
-            await slot.acquire()
+        await executor.check_engines()  # a start failure before game 1 ends the match
         for index in range(s.games):
-            white, black = (slots[0], slots[1]) if index % 2 == 0 else (slots[1], slots[0])
-            opening = s.openings[(index // 2) % len(s.openings)] if s.openings else None
-            start_fen = opening.fen if opening else s.start_fen
-            moves = opening.moves if opening else ()
-            note = getattr(s.traffic, "note", None)
-            if note is not None:
-                note(f"game {index + 1}: {white.name} (white) vs {black.name} (black)")
-            record = await _one_game(s, white, black, start_fen, moves, str(index + 1))
-            if note is not None:
-                note(f"game {index + 1}: {record.result} ({record.reason}) {record.detail}".rstrip())
+            white, black = (0, 1) if index % 2 == 0 else (1, 0)
+            opening = s.openings[(index // 2) % len(s.openings)] if s.openings else fixed
+            record = await executor.play(
+                ScheduledGame(index, index // 2, index + 1, white, black, opening)
+            )
             score.add(record)
             if writer is not None:
                 writer.write(record)
@@ -174,34 +126,8 @@ async def run_match(
             if flush is not None:
                 flush()
     finally:
-        for slot in slots:
-            with contextlib.suppress(Exception):
-                await slot.close()
+        with contextlib.suppress(Exception):
+            await executor.close()
         if writer is not None:
             writer.close()
     return score
-
-
-async def _one_game(
-    s: MatchSettings,
-    white: EngineSlot,
-    black: EngineSlot,
-    start_fen: str | None,
-    moves: tuple[str, ...],
-    round_: str,
-) -> GameRecord:
-    procs: list[EngineProcess] = []
-    for side, slot in (("w", white), ("b", black)):
-        try:
-            procs.append(await slot.acquire())
-        except EngineStartError as exc:
-            return start_failure_record(
-                s.game, white.name, black.name, side, str(exc), start_fen, round_,
-                s.event, s.site, s.limits,
-            )
-    record = await play_configured_game(
-        s, procs[0], procs[1], white.config.limits, black.config.limits, start_fen, moves, round_
-    )
-    await white.release(record.fault == "w")
-    await black.release(record.fault == "b")
-    return record
