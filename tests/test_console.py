@@ -30,6 +30,8 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 sys.path.insert(0, str(ROOT / "tests" / "engines"))
 from buggy_movegen import buggy_game  # noqa: E402
 
+from tests.test_check import _build_c  # noqa: E402
+
 
 def _other_language_bot(tmp: Path) -> list[str]:
     """The JS bot if node is there, else the C bot built in a scratch copy."""
@@ -38,11 +40,7 @@ def _other_language_bot(tmp: Path) -> list[str]:
         return [node, str(ROOT / "bots" / "js" / "bot.js")]
     if shutil.which("gcc") is None or shutil.which("make") is None:
         pytest.skip("neither node nor gcc/make installed: no non-Python bot to drive")
-    for name in ("Makefile", "bot.c"):
-        shutil.copy(ROOT / "bots" / "c" / name, tmp / name)
-    res = subprocess.run(["make", "-C", str(tmp)], capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stdout + res.stderr
-    return [str(tmp / "bot")]
+    return _build_c(tmp)
 
 
 class Session:
