@@ -338,3 +338,45 @@ def test_restart_on_gives_every_game_a_fresh_process_and_none_survives(tmp_path)
     assert len(forky_starts) >= 2 * 4  # an engine and its grandchild for each of 4 games
     for name, path in pids.items():
         assert survivors(path) == [], name
+
+
+def _processes_in(folder: Path) -> list[int]:
+    """Pids of live processes whose working directory is ``folder``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.readlink(entry / "cwd") == str(folder):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_second_ctrl_c_aborts_running_games_stores_none_and_kills_engines(tmp_path):
+    home = tmp_path / "engines"
+    home.mkdir()
+    slow = ["-engine", f"cmd={PY}", "args=-m engine", f"dir={home}", "name=slow"]
+    proc = subprocess.Popen(
+        [*GUTI, "tournament", *slow, *bot("rnd", "random_bot.py"), "-each", "st=1",
+         "-games", "4", "-concurrency", "2"],
+        cwd=tmp_path, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    deadline = time.monotonic() + 30
+    while len(_processes_in(home)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(_processes_in(home)) == 2, "both games should be running"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    began = time.monotonic()
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - began < 5  # aborted, not played to the end
+    assert proc.returncode == 130, err
+    assert rows(tmp_path / "guti.db", "SELECT COUNT(*) FROM games") == [(0,)]
+    assert _processes_in(home) == []
+    again = tourney(*slow, *bot("rnd", "random_bot.py"), "-each", "st=0.05", "-games", "4",
+                    "-resume", cwd=tmp_path)
+    assert again.returncode == 2 and "different tournament" in again.stderr  # st differs
