@@ -188,13 +188,14 @@ def test_ctrl_c_finishes_running_games_stores_nothing_false_and_resumes(tmp_path
 def test_crashing_engine_loses_its_games_and_the_tournament_goes_on(tmp_path):
     done = tourney(*faulty("crashy", "crash", at=2), *bot("rnd", "random_bot.py"),
                 *bot("greedy", "greedy_bot.py"), "-each", "tc=2+0.02", "-games", "4",
-                "-concurrency", "2", cwd=tmp_path)
+                "-concurrency", "2", "-ratinginterval", "4", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert done.stdout.count("Standings") == 3  # after games 4 and 8, and at the end
     games = rows(tmp_path / "guti.db", "SELECT white, black, result, reason, fault FROM games")
     assert len(games) == 12
     crashes = [g for g in games if g[3] == "disconnect"]
     assert crashes and all((g[0] == "crashy") == (g[4] == "w") for g in crashes)
-    line = next(ln for ln in done.stdout.splitlines() if "│ crashy" in ln)
+    line = next(ln for ln in reversed(done.stdout.splitlines()) if "│ crashy" in ln)
     cells = [c.strip() for c in line.strip().strip("│").split("│")]
     assert cells[1] == "crashy" and cells[11] == str(len(crashes))  # its "crash" column
 
