@@ -139,13 +139,15 @@ def _engine_tokens(
 ) -> list[str] | None:
     """One ``[[engine]]`` table as ``-engine`` tokens; None when it is skipped."""
     name = str(entry.get("name") or entry.get("cmd") or where)
-    for tool in entry.get("requires", []) or []:
-        if shutil.which(str(tool)) is None:
+    requires = entry.get("requires") or []
+    for tool in [requires] if isinstance(requires, str) else requires:
+        if shutil.which(_scalar(tool, f"{where}.requires")) is None:
             report(f"skipping engine {name}: {tool} is not installed (not found on PATH)")
             return None
     build = entry.get("build")
     if build:
-        argv = [str(w) for w in build] if isinstance(build, list) else shlex.split(str(build))
+        argv = ([_scalar(w, f"{where}.build") for w in build] if isinstance(build, list)
+                else shlex.split(_scalar(build, f"{where}.build")))
         where_to = os.path.join(base, str(entry["dir"])) if "dir" in entry else base
         try:
             done = subprocess.run(argv, cwd=where_to, capture_output=True, text=True, timeout=300)
@@ -165,7 +167,9 @@ def _engine_tokens(
                 raise CliError(f"{where}.options: expected a table such as {{ Hash = 16 }}")
             tokens += [f"option.{k}={_scalar(v, f'{where}.options.{k}')}" for k, v in value.items()]
         elif key == "args":
-            text = shlex.join(str(w) for w in value) if isinstance(value, list) else str(value)
+            words = value if isinstance(value, list) else None
+            text = (shlex.join(_scalar(w, f"{where}.args") for w in words) if words is not None
+                    else _scalar(value, f"{where}.args"))
             tokens.append(f"args={text}")
         elif key == "cmd":
             cmd = _scalar(value, f"{where}.cmd").replace("{python}", sys.executable)

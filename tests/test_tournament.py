@@ -281,6 +281,13 @@ requires = ["no-such-toolchain-xyz"]
     bad.write_text("games = [1, 2\n")
     broken = guti("tournament", str(bad), cwd=tmp_path)
     assert broken.returncode == 2 and "bad.toml" in broken.stderr
+    typed = tmp_path / "typed.toml"
+    typed.write_text('[[engine]]\ncmd = "x"\nargs = [1, { y = 2 }]\nrequires = "no-such-tool-q"\n')
+    wrong = guti("tournament", str(typed), cwd=tmp_path)
+    assert wrong.returncode == 2 and "engine #1.args: expected a string or number" in wrong.stderr
+    typed.write_text('[[engine]]\ncmd = "x"\nrequires = "no-such-tool-q"\n')
+    skipped = guti("tournament", str(typed), cwd=tmp_path)
+    assert "skipping engine x: no-such-tool-q is not installed" in skipped.stdout
 
 
 def test_bundled_tournament_config_runs(tmp_path):
