@@ -282,7 +282,7 @@ requires = ["no-such-toolchain-xyz"]
     broken = guti("tournament", str(bad), cwd=tmp_path)
     assert broken.returncode == 2 and "bad.toml" in broken.stderr
     typed = tmp_path / "typed.toml"
-    typed.write_text('[[engine]]\ncmd = "x"\nargs = [1, { y = 2 }]\nrequires = "no-such-tool-q"\n')
+    typed.write_text('[[engine]]\ncmd = "x"\nargs = [1, { y = 2 }]\n')
     wrong = guti("tournament", str(typed), cwd=tmp_path)
     assert wrong.returncode == 2 and "engine #1.args: expected a string or number" in wrong.stderr
     typed.write_text('[[engine]]\ncmd = "x"\nrequires = "no-such-tool-q"\n')
