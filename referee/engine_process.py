@@ -44,6 +44,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .engine_config import EngineConfig
 from .process_group import (
@@ -114,6 +115,24 @@ class EngineOption:
 
 
 _OPTION_KEYWORDS = {"name", "type", "default", "min", "max", "var"}
+
+
+def note_handshake_line(line: str, into: Any) -> bool:
+    """Record an ``id name``, ``id author`` or well-formed ``option`` line of the
+    handshake in ``into`` (anything with ``id_name``, ``id_author`` and an ``options``
+    dict keyed by lower-case name); False for any other line, ``ugiok`` included.
+    The referee's handshake and the console's share this one reading."""
+    tokens = line.split()
+    if len(tokens) >= 2 and tokens[0] == "id" and tokens[1] in ("name", "author"):
+        value = line.split(None, 2)[2].strip() if len(tokens) >= 3 else ""
+        setattr(into, f"id_{tokens[1]}", value)
+        return True
+    if tokens[:1] == ["option"]:
+        opt = parse_option_line(line)
+        if opt is not None:
+            into.options[opt.name.lower()] = opt
+            return True
+    return False
 
 
 def parse_option_line(line: str) -> EngineOption | None:
@@ -464,21 +483,9 @@ class EngineProcess:
             self.send("ugi")
             while True:
                 line, _ = await self._read(deadline)
-                tokens = line.split()
-                if not tokens:
-                    continue
-                if tokens[0] == "ugiok":
+                if line.split()[:1] == ["ugiok"]:
                     break
-                if tokens[0] == "id" and len(tokens) >= 2:
-                    value = line.split(None, 2)[2] if len(tokens) >= 3 else ""
-                    if tokens[1] == "name":
-                        self.id_name = value
-                    elif tokens[1] == "author":
-                        self.id_author = value
-                elif tokens[0] == "option":
-                    opt = parse_option_line(line)
-                    if opt is not None:
-                        self.options[opt.name.lower()] = opt
+                note_handshake_line(line, self)
             for name, value in self.config.options.items():
                 if name.lower() == "ugi_variant":
                     continue  # the referee sets the game itself

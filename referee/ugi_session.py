@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from engine.rules import GAMES
 
-from .engine_process import EngineOption, EngineProcess, EngineTimeout, parse_option_line
+from .engine_process import EngineOption, EngineProcess, EngineTimeout, note_handshake_line
 
 
 @dataclass
@@ -73,26 +73,9 @@ async def ugi_handshake(eng: EngineProcess, timeout: float) -> Handshake:
             line = await eng.read_line(remaining)
         except EngineTimeout:
             raise EngineTimeout(f"engine {eng.name}: no ugiok within {timeout:g} s of ugi") from None
-        tokens = line.split()
-        if not tokens:
-            continue
-        if tokens[0] == "ugiok":
+        if line.split()[:1] == ["ugiok"]:
             break
-        if tokens[0] == "id" and len(tokens) >= 2:
-            value = line.split(None, 2)[2].strip() if len(tokens) >= 3 else ""
-            if tokens[1] == "name":
-                result.id_name = value
-            elif tokens[1] == "author":
-                result.id_author = value
-            else:
-                result.other_lines.append(line)
-        elif tokens[0] == "option":
-            opt = parse_option_line(line)
-            if opt is not None:
-                result.options[opt.name.lower()] = opt
-            else:
-                result.other_lines.append(line)
-        else:
+        if line.strip() and not note_handshake_line(line, result):
             result.other_lines.append(line)
     result.elapsed = time.monotonic() - start
     eng.id_name, eng.id_author = result.id_name, result.id_author
