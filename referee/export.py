@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from engine.rules import Board
@@ -26,7 +27,7 @@ from .game_record import GameRecord
 from .pdn import format_game
 from .store import TournamentStore
 
-_CHUNK = 1 << 16
+_CHUNK = 1 << 16  # bytes compared at a time
 
 
 def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
@@ -53,42 +54,47 @@ def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
     }
 
 
-def _write_atomically(path: str, chunks) -> int:
-    tmp = f"{path}.tmp"
-    count = 0
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for text in chunks:
-            fh.write(text)
-            count += 1
+def _write_games(
+    store: TournamentStore,
+    path: str,
+    render: Callable[[int, dict[str, Any], GameRecord], str],
+    head: str = "",
+    tail: str = "",
+) -> int:
+    """Write ``head``, ``render(n, info, record)`` for every stored game in finishing
+    order, then ``tail``, and make it durable (fsync); returns the number of games."""
+    games = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(head)
+        for n, (info, record) in enumerate(store.records()):
+            fh.write(render(n, info, record))
+            games = n + 1
+        fh.write(tail)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    return count
+    return games
+
+
+def _pdn(n: int, _info: dict[str, Any], record: GameRecord) -> str:
+    """One game as PDN, separated from the one before as :class:`PdnWriter` does."""
+    return ("\n" if n else "") + format_game(record)
+
+
+def _json(n: int, info: dict[str, Any], record: GameRecord) -> str:
+    return ("," if n else "") + "\n  " + json.dumps(game_json(info, record))
 
 
 def export_pdn(store: TournamentStore, path: str) -> int:
     """Every stored game as PDN; returns the number of games written."""
-
-    def chunks():
-        for n, (_, record) in enumerate(store.records()):
-            yield ("\n" if n else "") + format_game(record)
-
-    return _write_atomically(path, chunks())
+    games = _write_games(store, f"{path}.tmp", _pdn)
+    os.replace(f"{path}.tmp", path)
+    return games
 
 
 def export_json(store: TournamentStore, path: str) -> int:
     """Every stored game as a JSON list of objects; returns the number of games."""
-    games = 0
-
-    def chunks():
-        nonlocal games
-        yield "["
-        for n, (info, record) in enumerate(store.records()):
-            games += 1
-            yield ("," if n else "") + "\n  " + json.dumps(game_json(info, record))
-        yield "\n]\n"
-
-    _write_atomically(path, chunks())
+    games = _write_games(store, f"{path}.tmp", _json, head="[", tail="\n]\n")
+    os.replace(f"{path}.tmp", path)
     return games
 
 
@@ -109,11 +115,7 @@ def sync_pdn(store: TournamentStore, path: str) -> str | None:
     """Make the PDN file hold exactly the database's games; returns a one-line
     note when an old file had to be kept aside (None otherwise)."""
     tmp = f"{path}.sync"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for n, (_, record) in enumerate(store.records()):
-            fh.write(("\n" if n else "") + format_game(record))
-        fh.flush()
-        os.fsync(fh.fileno())
+    _write_games(store, tmp, _pdn)
     note = None
     if os.path.exists(path) and os.path.getsize(path) and not _is_prefix(path, tmp):
         backup = f"{path}.bak"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import time
@@ -55,11 +56,11 @@ class TournamentError(Exception):
 
 @dataclass
 class Outcome:
-    """How a run ended: games stored in this run, totals, and why it stopped."""
+    """How a run ended: games stored in all, scheduled, the standings, why it stopped."""
 
-    played: int
     finished: int
     total: int
+    standings: Standings
     stopped: str | None = None  # None: every scheduled game is stored
     interrupted: bool = False
 
@@ -108,6 +109,11 @@ def open_tournament(settings: TournamentSettings, say: Callable[[str], None]) ->
         raise
 
 
+def say_plain(console: Console, text: str) -> None:
+    """One line as it is (no rich markup or highlighting: engine names stay literal)."""
+    console.print(text, highlight=False, markup=False)
+
+
 class _Display:
     """Per-game lines, periodic standings and a live progress bar (on a terminal)."""
 
@@ -145,7 +151,7 @@ class _Display:
             self.progress.stop()
 
     def say(self, text: str) -> None:
-        self.console.print(text, highlight=False, markup=False)
+        say_plain(self.console, text)
 
     def game(self, done: int, job: ScheduledGame, record: GameRecord, table: Standings) -> None:
         self.played += 1
@@ -168,7 +174,7 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
     for path in (s.db_path, s.pdn_path, s.log_path):
         if path:  # output folders are created, like cutechess-cli does for -pgnout
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    display_say = lambda text: console.print(text, highlight=False, markup=False)  # noqa: E731
+    display_say = functools.partial(say_plain, console)
     store = open_tournament(s, display_say)
     traffic = TrafficLog(s.log_path) if s.log_path else None
     writer: PdnWriter | None = None
@@ -184,8 +190,11 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
         finished = store.count_finished()
         if finished:
             display_say(f"resuming: {finished}/{total} games already played")
-        if table.sprt_state() is not None and table.sprt_state().decision:  # type: ignore[union-attr]
-            return Outcome(0, finished, total, "SPRT already decided")
+        outcome = Outcome(finished, total, table)
+        decided = table.sprt_state()
+        if decided is not None and decided.decision:
+            outcome.stopped = "SPRT already decided"
+            return outcome
         executor = Executor(
             s.engines,
             GameSettings(
@@ -198,7 +207,6 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
         )
         pending: Iterator[ScheduledGame] = store.pending()
         stop = asyncio.Event()
-        outcome = Outcome(0, finished, total)
         if finished == total:
             return outcome
         await executor.check_engines()
@@ -210,7 +218,6 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
 
             def on_result(job: ScheduledGame, record: GameRecord) -> None:
                 store.record_game(job, record)  # committed before anything else sees it
-                outcome.played += 1
                 outcome.finished += 1
                 if writer is not None:
                     writer.write(record)

@@ -53,14 +53,19 @@ def main_tournament(argv: list[str]) -> int:
         return _err("tournament", str(exc))
     except OSError as exc:
         return _err("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before or after the games, outside the signal handlers
         outcome = None
-    try:
-        with TournamentStore(settings.db_path, create=False) as store:
-            table = standings_from_store(store, store.engine_names(), settings.fmt, settings.sprt)
-            finished, total = store.count_finished(), store.count_scheduled()
-    except StoreError as exc:
-        return _err("tournament", str(exc))
+    if outcome is not None:
+        table, finished, total = outcome.standings, outcome.finished, outcome.total
+    else:
+        try:
+            with TournamentStore(settings.db_path, create=False) as store:
+                table = standings_from_store(
+                    store, store.engine_names(), settings.fmt, settings.sprt
+                )
+                finished, total = store.count_finished(), store.count_scheduled()
+        except StoreError as exc:
+            return _err("tournament", str(exc))
     table.print(console)
     print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
     if outcome is None or outcome.stopped == "interrupted":
