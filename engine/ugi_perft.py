@@ -2,7 +2,7 @@
 
 The rules core's :func:`engine.rules.perft` is the reference, but it cannot be stopped,
 and an engine must stay responsive (``stop``, ``quit``, a new ``position``) even when asked
-for ``go perft 30``. This is the same counting (rules.md: finished positions have no moves,
+for ``go perft 30``. This is the same counting (protocol.md: finished positions have no moves,
 the repetition history and the clock are carried through the tree, leaves are counted
 without being made) with a look at a stop flag every few thousand nodes.
 """

@@ -3,7 +3,7 @@
 :func:`play_game` sends ``uginewgame``, then for every ply ``position
 startpos|fen ... moves ...`` and ``go`` with the clock, reads ``bestmove``,
 checks it with the rules core and decides the end of the game itself by
-``shared/rules.md`` (``Board.outcome()``); the engines' ``query`` answers are
+protocol.md (``Board.outcome()``); the engines' ``query`` answers are
 never asked for. It never raises for anything an engine does: every fault
 becomes a loss for that side with a :class:`~referee.reasons.Reason` and a
 one-line detail. Every wait is bounded:
@@ -35,7 +35,7 @@ from .game_record import GameRecord
 from .reasons import Reason
 from .timecontrol import Clock, Limits, go_arguments
 
-#: A well-formed move string (rules.md notation); anything else after ``bestmove``
+#: A well-formed move string (protocol.md notation); anything else after ``bestmove``
 #: is a protocol error, a well-formed but illegal move an ``illegal move``.
 MOVE_SYNTAX = re.compile(r"[1-9][0-9]*(?:-[1-9][0-9]*|(?:x[1-9][0-9]*)+)")
 

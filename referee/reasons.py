@@ -3,7 +3,7 @@
 Every layer that reports why a game ended (the PDN ``Termination`` tag, the
 tournament database, the terminal summary) uses these exact strings, so a
 reason written by one part can be read back by another without mapping.
-The first four come from the rules (``shared/rules.md``, end rules 1-4,
+The first four come from the rules (protocol.md section 3, end rules 1-4,
 spelled as the rules core's ``Outcome.reason``); the rest are the
 referee's verdicts on a misbehaving engine, which always lose.
 """

@@ -1,14 +1,13 @@
 """The C greedy bot and the Java random bot, driven as real processes over UGI.
 
-Expected perft figures and capture-sequence move sets are read from
-/work/shared/perft.md at test time, so the bots are checked against the
-reference numbers, never against our own output.
+Expected perft figures and capture-sequence move sets come from the reference
+figures in tests/data (read by ``perft_reference``), so the bots are checked
+against the reference numbers, never against our own output.
 """
 
 from __future__ import annotations
 
 import queue
-import re
 import shutil
 import subprocess
 import threading
@@ -18,20 +17,26 @@ from pathlib import Path
 
 import pytest
 
+from tests.perft_reference import (
+    load_capture_positions,
+    load_divides,
+    load_perft_tables,
+    load_start_fens,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
-PERFT_MD = Path("/work/shared/perft.md")
 READ_TIMEOUT = 30.0  # generous: the machine is shared and noisy
 
 # Highest start-position perft depth checked per bot (each stays well under ~2 s).
 MAX_PERFT_DEPTH = {"c": 14, "java": 13}
 
 
-# --------------------------------------------------------------------------- perft.md
+# --------------------------------------------------------------------------- reference figures
 
 
 @dataclass
 class CaptureCase:
-    """A hand-checked position of perft.md: its legal moves and the FEN after each."""
+    """A hand-checked reference position: its legal moves and the FEN after each."""
 
     game: str
     fen: str
@@ -46,51 +51,21 @@ class PerftReference:
     captures: list[CaptureCase]
 
 
-def load_perft_reference(path: Path = PERFT_MD) -> PerftReference:
-    """Parse the reference tables, divides and capture-sequence lists of perft.md."""
-    text = path.read_text(encoding="utf-8")
-    start_fen: dict[str, str] = {}
-    nodes: dict[str, dict[int, int]] = {}
-    divide: dict[str, tuple[int, dict[str, int]]] = {}
-    captures: list[CaptureCase] = []
-    game: str | None = None
-    for line in text.splitlines():
-        m = re.match(r"## (\S+): start position `([^`]+)`", line)
-        if m:
-            game = m.group(1)
-            start_fen[game] = m.group(2)
-            nodes[game] = {}
-            continue
-        if line.startswith("## "):
-            game = None
-            continue
-        m = re.match(r"\|\s*(\d+)\s*\|\s*([\d,]+)\s*\|", line)
-        if m and game:
-            nodes[game][int(m.group(1))] = int(m.group(2).replace(",", ""))
-            continue
-        m = re.match(r"Divide at depth (\d+): (.*)", line)
-        if m and game:
-            pairs = re.findall(r"`(\S+): (\d+)`", m.group(2))
-            divide[game] = (int(m.group(1)), {mv: int(n) for mv, n in pairs})
-            continue
-        m = re.match(r"- (\S+) `([^`]+)`: (.*)", line)
-        if m:
-            case = CaptureCase(m.group(1), m.group(2), {})
-            for mv in re.findall(r"`([^`]+)`", m.group(3)):
-                case.after[mv] = ""
-            captures.append(case)
-            continue
-        m = re.match(r"\s+- after `([^`]+)`: `([^`]+)`", line)
-        if m and captures:
-            captures[-1].after[m.group(1)] = m.group(2)
-    return PerftReference(start_fen, nodes, divide, captures)
+def load_perft_reference() -> PerftReference:
+    """The reference figures (tests/data, through perft_reference) in this file's shape."""
+    return PerftReference(
+        start_fen=load_start_fens(),
+        nodes=load_perft_tables(),
+        divide={g: (depth, moves) for g, (depth, moves, _n) in load_divides().items()},
+        captures=[CaptureCase(g, fen, after) for g, fen, _moves, after in load_capture_positions()],
+    )
 
 
 REF = load_perft_reference()
 
 
 def test_reference_parsed() -> None:
-    """Guard: the parser found what perft.md holds (else other tests would test nothing)."""
+    """Guard: the reference file holds what these tests need (else other tests would test nothing)."""
     assert set(REF.nodes) == {"egara-guti", "pretwa"}
     for game in REF.nodes:
         assert len(REF.nodes[game]) >= 10
@@ -559,7 +534,7 @@ def test_self_play(bot: UgiProcess, bot_argv: list[str], game: str) -> None:
 
 
 def test_greedy_c_takes_most(built_c: list[str]) -> None:
-    """The C bot prefers the capture taking the most pieces (perft.md capture positions)."""
+    """The C bot prefers the capture taking the most pieces (reference capture positions)."""
     p = UgiProcess(built_c)
     try:
         for case in REF.captures:

@@ -1,9 +1,9 @@
 """The Python and JavaScript bots, driven as real processes over UGI pipes.
 
-Why: the bots are independent, from-scratch implementations of rules.md; the
+Why: the bots are independent, from-scratch implementations of protocol.md; the
 only way to trust them as tournament entrants (and as a cross-check of the
 rules core) is to talk to the running executables exactly as the referee does
-and compare their answers with the reference figures in /work/shared/perft.md.
+and compare their answers with the reference figures in tests/data/perft_reference.toml.
 """
 
 from __future__ import annotations

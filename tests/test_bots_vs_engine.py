@@ -13,7 +13,7 @@ The matches run in parallel (a thread pool over subprocesses) and are short:
 the engine plays at ``Level=3`` (depth cap 2), random two-ply openings give
 the games variety, and a 10 s + 0.1 s clock is far above what any bot needs,
 so only a real fault can end a game early. (``guti check`` on every bot is
-in test_check.py; the bots' perft against shared/perft.md in their own tests.)
+in test_check.py; the bots' perft against the reference figures in their own tests.)
 """
 
 from __future__ import annotations

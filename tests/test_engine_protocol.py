@@ -2,8 +2,8 @@
 
 Why: protocol.md is a contract between processes; these tests speak it through the pipes
 of a freshly started ``python -m engine``, exactly as the referee and consoles do.
-Expected figures come from /work/shared/perft.md (via ``perft_reference``) and from
-positions worked out by hand from rules.md (and protocol.md's example sessions).
+Expected figures come from the reference figures in tests/data (via ``perft_reference``) and from
+positions worked out by hand from protocol.md's rules and example sessions.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ end rules (blocking, the 50-ply clock, repetition from the game history), report
 at the right distance, and is reproducible for a given Seed.
 
 Why: these are the search properties a user relies on; each position below is small
-enough to be worked out by hand from rules.md (the reasoning is in the comments), and
+enough to be worked out by hand from protocol.md (the reasoning is in the comments), and
 every line of play the engine claims is replayed with the rules core.
 """
 

@@ -1,4 +1,4 @@
-"""Rules core against shared/perft.md and rules.md: perft, captures, end rules, FEN, bad input."""
+"""Rules core against the reference figures (tests/data) and protocol.md: perft, captures, end rules, FEN, bad input."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@
  * The PRNG is seeded from the `Seed` option, so a given command sequence
  * always produces the same answers.
  *
- * Rules follow /work/shared/rules.md: compulsory capture, maximal multi-jumps
+ * Rules follow protocol.md section 3: compulsory capture, maximal multi-jumps
  * (every distinct landing path is its own move), the four end rules in order
  * (Pretwa "three or fewer", no legal move, 50-ply clock, threefold
  * repetition counted from the `position` base).

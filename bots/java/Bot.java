@@ -14,7 +14,7 @@ import java.util.Random;
  * uniformly random legal move. The randomness comes from the {@code Seed} option, so a given
  * command sequence always produces the same answers.
  *
- * <p>Rules follow /work/shared/rules.md: compulsory capture, maximal multi-jumps (every distinct
+ * <p>Rules follow protocol.md section 3: compulsory capture, maximal multi-jumps (every distinct
  * landing path is its own move), and the four end rules in order (Pretwa "three or fewer", no
  * legal move, 50-ply clock, threefold repetition counted from the {@code position} base).
  */
@@ -318,7 +318,7 @@ public final class Bot {
             return w > b ? R_WHITE : b > w ? R_BLACK : R_DRAW;
         }
 
-        /** End rules 1-4 of rules.md, checked in order. */
+        /** End rules 1-4 of protocol.md, checked in order. */
         int outcome() {
             if (g.threeOrFewer) {
                 int w = count(WHITE);

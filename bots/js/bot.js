@@ -8,7 +8,7 @@
 // `uginewgame`), so a given command sequence always gives the same answers.
 // Seed 0 (the default) seeds from the clock.
 //
-// Rules follow /work/shared/rules.md, written from scratch: compulsory
+// Rules follow protocol.md section 3, written from scratch: compulsory
 // capture, maximal multi-jumps (each distinct landing path is its own move),
 // the four end rules in order (Pretwa "three or fewer", no legal move,
 // 50-ply clock, threefold repetition counted from the `position` base) and

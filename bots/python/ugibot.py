@@ -1,7 +1,7 @@
 """A from-scratch UGI bot core for Egara-guti and Pretwa (standard library only).
 
 Why this exists: the bots are a demonstration that an engine can be written
-against ``rules.md`` and ``protocol.md`` alone. They deliberately do not import
+against ``protocol.md`` alone. They deliberately do not import
 the project's ``engine`` package, so they double as an independent check of
 the rules core (perft figures must agree) and of the referee (which must be
 able to run any executable that speaks UGI).
@@ -34,7 +34,7 @@ ECHO_MAX = 200  # how much of a bad line is echoed back in an error message
 
 
 class FenError(ValueError):
-    """A FEN or move that does not follow rules.md; the message is one line."""
+    """A FEN or move that does not follow protocol.md; the message is one line."""
 
 
 # --------------------------------------------------------------------------
@@ -46,7 +46,7 @@ class Game:
     """One game's board: point count, FEN rows, and the straight lines.
 
     Adjacency and jumps are derived from the lines, so the geometry is stated
-    once, in the same form as rules.md states it.
+    once, in the same form as protocol.md states it.
     """
 
     name: str

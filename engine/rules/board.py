@@ -3,7 +3,7 @@
 ``Board`` adds to the raw move generator (movegen.py) everything that
 depends on the game's past: whose turn it is, the 50-ply clock, the
 repetition history (which starts at the position the board was set up
-from), undo, and the four end rules of rules.md in their order.
+from), undo, and the four end rules of protocol.md in their order.
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ class Board:
         return _win(None if white == black else (0 if white > black else 1), reason)
 
     def outcome(self) -> Outcome | None:
-        """How the game ended in this position, by the end rules in rules.md's order; None if on."""
+        """How the game ended in this position, by the end rules in protocol.md's order; None if on."""
         limit = self.game.few_pieces_limit
         if limit is not None:
             white, black = self._white.bit_count(), self._black.bit_count()

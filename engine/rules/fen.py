@@ -1,4 +1,4 @@
-"""FEN in and out (rules.md): ``CELLS SIDE [CLOCK [MOVE]]``.
+"""FEN in and out (protocol.md): ``CELLS SIDE [CLOCK [MOVE]]``.
 
 CELLS lists the points in numbering order, row by row (``/`` between rows):
 ``w``, ``b``, or a decimal count of empty points (no leading zero, never 0,

@@ -1,6 +1,6 @@
 """The games of the family: geometry, start position and end-rule table.
 
-Follows ``shared/rules.md`` (binding). Adding a cousin (Lau kata kati,
+Follows protocol.md section 3 (the rules as guti referees them). Adding a cousin (Lau kata kati,
 Dash-guti, ...) means adding an entry here.
 """
 

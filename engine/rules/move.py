@@ -1,4 +1,4 @@
-"""Moves and their notation (rules.md): ``17-12`` for a step, ``22x12x2`` for a capture."""
+"""Moves and their notation (protocol.md): ``17-12`` for a step, ``22x12x2`` for a capture."""
 
 from __future__ import annotations
 

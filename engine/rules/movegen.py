@@ -3,7 +3,7 @@
 Works on two masks, ``own`` (side to move) and ``enemy``, with 0-based bit
 indices, and knows nothing of FEN, history or end rules (see board.py).
 
-Legal moves (rules.md): if any jump exists the side must capture, and a
+Legal moves (protocol.md): if any jump exists the side must capture, and a
 capture is a maximal jump sequence of one piece (it must go on while it
 can); otherwise every step is legal. Pieces jumped leave the board at once.
 

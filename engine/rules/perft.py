@@ -1,6 +1,6 @@
 """Perft: count move sequences of a given length, the move generator's test and benchmark.
 
-Counts follow rules.md exactly: a finished position (by any end rule,
+Counts follow protocol.md exactly: a finished position (by any end rule,
 repetition included) has no moves, so the repetition history of the board
 is carried through the tree. Leaves are counted without being made (bulk
 counting at depth 1), the usual perft practice.

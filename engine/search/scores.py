@@ -1,6 +1,6 @@
 """Score scale of the search: centipieces, with forced results above ``MATE_BOUND``.
 
-A finished game (any end rule of rules.md) at ``ply`` plies from the root scores
+A finished game (any end rule of protocol.md) at ``ply`` plies from the root scores
 ``MATE - ply`` for the side that wins there and ``ply - MATE`` for the side that loses, so
 a quicker win is worth more and a later loss less. A draw scores 0. Everything else is an
 evaluation in hundredths of a piece.

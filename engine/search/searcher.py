@@ -1,12 +1,12 @@
 """The search: iterative deepening negamax with alpha-beta, PVS, a transposition table and
-move ordering, with the end rules of rules.md applied exactly at every node.
+move ordering, with the end rules of protocol.md applied exactly at every node.
 
 Positions inside the tree are two int masks from the mover's side (``own``, ``enemy``)
 plus the side to move, the 50-ply clock and the exact position key used for repetition.
 Moves are the child positions themselves (``(own_after, enemy_after)``); move strings are
 only made at the root and for the principal variation.
 
-Per node, in the order of rules.md: Pretwa's three-or-fewer rule, no legal move (loss),
+Per node, in the order of protocol.md: Pretwa's three-or-fewer rule, no legal move (loss),
 the 50-ply clock and the third occurrence (both scored by material: a win, a draw or a
 loss at that distance). Repetition counts start from the game history the board carries
 (see :mod:`.history`) and grow along the search path.
