@@ -1,6 +1,6 @@
 """Shared pieces of the engine benchmarks: engine/bot commands, balanced openings, matches.
 
-Matches are played by the real referee (:func:`referee.match.run_match`) between real
+Matches are played by the real referee (:func:`referee.tournament.match.run_match`) between real
 processes, so everything the referee measures (time from ``go`` written to ``bestmove``
 read, legality, the end rules) is what a tournament would see.
 
@@ -24,11 +24,11 @@ if ROOT not in sys.path:
 
 from engine.rules import Board  # noqa: E402
 from engine.search import Searcher, SearchLimits  # noqa: E402
-from referee.engine_config import EngineConfig  # noqa: E402
-from referee.game_record import GameRecord  # noqa: E402
-from referee.match import MatchScore, MatchSettings, run_match  # noqa: E402
-from referee.openings import Opening  # noqa: E402
-from referee.timecontrol import Limits  # noqa: E402
+from referee.game.openings import Opening  # noqa: E402
+from referee.game.record import GameRecord  # noqa: E402
+from referee.game.timecontrol import Limits  # noqa: E402
+from referee.tournament.match import MatchScore, MatchSettings, run_match  # noqa: E402
+from referee.ugi.engine_config import EngineConfig  # noqa: E402
 
 ENGINE_ARGV = [sys.executable, "-m", "engine"]
 BOTS = {

@@ -26,7 +26,7 @@ from engine_common import (
     play_match,
 )
 
-from referee.timecontrol import Limits
+from referee.game.timecontrol import Limits
 
 TARGETS = {"random": 0.95, "greedy": 0.80}
 

@@ -23,10 +23,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(ROOT)
 
-from referee.engine_config import EngineConfig  # noqa: E402
-from referee.engine_process import EngineProcess, GoResult  # noqa: E402
-from referee.game_runner import play_game  # noqa: E402
-from referee.timecontrol import parse_tc  # noqa: E402
+from referee.game.runner import play_game  # noqa: E402
+from referee.game.timecontrol import parse_tc  # noqa: E402
+from referee.process.engine_process import EngineProcess, GoResult  # noqa: E402
+from referee.ugi.engine_config import EngineConfig  # noqa: E402
 
 FAULTY = os.path.join(ROOT, "tests", "engines", "faulty.py")
 

@@ -2,7 +2,7 @@
 
 Why a separate reader: tests must check what the referee wrote from the file
 itself, not from the referee's own objects, so a bug in the writer shows up.
-It reads only what ``referee/pdn.py`` produces (tag pairs, move numbers,
+It reads only what ``referee/game/pdn.py`` produces (tag pairs, move numbers,
 moves, ``{...}`` comments, a result), and keeps each move with the comments
 that follow it, so per-move clock comments can be checked move by move.
 """

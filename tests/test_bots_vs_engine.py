@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from engine.rules import Board
-from referee.reasons import Reason
+from referee.game.reasons import Reason
 from tests.pdn_reader import PdnGame, read_pdn
 from tests.test_bots_c_java import _build_c, _build_java
 
@@ -42,7 +42,7 @@ WORKERS = 3  # the machine has 2 cores and is shared
 
 def _guti() -> list[str]:
     script = Path(sys.executable).with_name("guti")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "referee.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "referee.cli.main"]
 
 
 def _python_bot(file: str) -> list[str]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from engine.rules import RulesError
-from referee import check_cases
+from referee.tools import check_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 GUTI = ROOT / ".venv" / "bin" / "guti"

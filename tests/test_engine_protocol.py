@@ -87,7 +87,7 @@ def test_declared_games_are_the_rules_core_games():
 
 
 def test_guti_engine_command_runs_the_engine():
-    proc = subprocess.run([sys.executable, "-m", "referee.cli", "engine"], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "referee.cli.main", "engine"], cwd=ROOT,
                           input=b"ugi\nisready\nquit\n", capture_output=True, timeout=30)
     out = proc.stdout.decode().splitlines()
     assert proc.returncode == 0

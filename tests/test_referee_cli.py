@@ -18,7 +18,7 @@ FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
 
 def guti(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "import sys; from referee.match_cli import main; sys.exit(main(sys.argv[1:]))", *args],
+        [sys.executable, "-c", "import sys; from referee.cli.match import main; sys.exit(main(sys.argv[1:]))", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -189,7 +189,7 @@ def test_sigterm_to_the_referee_still_reaps_the_engines(tmp_path):
 
     pids = tmp_path / "pids"
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from referee.match_cli import main; sys.exit(main(sys.argv[1:]))",
+        [sys.executable, "-c", "import sys; from referee.cli.match import main; sys.exit(main(sys.argv[1:]))",
          *engine("A", "--pidfile", str(pids)), *engine("B", "--mode", "hang", "--pidfile", str(pids)),
          "-each", "tc=30+0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from engine.rules import Board
-from referee.engine_config import EngineConfig
-from referee.engine_process import EngineProcess, EngineStartError
-from referee.game_runner import play_game
-from referee.reasons import Reason
-from referee.timecontrol import parse_limits
+from referee.game.reasons import Reason
+from referee.game.runner import play_game
+from referee.game.timecontrol import parse_limits
+from referee.process.engine_process import EngineProcess, EngineStartError
+from referee.ugi.engine_config import EngineConfig
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
 BOUND = 25.0  # seconds: no single scenario may take longer
@@ -296,7 +296,7 @@ def _pids_of(pidfile: Path) -> list[str]:
 
 
 def test_match_restarts_a_faulty_engine_and_honours_restart_on(tmp_path):
-    from referee.match import MatchSettings, run_match
+    from referee.tournament.match import MatchSettings, run_match
 
     good_pids, bad_pids = tmp_path / "good", tmp_path / "bad"
     good = config("Good", "good", good_pids)
@@ -319,7 +319,7 @@ def test_match_restarts_a_faulty_engine_and_honours_restart_on(tmp_path):
 
 
 def test_match_keeps_a_healthy_engine_between_games(tmp_path):
-    from referee.match import MatchSettings, run_match
+    from referee.tournament.match import MatchSettings, run_match
 
     pids = tmp_path / "pids"
     settings = MatchSettings(

@@ -54,7 +54,7 @@ SUMMARY = re.compile(
 
 def guti(*args: str) -> subprocess.CompletedProcess[str]:
     script = Path(sys.executable).with_name("guti")
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "referee.cli"]
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "referee.cli.main"]
     return subprocess.run(
         [*cmd, "match", *args], capture_output=True, text=True, timeout=TIMEOUT, cwd=ROOT
     )

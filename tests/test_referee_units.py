@@ -6,14 +6,12 @@ from __future__ import annotations
 import pytest
 
 from engine.rules import Board
-from referee.cliargs import CliError, Kind, OptionSpec, parse_cli
-from referee.engine_config import EngineConfigError, engine_config_from_tokens
-from referee.engine_process import describe_exit, parse_option_line
-from referee.game_record import GameRecord
-from referee.openings import OpeningsError, load_openings, opening_sequence, random_openings
-from referee.pdn import PdnWriter, format_clock, format_game
-from referee.reasons import Reason
-from referee.timecontrol import (
+from referee.cli.args import CliError, Kind, OptionSpec, parse_cli
+from referee.game.openings import OpeningsError, load_openings, opening_sequence, random_openings
+from referee.game.pdn import PdnWriter, format_clock, format_game
+from referee.game.reasons import Reason
+from referee.game.record import GameRecord
+from referee.game.timecontrol import (
     Clock,
     Limits,
     TimeControlError,
@@ -21,6 +19,8 @@ from referee.timecontrol import (
     parse_limits,
     parse_tc,
 )
+from referee.process.engine_process import describe_exit, parse_option_line
+from referee.ugi.engine_config import EngineConfigError, engine_config_from_tokens
 
 # -- time controls -----------------------------------------------------------------
 

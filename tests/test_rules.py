@@ -164,11 +164,11 @@ def test_properties_of_random_positions(game, seed, plies):
 
 
 def test_perft_cli():
-    out = subprocess.run([sys.executable, "-m", "referee.cli", "perft", "pretwa", "6", "--divide"],
+    out = subprocess.run([sys.executable, "-m", "referee.cli.main", "perft", "pretwa", "6", "--divide"],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     expected_depth, expected, total = load_divides()["pretwa"]
     assert expected_depth == 6
     assert out == [f"{m}: {n}" for m, n in sorted(expected.items())] + [f"nodes {total}"]
-    bad = subprocess.run([sys.executable, "-m", "referee.cli", "perft", "pretwa", "3", "--fen", "1/2/3 w"],
+    bad = subprocess.run([sys.executable, "-m", "referee.cli.main", "perft", "pretwa", "3", "--fen", "1/2/3 w"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

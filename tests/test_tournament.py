@@ -22,7 +22,7 @@ import pytest
 from tests.pdn_reader import read_pdn
 
 ROOT = Path(__file__).resolve().parent.parent
-GUTI = [sys.executable, "-m", "referee.cli"]
+GUTI = [sys.executable, "-m", "referee.cli.main"]
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PY = sys.executable
 

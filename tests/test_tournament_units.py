@@ -8,13 +8,13 @@ from itertools import islice
 
 import pytest
 
-from referee.engine_config import EngineConfig
-from referee.game_record import GameRecord
-from referee.openings import Opening
-from referee.reasons import Reason
-from referee.scheduler import ScheduleError, pairings, schedule, total_games
-from referee.standings import Standings
-from referee.store import StoreError, TournamentStore
+from referee.game.openings import Opening
+from referee.game.reasons import Reason
+from referee.game.record import GameRecord
+from referee.tournament.scheduler import ScheduleError, pairings, schedule, total_games
+from referee.tournament.standings import Standings
+from referee.tournament.store import StoreError, TournamentStore
+from referee.ugi.engine_config import EngineConfig
 
 
 def test_round_robin_and_gauntlet_pairings():

@@ -11,12 +11,12 @@ import sys
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (module, function, one-line help)
-    "tournament": ("referee.tournament_cli", "main_tournament", "run a tournament (round-robin or gauntlet)"),
-    "match": ("referee.match_cli", "main", "play games between two engines"),
-    "standings": ("referee.tournament_cli", "main_standings", "standings of a tournament database"),
-    "export": ("referee.tournament_cli", "main_export", "export a tournament database to PDN or JSON"),
-    "console": ("referee.console", "main", "talk to an engine by hand"),
-    "check": ("referee.check", "main", "check an engine against protocol.md"),
+    "tournament": ("referee.cli.tournament", "main_tournament", "run a tournament (round-robin or gauntlet)"),
+    "match": ("referee.cli.match", "main", "play games between two engines"),
+    "standings": ("referee.cli.tournament", "main_standings", "standings of a tournament database"),
+    "export": ("referee.cli.tournament", "main_export", "export a tournament database to PDN or JSON"),
+    "console": ("referee.tools.console", "main", "talk to an engine by hand"),
+    "check": ("referee.tools.check", "main", "check an engine against protocol.md"),
     "engine": ("engine.ugi_main", "main", "run the reference engine (UGI on stdin/stdout)"),
     "bench": ("engine.bench", "main", "search benchmark of the reference engine"),
     "perft": ("engine.rules.perft_cli", "main", "count move sequences: perft GAME DEPTH [--fen F] [--divide]"),

@@ -37,21 +37,20 @@ import sys
 from collections.abc import Callable
 
 from engine.rules import GAMES, RulesError
-
-from .cliargs import CliError, Kind, OptionSpec, ParsedArgs, parse_cli, usage
-from .engine_config import (
+from referee.cli.args import CliError, Kind, OptionSpec, ParsedArgs, parse_cli, usage
+from referee.game.openings import OpeningsError, load_openings, opening_sequence, random_openings
+from referee.game.record import GameRecord
+from referee.game.runner import start_board
+from referee.process.engine_process import EngineStartError
+from referee.process.traffic_log import TrafficLog
+from referee.tournament.match import MatchScore, MatchSettings, run_match
+from referee.ugi.engine_config import (
     EngineConfig,
     EngineConfigError,
     check_keys,
     engine_config_from_tokens,
     make_names_unique,
 )
-from .engine_process import EngineStartError
-from .game_record import GameRecord
-from .game_runner import start_board
-from .match import MatchScore, MatchSettings, run_match
-from .openings import OpeningsError, load_openings, opening_sequence, random_openings
-from .traffic_log import TrafficLog
 
 #: The options every cutechess-style command here accepts; the tournament
 #: command extends this list (``MATCH_OPTIONS + [...]``).

@@ -5,7 +5,7 @@ startpos|fen ... moves ...`` and ``go`` with the clock, reads ``bestmove``,
 checks it with the rules core and decides the end of the game itself by
 protocol.md (``Board.outcome()``); the engines' ``query`` answers are
 never asked for. It never raises for anything an engine does: every fault
-becomes a loss for that side with a :class:`~referee.reasons.Reason` and a
+becomes a loss for that side with a :class:`~referee.game.reasons.Reason` and a
 one-line detail. Every wait is bounded:
 
 - ``sync_timeout`` for ``uginewgame`` + ``isready``/``readyok``;
@@ -19,7 +19,7 @@ keeps (no rebuilding), so its own overhead is a few tens of microseconds
 plus the rules core's move check (see ``benchmarks/referee_overhead.py``).
 
 The engines stay running; starting, restarting and quitting them is the
-caller's job (see :mod:`referee.match`).
+caller's job (see :mod:`referee.tournament.match`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,10 @@ import time
 from typing import Protocol
 
 from engine.rules import Board, RulesError
-
-from .engine_process import EngineError, EngineProcess, EngineTimeout
-from .game_record import GameRecord
-from .reasons import Reason
-from .timecontrol import Clock, Limits, go_arguments
+from referee.game.reasons import Reason
+from referee.game.record import GameRecord
+from referee.game.timecontrol import Clock, Limits, go_arguments
+from referee.process.engine_process import EngineError, EngineProcess, EngineTimeout
 
 #: A well-formed move string (protocol.md notation); anything else after ``bestmove``
 #: is a protocol error, a well-formed but illegal move an ``illegal move``.

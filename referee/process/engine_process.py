@@ -6,7 +6,7 @@ to the engine log (``EngineConfig.stderr_path``) and to the traffic hook,
 and kept as a short tail for error messages; it is never parsed.
 
 Every wait has a hard bound and ends in one of four exceptions, each
-carrying the :class:`~referee.reasons.Reason` a game runner needs:
+carrying the :class:`~referee.game.reasons.Reason` a game runner needs:
 
 - :class:`EngineStartError` (``start failure``): cannot exec, died or
   misbehaved during the handshake, or declares ``UGI_Variant`` without the
@@ -46,15 +46,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine_config import EngineConfig
-from .process_group import (
+from referee.game.reasons import Reason
+from referee.process.group import (
     enable_subreaper,
     group_members,
     live_members,
     reap_orphans,
     signal_group,
 )
-from .reasons import Reason
+from referee.ugi.engine_config import EngineConfig
 
 #: The game of an engine that declares no ``UGI_Variant`` (protocol.md 5.2).
 UNDECLARED_GAME = "egara-guti"

@@ -6,9 +6,9 @@ cell per pair of engines (the crosstable), pentanomial counts per encounter,
 and the first game of each game pair until its partner arrives. Memory
 depends on the number of engines, not of games, so standings of a
 10,000-game database are computed by streaming it (see
-:meth:`referee.store.TournamentStore.results`).
+:meth:`referee.tournament.store.TournamentStore.results`).
 
-What the numbers mean (the formulas are in :mod:`referee.stats`):
+What the numbers mean (the formulas are in :mod:`referee.tournament.stats`):
 
 - *Elo* per engine is its performance against the field it met, from its
   W/D/L over all its games (cutechess-cli's tournament table does the same),
@@ -35,8 +35,15 @@ from dataclasses import dataclass, field
 from rich.console import Console
 from rich.table import Table
 
-from .reasons import Reason
-from .stats import SprtState, draw_ratio, format_elo, los, pentanomial_elo, score_elo
+from referee.game.reasons import Reason
+from referee.tournament.stats import (
+    SprtState,
+    draw_ratio,
+    format_elo,
+    los,
+    pentanomial_elo,
+    score_elo,
+)
 
 #: Ending column -> the reasons it counts (for the engine at fault).
 FAULT_COLUMNS: dict[str, tuple[Reason, ...]] = {

@@ -12,18 +12,18 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from .cliargs import CliError, Kind, OptionSpec, parse_cli, usage
-from .engine_process import EngineStartError
-from .export import export_json, export_pdn
-from .standings import make_console
-from .store import StoreError, TournamentStore
-from .tournament import TournamentError, run_tournament, standings_from_store
-from .tournament_config import (
+from referee.cli.args import CliError, Kind, OptionSpec, parse_cli, usage
+from referee.config.tournament import (
     SPRT_OPTION,
     TOURNAMENT_OPTIONS,
     settings_from_argv,
     sprt_from_args,
 )
+from referee.process.engine_process import EngineStartError
+from referee.tournament.export import export_json, export_pdn
+from referee.tournament.run import TournamentError, run_tournament, standings_from_store
+from referee.tournament.standings import make_console
+from referee.tournament.store import StoreError, TournamentStore
 
 
 def _err(prog: str, text: str) -> int:

@@ -1,6 +1,6 @@
 """The record of one finished (or aborted) game, as the referee saw it.
 
-A :class:`GameRecord` is what :func:`referee.game_runner.play_game` returns
+A :class:`GameRecord` is what :func:`referee.game.runner.play_game` returns
 and what the PDN writer, the tournament database and the terminal summary
 consume. Everything in it was decided by the referee itself.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .reasons import UNFINISHED_RESULT, Reason
+from referee.game.reasons import UNFINISHED_RESULT, Reason
 
 
 @dataclass

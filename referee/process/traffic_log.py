@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import TextIO
 
-from .engine_process import TrafficHook
+from referee.process.engine_process import TrafficHook
 
 
 class TrafficLog:

@@ -2,7 +2,7 @@
 
 Lines are ``PASS item (detail)``, ``FAIL item: expected ..., saw ...`` or
 ``SKIP item: why``. Every expected answer is computed with guti's rules core
-(positions from :mod:`referee.check_cases`), never written down by hand. The
+(positions from :mod:`referee.tools.check_cases`), never written down by hand. The
 exit status is 0 only when no item failed, so engine authors can run it in CI.
 
 Every wait is bounded. An engine that crashes or stops answering gets a FAIL
@@ -22,19 +22,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from engine.rules import GAMES, Board, Move, RulesError, divide
-
-from .check_cases import GameCases, PositionCase, cases_for
-from .engine_config import EngineConfig
-from .engine_process import (
+from referee.process.engine_process import (
     EngineDisconnected,
     EngineError,
     EngineProcess,
     EngineProtocolError,
     EngineTimeout,
 )
-from .perft_diff import PerftCollector, diff_perft
-from .process_group import live_members
-from .ugi_session import Handshake, split_engine_argv, ugi_handshake
+from referee.process.group import live_members
+from referee.tools.check_cases import GameCases, PositionCase, cases_for
+from referee.tools.perft_diff import PerftCollector, diff_perft
+from referee.ugi.engine_config import EngineConfig
+from referee.ugi.session import Handshake, split_engine_argv, ugi_handshake
 
 #: protocol.md 5.2: ugiok within 2 s of ugi.
 UGIOK_LIMIT = 2.0

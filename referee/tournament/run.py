@@ -37,17 +37,17 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from .executor import Executor, GameSettings
-from .export import sync_pdn
-from .game_record import GameRecord
-from .openings import Opening
-from .pdn import PdnWriter
-from .scheduler import ScheduledGame, schedule
-from .standings import Standings
-from .store import StoreError, TournamentStore
-from .timecontrol import Limits
-from .tournament_config import TournamentSettings
-from .traffic_log import TrafficLog
+from referee.config.tournament import TournamentSettings
+from referee.game.openings import Opening
+from referee.game.pdn import PdnWriter
+from referee.game.record import GameRecord
+from referee.game.timecontrol import Limits
+from referee.process.traffic_log import TrafficLog
+from referee.tournament.executor import Executor, GameSettings
+from referee.tournament.export import sync_pdn
+from referee.tournament.scheduler import ScheduledGame, schedule
+from referee.tournament.standings import Standings
+from referee.tournament.store import StoreError, TournamentStore
 
 
 class TournamentError(Exception):

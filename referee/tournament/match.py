@@ -1,14 +1,14 @@
 """A match: N games between two engines, colours alternating, engines kept or restarted.
 
-A match is played by the tournament's :class:`~referee.executor.Executor` with one
+A match is played by the tournament's :class:`~referee.tournament.executor.Executor` with one
 game at a time, so both share one way of starting, reusing and replacing engine
-processes (:mod:`referee.engine_pool`: kept between games, restarted after a fault
+processes (:mod:`referee.tournament.engine_pool`: kept between games, restarted after a fault
 or with ``restart=on``) and of turning engine faults into lost games.
 
 :func:`run_match` plays the games. Game i (0-based) has the first engine as
 White when i is even; games 2k and 2k+1 share opening k, so each engine plays
 each opening once with each colour. If an engine cannot be started before
-the first game, :class:`~referee.engine_process.EngineStartError` propagates
+the first game, :class:`~referee.process.engine_process.EngineStartError` propagates
 (the CLI makes that exit status 2); later start failures become lost games
 with reason ``start failure``.
 """
@@ -19,15 +19,15 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .engine_config import EngineConfig
-from .engine_process import TrafficHook
-from .executor import Executor, GameSettings
-from .game_record import GameRecord
-from .game_runner import DEFAULT_MOVE_TIMEOUT, DEFAULT_STALL_GRACE, DEFAULT_SYNC_TIMEOUT
-from .openings import Opening
-from .pdn import PdnWriter
-from .scheduler import ScheduledGame
-from .timecontrol import Limits
+from referee.game.openings import Opening
+from referee.game.pdn import PdnWriter
+from referee.game.record import GameRecord
+from referee.game.runner import DEFAULT_MOVE_TIMEOUT, DEFAULT_STALL_GRACE, DEFAULT_SYNC_TIMEOUT
+from referee.game.timecontrol import Limits
+from referee.process.engine_process import TrafficHook
+from referee.tournament.executor import Executor, GameSettings
+from referee.tournament.scheduler import ScheduledGame
+from referee.ugi.engine_config import EngineConfig
 
 
 @dataclass

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .openings import Opening
+from referee.game.openings import Opening
 
 FORMATS = ("roundrobin", "gauntlet")
 

@@ -13,7 +13,7 @@ Tables:
   the tournament consists of, written once when the tournament is created,
   so a resume plays exactly the games that are missing, whatever the seed;
 - ``games(seq, game_id UNIQUE, ...)``: every finished game with all it takes
-  to rebuild its :class:`~referee.game_record.GameRecord` (moves, per-ply
+  to rebuild its :class:`~referee.game.record.GameRecord` (moves, per-ply
   times and clocks, result, reason, detail, start FEN, round, pair).
   ``game_id`` is UNIQUE, so no game can be stored twice; ``seq`` is the
   order games finished in (the PDN file's order).
@@ -33,12 +33,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
-from .engine_config import EngineConfig
-from .game_record import GameRecord
-from .openings import Opening
-from .reasons import Reason
-from .scheduler import ScheduledGame
-from .timecontrol import Limits
+from referee.game.openings import Opening
+from referee.game.reasons import Reason
+from referee.game.record import GameRecord
+from referee.game.timecontrol import Limits
+from referee.tournament.scheduler import ScheduledGame
+from referee.ugi.engine_config import EngineConfig
 
 SCHEMA_VERSION = "1"
 BATCH = 256

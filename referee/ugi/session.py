@@ -1,4 +1,4 @@
-"""Small UGI conversations on top of :class:`~referee.engine_process.EngineProcess`.
+"""Small UGI conversations on top of :class:`~referee.process.engine_process.EngineProcess`.
 
 The match runner's ``handshake`` needs to know the game before it starts; the
 console and the conformance check need to see the engine's options first
@@ -15,8 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.rules import GAMES
-
-from .engine_process import EngineOption, EngineProcess, EngineTimeout, note_handshake_line
+from referee.process.engine_process import (
+    EngineOption,
+    EngineProcess,
+    EngineTimeout,
+    note_handshake_line,
+)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The console's terminal side: coloured timestamped output, and the input loops.
 
-Kept apart from :mod:`referee.console` (the commands and their state) because this
+Kept apart from :mod:`referee.tools.console` (the commands and their state) because this
 is the part that knows about terminals: rich for colour, prompt_toolkit for line
 editing, history and completion on a tty, a plain line pump when stdin is a pipe
 or a file (so scripts can drive the console too).
@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from .console import Console
+    from referee.tools.console import Console
 
 #: How long a script's next line waits for a pending bestmove.
 SCRIPT_WAIT = 60.0

@@ -1,17 +1,17 @@
 """Runs scheduled games: N concurrent workers in one asyncio loop, engines from pools.
 
-The executor knows how to *play* a :class:`~referee.scheduler.ScheduledGame`
+The executor knows how to *play* a :class:`~referee.tournament.scheduler.ScheduledGame`
 and nothing about where the list came from or where results go: it pulls
 jobs from ``next_job()`` and hands each finished game to ``on_result(job,
 record)``. A remote or multi-machine executor only has to honour the same
 three calls.
 
-Engine processes come from one :class:`~referee.engine_pool.EnginePool` per
+Engine processes come from one :class:`~referee.tournament.engine_pool.EnginePool` per
 engine, so a process is owned by exactly one game at a time.
 
 Stopping: ``stop`` (an :class:`asyncio.Event`) means "start no new game";
 running games finish (every wait in a game is bounded by its time control,
-see :mod:`referee.game_runner`) and are reported. Cancelling
+see :mod:`referee.game.runner`) and are reported. Cancelling
 :meth:`Executor.run` aborts running games: they are never reported, so
 nothing half-played is ever stored, and every engine process is killed.
 """
@@ -23,19 +23,19 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .engine_config import EngineConfig
-from .engine_pool import EnginePool
-from .engine_process import EngineProcess, EngineStartError, TrafficHook
-from .game_record import GameRecord
-from .game_runner import (
+from referee.game.record import GameRecord
+from referee.game.runner import (
     DEFAULT_MOVE_TIMEOUT,
     DEFAULT_STALL_GRACE,
     DEFAULT_SYNC_TIMEOUT,
     play_configured_game,
     start_failure_record,
 )
-from .scheduler import ScheduledGame
-from .timecontrol import Limits
+from referee.game.timecontrol import Limits
+from referee.process.engine_process import EngineProcess, EngineStartError, TrafficHook
+from referee.tournament.engine_pool import EnginePool
+from referee.tournament.scheduler import ScheduledGame
+from referee.ugi.engine_config import EngineConfig
 
 
 @dataclass

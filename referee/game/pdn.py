@@ -28,7 +28,7 @@ Choices (documented here because PDN has no single standard for them):
   and, when a clock runs, ``[%clk H:MM:SS.mmm]`` (time left after the move,
   increment included); book plies carry ``{book}``. These are the PGN
   command-comment spellings other tools already read.
-- ``Termination`` is the reason from :mod:`referee.reasons`
+- ``Termination`` is the reason from :mod:`referee.game.reasons`
   (``unterminated`` for an unfinished game); the one-line detail of an
   engine fault is a comment just before the result.
 - Black-to-move starts are numbered ``1...``; numbers follow the FEN's
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 
-from .game_record import GameRecord
+from referee.game.record import GameRecord
 
 LINE_WIDTH = 79
 

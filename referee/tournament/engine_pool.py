@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 
-from .engine_config import EngineConfig
-from .engine_process import EngineProcess, TrafficHook
-from .game_runner import DEFAULT_SYNC_TIMEOUT
+from referee.game.runner import DEFAULT_SYNC_TIMEOUT
+from referee.process.engine_process import EngineProcess, TrafficHook
+from referee.ugi.engine_config import EngineConfig
 
 
 class EnginePool:

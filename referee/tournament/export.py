@@ -1,7 +1,7 @@
 """Writing a tournament database out as PDN or JSON, streaming and atomically.
 
 Both writers read the games in finishing order in batches
-(:meth:`~referee.store.TournamentStore.records`), so exporting 10,000 games
+(:meth:`~referee.tournament.store.TournamentStore.records`), so exporting 10,000 games
 holds one batch in memory, and write to ``FILE.tmp`` then rename it over
 ``FILE``: a reader never sees a half-written export, and a kill during the
 export leaves the previous file as it was.
@@ -22,10 +22,9 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.rules import Board
-
-from .game_record import GameRecord
-from .pdn import format_game
-from .store import TournamentStore
+from referee.game.pdn import format_game
+from referee.game.record import GameRecord
+from referee.tournament.store import TournamentStore
 
 _CHUNK = 1 << 16  # bytes compared at a time
 

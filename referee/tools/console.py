@@ -16,7 +16,7 @@ On a terminal the prompt is prompt_toolkit's (line editing, history kept in
 ``$GUTI_HISTORY`` or ``~/.guti_history``, tab completion of commands and legal
 moves); otherwise lines are read from stdin as they come, which is how scripts
 drive it. The terminal side (printing, prompt, input loops) is in
-:mod:`referee.console_io`; this module holds the commands and their state.
+:mod:`referee.tools.console_io`; this module holds the commands and their state.
 """
 
 from __future__ import annotations
@@ -33,18 +33,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.rules import GAMES, Board, RulesError, divide
-
-from .console_io import Screen, run_pipe, run_tty
-from .engine_config import EngineConfig
-from .engine_process import (
+from referee.process.engine_process import (
     EngineDisconnected,
     EngineError,
     EngineProcess,
     EngineProtocolError,
     EngineTimeout,
 )
-from .perft_diff import PerftCollector, diff_perft
-from .ugi_session import Handshake, split_engine_argv, ugi_handshake, variant_setoption
+from referee.tools.console_io import Screen, run_pipe, run_tty
+from referee.tools.perft_diff import PerftCollector, diff_perft
+from referee.ugi.engine_config import EngineConfig
+from referee.ugi.session import Handshake, split_engine_argv, ugi_handshake, variant_setoption
 
 HANDSHAKE_TIMEOUT = 10.0
 READY_TIMEOUT = 10.0
@@ -508,7 +507,7 @@ class Console:
             self.say(f"step in: /perft {depth} {' '.join([*path, diff.first_suspect])}")
 
     async def cmd_check(self, args: list[str]) -> None:
-        from .check import run_check
+        from referee.tools.check import run_check
 
         self.say(f"guti check on a fresh copy of the engine, {self.game}:", "bold")
 

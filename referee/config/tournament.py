@@ -41,13 +41,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cliargs import CliError, Kind, OptionSpec, ParsedArgs, parse_cli
-from .engine_config import EngineConfig
-from .match_cli import MATCH_OPTIONS, check_limits, engine_configs, game_name, start_openings
-from .openings import Opening
-from .scheduler import FORMATS, opening_slots, pairings
-from .standings import SprtSpec
-from .stats import SprtState
+from referee.cli.args import CliError, Kind, OptionSpec, ParsedArgs, parse_cli
+from referee.cli.match import (
+    MATCH_OPTIONS,
+    check_limits,
+    engine_configs,
+    game_name,
+    start_openings,
+)
+from referee.game.openings import Opening
+from referee.tournament.scheduler import FORMATS, opening_slots, pairings
+from referee.tournament.standings import SprtSpec
+from referee.tournament.stats import SprtState
+from referee.ugi.engine_config import EngineConfig
 
 SPRT_OPTION = OptionSpec(
     "sprt",
