@@ -73,6 +73,7 @@ class UgiEngine:
         self.board = Board(str(self.values["UGI_Variant"]))
         self._searcher = None
         self._worker: threading.Thread | None = None
+        self._job_is_search = False  # the running job is a search (isready must not wait)
         self._stop = threading.Event()
         # last good position command: (game, base, moves, board) to extend cheaply
         self._last_position: tuple[str, str, list[str], Board] | None = None
@@ -120,8 +121,9 @@ class UgiEngine:
             if not self._worker.is_alive():
                 self._worker = None
 
-    def _start_job(self, target: Callable[[threading.Event], None]) -> None:
+    def _start_job(self, target: Callable[[threading.Event], None], search: bool = False) -> None:
         self.finish_job()
+        self._job_is_search = search
         self._stop = threading.Event()
         stop = self._stop
 
@@ -162,6 +164,11 @@ class UgiEngine:
             self.out.line(text)
 
     def cmd_isready(self, tokens: list[str], line: str, received: float) -> None:
+        """``readyok`` after everything sent before: a running search answers at once (it goes
+        on), but a ``go perft`` or ``bench`` is not a search, so its lines come first."""
+        if self.busy() and not self._job_is_search:
+            assert self._worker is not None
+            self._worker.join()
         if not self.busy():
             self.searcher()
         self.out.line("readyok")
@@ -305,7 +312,7 @@ class UgiEngine:
                 move = str(legal[0]) if legal else None
             out.line(f"bestmove {move or 'none'}")
 
-        self._start_job(job)
+        self._start_job(job, search=True)
 
     def _start_perft(self, depth: int) -> None:
         board = self.board.copy()
