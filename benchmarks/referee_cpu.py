@@ -1,0 +1,160 @@
+"""The referee's own cost: CPU per 1,000 plies, games/s at concurrency 1 and 2, CLI start-up.
+
+Why: at short time controls and high concurrency the referee's CPU competes with the
+engines for the same cores, and what it spends turns into time losses. This measures that
+cost alone: two instant-reply engines (the C bot, compiled here into a temporary folder,
+which answers ``go`` the moment it arrives), 400 Egara-guti games at tc=10+0.1, the
+tournament run inside this process so that ``resource.getrusage(RUSAGE_SELF)`` counts the
+referee's CPU and nothing of its children. Plies are counted from the stored games.
+
+    python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT] [--json]
+
+``--baseline COMMIT`` checks COMMIT out into a temporary git worktree, runs this same
+script there (so both sides are measured in the same run, on the same loaded machine)
+and prints a before/after table. The script finds the referee's entry points under the
+names of either layout (``referee.cli.tournament`` or the older ``referee.tournament_cli``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+def _tournament_main():  # type: ignore[no-untyped-def]
+    """``main_tournament(argv) -> int`` of whichever layout this checkout has."""
+    for name in ("referee.cli.tournament", "referee.tournament_cli"):
+        with contextlib.suppress(ModuleNotFoundError):
+            return importlib.import_module(name).main_tournament
+    raise SystemExit("cannot find guti's tournament command in this checkout")
+
+
+def build_bot(folder: str) -> str:
+    """The C bot compiled into ``folder`` (never into the source tree)."""
+    out = os.path.join(folder, "cbot")
+    subprocess.run(["gcc", "-O2", "-o", out, os.path.join(ROOT, "bots", "c", "bot.c")],
+                   check=True)
+    return out
+
+
+def _plies(db: str) -> int:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT moves FROM games").fetchall()
+    return sum(len(str(moves).split()) for (moves,) in rows)
+
+
+def run_tournament(folder: str, bot: str, games: int, concurrency: int) -> dict[str, float]:
+    """One tournament in this process: CPU seconds of this process, wall seconds, plies."""
+    db = os.path.join(folder, f"c{concurrency}.db")
+    argv = ["-engine", f"cmd={bot}", "name=a", "option.Seed=1",
+            "-engine", f"cmd={bot}", "name=b", "option.Seed=2",
+            "-each", "tc=10+0.1", "-game", "egara-guti", "-games", str(games),
+            "-concurrency", str(concurrency), "-openings", "random:2", "-srand", "1",
+            "-db", db, "-quiet", "-ratinginterval", "0"]
+    main = _tournament_main()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    began = time.perf_counter()
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        code = main(argv)
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    if code != 0:
+        raise SystemExit(f"tournament exited {code}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu": cpu, "wall": wall, "plies": float(_plies(db)), "games": float(games)}
+
+
+def cli_startup(repeat: int = 10) -> float:
+    """Median wall seconds of ``guti match --help`` (a fresh interpreter each time)."""
+    code = ("import sys; sys.argv=['guti','match','--help']\n"
+            "try:\n from referee.cli.main import main\n"
+            "except ImportError:\n from referee.cli import main\n"
+            "sys.exit(main())")
+    times = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, PYTHONPATH=ROOT), check=True)
+        times.append(time.perf_counter() - began)
+    return statistics.median(times)
+
+
+def measure(games: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        bot = build_bot(folder)
+        one = run_tournament(folder, bot, games, 1)
+        two = run_tournament(folder, bot, games, 2)
+    plies = one["plies"] + two["plies"]
+    return {
+        "cpu_ms_per_ply": 1000 * (one["cpu"] + two["cpu"]) / plies,
+        "games_per_s_c1": one["games"] / one["wall"],
+        "games_per_s_c2": two["games"] / two["wall"],
+        "wall_c1": one["wall"],
+        "wall_c2": two["wall"],
+        "plies": plies,
+        "startup_s": cli_startup(),
+    }
+
+
+def _baseline(commit: str, games: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tree:
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", tree, commit],
+                       check=True)
+        try:
+            script = os.path.join(tree, "benchmarks", "referee_cpu.py")
+            shutil.copy(os.path.abspath(__file__), script)  # the same measurement there
+            out = subprocess.run([sys.executable, script, "--games", str(games), "--json"],
+                                 cwd=tree, capture_output=True, text=True, check=True)
+            return json.loads(out.stdout.strip().splitlines()[-1])
+        finally:
+            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree],
+                           check=False)
+
+
+ROWS = [
+    ("referee CPU per ply (ms) = CPU s per 1,000 plies", "cpu_ms_per_ply", "{:.3f}"),
+    ("games/s, concurrency 1", "games_per_s_c1", "{:.1f}"),
+    ("games/s, concurrency 2", "games_per_s_c2", "{:.1f}"),
+    ("`guti match --help` start-up (s)", "startup_s", "{:.3f}"),
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--baseline", metavar="COMMIT")
+    parser.add_argument("--json", action="store_true", help="one JSON line of figures")
+    args = parser.parse_args()
+    base = _baseline(args.baseline, args.games) if args.baseline else None
+    now = measure(args.games)
+    if args.json:
+        print(json.dumps(now))
+        return 0
+    print(f"load average before/after: {os.getloadavg()[0]:.2f}")
+    if base is None:
+        for label, key, fmt in ROWS:
+            print(f"| {label} | {fmt.format(now[key])} |")
+        return 0
+    print(f"| | baseline {args.baseline} | this checkout |")
+    print("|---|---|---|")
+    for label, key, fmt in ROWS:
+        print(f"| {label} | {fmt.format(base[key])} | {fmt.format(now[key])} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
