@@ -28,7 +28,7 @@ import re
 import time
 from typing import Protocol
 
-from engine.rules import Board, RulesError
+from engine.rules import Board, Result, RulesError, Side
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
 from referee.game.timecontrol import Clock, Limits, go_arguments
@@ -41,8 +41,6 @@ MOVE_SYNTAX = re.compile(r"[1-9][0-9]*(?:-[1-9][0-9]*|(?:x[1-9][0-9]*)+)")
 DEFAULT_MOVE_TIMEOUT = 60.0
 DEFAULT_SYNC_TIMEOUT = 10.0
 DEFAULT_STALL_GRACE = 2.0
-
-_LOSS = {"w": "0-1", "b": "1-0"}
 
 
 def start_board(game_name: str, start_fen: str | None) -> Board:
@@ -96,15 +94,15 @@ async def play_game(
         sep = " "
     record.opening_plies = len(record.moves)
 
-    def lose(side: str, reason: Reason, detail: str) -> GameRecord:
-        record.result = _LOSS[side]
+    def lose(side: Side, reason: Reason, detail: str) -> GameRecord:
+        record.result = Result.loss_for(side)
         record.reason = reason
         record.detail = detail
         record.fault = side
         record.final_fen = board.fen()
         return record
 
-    for side, eng in (("w", white), ("b", black)):
+    for side, eng in ((Side.WHITE, white), (Side.BLACK, black)):
         try:
             await eng.new_game(sync_timeout)
         except EngineError as exc:
@@ -116,7 +114,7 @@ async def play_game(
         outcome = board.outcome()
         if outcome is not None:
             record.result = outcome.result
-            record.reason = Reason(outcome.reason)
+            record.reason = Reason.from_termination(outcome.reason)
             record.final_fen = board.fen()
             return record
         side = board.turn
@@ -223,7 +221,7 @@ def start_failure_record(
     game_name: str,
     white: str,
     black: str,
-    failed_side: str,
+    failed_side: Side,
     detail: str,
     start_fen: str | None = None,
     round: str = "1",
@@ -238,7 +236,7 @@ def start_failure_record(
         white=white,
         black=black,
         start_fen=start_fen,
-        result=_LOSS[failed_side],
+        result=Result.loss_for(failed_side),
         reason=Reason.START_FAILURE,
         detail=detail,
         fault=failed_side,

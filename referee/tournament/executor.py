@@ -23,6 +23,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.rules import Side
 from referee.game.record import GameRecord
 from referee.game.runner import (
     DEFAULT_MOVE_TIMEOUT,
@@ -130,7 +131,7 @@ class Executor:
         note = getattr(self.traffic, "note", None)
         procs: list[EngineProcess] = []
         try:
-            for side, pool in (("w", white), ("b", black)):
+            for side, pool in ((Side.WHITE, white), (Side.BLACK, black)):
                 try:
                     procs.append(await pool.take())
                 except EngineStartError as exc:
@@ -153,8 +154,8 @@ class Executor:
             for proc in procs:  # aborted mid-game: these processes are not reusable
                 proc.kill_now()
             raise
-        await white.give_back(procs[0], record.fault == "w")
-        await black.give_back(procs[1], record.fault == "b")
+        await white.give_back(procs[0], record.fault is Side.WHITE)
+        await black.give_back(procs[1], record.fault is Side.BLACK)
         if note is not None:
             note(f"game {job.game_id + 1}: {record.result} ({record.reason}) {record.detail}".rstrip())
         return record
