@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import movegen
 from .errors import RulesError
-from .fen import format_fen, parse_fen
+from .fen import Position, format_fen, parse_fen
 from .games import Game, get_game
 from .move import Move
 from .result import Outcome, Result, Side, Termination
@@ -29,6 +29,11 @@ class Board:
 
     __slots__ = ("game", "_white", "_black", "_turn", "clock", "fullmove", "_stack", "_reps",
                  "_legal", "_root_fen")
+    _white: int
+    _black: int
+    _turn: int
+    clock: int
+    fullmove: int
 
     def __init__(self, game: Game | str = "egara-guti", fen: str | None = None):
         self.game = get_game(game) if isinstance(game, str) else game
@@ -38,7 +43,7 @@ class Board:
     def from_fen(cls, game: Game | str, fen: str) -> Board:
         return cls(game, fen)
 
-    def _set(self, pos) -> None:
+    def _set(self, pos: Position) -> None:
         self._white, self._black, self._turn = pos.white, pos.black, pos.turn
         self.clock, self.fullmove = pos.clock, pos.fullmove
         self._stack: list[tuple[Move, int, int, int, int, int]] = []
