@@ -26,11 +26,15 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Protocol
 
 from engine.rules import Board, Result, RulesError, Side
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
+from referee.game.settings import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MOVE_TIMEOUT,
+    DEFAULT_STALL_GRACE,
+)
 from referee.game.timecontrol import Clock, Limits, go_arguments
 from referee.process.engine_process import EngineError, EngineProcess, EngineTimeout
 
@@ -38,9 +42,6 @@ from referee.process.engine_process import EngineError, EngineProcess, EngineTim
 #: is a protocol error, a well-formed but illegal move an ``illegal move``.
 MOVE_SYNTAX = re.compile(r"[1-9][0-9]*(?:-[1-9][0-9]*|(?:x[1-9][0-9]*)+)")
 
-DEFAULT_MOVE_TIMEOUT = 60.0
-DEFAULT_SYNC_TIMEOUT = 10.0
-DEFAULT_STALL_GRACE = 2.0
 
 
 def start_board(game_name: str, start_fen: str | None) -> Board:
@@ -61,7 +62,7 @@ async def play_game(
     event: str = "?",
     site: str = "?",
     move_timeout: float = DEFAULT_MOVE_TIMEOUT,
-    sync_timeout: float = DEFAULT_SYNC_TIMEOUT,
+    sync_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     stall_grace: float = DEFAULT_STALL_GRACE,
 ) -> GameRecord:
     """Play one game; return its record. ``limits`` apply to White, and to Black
@@ -169,47 +170,6 @@ async def play_game(
         record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
         position += sep + text
         sep = " "
-
-
-class GameSettingsLike(Protocol):
-    """What a match and a tournament both know about how every game is played."""
-
-    game: str
-    limits: Limits
-    handshake_timeout: float
-    move_timeout: float
-    stall_grace: float
-    event: str
-    site: str
-
-
-async def play_configured_game(
-    s: GameSettingsLike,
-    white: EngineProcess,
-    black: EngineProcess,
-    white_limits: Limits | None,
-    black_limits: Limits | None,
-    start_fen: str | None,
-    opening_moves: tuple[str, ...],
-    round_: str,
-) -> GameRecord:
-    """:func:`play_game` with a match's or tournament's settings; an engine's own limits
-    (``-engine tc=...``) win over the shared ones."""
-    return await play_game(
-        white,
-        black,
-        s.game,
-        start_fen,
-        opening_moves,
-        white_limits or s.limits,
-        black_limits=black_limits or s.limits,
-        round=round_,
-        event=s.event,
-        site=s.site,
-        move_timeout=s.move_timeout,
-        sync_timeout=s.handshake_timeout,
-        stall_grace=s.stall_grace,
-    )
 
 
 def _time_control_tag(white: Limits, black: Limits) -> str:
