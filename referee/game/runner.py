@@ -43,7 +43,6 @@ from referee.process.engine_process import EngineError, EngineProcess, EngineTim
 MOVE_SYNTAX = re.compile(r"[1-9][0-9]*(?:-[1-9][0-9]*|(?:x[1-9][0-9]*)+)")
 
 
-
 def start_board(game_name: str, start_fen: str | None) -> Board:
     """The board a game starts from (RulesError for a bad name or FEN)."""
     return Board(game_name) if start_fen is None else Board.from_fen(game_name, start_fen)
