@@ -26,8 +26,10 @@ from engine.rules import Board  # noqa: E402
 from engine.search import Searcher, SearchLimits  # noqa: E402
 from referee.game.openings import Opening  # noqa: E402
 from referee.game.record import GameRecord  # noqa: E402
+from referee.game.settings import GameSettings  # noqa: E402
 from referee.game.timecontrol import Limits  # noqa: E402
-from referee.tournament.match import MatchScore, MatchSettings, run_match  # noqa: E402
+from referee.tournament.match import MatchScore, run_match  # noqa: E402
+from referee.tournament.settings import MatchSettings  # noqa: E402
 from referee.ugi.engine_config import EngineConfig  # noqa: E402
 
 ENGINE_ARGV = [sys.executable, "-m", "engine"]
@@ -92,7 +94,7 @@ async def play_match(first: EngineConfig, second: EngineConfig, game: str, games
         if on_game is not None:
             on_game(index, record)
 
-    settings = MatchSettings(first=first, second=second, game=game, games=games,
-                             limits=limits, openings=openings, stall_grace=2.0)
+    settings = MatchSettings(first=first, second=second, games=games,
+                             game=GameSettings(game, limits=limits, openings=openings))
     score = await run_match(settings, collect)
     return score, records

@@ -53,13 +53,13 @@ class Option:
                     f"setoption {self.name}: {value} is out of range {self.minimum}..{self.maximum}"
                 )
             return value
-        value = text.strip().lower()
-        if value not in self.choices:
+        choice = text.strip().lower()
+        if choice not in self.choices:
             what = "unknown game" if self.name == "UGI_Variant" else "unknown value"
             raise OptionError(
                 f"setoption {self.name}: {what} {shown!r} (expected one of {', '.join(self.choices)})"
             )
-        return value
+        return choice
 
 
 OPTIONS: tuple[Option, ...] = (

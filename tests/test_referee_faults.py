@@ -296,7 +296,9 @@ def _pids_of(pidfile: Path) -> list[str]:
 
 
 def test_match_restarts_a_faulty_engine_and_honours_restart_on(tmp_path):
-    from referee.tournament.match import MatchSettings, run_match
+    from referee.game.settings import GameSettings
+    from referee.tournament.match import run_match
+    from referee.tournament.settings import MatchSettings
 
     good_pids, bad_pids = tmp_path / "good", tmp_path / "bad"
     good = config("Good", "good", good_pids)
@@ -304,9 +306,8 @@ def test_match_restarts_a_faulty_engine_and_honours_restart_on(tmp_path):
     settings = MatchSettings(
         first=good,
         second=config("Bad", "crash", bad_pids, "--at", "1"),
-        game="pretwa",
+        game=GameSettings("pretwa", limits=parse_limits({"tc": "2+0"})),
         games=3,
-        limits=parse_limits({"tc": "2+0"}),
     )
     records = []
     score = run(run_match(settings, lambda i, r: records.append(r)))
@@ -319,15 +320,16 @@ def test_match_restarts_a_faulty_engine_and_honours_restart_on(tmp_path):
 
 
 def test_match_keeps_a_healthy_engine_between_games(tmp_path):
-    from referee.tournament.match import MatchSettings, run_match
+    from referee.game.settings import GameSettings
+    from referee.tournament.match import run_match
+    from referee.tournament.settings import MatchSettings
 
     pids = tmp_path / "pids"
     settings = MatchSettings(
         first=config("A", "good", pids),
         second=config("B", "good", pids),
-        game="pretwa",
+        game=GameSettings("pretwa", limits=parse_limits({"tc": "2+0"})),
         games=3,
-        limits=parse_limits({"tc": "2+0"}),
     )
     score = run(run_match(settings))
     assert score.games == 3

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.rules import Board
-from referee.cli.args import CliError, Kind, OptionSpec, parse_cli
+from referee.config.args import CliError, Kind, OptionSpec, parse_cli
 from referee.game.openings import OpeningsError, load_openings, opening_sequence, random_openings
 from referee.game.pdn import PdnWriter, format_clock, format_game
 from referee.game.reasons import Reason

@@ -8,48 +8,32 @@ from), undo, and the four end rules of protocol.md in their order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import movegen
 from .errors import RulesError
-from .fen import format_fen, parse_fen
+from .fen import Position, format_fen, parse_fen
 from .games import Game, get_game
 from .move import Move
-
-REASON_FEW_PIECES = "three or fewer"
-REASON_NO_MOVE = "no legal move"
-REASON_FIFTY = "fifty plies"
-REASON_REPETITION = "repetition"
+from .result import Outcome, Result, Side, Termination
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """How a finished game ended: ``result`` in PDN style, ``winner`` 'w'/'b'/None, and the rule."""
-
-    result: str
-    winner: str | None
-    reason: str
-
-    @property
-    def ugi(self) -> str:
-        """The answer to UGI's ``query result``."""
-        return {"w": "p1win", "b": "p2win", None: "draw"}[self.winner]
-
-
-def _win(side: int | None, reason: str) -> Outcome:
-    if side is None:
-        return Outcome("1/2-1/2", None, reason)
-    return Outcome("1-0", "w", reason) if side == 0 else Outcome("0-1", "b", reason)
+def _win(side: int | None, reason: Termination) -> Outcome:
+    """``side`` (0 White, 1 Black, None: nobody) wins by ``reason``."""
+    return Outcome.win(None if side is None else Side.from_index(side), reason)
 
 
 class Board:
     """A position of one game plus the moves that led to it (for undo and repetition).
 
-    Pieces are int masks, bit ``p - 1`` for point ``p``; ``turn`` is 'w' or 'b'.
+    Pieces are int masks, bit ``p - 1`` for point ``p``; ``turn`` is a :class:`Side`.
     """
 
     __slots__ = ("game", "_white", "_black", "_turn", "clock", "fullmove", "_stack", "_reps",
                  "_legal", "_root_fen")
+    _white: int
+    _black: int
+    _turn: int
+    clock: int
+    fullmove: int
 
     def __init__(self, game: Game | str = "egara-guti", fen: str | None = None):
         self.game = get_game(game) if isinstance(game, str) else game
@@ -59,7 +43,7 @@ class Board:
     def from_fen(cls, game: Game | str, fen: str) -> Board:
         return cls(game, fen)
 
-    def _set(self, pos) -> None:
+    def _set(self, pos: Position) -> None:
         self._white, self._black, self._turn = pos.white, pos.black, pos.turn
         self.clock, self.fullmove = pos.clock, pos.fullmove
         self._stack: list[tuple[Move, int, int, int, int, int]] = []
@@ -75,8 +59,8 @@ class Board:
     # --- state -----------------------------------------------------------------------------
 
     @property
-    def turn(self) -> str:
-        return "wb"[self._turn]
+    def turn(self) -> Side:
+        return Side.from_index(self._turn)
 
     @property
     def white(self) -> int:
@@ -95,14 +79,14 @@ class Board:
     def move_stack(self) -> list[Move]:
         return [entry[0] for entry in self._stack]
 
-    def piece_at(self, point: int) -> str | None:
+    def piece_at(self, point: int) -> Side | None:
         """'w', 'b' or None for the piece on ``point`` (1-based)."""
         if not 1 <= point <= self.game.geometry.size:
             raise RulesError(f"no point {point} on the {self.game.name} board (1..{self.game.geometry.size})")
         mask = 1 << (point - 1)
-        return "w" if self._white & mask else "b" if self._black & mask else None
+        return Side.WHITE if self._white & mask else Side.BLACK if self._black & mask else None
 
-    def count(self, side: str) -> int:
+    def count(self, side: Side | str) -> int:
         return (self._white if side == "w" else self._black).bit_count()
 
     def repetition_count(self) -> int:
@@ -165,10 +149,11 @@ class Board:
 
     def _why_illegal(self, path: tuple[int, ...], is_capture: bool) -> str:
         """A short, specific reason for a rejected move, to help engine authors."""
-        if self.outcome() is not None:
-            return f"the game is over ({self.outcome().reason})"
+        outcome = self.outcome()
+        if outcome is not None:
+            return f"the game is over ({outcome.reason})"
         if self.piece_at(path[0]) != self.turn:
-            return f"no {'White' if self.turn == 'w' else 'Black'} piece on {path[0]}"
+            return f"no {self.turn.label} piece on {path[0]}"
         legal = self.legal_moves
         if legal[0].is_capture and not is_capture:
             return "a capture is compulsory"
@@ -232,7 +217,7 @@ class Board:
             return True
         return self.clock >= self.game.no_capture_plies or self.repetition_count() >= self.game.repetitions
 
-    def _by_material(self, reason: str) -> Outcome:
+    def _by_material(self, reason: Termination) -> Outcome:
         white, black = self._white.bit_count(), self._black.bit_count()
         return _win(None if white == black else (0 if white > black else 1), reason)
 
@@ -242,14 +227,14 @@ class Board:
         if limit is not None:
             white, black = self._white.bit_count(), self._black.bit_count()
             if (white <= limit) != (black <= limit):
-                return _win(0 if white > black else 1, REASON_FEW_PIECES)
+                return _win(0 if white > black else 1, Termination.THREE_OR_FEWER)
         own, enemy = self._sides()
         if movegen.count_moves(self.game.geometry, own, enemy) == 0:
-            return _win(self._turn ^ 1, REASON_NO_MOVE)
+            return _win(self._turn ^ 1, Termination.NO_LEGAL_MOVE)
         if self.clock >= self.game.no_capture_plies:
-            return self._by_material(REASON_FIFTY)
+            return self._by_material(Termination.FIFTY_PLIES)
         if self.repetition_count() >= self.game.repetitions:
-            return self._by_material(REASON_REPETITION)
+            return self._by_material(Termination.REPETITION)
         return None
 
     def is_game_over(self) -> bool:
@@ -258,7 +243,7 @@ class Board:
     def ugi_result(self) -> str:
         """The answer to ``query result``: p1win, p2win, draw or none."""
         outcome = self.outcome()
-        return "none" if outcome is None else outcome.ugi
+        return Result.UNFINISHED.ugi if outcome is None else outcome.ugi
 
     def board_string(self) -> str:
         from .picture import draw_board

@@ -18,9 +18,11 @@ from __future__ import annotations
 from .geometry import Geometry
 
 Path = tuple[int, ...]
+#: ``Geometry.jumps_from``: per point, its jumps as ``(over_bit, land_index, land_bit)``.
+Jumps = tuple[tuple[tuple[int, int, int], ...], ...]
 
 
-def _extend(jumps_from, pos: int, path: Path, captured: int, blockers: int, enemy: int,
+def _extend(jumps_from: Jumps, pos: int, path: Path, captured: int, blockers: int, enemy: int,
             out: list[tuple[Path, int]]) -> None:
     """Depth-first continuation of a capture from ``pos``; appends maximal sequences to ``out``."""
     ended = True
@@ -33,7 +35,7 @@ def _extend(jumps_from, pos: int, path: Path, captured: int, blockers: int, enem
         out.append((path, captured))
 
 
-def _count_extend(jumps_from, pos: int, blockers: int, enemy: int) -> int:
+def _count_extend(jumps_from: Jumps, pos: int, blockers: int, enemy: int) -> int:
     """Number of maximal capture sequences continuing from ``pos`` (1 if it cannot go on)."""
     total = 0
     for over_bit, land, land_bit in jumps_from[pos]:
@@ -186,7 +188,7 @@ def step_children(geo: Geometry, own: int, enemy: int) -> list[tuple[int, int]]:
     return out
 
 
-def _end_points(jumps_from, pos: int, blockers: int, enemy: int, out: set[tuple[int, int]]) -> None:
+def _end_points(jumps_from: Jumps, pos: int, blockers: int, enemy: int, out: set[tuple[int, int]]) -> None:
     """Collect ``(landing index, enemy left)`` of every maximal continuation from ``pos``."""
     ended = True
     for over_bit, land, land_bit in jumps_from[pos]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import NoReturn
 
 from .board import Board
 from .errors import RulesError
@@ -18,7 +19,7 @@ from .perft import divide, perft
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
         print(f"guti perft: {message}", file=sys.stderr)
         raise SystemExit(2)
 

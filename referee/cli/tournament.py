@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from referee.cli.args import CliError, Kind, OptionSpec, parse_cli, usage
+from referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from referee.config.tournament import (
     SPRT_OPTION,
     TOURNAMENT_OPTIONS,
@@ -43,7 +43,7 @@ def main_tournament(argv: list[str]) -> int:
         return _err("tournament", str(exc))
     names = ", ".join(c.name for c in settings.engines)
     print(
-        f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game}, "
+        f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
         f"{settings.total_games} games, concurrency {settings.concurrency}, db {settings.db_path}",
         flush=True,
     )

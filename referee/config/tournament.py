@@ -29,8 +29,6 @@ differs, so a resume with the same command can never mix two tournaments.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shlex
 import shutil
@@ -38,22 +36,21 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from referee.cli.args import CliError, Kind, OptionSpec, ParsedArgs, parse_cli
-from referee.cli.match import (
+from referee.config.args import CliError, Kind, OptionSpec, ParsedArgs, parse_cli
+from referee.config.options import (
     MATCH_OPTIONS,
     check_limits,
     engine_configs,
     game_name,
-    start_openings,
+    game_settings,
+    games_count,
+    pdn_path,
 )
-from referee.game.openings import Opening
-from referee.tournament.scheduler import FORMATS, opening_slots, pairings
-from referee.tournament.standings import SprtSpec
-from referee.tournament.stats import SprtState
-from referee.ugi.engine_config import EngineConfig
+from referee.tournament.scheduler import FORMATS, opening_slots
+from referee.tournament.settings import TournamentSettings
+from referee.tournament.stats import SprtModel, SprtSpec
 
 SPRT_OPTION = OptionSpec(
     "sprt",
@@ -77,52 +74,6 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
 
 #: Keys of an ``[[engine]]`` table besides the ``-engine`` tokens.
 TOML_ENGINE_KEYS = frozenset({"requires", "build", "options"})
-
-
-@dataclass
-class TournamentSettings:
-    """A whole tournament, checked; built by :func:`settings_from_argv`."""
-
-    engines: list[EngineConfig]
-    game: str
-    fmt: str = "roundrobin"
-    rounds: int = 1
-    games: int = 2
-    openings: list[Opening] | None = None
-    start_fen: str | None = None
-    seed: int | None = None
-    concurrency: int = 1
-    db_path: str = "guti.db"
-    resume: bool = False
-    pdn_path: str | None = None
-    log_path: str | None = None
-    rating_interval: int = 0
-    sprt: SprtSpec | None = None
-    quiet: bool = False
-    handshake_timeout: float = 10.0
-    move_timeout: float = 60.0
-    stall_grace: float = 2.0
-    event: str = "?"
-    site: str = "?"
-    fingerprint_data: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def total_games(self) -> int:
-        return len(pairings(self.fmt, len(self.engines))) * self.rounds * self.games
-
-    def fingerprint(self) -> str:
-        text = json.dumps(self.fingerprint_data, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-    def describe(self) -> dict[str, Any]:
-        """The settings stored in the database (JSON-able)."""
-        return {
-            **self.fingerprint_data,
-            "concurrency": self.concurrency,
-            "pdnout": self.pdn_path,
-            "event": self.event,
-            "site": self.site,
-        }
 
 
 # --------------------------------------------------------------------------- #
@@ -261,13 +212,17 @@ def sprt_from_args(args: ParsedArgs) -> SprtSpec | None:
                 numbers[key] = float(spec[key])
             except ValueError:
                 raise CliError(f"-sprt {key}={spec[key]}: not a number") from None
-    sprt = SprtSpec(**numbers, model=spec.get("model", "normalized"))
-    if sprt.model not in ("normalized", "logistic"):
-        raise CliError(f"-sprt model={sprt.model}: expected normalized or logistic")
+    model = spec.get("model", "normalized")
+    if model not in _SPRT_MODELS:
+        raise CliError(f"-sprt model={model}: expected normalized or logistic")
+    sprt = SprtSpec(**numbers, model=_SPRT_MODELS[model])
     if not (0 < sprt.alpha < 1 and 0 < sprt.beta < 1) or sprt.elo1 <= sprt.elo0:
         raise CliError("-sprt: need 0 < alpha, beta < 1 and elo0 < elo1")
-    SprtState.evaluate(sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, wdl=(0, 0, 0), model=sprt.model)  # type: ignore[arg-type]
+    sprt.evaluate(wdl=(0, 0, 0))
     return sprt
+
+
+_SPRT_MODELS: dict[str, SprtModel] = {"normalized": "normalized", "logistic": "logistic"}
 
 
 def split_config(argv: list[str]) -> tuple[str | None, list[str]]:
@@ -295,15 +250,14 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         raise CliError(f"a tournament needs at least two engines, got {len(configs)}")
     check_limits(configs)
     rounds = args.int_value("rounds", 1, minimum=1)
-    games = args.int_value("games", 2, minimum=1)
+    games = games_count(args)
     seed = args.int_value("srand", 0) if args.has("srand") else None
     spec = args.token_dict("openings")
     randomized = spec.get("order") == "random" or spec.get("file", "random:").startswith("random:")
     if seed is None and spec and randomized:
         seed = int.from_bytes(os.urandom(4), "little")  # stored, so a resume replays it
     slots = opening_slots(rounds, games)
-    start_fen, openings = start_openings(args, game, seed, 2 * slots)
-    pdn = args.token_dict("pdnout").get("file") or args.token_dict("pgnout").get("file")
+    settings = game_settings(args, game, seed, 2 * slots, default_event="guti tournament")
     fingerprint = {
         "engines": [
             {"name": c.name, "argv": c.argv, "cwd": c.cwd, "options": c.options,
@@ -320,25 +274,18 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     }
     return TournamentSettings(
         engines=configs,
-        game=game,
+        game=settings,
         fmt=fmt,
         rounds=rounds,
         games=games,
-        openings=openings,
-        start_fen=start_fen,
         seed=seed,
         concurrency=args.int_value("concurrency", os.cpu_count() or 1, minimum=1),
         db_path=args.value("db", "guti.db") or "guti.db",
         resume=args.has("resume"),
-        pdn_path=pdn or None,
+        pdn_path=pdn_path(args),
         log_path=args.token_dict("log").get("file") or None,
         rating_interval=args.int_value("ratinginterval", 0, minimum=0),
         sprt=sprt_from_args(args),
         quiet=args.has("quiet"),
-        handshake_timeout=args.float_value("handshake-timeout", 10.0),
-        move_timeout=args.float_value("move-timeout", 60.0),
-        stall_grace=args.float_value("stall-timeout", 2.0),
-        event=args.value("event") or "guti tournament",
-        site=args.value("site") or "?",
         fingerprint_data=fingerprint,
     )

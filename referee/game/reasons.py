@@ -3,24 +3,27 @@
 Every layer that reports why a game ended (the PDN ``Termination`` tag, the
 tournament database, the terminal summary) uses these exact strings, so a
 reason written by one part can be read back by another without mapping.
-The first four come from the rules (protocol.md section 3, end rules 1-4,
-spelled as the rules core's ``Outcome.reason``); the rest are the
-referee's verdicts on a misbehaving engine, which always lose.
+The four rule endings are the rules core's own
+:class:`~engine.rules.result.Termination` (protocol.md section 3, end rules
+1-4), taken from there, not spelt again; the rest are the referee's verdicts
+on a misbehaving engine, which always lose.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 
+from engine.rules.result import Termination
+
 
 class Reason(StrEnum):
     """Why a game ended; ``str(reason)`` / ``reason.value`` is the documented spelling."""
 
-    # Decided by the rules of the game.
-    NO_LEGAL_MOVE = "no legal move"  # side to move is blocked or has no pieces: it loses
-    THREE_OR_FEWER = "three or fewer"  # Pretwa: 3 pieces or fewer against more
-    FIFTY_PLIES = "fifty plies"  # 50 plies without capture: more pieces wins
-    REPETITION = "repetition"  # third occurrence of a position: more pieces wins
+    # Decided by the rules of the game (the rules core's spellings).
+    NO_LEGAL_MOVE = Termination.NO_LEGAL_MOVE.value
+    THREE_OR_FEWER = Termination.THREE_OR_FEWER.value
+    FIFTY_PLIES = Termination.FIFTY_PLIES.value
+    REPETITION = Termination.REPETITION.value
     # Verdicts of the referee on an engine (the faulty side loses).
     TIME_FORFEIT = "time forfeit"  # bestmove arrived after time + margin
     ILLEGAL_MOVE = "illegal move"  # well-formed move that is not legal here
@@ -32,7 +35,17 @@ class Reason(StrEnum):
     @property
     def is_rule(self) -> bool:
         """True for the endings decided by the rules, False for engine faults."""
-        return self in _RULE_REASONS
+        return self.value in _RULE_SPELLINGS
+
+    @property
+    def termination(self) -> Termination | None:
+        """The rules' ending this reason is, None for a referee's verdict."""
+        return Termination(self.value) if self.is_rule else None
+
+    @classmethod
+    def from_termination(cls, termination: Termination) -> Reason:
+        """The reason for a game the rules ended."""
+        return cls(termination.value)
 
     @classmethod
     def parse(cls, text: str) -> Reason:
@@ -43,9 +56,4 @@ class Reason(StrEnum):
             raise ValueError(f"unknown termination reason {text!r}") from None
 
 
-_RULE_REASONS = frozenset(
-    {Reason.NO_LEGAL_MOVE, Reason.THREE_OR_FEWER, Reason.FIFTY_PLIES, Reason.REPETITION}
-)
-
-#: The game was not finished (interrupted match); result ``*``.
-UNFINISHED_RESULT = "*"
+_RULE_SPELLINGS = frozenset(t.value for t in Termination)

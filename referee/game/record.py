@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from referee.game.reasons import UNFINISHED_RESULT, Reason
+from engine.rules.result import Result, Side
+from referee.game.reasons import Reason
 
 
 @dataclass
@@ -20,10 +21,11 @@ class GameRecord:
     opening (book) plies first: ``opening_plies`` of them. ``elapsed_ms[i]`` is the
     time the engine took for ply i (None for book plies); ``clock_ms[i]`` the time
     left on its clock after ply i, increment included (None without a clock).
-    ``result`` is ``1-0``/``0-1``/``1/2-1/2``/``*``; ``reason`` from the one
-    vocabulary; ``detail`` a one-line human explanation (the illegal move and the
-    FEN, exit code or signal, ...). ``fault`` is ``"w"``/``"b"`` when a side lost
-    by an engine fault (reason not decided by the rules), else None.
+    ``result`` is a :class:`~engine.rules.result.Result` (``1-0``/``0-1``/``1/2-1/2``/``*``);
+    ``reason`` from the one vocabulary; ``detail`` a one-line human explanation (the
+    illegal move and the FEN, exit code or signal, ...). ``fault`` is the
+    :class:`~engine.rules.result.Side` that lost by an engine fault (reason not decided
+    by the rules), else None. The enums are strings, stored and written as their values.
     """
 
     game: str
@@ -34,10 +36,10 @@ class GameRecord:
     elapsed_ms: list[float | None] = field(default_factory=list)
     clock_ms: list[float | None] = field(default_factory=list)
     opening_plies: int = 0
-    result: str = UNFINISHED_RESULT
+    result: Result = Result.UNFINISHED
     reason: Reason | None = None
     detail: str = ""
-    fault: str | None = None
+    fault: Side | None = None
     round: str = "1"
     date: str = "????.??.??"
     start_time: str = ""
@@ -45,7 +47,15 @@ class GameRecord:
     site: str = "?"
     time_control: str = "-"
     final_fen: str = ""
-    first_side: str = "w"  # side to move at start_fen
+    first_side: Side = Side.WHITE  # side to move at start_fen
+
+    def __post_init__(self) -> None:
+        # Records are also built from stored text (database rows, tests): read the
+        # spellings back into the enums here, once, so every consumer sees the types.
+        self.result = Result(self.result)
+        self.first_side = Side(self.first_side)
+        if self.fault is not None:
+            self.fault = Side(self.fault)
 
     @property
     def plies(self) -> int:
@@ -54,15 +64,14 @@ class GameRecord:
     @property
     def winner(self) -> str | None:
         """The winning engine's name, None for a draw or unfinished game."""
-        if self.result == "1-0":
-            return self.white
-        if self.result == "0-1":
-            return self.black
-        return None
+        side = self.result.winner
+        if side is None:
+            return None
+        return self.white if side is Side.WHITE else self.black
 
     def points_for(self, name: str) -> float:
         """1, 0.5 or 0 for the engine called ``name`` (0 if unfinished)."""
-        if self.result == "1/2-1/2":
+        if self.result is Result.DRAW:
             return 0.5 if name in (self.white, self.black) else 0.0
         return 1.0 if self.winner == name else 0.0
 

@@ -26,23 +26,21 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Protocol
 
-from engine.rules import Board, RulesError
+from engine.rules import Board, Result, RulesError, Side
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
+from referee.game.settings import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MOVE_TIMEOUT,
+    DEFAULT_STALL_GRACE,
+)
 from referee.game.timecontrol import Clock, Limits, go_arguments
 from referee.process.engine_process import EngineError, EngineProcess, EngineTimeout
 
 #: A well-formed move string (protocol.md notation); anything else after ``bestmove``
 #: is a protocol error, a well-formed but illegal move an ``illegal move``.
 MOVE_SYNTAX = re.compile(r"[1-9][0-9]*(?:-[1-9][0-9]*|(?:x[1-9][0-9]*)+)")
-
-DEFAULT_MOVE_TIMEOUT = 60.0
-DEFAULT_SYNC_TIMEOUT = 10.0
-DEFAULT_STALL_GRACE = 2.0
-
-_LOSS = {"w": "0-1", "b": "1-0"}
 
 
 def start_board(game_name: str, start_fen: str | None) -> Board:
@@ -63,7 +61,7 @@ async def play_game(
     event: str = "?",
     site: str = "?",
     move_timeout: float = DEFAULT_MOVE_TIMEOUT,
-    sync_timeout: float = DEFAULT_SYNC_TIMEOUT,
+    sync_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     stall_grace: float = DEFAULT_STALL_GRACE,
 ) -> GameRecord:
     """Play one game; return its record. ``limits`` apply to White, and to Black
@@ -96,15 +94,15 @@ async def play_game(
         sep = " "
     record.opening_plies = len(record.moves)
 
-    def lose(side: str, reason: Reason, detail: str) -> GameRecord:
-        record.result = _LOSS[side]
+    def lose(side: Side, reason: Reason, detail: str) -> GameRecord:
+        record.result = Result.loss_for(side)
         record.reason = reason
         record.detail = detail
         record.fault = side
         record.final_fen = board.fen()
         return record
 
-    for side, eng in (("w", white), ("b", black)):
+    for side, eng in ((Side.WHITE, white), (Side.BLACK, black)):
         try:
             await eng.new_game(sync_timeout)
         except EngineError as exc:
@@ -116,7 +114,7 @@ async def play_game(
         outcome = board.outcome()
         if outcome is not None:
             record.result = outcome.result
-            record.reason = Reason(outcome.reason)
+            record.reason = Reason.from_termination(outcome.reason)
             record.final_fen = board.fen()
             return record
         side = board.turn
@@ -173,47 +171,6 @@ async def play_game(
         sep = " "
 
 
-class GameSettingsLike(Protocol):
-    """What a match and a tournament both know about how every game is played."""
-
-    game: str
-    limits: Limits
-    handshake_timeout: float
-    move_timeout: float
-    stall_grace: float
-    event: str
-    site: str
-
-
-async def play_configured_game(
-    s: GameSettingsLike,
-    white: EngineProcess,
-    black: EngineProcess,
-    white_limits: Limits | None,
-    black_limits: Limits | None,
-    start_fen: str | None,
-    opening_moves: tuple[str, ...],
-    round_: str,
-) -> GameRecord:
-    """:func:`play_game` with a match's or tournament's settings; an engine's own limits
-    (``-engine tc=...``) win over the shared ones."""
-    return await play_game(
-        white,
-        black,
-        s.game,
-        start_fen,
-        opening_moves,
-        white_limits or s.limits,
-        black_limits=black_limits or s.limits,
-        round=round_,
-        event=s.event,
-        site=s.site,
-        move_timeout=s.move_timeout,
-        sync_timeout=s.handshake_timeout,
-        stall_grace=s.stall_grace,
-    )
-
-
 def _time_control_tag(white: Limits, black: Limits) -> str:
     a, b = white.pdn_time_control(), black.pdn_time_control()
     return a if a == b else f"{a}:{b}"
@@ -223,7 +180,7 @@ def start_failure_record(
     game_name: str,
     white: str,
     black: str,
-    failed_side: str,
+    failed_side: Side,
     detail: str,
     start_fen: str | None = None,
     round: str = "1",
@@ -238,7 +195,7 @@ def start_failure_record(
         white=white,
         black=black,
         start_fen=start_fen,
-        result=_LOSS[failed_side],
+        result=Result.loss_for(failed_side),
         reason=Reason.START_FAILURE,
         detail=detail,
         fault=failed_side,

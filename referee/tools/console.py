@@ -442,7 +442,7 @@ class Console:
             return
         if self.busy() or not self.need_engine():
             return
-        human = self.board.turn
+        human: str = self.board.turn
         if args and args[0] in ("w", "b", "white", "black"):
             human = args[0][0]
             args = args[1:]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
-from referee.game.runner import DEFAULT_SYNC_TIMEOUT
+from referee.game.settings import DEFAULT_HANDSHAKE_TIMEOUT
 from referee.process.engine_process import EngineProcess, TrafficHook
 from referee.ugi.engine_config import EngineConfig
 
@@ -26,7 +26,7 @@ class EnginePool:
         self,
         config: EngineConfig,
         game: str,
-        handshake_timeout: float = DEFAULT_SYNC_TIMEOUT,
+        handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
         traffic: TrafficHook | None = None,
         tag_processes: bool = False,
     ) -> None:

@@ -21,34 +21,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from engine.rules import Side
 from referee.game.record import GameRecord
-from referee.game.runner import (
-    DEFAULT_MOVE_TIMEOUT,
-    DEFAULT_STALL_GRACE,
-    DEFAULT_SYNC_TIMEOUT,
-    play_configured_game,
-    start_failure_record,
-)
-from referee.game.timecontrol import Limits
+from referee.game.runner import play_game, start_failure_record
+from referee.game.settings import GameSettings
 from referee.process.engine_process import EngineProcess, EngineStartError, TrafficHook
 from referee.tournament.engine_pool import EnginePool
 from referee.tournament.scheduler import ScheduledGame
 from referee.ugi.engine_config import EngineConfig
-
-
-@dataclass
-class GameSettings:
-    """How every game is played (what the tournament settings say)."""
-
-    game: str
-    limits: Limits
-    handshake_timeout: float = DEFAULT_SYNC_TIMEOUT
-    move_timeout: float = DEFAULT_MOVE_TIMEOUT
-    stall_grace: float = DEFAULT_STALL_GRACE
-    event: str = "?"
-    site: str = "?"
 
 
 class Executor:
@@ -66,7 +47,7 @@ class Executor:
         self.concurrency = max(1, concurrency)
         self.tag_processes = tag_processes
         self.pools = [
-            EnginePool(c, settings.game, settings.handshake_timeout, traffic, tag_processes)
+            EnginePool(c, settings.name, settings.timeouts.handshake, traffic, tag_processes)
             for c in engines
         ]
         self.traffic = traffic
@@ -130,31 +111,33 @@ class Executor:
         note = getattr(self.traffic, "note", None)
         procs: list[EngineProcess] = []
         try:
-            for side, pool in (("w", white), ("b", black)):
+            for side, pool in ((Side.WHITE, white), (Side.BLACK, black)):
                 try:
                     procs.append(await pool.take())
                 except EngineStartError as exc:
                     if procs:  # black could not start: white did nothing wrong
                         await white.give_back(procs.pop(), faulty=False, played=False)
                     return start_failure_record(
-                        s.game, white.name, black.name, side, str(exc), start_fen, round_,
-                        s.event, s.site, pool.config.limits or s.limits,
+                        s.name, white.name, black.name, side, str(exc), start_fen, round_,
+                        s.event, s.site, s.limits_for(pool.config.limits),
                     )
             if note is not None:
                 w_tag = f"#{white.number.get(procs[0])} " if self.tag_processes else ""
                 b_tag = f"#{black.number.get(procs[1])} " if self.tag_processes else ""
                 note(f"game {job.game_id + 1}: {w_tag}{white.name} (white)"
                      f" vs {b_tag}{black.name} (black)")
-            record = await play_configured_game(
-                s, procs[0], procs[1], white.config.limits, black.config.limits, start_fen,
-                moves, round_,
+            record = await play_game(
+                procs[0], procs[1], s.name, start_fen, moves, s.limits_for(white.config.limits),
+                black_limits=s.limits_for(black.config.limits), round=round_, event=s.event,
+                site=s.site, move_timeout=s.timeouts.move, sync_timeout=s.timeouts.handshake,
+                stall_grace=s.timeouts.stall_grace,
             )
         except BaseException:
             for proc in procs:  # aborted mid-game: these processes are not reusable
                 proc.kill_now()
             raise
-        await white.give_back(procs[0], record.fault == "w")
-        await black.give_back(procs[1], record.fault == "b")
+        await white.give_back(procs[0], record.fault is Side.WHITE)
+        await black.give_back(procs[1], record.fault is Side.BLACK)
         if note is not None:
             note(f"game {job.game_id + 1}: {record.result} ({record.reason}) {record.detail}".rstrip())
         return record

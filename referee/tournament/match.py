@@ -5,9 +5,11 @@ game at a time, so both share one way of starting, reusing and replacing engine
 processes (:mod:`referee.tournament.engine_pool`: kept between games, restarted after a fault
 or with ``restart=on``) and of turning engine faults into lost games.
 
-:func:`run_match` plays the games. Game i (0-based) has the first engine as
-White when i is even; games 2k and 2k+1 share opening k, so each engine plays
-each opening once with each colour. If an engine cannot be started before
+:func:`run_match` plays the games in the order of the tournament's scheduler
+(:func:`match_schedule`): a match of N games is a two-engine round-robin of
+pairs, so game i (0-based) has the first engine as White when i is even and
+games 2k and 2k+1 share opening k: each engine plays each opening once with
+each colour. If an engine cannot be started before
 the first game, :class:`~referee.process.engine_process.EngineStartError` propagates
 (the CLI makes that exit status 2); later start failures become lost games
 with reason ``start failure``.
@@ -16,18 +18,18 @@ with reason ``start failure``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import dataclasses
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
+from engine.rules import Result
 from referee.game.openings import Opening
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
-from referee.game.runner import DEFAULT_MOVE_TIMEOUT, DEFAULT_STALL_GRACE, DEFAULT_SYNC_TIMEOUT
-from referee.game.timecontrol import Limits
-from referee.process.engine_process import TrafficHook
-from referee.tournament.executor import Executor, GameSettings
-from referee.tournament.scheduler import ScheduledGame
-from referee.ugi.engine_config import EngineConfig
+from referee.tournament.executor import Executor
+from referee.tournament.scheduler import ScheduledGame, pairs_per_encounter, schedule
+from referee.tournament.settings import MatchSettings
 
 
 @dataclass
@@ -42,7 +44,7 @@ class MatchScore:
     unfinished: int = 0
 
     def add(self, record: GameRecord) -> None:
-        if record.result == "1/2-1/2":
+        if record.result is Result.DRAW:
             self.draws += 1
         elif record.winner == self.first:
             self.wins += 1
@@ -69,24 +71,13 @@ class MatchScore:
         )
 
 
-@dataclass
-class MatchSettings:
-    """Everything a match needs; the CLI builds it from the command line."""
-
-    first: EngineConfig
-    second: EngineConfig
-    game: str
-    games: int = 2
-    limits: Limits = field(default_factory=Limits)
-    openings: list[Opening] | None = None  # None: every game from start_fen
-    start_fen: str | None = None
-    handshake_timeout: float = DEFAULT_SYNC_TIMEOUT
-    move_timeout: float = DEFAULT_MOVE_TIMEOUT
-    stall_grace: float = DEFAULT_STALL_GRACE
-    event: str = "?"
-    site: str = "?"
-    pdn_path: str | None = None
-    traffic: TrafficHook | None = None
+def match_schedule(games: int, openings: Sequence[Opening] | None) -> Iterator[ScheduledGame]:
+    """The games of a match, from the tournament scheduler: rounds of one pair (the same
+    opening, colours reversed) between engines 0 and 1, cut at ``games``. A match
+    numbers its games as rounds (the PDN ``Round`` tag is the game number)."""
+    jobs = schedule("roundrobin", 2, pairs_per_encounter(games), 2, openings)
+    for job in itertools.islice(jobs, games):
+        yield dataclasses.replace(job, round=job.game_id + 1)
 
 
 async def run_match(
@@ -97,31 +88,19 @@ async def run_match(
     quit (and their process groups reaped) on the way out, also when cancelled."""
     s = settings
     executor = Executor(
-        [s.first, s.second],
-        GameSettings(
-            game=s.game, limits=s.limits, handshake_timeout=s.handshake_timeout,
-            move_timeout=s.move_timeout, stall_grace=s.stall_grace, event=s.event, site=s.site,
-        ),
-        concurrency=1,
-        traffic=s.traffic,
-        tag_processes=False,
+        [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False
     )
-    fixed = Opening(s.start_fen, (), "fen") if s.start_fen is not None else None
     score = MatchScore(s.first.name, s.second.name)
     writer = PdnWriter(s.pdn_path) if s.pdn_path else None
     try:
         await executor.check_engines()  # a start failure before game 1 ends the match
-        for index in range(s.games):
-            white, black = (0, 1) if index % 2 == 0 else (1, 0)
-            opening = s.openings[(index // 2) % len(s.openings)] if s.openings else fixed
-            record = await executor.play(
-                ScheduledGame(index, index // 2, index + 1, white, black, opening)
-            )
+        for job in match_schedule(s.games, s.game.schedule_openings()):
+            record = await executor.play(job)
             score.add(record)
             if writer is not None:
                 writer.write(record)
             if on_game is not None:
-                on_game(index, record)
+                on_game(job.game_id, record)
             flush = getattr(s.traffic, "flush", None)
             if flush is not None:
                 flush()

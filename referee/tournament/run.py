@@ -37,15 +37,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from referee.config.tournament import TournamentSettings
-from referee.game.openings import Opening
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
-from referee.game.timecontrol import Limits
 from referee.process.traffic_log import TrafficLog
-from referee.tournament.executor import Executor, GameSettings
+from referee.tournament.executor import Executor
 from referee.tournament.export import sync_pdn
 from referee.tournament.scheduler import ScheduledGame, schedule
+from referee.tournament.settings import TournamentSettings
 from referee.tournament.standings import Standings
 from referee.tournament.store import StoreError, TournamentStore
 
@@ -98,10 +96,7 @@ def open_tournament(settings: TournamentSettings, say: Callable[[str], None]) ->
             return store
         if s.resume:
             say(f"no tournament in {s.db_path} yet: starting it")
-        openings: list[Opening] | None = s.openings
-        if openings is None and s.start_fen is not None:
-            openings = [Opening(s.start_fen, (), "fen")]
-        jobs = schedule(s.fmt, len(s.engines), s.rounds, s.games, openings)
+        jobs = schedule(s.fmt, len(s.engines), s.rounds, s.games, s.game.schedule_openings())
         store.create({**s.describe(), "seed": s.seed}, s.fingerprint(), s.engines, jobs)
         return store
     except BaseException:
@@ -197,11 +192,7 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
             return outcome
         executor = Executor(
             s.engines,
-            GameSettings(
-                game=s.game, limits=Limits(), handshake_timeout=s.handshake_timeout,
-                move_timeout=s.move_timeout, stall_grace=s.stall_grace,
-                event=s.event, site=s.site,
-            ),
+            s.game,
             s.concurrency,
             traffic,
         )

@@ -37,6 +37,7 @@ from rich.table import Table
 
 from referee.game.reasons import Reason
 from referee.tournament.stats import (
+    SprtSpec,
     SprtState,
     draw_ratio,
     format_elo,
@@ -54,23 +55,6 @@ FAULT_COLUMNS: dict[str, tuple[Reason, ...]] = {
     "proto": (Reason.PROTOCOL_ERROR,),
 }
 _COLUMN_OF = {r: col for col, reasons in FAULT_COLUMNS.items() for r in reasons}
-
-
-@dataclass(frozen=True)
-class SprtSpec:
-    """``-sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 [model=normalized|logistic]``."""
-
-    elo0: float = 0.0
-    elo1: float = 10.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    model: str = "normalized"
-
-    def describe(self) -> str:
-        return (
-            f"elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} "
-            f"beta={self.beta:g} model={self.model}"
-        )
 
 
 @dataclass
@@ -180,9 +164,9 @@ class Standings:
         s = self.sprt
         if self.paired:
             counts = self.ptnml.get((0, 1), [0, 0, 0, 0, 0])
-            return SprtState.evaluate(s.elo0, s.elo1, s.alpha, s.beta, pentanomial=counts, model=s.model)  # type: ignore[arg-type]
+            return s.evaluate(pentanomial=counts)
         w, d, lo = self.cross.get((0, 1), [0, 0, 0])
-        return SprtState.evaluate(s.elo0, s.elo1, s.alpha, s.beta, wdl=(w, d, lo), model=s.model)  # type: ignore[arg-type]
+        return s.evaluate(wdl=(w, d, lo))
 
     def summary(self) -> str:
         """Plain one-line state: games and the leader."""

@@ -41,6 +41,8 @@ __all__ = [
     "Z95",
     "NELO_PER_T",
     "EloEstimate",
+    "SprtModel",
+    "SprtSpec",
     "SprtState",
     "draw_ratio",
     "elo_to_score",
@@ -417,6 +419,30 @@ def sprt_llr(
     return total * sum(
         q * (math.log(b) - math.log(a)) for q, a, b in zip(phat, p0, p1, strict=True)
     )
+
+
+@dataclass(frozen=True)
+class SprtSpec:
+    """What an SPRT tests (``-sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 [model=...]``);
+    :class:`SprtState` is where it stands after some results."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: SprtModel = "normalized"
+
+    def describe(self) -> str:
+        return (
+            f"elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} "
+            f"beta={self.beta:g} model={self.model}"
+        )
+
+    def evaluate(self, *, wdl: Sequence[int] | None = None,
+                 pentanomial: Sequence[int] | None = None) -> SprtState:
+        """The state of this test after ``wdl`` or ``pentanomial`` results."""
+        return SprtState.evaluate(self.elo0, self.elo1, self.alpha, self.beta, wdl=wdl,
+                                  pentanomial=pentanomial, model=self.model)
 
 
 @dataclass(frozen=True)

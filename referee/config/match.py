@@ -1,0 +1,32 @@
+"""What a match is: :class:`~referee.tournament.settings.MatchSettings` from a command line."""
+
+from __future__ import annotations
+
+from referee.config.args import CliError, ParsedArgs
+from referee.config.options import (
+    check_limits,
+    check_writable,
+    engine_configs,
+    game_name,
+    game_settings,
+    games_count,
+    pdn_path,
+)
+from referee.tournament.settings import MatchSettings
+
+
+def match_settings(args: ParsedArgs) -> MatchSettings:
+    """Check the whole ``guti match`` command line and turn it into :class:`MatchSettings`."""
+    game = game_name(args)
+    configs = engine_configs(args)
+    if len(configs) != 2:
+        raise CliError(f"a match needs exactly two -engine definitions, got {len(configs)}")
+    check_limits(configs)
+    games = games_count(args)
+    seed = args.int_value("srand", 0) if args.has("srand") else None
+    settings = game_settings(args, game, seed, games, default_event="?")
+    pdn = pdn_path(args)
+    check_writable([pdn, args.token_dict("log").get("file")])
+    return MatchSettings(
+        first=configs[0], second=configs[1], game=settings, games=games, pdn_path=pdn
+    )

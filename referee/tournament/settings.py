@@ -1,0 +1,79 @@
+"""What a match and a tournament are: engines, how many games, and the one game settings.
+
+Both hold a :class:`~referee.game.settings.GameSettings` (game, time control,
+timeouts, start or openings, PDN tags): a match is played exactly like a
+tournament's games, by the same scheduler and executor. The readers in
+:mod:`referee.config` build these from the command line or a TOML file; the
+runners in this package only read them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.game.settings import GameSettings
+from referee.process.engine_process import TrafficHook
+from referee.tournament.scheduler import pairings
+from referee.tournament.stats import SprtSpec
+from referee.ugi.engine_config import EngineConfig
+
+#: Games per encounter (per round) when ``-games`` is not given; also a match's length.
+DEFAULT_GAMES = 2
+
+
+@dataclass
+class MatchSettings:
+    """A match: ``games`` games between two engines (see :mod:`referee.tournament.match`)."""
+
+    first: EngineConfig
+    second: EngineConfig
+    game: GameSettings = field(default_factory=GameSettings)
+    games: int = DEFAULT_GAMES
+    pdn_path: str | None = None
+    traffic: TrafficHook | None = None
+
+
+@dataclass
+class TournamentSettings:
+    """A whole tournament, checked; built by :func:`referee.config.tournament.settings_from_argv`.
+
+    The *fingerprint* is a hash of ``fingerprint_data``: everything that decides which
+    games are played and how (engines, game, limits, format, rounds, games, openings,
+    seed); ``-resume`` refuses a database whose fingerprint differs."""
+
+    engines: list[EngineConfig]
+    game: GameSettings = field(default_factory=GameSettings)
+    fmt: str = "roundrobin"
+    rounds: int = 1
+    games: int = DEFAULT_GAMES
+    seed: int | None = None
+    concurrency: int = 1
+    db_path: str = "guti.db"
+    resume: bool = False
+    pdn_path: str | None = None
+    log_path: str | None = None
+    rating_interval: int = 0
+    sprt: SprtSpec | None = None
+    quiet: bool = False
+    fingerprint_data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def total_games(self) -> int:
+        return len(pairings(self.fmt, len(self.engines))) * self.rounds * self.games
+
+    def fingerprint(self) -> str:
+        text = json.dumps(self.fingerprint_data, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def describe(self) -> dict[str, Any]:
+        """The settings stored in the database (JSON-able)."""
+        return {
+            **self.fingerprint_data,
+            "concurrency": self.concurrency,
+            "pdnout": self.pdn_path,
+            "event": self.game.event,
+            "site": self.game.site,
+        }
