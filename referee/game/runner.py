@@ -14,8 +14,9 @@ one-line detail. Every wait is bounded:
   grace is ``stalled``;
 - without either (``depth=``/``nodes=`` only): ``move_timeout`` then ``stalled``.
 
-Per ply the referee only appends the move to the ``position`` string it
-keeps (no rebuilding), so its own overhead is a few tens of microseconds
+Per ply the referee only appends the move to the
+:class:`~referee.ugi.client.Position` it keeps (no rebuilding from the
+board), so its own overhead is a few tens of microseconds
 plus the rules core's move check (see ``benchmarks/referee_overhead.py``).
 
 The engines stay running; starting, restarting and quitting them is the
@@ -24,19 +25,20 @@ caller's job (see :mod:`referee.tournament.match`).
 
 from __future__ import annotations
 
-import re
 import time
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.rules import Board, RulesError
+from engine.rules import Board, Move
+from referee.game.judge import MOVE_SYNTAX, Fault, Verdict, judge_reply
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
 from referee.game.timecontrol import Clock, Limits, go_arguments
-from referee.process.engine_process import EngineError, EngineProcess, EngineTimeout
+from referee.process.engine_process import EngineError, EngineTimeout
+from referee.ugi.client import GoReply, Position, UgiEngine
 
-#: A well-formed move string (protocol.md notation); anything else after ``bestmove``
-#: is a protocol error, a well-formed but illegal move an ``illegal move``.
-MOVE_SYNTAX = re.compile(r"[1-9][0-9]*(?:-[1-9][0-9]*|(?:x[1-9][0-9]*)+)")
+__all__ = ["MOVE_SYNTAX", "play_game", "play_configured_game", "start_board",
+           "start_failure_record", "GameSettingsLike"]
 
 DEFAULT_MOVE_TIMEOUT = 60.0
 DEFAULT_SYNC_TIMEOUT = 10.0
@@ -50,9 +52,19 @@ def start_board(game_name: str, start_fen: str | None) -> Board:
     return Board(game_name) if start_fen is None else Board.from_fen(game_name, start_fen)
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """How long the referee waits: ``sync`` for ``readyok``, ``move`` for a ``bestmove``
+    without a clock, ``stall_grace`` past a clock's time before calling it stalled."""
+
+    move: float = DEFAULT_MOVE_TIMEOUT
+    sync: float = DEFAULT_SYNC_TIMEOUT
+    stall_grace: float = DEFAULT_STALL_GRACE
+
+
 async def play_game(
-    white: EngineProcess,
-    black: EngineProcess,
+    white: UgiEngine,
+    black: UgiEngine,
     game_name: str,
     start_fen: str | None = None,
     opening_moves: tuple[str, ...] | list[str] = (),
@@ -85,92 +97,130 @@ async def play_game(
         time_control=_time_control_tag(wlim, blim),
         first_side=board.turn,
     )
-    position = "position startpos" if start_fen is None else f"position fen {board.fen()}"
-    sep = " moves "
     for text in opening_moves:
         board.push_str(text)
         record.moves.append(str(board.move_stack[-1]))
         record.elapsed_ms.append(None)
         record.clock_ms.append(None)
-        position += sep + record.moves[-1]
-        sep = " "
     record.opening_plies = len(record.moves)
+    game = _Game(board, record, {"w": white, "b": black}, {"w": Clock(wlim), "b": Clock(blim)},
+                 Bounds(move_timeout, sync_timeout, stall_grace))
+    return await game.play()
 
-    def lose(side: str, reason: Reason, detail: str) -> GameRecord:
+
+@dataclass
+class _Game:
+    """One game in progress. :meth:`play` runs it; every other method is one step, and
+    each way a game ends has its own: :meth:`ended_by_rules`, :meth:`not_ready`,
+    :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`."""
+
+    board: Board
+    record: GameRecord
+    engines: dict[str, UgiEngine]
+    clocks: dict[str, Clock]
+    bounds: Bounds
+    position: Position = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.position = Position.of(self.board)
+
+    async def play(self) -> GameRecord:
+        for side in ("w", "b"):
+            try:
+                await self.engines[side].new_game(self.bounds.sync)
+            except EngineError as exc:
+                return self.not_ready(side, exc)
+        while True:
+            if self.board.outcome() is not None:
+                return self.ended_by_rules()
+            side = self.board.turn
+            allowed = self.clocks[side].allowed_ms()
+            try:
+                reply = await self.ask(side, allowed)
+            except EngineTimeout:
+                return self.stalled(side, allowed)
+            except EngineError as exc:
+                return self.engine_failed(side, exc)
+            verdict = judge_reply(self.board, reply.bestmove, reply.elapsed_ms, allowed)
+            self.clocks[side].charge(reply.elapsed_ms)
+            if verdict.move is None:
+                return self.bad_reply(side, verdict, reply, allowed)
+            self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply.elapsed_ms)
+
+    def wait_for(self, allowed: float | None) -> float:
+        """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
+        return self.bounds.move if allowed is None else allowed / 1000 + self.bounds.stall_grace
+
+    async def ask(self, side: str, allowed: float | None) -> GoReply:
+        go = go_arguments(side, self.clocks["w"], self.clocks["b"])
+        return await self.engines[side].go(self.position, go, self.wait_for(allowed))
+
+    def play_move(self, side: str, move: Move, text: str, elapsed: float) -> None:
+        """Play the judged move (``text`` as the engine wrote it); the ``position`` sent
+        next is this one's plus the move."""
+        self.board.push(move)
+        clock = self.clocks[side]
+        self.record.moves.append(text)
+        self.record.elapsed_ms.append(elapsed)
+        self.record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
+        self.position = Position(self.position.fen, (*self.position.moves, text))
+
+    # -- the ways a game ends -------------------------------------------------------------
+    def ended_by_rules(self) -> GameRecord:
+        outcome = self.board.outcome()
+        assert outcome is not None
+        self.record.result = outcome.result
+        self.record.reason = Reason(outcome.reason)
+        self.record.final_fen = self.board.fen()
+        return self.record
+
+    def lose(self, side: str, reason: Reason, detail: str) -> GameRecord:
+        record = self.record
         record.result = _LOSS[side]
         record.reason = reason
         record.detail = detail
         record.fault = side
-        record.final_fen = board.fen()
+        record.final_fen = self.board.fen()
         return record
 
-    for side, eng in (("w", white), ("b", black)):
-        try:
-            await eng.new_game(sync_timeout)
-        except EngineError as exc:
-            return lose(side, exc.reason, str(exc))
+    def not_ready(self, side: str, exc: EngineError) -> GameRecord:
+        return self.lose(side, exc.reason, str(exc))
 
-    clocks = {"w": Clock(wlim), "b": Clock(blim)}
-    engines = {"w": white, "b": black}
-    while True:
-        outcome = board.outcome()
-        if outcome is not None:
-            record.result = outcome.result
-            record.reason = Reason(outcome.reason)
-            record.final_fen = board.fen()
-            return record
-        side = board.turn
-        eng = engines[side]
-        clock = clocks[side]
-        allowed = clock.allowed_ms()
-        wait = move_timeout if allowed is None else allowed / 1000 + stall_grace
-        try:
-            reply = await eng.go(position, go_arguments(side, clocks["w"], clocks["b"]), wait)
-        except EngineTimeout:
-            if allowed is None:
-                why = f"no bestmove within {move_timeout:g} s (move timeout)"
-            else:
-                why = (
-                    f"no bestmove within {wait:.3f} s "
-                    f"({allowed:.0f} ms allowed + {stall_grace:g} s grace)"
-                )
-            return lose(side, Reason.STALLED, f"engine {eng.name}: {why}")
-        except EngineError as exc:
-            return lose(side, exc.reason, str(exc))
-        elapsed = reply.elapsed_ms
-        if not clock.charge(elapsed):
-            return lose(
-                side,
-                Reason.TIME_FORFEIT,
-                f"engine {eng.name} used {elapsed:.0f} ms, {allowed:.0f} ms allowed",
+    def engine_failed(self, side: str, exc: EngineError) -> GameRecord:
+        return self.lose(side, exc.reason, str(exc))
+
+    def stalled(self, side: str, allowed: float | None) -> GameRecord:
+        name = self.engines[side].name
+        if allowed is None:
+            why = f"no bestmove within {self.bounds.move:g} s (move timeout)"
+        else:
+            why = (
+                f"no bestmove within {self.wait_for(allowed):.3f} s "
+                f"({allowed:.0f} ms allowed + {self.bounds.stall_grace:g} s grace)"
             )
-        text = reply.bestmove
-        if text is None:
-            return lose(side, Reason.PROTOCOL_ERROR, f"engine {eng.name} sent {reply.line!r}")
-        if text == "none":
-            n = len(board.legal_moves)
-            return lose(
-                side,
-                Reason.ILLEGAL_MOVE,
-                f"engine {eng.name} sent bestmove none with {n} legal moves in {board.fen()}",
-            )
-        if MOVE_SYNTAX.fullmatch(text) is None:
+        return self.lose(side, Reason.STALLED, f"engine {name}: {why}")
+
+    def bad_reply(
+        self, side: str, verdict: Verdict, reply: GoReply, allowed: float | None
+    ) -> GameRecord:
+        """A reply the judge did not accept (or a ``bestmove none``, which never is here:
+        the loop asks only while the game goes on)."""
+        name = self.engines[side].name
+        fault = verdict.fault or Fault.NONE_WITH_MOVES
+        fen = self.board.fen()
+        if fault is Fault.TIME:
+            detail = f"engine {name} used {reply.elapsed_ms:.0f} ms, {allowed:.0f} ms allowed"
+        elif fault is Fault.NO_MOVE:
+            detail = f"engine {name} sent {reply.line!r}"
+        elif fault is Fault.NONE_WITH_MOVES:
+            n = len(self.board.legal_moves)
+            detail = f"engine {name} sent bestmove none with {n} legal moves in {fen}"
+        elif fault is Fault.MALFORMED:
             shown = reply.line if len(reply.line) <= 80 else reply.line[:77] + "..."
-            return lose(side, Reason.PROTOCOL_ERROR, f"engine {eng.name} sent malformed {shown!r}")
-        try:
-            move = board.parse_move(text)
-        except RulesError as exc:
-            return lose(
-                side,
-                Reason.ILLEGAL_MOVE,
-                f"engine {eng.name} played illegal {text} in {board.fen()}: {exc}",
-            )
-        board.push(move)
-        record.moves.append(text)
-        record.elapsed_ms.append(elapsed)
-        record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
-        position += sep + text
-        sep = " "
+            detail = f"engine {name} sent malformed {shown!r}"
+        else:
+            detail = f"engine {name} played illegal {verdict.text} in {fen}: {verdict.error}"
+        return self.lose(side, fault.reason, detail)
 
 
 class GameSettingsLike(Protocol):
@@ -187,8 +237,8 @@ class GameSettingsLike(Protocol):
 
 async def play_configured_game(
     s: GameSettingsLike,
-    white: EngineProcess,
-    black: EngineProcess,
+    white: UgiEngine,
+    black: UgiEngine,
     white_limits: Limits | None,
     black_limits: Limits | None,
     start_fen: str | None,
