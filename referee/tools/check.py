@@ -371,6 +371,29 @@ class Checker:
 
         await self.item(f"{g}: UGI_Variant", variant)
         await self.item(f"{g}: uginewgame", newgame)
+        await self.check_search(c)
+
+        for case in (PositionCase("startpos", None), c.startpos_moves, c.fen_moves, c.fen_short,
+                     c.black_to_move):
+            await self.item(f"{g}: position {case.label}", self.position_body(g, case))
+
+        async def finished() -> str:
+            fin = c.finished
+            reply = await self.bestmove(fin.position(), Go(infinite=True), QUICK)
+            self.judge_move(fin.board(g), reply.bestmove)
+            return f"bestmove none in {reply.elapsed_ms:.0f} ms"
+
+        await self.item(f"{g}: go on a finished game ({c.finished.reason})", finished)
+        for case in c.queries:
+            await self.item(f"{g}: query, {case.label}", self.query_body(g, case))
+        await self.check_perft(c)
+        await self.check_bad_input(c)
+
+    async def check_search(self, c: GameCases) -> None:
+        """The ``go`` items: each way to limit a search, ``stop`` during and without one."""
+        g = c.game
+        eng = self.eng
+        assert eng is not None
         search = c.startpos_moves  # a mid-game position with several moves
         board = search.board(g)
 
@@ -440,22 +463,6 @@ class Checker:
         await self.item(f"{g}: go nodes", go_limited(Go(nodes=500)))
         await self.item(f"{g}: go infinite, isready, stop", go_infinite)
         await self.item(f"{g}: stop with no search", stop_idle)
-
-        for case in (PositionCase("startpos", None), c.startpos_moves, c.fen_moves, c.fen_short,
-                     c.black_to_move):
-            await self.item(f"{g}: position {case.label}", self.position_body(g, case))
-
-        async def finished() -> str:
-            fin = c.finished
-            reply = await self.bestmove(fin.position(), Go(infinite=True), QUICK)
-            self.judge_move(fin.board(g), reply.bestmove)
-            return f"bestmove none in {reply.elapsed_ms:.0f} ms"
-
-        await self.item(f"{g}: go on a finished game ({c.finished.reason})", finished)
-        for case in c.queries:
-            await self.item(f"{g}: query, {case.label}", self.query_body(g, case))
-        await self.check_perft(c)
-        await self.check_bad_input(c)
 
     def position_body(self, g: str, case: PositionCase) -> Body:
         async def body() -> str:
