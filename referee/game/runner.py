@@ -2,7 +2,8 @@
 
 :func:`play_game` sends ``uginewgame``, then for every ply ``position
 startpos|fen ... moves ...`` and ``go`` with the clock, reads ``bestmove``,
-checks it with the rules core and decides the end of the game itself by
+has it judged (:func:`referee.game.judge.judge_reply`, the same judge the
+console and ``guti check`` use) and decides the end of the game itself by
 protocol.md (``Board.outcome()``); the engines' ``query`` answers are
 never asked for. It never raises for anything an engine does: every fault
 becomes a loss for that side with a :class:`~referee.game.reasons.Reason` and a
@@ -19,7 +20,9 @@ Per ply the referee only appends the move to the
 board), so its own overhead is a few tens of microseconds
 plus the rules core's move check (see ``benchmarks/referee_overhead.py``).
 
-The engines stay running; starting, restarting and quitting them is the
+The loop is :class:`_Game`, one small method per step and per way a game ends;
+it is tested without processes through ``referee.ugi.fake_transport``
+(``tests/test_ugi_client.py``). The engines stay running; starting, restarting and quitting them is the
 caller's job (see :mod:`referee.tournament.match`).
 """
 
@@ -30,15 +33,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.rules import Board, Move
-from referee.game.judge import MOVE_SYNTAX, Fault, Verdict, judge_reply
+from referee.game.judge import Fault, Verdict, judge_reply
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
 from referee.game.timecontrol import Clock, Limits, go_arguments
 from referee.process.engine_process import EngineError, EngineTimeout
 from referee.ugi.client import GoReply, Position, UgiEngine
-
-__all__ = ["MOVE_SYNTAX", "play_game", "play_configured_game", "start_board",
-           "start_failure_record", "GameSettingsLike"]
 
 DEFAULT_MOVE_TIMEOUT = 60.0
 DEFAULT_SYNC_TIMEOUT = 10.0

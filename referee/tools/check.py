@@ -364,7 +364,7 @@ class Checker:
             return f"setoption name {self.hs.variant.name} value {g}"
 
         async def newgame() -> str:
-            eng.send("uginewgame")
+            eng.announce_new_game()
             start = time.monotonic()
             await self.ready("after uginewgame", timeout=5.0)
             return f"readyok in {(time.monotonic() - start) * 1000:.0f} ms"

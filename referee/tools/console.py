@@ -198,7 +198,7 @@ class Console:
         """Consume engine lines forever (they were printed as they came) and dispatch them."""
         while True:
             try:
-                line = await self.eng.transport.read_line(3600.0)
+                line = await self.eng.read_line(3600.0)
             except EngineTimeout:
                 continue
             except (EngineDisconnected, EngineProtocolError) as exc:
@@ -243,7 +243,7 @@ class Console:
             await asyncio.sleep(0.01)
 
     async def ready(self) -> bool:
-        self.eng.send("isready")
+        self.eng.ask_ready()
         return await self.wait_for(is_readyok, READY_TIMEOUT, "readyok")
 
     # -- the board -------------------------------------------------------------------------
@@ -256,7 +256,7 @@ class Console:
             self.error(f"the engine does not play {game} (it plays {', '.join(self.hs.games())})")
             return False
         self.eng.select_game(game)
-        self.eng.send("uginewgame")
+        self.eng.announce_new_game()
         if not await self.ready():
             return False
         self.game = game

@@ -204,6 +204,14 @@ class UgiEngine:
         self.set_option(variant.name, game)
         return True
 
+    def ask_ready(self) -> None:
+        """Write ``isready`` (:meth:`sync` waits for the answer; the console reads it itself)."""
+        self.transport.send("isready")
+
+    def announce_new_game(self) -> None:
+        """Write ``uginewgame`` (:meth:`new_game` also waits until the engine is ready)."""
+        self.transport.send("uginewgame")
+
     def stop(self) -> None:
         """End the running search (its ``bestmove`` still comes and must be read)."""
         self.transport.send("stop")
@@ -217,6 +225,10 @@ class UgiEngine:
         return self.transport.send_lines(lines)
 
     # -- reading ------------------------------------------------------------------------------
+    async def read_line(self, timeout: float) -> str:
+        """The next line, whatever it is (for a reader that dispatches lines itself)."""
+        return await self.transport.read_line(timeout)
+
     async def read_until(
         self, done: Callable[[str], bool], timeout: float, keep: int | None = None
     ) -> list[str]:
@@ -259,7 +271,7 @@ class UgiEngine:
 
     async def sync(self, timeout: float) -> list[str]:
         """``isready`` and the lines before ``readyok``, which must come within ``timeout``."""
-        self.transport.send("isready")
+        self.ask_ready()
         return (await self.read_until(is_readyok, timeout))[:-1]
 
     async def handshake(self, game: str, timeout: float = 10.0) -> None:
@@ -301,7 +313,7 @@ class UgiEngine:
 
     async def new_game(self, timeout: float = 10.0) -> None:
         """``uginewgame`` then ``isready``/``readyok``: the engine is ready for a new game."""
-        self.transport.send("uginewgame")
+        self.announce_new_game()
         try:
             await self.sync(timeout)
         except EngineTimeout:
