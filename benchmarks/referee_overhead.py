@@ -25,23 +25,24 @@ sys.path.append(ROOT)
 
 from referee.game.runner import play_game  # noqa: E402
 from referee.game.timecontrol import parse_tc  # noqa: E402
-from referee.process.engine_process import EngineProcess, GoResult  # noqa: E402
+from referee.ugi.client import GoReply, Position, UgiEngine  # noqa: E402
 from referee.ugi.engine_config import EngineConfig  # noqa: E402
+from referee.ugi.limits import Go  # noqa: E402
 
 FAULTY = os.path.join(ROOT, "tests", "engines", "faulty.py")
 
 
 class Recorder:
-    """Wraps ``EngineProcess.go`` of both engines to collect the send/receive stamps."""
+    """Wraps ``UgiEngine.go`` of both engines to collect the send/receive stamps."""
 
     def __init__(self) -> None:
-        self.stamps: list[GoResult] = []
+        self.stamps: list[GoReply] = []
 
-    def wrap(self, eng: EngineProcess) -> None:
+    def wrap(self, eng: UgiEngine) -> None:
         original = eng.go
 
-        async def go(position: str, go_args: str, timeout: float) -> GoResult:
-            result = await original(position, go_args, timeout)
+        async def go(position: Position | None, go: Go, timeout: float) -> GoReply:
+            result = await original(position, go, timeout)
             self.stamps.append(result)
             return result
 
@@ -53,7 +54,7 @@ async def run(games: int, game: str, tc: str) -> None:
     engines = []
     for i in (1, 2):
         cfg = EngineConfig(name=f"instant{i}", argv=[sys.executable, FAULTY, "--seed", str(i)])
-        engines.append(await EngineProcess.launch(cfg, game))
+        engines.append(await UgiEngine.launch(cfg, game))
     gaps: list[float] = []
     engine_ms: list[float] = []
     plies = 0

@@ -1,7 +1,7 @@
 """The referee against real engine processes that misbehave in every way we know.
 
 Each test starts real processes (``tests/engines/faulty.py``), plays through
-the public API (``EngineProcess.launch`` + ``play_game``), and checks the
+the public API (``UgiEngine.launch`` + ``play_game``), and checks the
 result, the reason and the detail, that the referee came back within a hard
 bound (so a hang fails the test instead of hanging the suite), and that no
 process of the engine (nor any grandchild) is left, zombies included.
@@ -21,7 +21,8 @@ from engine.rules import Board
 from referee.game.reasons import Reason
 from referee.game.runner import play_game
 from referee.game.timecontrol import parse_limits
-from referee.process.engine_process import EngineProcess, EngineStartError
+from referee.process.engine_process import EngineStartError
+from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
@@ -63,9 +64,9 @@ def run(coro, bound: float = BOUND):
 
 async def _match(white_cfg, black_cfg, game="egara-guti", tc="tc=2+0.05", **kw):
     limits = parse_limits(dict([tc.split("=", 1)]))
-    white = await EngineProcess.launch(white_cfg, game, handshake_timeout=10)
+    white = await UgiEngine.launch(white_cfg, game, handshake_timeout=10)
     try:
-        black = await EngineProcess.launch(black_cfg, game, handshake_timeout=10)
+        black = await UgiEngine.launch(black_cfg, game, handshake_timeout=10)
     except BaseException:
         await white.quit()
         raise
@@ -246,7 +247,7 @@ def test_start_failures_are_reported_not_hung(tmp_path, mode, extra, expect):
     pids = tmp_path / "pids"
 
     async def launch():
-        return await EngineProcess.launch(config("X", mode, pids, *extra), "pretwa", 0.8)
+        return await UgiEngine.launch(config("X", mode, pids, *extra), "pretwa", 0.8)
 
     started = time.monotonic()
     with pytest.raises(EngineStartError) as info:
@@ -260,7 +261,7 @@ def test_start_failures_are_reported_not_hung(tmp_path, mode, extra, expect):
 def test_missing_executable_is_a_start_failure(tmp_path):
     cfg = EngineConfig(name="ghost", argv=[str(tmp_path / "no-such-engine")])
     with pytest.raises(EngineStartError) as info:
-        run(EngineProcess.launch(cfg, "egara-guti"))
+        run(UgiEngine.launch(cfg, "egara-guti"))
     assert "No such file" in str(info.value)
 
 
@@ -278,7 +279,7 @@ def test_traffic_hook_sees_both_directions_and_stderr(tmp_path):
     seen: list[tuple[str, str, str]] = []
 
     async def go():
-        eng = await EngineProcess.launch(
+        eng = await UgiEngine.launch(
             config("T", "startup-crash"), "egara-guti", 2.0, traffic=lambda t, d, n, ln: seen.append((d, n, ln))
         )
         await eng.quit()

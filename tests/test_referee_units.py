@@ -19,8 +19,9 @@ from referee.game.timecontrol import (
     parse_limits,
     parse_tc,
 )
-from referee.process.engine_process import describe_exit, parse_option_line
+from referee.process.engine_process import describe_exit
 from referee.ugi.engine_config import EngineConfigError, engine_config_from_tokens
+from referee.ugi.options import parse_option_line
 
 # -- time controls -----------------------------------------------------------------
 
@@ -88,10 +89,10 @@ def test_go_arguments():
     w = Clock(Limits(base_ms=5000, inc_ms=50))
     b = Clock(Limits(base_ms=5000, inc_ms=50))
     b.charge(1000)
-    assert go_arguments("b", w, b) == "p1time 5000 p1inc 50 p2time 4050 p2inc 50"
-    assert go_arguments("w", Clock(Limits(depth=3, nodes=100)), b) == "depth 3 nodes 100"
-    assert go_arguments("w", Clock(Limits(movetime_ms=100)), b) == "movetime 100"
-    assert go_arguments("w", Clock(Limits()), b) == "infinite"
+    assert go_arguments("b", w, b).arguments() == "p1time 5000 p1inc 50 p2time 4050 p2inc 50"
+    assert go_arguments("w", Clock(Limits(depth=3, nodes=100)), b).arguments() == "depth 3 nodes 100"
+    assert go_arguments("w", Clock(Limits(movetime_ms=100)), b).arguments() == "movetime 100"
+    assert go_arguments("w", Clock(Limits()), b).arguments() == "infinite"
 
 
 def test_pdn_time_control_tag():

@@ -2,7 +2,8 @@
 
 :func:`play_game` sends ``uginewgame``, then for every ply ``position
 startpos|fen ... moves ...`` and ``go`` with the clock, reads ``bestmove``,
-checks it with the rules core and decides the end of the game itself by
+has it judged (:func:`referee.game.judge.judge_reply`, the same judge the
+console and ``guti check`` use) and decides the end of the game itself by
 protocol.md (``Board.outcome()``); the engines' ``query`` answers are
 never asked for. It never raises for anything an engine does: every fault
 becomes a loss for that side with a :class:`~referee.game.reasons.Reason` and a
@@ -14,20 +15,24 @@ one-line detail. Every wait is bounded:
   grace is ``stalled``;
 - without either (``depth=``/``nodes=`` only): ``move_timeout`` then ``stalled``.
 
-Per ply the referee only appends the move to the ``position`` string it
-keeps (no rebuilding), so its own overhead is a few tens of microseconds
+Per ply the referee only appends the move to the
+:class:`~referee.ugi.client.Position` it keeps (no rebuilding from the
+board), so its own overhead is a few tens of microseconds
 plus the rules core's move check (see ``benchmarks/referee_overhead.py``).
 
-The engines stay running; starting, restarting and quitting them is the
+The loop is :class:`_Game`, one small method per step and per way a game ends;
+it is tested without processes through ``referee.ugi.fake_transport``
+(``tests/test_ugi_client.py``). The engines stay running; starting, restarting and quitting them is the
 caller's job (see :mod:`referee.tournament.match`).
 """
 
 from __future__ import annotations
 
-import re
 import time
+from dataclasses import dataclass, field
 
-from engine.rules import Board, Result, RulesError, Side
+from engine.rules import Board, Move, Result, Side
+from referee.game.judge import Fault, Verdict, judge_reply
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
 from referee.game.settings import (
@@ -36,11 +41,8 @@ from referee.game.settings import (
     DEFAULT_STALL_GRACE,
 )
 from referee.game.timecontrol import Clock, Limits, go_arguments
-from referee.process.engine_process import EngineError, EngineProcess, EngineTimeout
-
-#: A well-formed move string (protocol.md notation); anything else after ``bestmove``
-#: is a protocol error, a well-formed but illegal move an ``illegal move``.
-MOVE_SYNTAX = re.compile(r"[1-9][0-9]*(?:-[1-9][0-9]*|(?:x[1-9][0-9]*)+)")
+from referee.process.engine_process import EngineError, EngineTimeout
+from referee.ugi.client import GoReply, Position, UgiEngine
 
 
 def start_board(game_name: str, start_fen: str | None) -> Board:
@@ -48,9 +50,19 @@ def start_board(game_name: str, start_fen: str | None) -> Board:
     return Board(game_name) if start_fen is None else Board.from_fen(game_name, start_fen)
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """How long the referee waits: ``sync`` for ``readyok``, ``move`` for a ``bestmove``
+    without a clock, ``stall_grace`` past a clock's time before calling it stalled."""
+
+    move: float = DEFAULT_MOVE_TIMEOUT
+    sync: float = DEFAULT_HANDSHAKE_TIMEOUT
+    stall_grace: float = DEFAULT_STALL_GRACE
+
+
 async def play_game(
-    white: EngineProcess,
-    black: EngineProcess,
+    white: UgiEngine,
+    black: UgiEngine,
     game_name: str,
     start_fen: str | None = None,
     opening_moves: tuple[str, ...] | list[str] = (),
@@ -83,92 +95,131 @@ async def play_game(
         time_control=_time_control_tag(wlim, blim),
         first_side=board.turn,
     )
-    position = "position startpos" if start_fen is None else f"position fen {board.fen()}"
-    sep = " moves "
     for text in opening_moves:
         board.push_str(text)
         record.moves.append(str(board.move_stack[-1]))
         record.elapsed_ms.append(None)
         record.clock_ms.append(None)
-        position += sep + record.moves[-1]
-        sep = " "
     record.opening_plies = len(record.moves)
+    game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
+                 {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
+                 Bounds(move_timeout, sync_timeout, stall_grace))
+    return await game.play()
 
-    def lose(side: Side, reason: Reason, detail: str) -> GameRecord:
+
+@dataclass
+class _Game:
+    """One game in progress. :meth:`play` runs it; every other method is one step, and
+    each way a game ends has its own: :meth:`ended_by_rules`, :meth:`not_ready`,
+    :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`."""
+
+    board: Board
+    record: GameRecord
+    engines: dict[Side, UgiEngine]
+    clocks: dict[Side, Clock]
+    bounds: Bounds
+    position: Position = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.position = Position.of(self.board)
+
+    async def play(self) -> GameRecord:
+        for side in (Side.WHITE, Side.BLACK):
+            try:
+                await self.engines[side].new_game(self.bounds.sync)
+            except EngineError as exc:
+                return self.not_ready(side, exc)
+        while True:
+            if self.board.outcome() is not None:
+                return self.ended_by_rules()
+            side = self.board.turn
+            allowed = self.clocks[side].allowed_ms()
+            try:
+                reply = await self.ask(side, allowed)
+            except EngineTimeout:
+                return self.stalled(side, allowed)
+            except EngineError as exc:
+                return self.engine_failed(side, exc)
+            verdict = judge_reply(self.board, reply.bestmove, reply.elapsed_ms, allowed)
+            self.clocks[side].charge(reply.elapsed_ms)
+            if verdict.move is None:
+                return self.bad_reply(side, verdict, reply, allowed)
+            self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply.elapsed_ms)
+
+    def wait_for(self, allowed: float | None) -> float:
+        """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
+        return self.bounds.move if allowed is None else allowed / 1000 + self.bounds.stall_grace
+
+    async def ask(self, side: Side, allowed: float | None) -> GoReply:
+        go = go_arguments(side, self.clocks[Side.WHITE], self.clocks[Side.BLACK])
+        return await self.engines[side].go(self.position, go, self.wait_for(allowed))
+
+    def play_move(self, side: Side, move: Move, text: str, elapsed: float) -> None:
+        """Play the judged move (``text`` as the engine wrote it); the ``position`` sent
+        next is this one's plus the move."""
+        self.board.push(move)
+        clock = self.clocks[side]
+        self.record.moves.append(text)
+        self.record.elapsed_ms.append(elapsed)
+        self.record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
+        self.position = Position(self.position.fen, (*self.position.moves, text))
+
+    # -- the ways a game ends -------------------------------------------------------------
+    def ended_by_rules(self) -> GameRecord:
+        outcome = self.board.outcome()
+        assert outcome is not None
+        self.record.result = outcome.result
+        self.record.reason = Reason.from_termination(outcome.reason)
+        self.record.final_fen = self.board.fen()
+        return self.record
+
+    def lose(self, side: Side, reason: Reason, detail: str) -> GameRecord:
+        record = self.record
         record.result = Result.loss_for(side)
         record.reason = reason
         record.detail = detail
         record.fault = side
-        record.final_fen = board.fen()
+        record.final_fen = self.board.fen()
         return record
 
-    for side, eng in ((Side.WHITE, white), (Side.BLACK, black)):
-        try:
-            await eng.new_game(sync_timeout)
-        except EngineError as exc:
-            return lose(side, exc.reason, str(exc))
+    def not_ready(self, side: Side, exc: EngineError) -> GameRecord:
+        return self.lose(side, exc.reason, str(exc))
 
-    clocks = {"w": Clock(wlim), "b": Clock(blim)}
-    engines = {"w": white, "b": black}
-    while True:
-        outcome = board.outcome()
-        if outcome is not None:
-            record.result = outcome.result
-            record.reason = Reason.from_termination(outcome.reason)
-            record.final_fen = board.fen()
-            return record
-        side = board.turn
-        eng = engines[side]
-        clock = clocks[side]
-        allowed = clock.allowed_ms()
-        wait = move_timeout if allowed is None else allowed / 1000 + stall_grace
-        try:
-            reply = await eng.go(position, go_arguments(side, clocks["w"], clocks["b"]), wait)
-        except EngineTimeout:
-            if allowed is None:
-                why = f"no bestmove within {move_timeout:g} s (move timeout)"
-            else:
-                why = (
-                    f"no bestmove within {wait:.3f} s "
-                    f"({allowed:.0f} ms allowed + {stall_grace:g} s grace)"
-                )
-            return lose(side, Reason.STALLED, f"engine {eng.name}: {why}")
-        except EngineError as exc:
-            return lose(side, exc.reason, str(exc))
-        elapsed = reply.elapsed_ms
-        if not clock.charge(elapsed):
-            return lose(
-                side,
-                Reason.TIME_FORFEIT,
-                f"engine {eng.name} used {elapsed:.0f} ms, {allowed:.0f} ms allowed",
+    def engine_failed(self, side: Side, exc: EngineError) -> GameRecord:
+        return self.lose(side, exc.reason, str(exc))
+
+    def stalled(self, side: Side, allowed: float | None) -> GameRecord:
+        name = self.engines[side].name
+        if allowed is None:
+            why = f"no bestmove within {self.bounds.move:g} s (move timeout)"
+        else:
+            why = (
+                f"no bestmove within {self.wait_for(allowed):.3f} s "
+                f"({allowed:.0f} ms allowed + {self.bounds.stall_grace:g} s grace)"
             )
-        text = reply.bestmove
-        if text is None:
-            return lose(side, Reason.PROTOCOL_ERROR, f"engine {eng.name} sent {reply.line!r}")
-        if text == "none":
-            n = len(board.legal_moves)
-            return lose(
-                side,
-                Reason.ILLEGAL_MOVE,
-                f"engine {eng.name} sent bestmove none with {n} legal moves in {board.fen()}",
-            )
-        if MOVE_SYNTAX.fullmatch(text) is None:
+        return self.lose(side, Reason.STALLED, f"engine {name}: {why}")
+
+    def bad_reply(
+        self, side: Side, verdict: Verdict, reply: GoReply, allowed: float | None
+    ) -> GameRecord:
+        """A reply the judge did not accept (or a ``bestmove none``, which never is here:
+        the loop asks only while the game goes on)."""
+        name = self.engines[side].name
+        fault = verdict.fault or Fault.NONE_WITH_MOVES
+        fen = self.board.fen()
+        if fault is Fault.TIME:
+            detail = f"engine {name} used {reply.elapsed_ms:.0f} ms, {allowed:.0f} ms allowed"
+        elif fault is Fault.NO_MOVE:
+            detail = f"engine {name} sent {reply.line!r}"
+        elif fault is Fault.NONE_WITH_MOVES:
+            n = len(self.board.legal_moves)
+            detail = f"engine {name} sent bestmove none with {n} legal moves in {fen}"
+        elif fault is Fault.MALFORMED:
             shown = reply.line if len(reply.line) <= 80 else reply.line[:77] + "..."
-            return lose(side, Reason.PROTOCOL_ERROR, f"engine {eng.name} sent malformed {shown!r}")
-        try:
-            move = board.parse_move(text)
-        except RulesError as exc:
-            return lose(
-                side,
-                Reason.ILLEGAL_MOVE,
-                f"engine {eng.name} played illegal {text} in {board.fen()}: {exc}",
-            )
-        board.push(move)
-        record.moves.append(text)
-        record.elapsed_ms.append(elapsed)
-        record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
-        position += sep + text
-        sep = " "
+            detail = f"engine {name} sent malformed {shown!r}"
+        else:
+            detail = f"engine {name} played illegal {verdict.text} in {fen}: {verdict.error}"
+        return self.lose(side, fault.reason, detail)
 
 
 def _time_control_tag(white: Limits, black: Limits) -> str:

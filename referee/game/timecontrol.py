@@ -14,6 +14,9 @@ Spellings accepted (values of ``-each``/``-engine`` tokens):
 The referee keeps the clocks itself (:class:`Clock`), measured from the
 moment ``go`` is written to the moment ``bestmove`` is read, and tells the
 engine its remaining time with ``p1time/p2time/p1inc/p2inc`` (milliseconds).
+The value type :class:`~referee.ugi.limits.Limits` and the building of ``go``
+live in :mod:`referee.ugi.limits` (the protocol's side); ``Limits`` is
+re-exported here for the callers that parse time controls.
 The UGI protocol has no ``movestogo``, so with MOVES/BASE the engine just
 sees its remaining time.
 """
@@ -21,7 +24,12 @@ sees its remaining time.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from referee.ugi.limits import Go, Limits, go_for_turn
+
+__all__ = ["LIMIT_KEYS", "Clock", "Limits", "TimeControlError", "go_arguments", "parse_limits",
+           "parse_tc"]
 
 #: Keys of engine tokens that belong to the time control.
 LIMIT_KEYS = frozenset({"tc", "st", "depth", "nodes", "timemargin"})
@@ -29,69 +37,6 @@ LIMIT_KEYS = frozenset({"tc", "st", "depth", "nodes", "timemargin"})
 
 class TimeControlError(ValueError):
     """A malformed time-control token; the message is one line naming it."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What an engine is allowed per move/game. All times in milliseconds.
-
-    ``base_ms is None`` means no game clock. ``movetime_ms`` is ``st=``.
-    ``depth``/``nodes`` are passed through to ``go``.
-    """
-
-    base_ms: int | None = None
-    inc_ms: int = 0
-    moves_per_period: int | None = None
-    movetime_ms: int | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    margin_ms: int = 0
-
-    @property
-    def has_clock(self) -> bool:
-        return self.base_ms is not None
-
-    def is_unlimited(self) -> bool:
-        """No clock, no movetime, no depth/nodes: ``go infinite`` would never end."""
-        return (
-            self.base_ms is None
-            and self.movetime_ms is None
-            and self.depth is None
-            and self.nodes is None
-        )
-
-    def pdn_time_control(self) -> str:
-        """PGN/PDN-style TimeControl tag value (``40/60+0.5``, ``60``, ``1/move``, ``-``)."""
-        if self.base_ms is not None:
-            text = _secs(self.base_ms)
-            if self.moves_per_period:
-                text = f"{self.moves_per_period}/{text}"
-            if self.inc_ms:
-                text += f"+{_secs(self.inc_ms)}"
-            return text
-        if self.movetime_ms is not None:
-            return f"{_secs(self.movetime_ms)}/move"
-        return "-"
-
-    def describe(self) -> str:
-        """Short human text, e.g. ``tc=5+0.05 depth=4``."""
-        parts = []
-        if self.base_ms is not None:
-            parts.append("tc=" + self.pdn_time_control())
-        if self.movetime_ms is not None:
-            parts.append(f"st={_secs(self.movetime_ms)}")
-        if self.depth is not None:
-            parts.append(f"depth={self.depth}")
-        if self.nodes is not None:
-            parts.append(f"nodes={self.nodes}")
-        if self.margin_ms:
-            parts.append(f"timemargin={self.margin_ms}")
-        return " ".join(parts) or "none"
-
-
-def _secs(ms: int) -> str:
-    text = f"{ms / 1000:.3f}".rstrip("0").rstrip(".")
-    return text or "0"
 
 
 def _seconds_to_ms(text: str, what: str) -> int:
@@ -224,26 +169,9 @@ class Clock:
         return ok
 
 
-def go_arguments(side: str, white: Clock, black: Clock) -> str:
-    """The arguments of ``go`` for ``side`` (``"w"``/``"b"``) to move.
-
-    Both clocks are reported when the mover has a clock (as UCI does); the
-    opponent's time is reported when it has one too.
-    """
+def go_arguments(side: str, white: Clock, black: Clock) -> Go:
+    """The ``go`` for ``side`` (``"w"``/``"b"``) to move, with both clocks as they stand."""
     mover = white if side == "w" else black
-    lim = mover.limits
-    parts: list[str] = []
-    if lim.base_ms is not None:
-        for tag, clock in (("p1", white), ("p2", black)):
-            if clock.limits.base_ms is not None:
-                parts.append(f"{tag}time {max(0, int(clock.remaining_ms))}")
-                parts.append(f"{tag}inc {clock.limits.inc_ms}")
-    if lim.movetime_ms is not None:
-        parts.append(f"movetime {lim.movetime_ms}")
-    if lim.depth is not None:
-        parts.append(f"depth {lim.depth}")
-    if lim.nodes is not None:
-        parts.append(f"nodes {lim.nodes}")
-    if not parts:
-        parts.append("infinite")
-    return " ".join(parts)
+    return go_for_turn(
+        mover.limits, (white.limits, white.remaining_ms), (black.limits, black.remaining_ms)
+    )

@@ -1,50 +1,47 @@
-"""One engine program, driven over UGI through pipes, trusting nothing it does.
+"""One engine program run through pipes, trusting nothing it does (no protocol here).
 
 :class:`EngineProcess` starts an engine (an argv list, never a shell) as the
 leader of its own process group, with stdin/stdout pipes. stderr is copied
-to the engine log (``EngineConfig.stderr_path``) and to the traffic hook,
-and kept as a short tail for error messages; it is never parsed.
+to the engine log (``stderr_path`` of its spec) and to the traffic hook,
+and kept as a short tail for error messages; it is never parsed. What the
+lines mean is the business of :mod:`referee.ugi.client`, which sees this
+class only through :class:`referee.ugi.transport.Transport`.
 
 Every wait has a hard bound and ends in one of four exceptions, each
 carrying the :class:`~referee.game.reasons.Reason` a game runner needs:
 
-- :class:`EngineStartError` (``start failure``): cannot exec, died or
-  misbehaved during the handshake, or declares ``UGI_Variant`` without the
-  game asked for;
+- :class:`EngineStartError` (``start failure``): cannot exec (the UGI client
+  raises it too, for a failed handshake);
 - :class:`EngineDisconnected` (``disconnect``): stdout closed / process
   exited; the message includes the exit code or signal;
-- :class:`EngineTimeout` (``stalled``): no answer within the bound;
+- :class:`EngineTimeout` (``stalled``): no line within the bound;
 - :class:`EngineProtocolError` (``protocol error``): a line over 1 MiB, or
   more than 16 MiB of unread output. Memory stays bounded either way.
 
 Reading uses a small asyncio ``SubprocessProtocol`` that splits lines as
 chunks arrive and stamps each with the monotonic arrival time, so move
-times are measured from ``go`` written to ``bestmove`` received, free of
+times are measured from the write to the line received, free of
 event-loop delays on our side.
 
 Typical use::
 
-    eng = await EngineProcess.launch(config, "pretwa", handshake_timeout=10)
-    await eng.new_game(timeout=10)
-    res = await eng.go("position startpos", "p1time 5000 p2time 5000 p1inc 50 p2inc 50", timeout=6)
-    res.bestmove, res.elapsed_ms, res.infos
-    await eng.quit()          # quit, grace, SIGTERM, SIGKILL the group, reap
-
-An engine whose ``UGI_Variant`` combo lacks the game is a start failure; one
-that declares no ``UGI_Variant`` at all plays Egara-guti only (protocol.md
-5.2), so asking it for any other game is a start failure too.
+    proc = EngineProcess(config)          # anything with name, argv, cwd, stderr_path
+    await proc.start()
+    sent_at = proc.send_lines(["isready"])
+    line, at = await proc.read_stamped(time.monotonic() + 5)
+    await proc.quit()          # quit, grace, SIGTERM, SIGKILL the group, reap
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import shlex
 import signal
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import BinaryIO, Protocol
 
 from referee.game.reasons import Reason
 from referee.process.group import (
@@ -54,18 +51,13 @@ from referee.process.group import (
     reap_orphans,
     signal_group,
 )
-from referee.ugi.engine_config import EngineConfig
 
-#: The game of an engine that declares no ``UGI_Variant`` (protocol.md 5.2).
-UNDECLARED_GAME = "egara-guti"
 #: Longest accepted line from an engine (bytes, without the newline).
 LINE_LIMIT = 1 << 20
 #: Most output that may wait unread before the engine is called faulty.
 QUEUE_LIMIT = 16 << 20
 #: Bytes of stderr kept for error messages.
 STDERR_TAIL = 2048
-#: Info lines kept per ``go`` (the latest ones).
-MAX_INFOS = 32
 #: After the engine process exits, how long its stdout may stay open (held by
 #: a grandchild) before the group is killed so that EOF arrives.
 ORPHAN_PIPE_GRACE = 0.25
@@ -95,101 +87,26 @@ class EngineDisconnected(EngineError):
 
 
 class EngineTimeout(EngineError):
+    """No line in time. ``lines``: what a read-until saw before the bound (for messages);
+    ``elapsed_ms``: how long a ``go`` had been waiting, when that is what timed out."""
+
     reason = Reason.STALLED
+
+    def __init__(
+        self,
+        message: str,
+        reason: Reason | None = None,
+        *,
+        lines: list[str] | None = None,
+        elapsed_ms: float | None = None,
+    ) -> None:
+        super().__init__(message, reason)
+        self.lines: list[str] = lines or []
+        self.elapsed_ms = elapsed_ms
 
 
 class EngineProtocolError(EngineError):
     reason = Reason.PROTOCOL_ERROR
-
-
-@dataclass
-class EngineOption:
-    """An ``option name N type T ...`` line as declared by the engine."""
-
-    name: str
-    type: str
-    default: str | None = None
-    min: str | None = None
-    max: str | None = None
-    vars: list[str] = field(default_factory=list)
-
-
-_OPTION_KEYWORDS = {"name", "type", "default", "min", "max", "var"}
-
-
-def note_handshake_line(line: str, into: Any) -> bool:
-    """Record an ``id name``, ``id author`` or well-formed ``option`` line of the
-    handshake in ``into`` (anything with ``id_name``, ``id_author`` and an ``options``
-    dict keyed by lower-case name); False for any other line, ``ugiok`` included.
-    The referee's handshake and the console's share this one reading."""
-    tokens = line.split()
-    if len(tokens) >= 2 and tokens[0] == "id" and tokens[1] in ("name", "author"):
-        value = line.split(None, 2)[2].strip() if len(tokens) >= 3 else ""
-        setattr(into, f"id_{tokens[1]}", value)
-        return True
-    if tokens[:1] == ["option"]:
-        opt = parse_option_line(line)
-        if opt is not None:
-            into.options[opt.name.lower()] = opt
-            return True
-    return False
-
-
-def parse_option_line(line: str) -> EngineOption | None:
-    """Parse a UCI-style ``option`` line; None when it has no name or type."""
-    tokens = line.split()
-    if not tokens or tokens[0] != "option":
-        return None
-    fields: dict[str, str] = {}
-    vars_: list[str] = []
-    key: str | None = None
-    words: list[str] = []
-
-    def flush() -> None:
-        if key is None:
-            return
-        text = " ".join(words)
-        if key == "var":
-            vars_.append(text)
-        elif key not in fields:
-            fields[key] = text
-
-    for tok in tokens[1:]:
-        # Only "name" may contain keywords-looking words before "type".
-        if tok in _OPTION_KEYWORDS and not (key == "name" and tok != "type"):
-            flush()
-            key, words = tok, []
-        else:
-            words.append(tok)
-    flush()
-    name = fields.get("name")
-    if not name or "type" not in fields:
-        return None
-    return EngineOption(
-        name=name,
-        type=fields["type"],
-        default=fields.get("default"),
-        min=fields.get("min"),
-        max=fields.get("max"),
-        vars=vars_,
-    )
-
-
-@dataclass
-class GoResult:
-    """The answer to one ``go``.
-
-    ``bestmove`` is the word after ``bestmove`` (None if missing); ``elapsed_ms``
-    runs from ``go`` written (``sent_at``) to the ``bestmove`` line received
-    (``received_at``), both ``time.monotonic()`` seconds.
-    """
-
-    bestmove: str | None
-    line: str
-    infos: list[str]
-    elapsed_ms: float
-    sent_at: float
-    received_at: float
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -257,7 +174,7 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.partial = bytearray()
         self._wake()
 
-    def _push(self, raw: bytes, now: float) -> None:
+    def _push(self, raw: bytes | bytearray, now: float) -> None:
         line = raw.decode("utf-8", "replace")
         if line.endswith("\r"):
             line = line[:-1]
@@ -309,55 +226,45 @@ class _Pipes(asyncio.SubprocessProtocol):
             self._err_line(bytes(self.err_partial))
             self.err_partial.clear()
 
-    def _err_line(self, raw: bytes) -> None:
+    def _err_line(self, raw: bytes | bytearray) -> None:
         hook = self.owner.traffic
         if hook is not None:
             text = raw[:4096].decode("utf-8", "replace").rstrip("\r")
             hook(time.time(), "!", self.owner.name, text)
 
 
-class EngineProcess:
-    """A running engine. Create with :meth:`launch` (start + handshake) or :meth:`start`."""
+class ProcessSpec(Protocol):
+    """What starting a process needs (an ``EngineConfig`` is one)."""
 
-    def __init__(self, config: EngineConfig, traffic: TrafficHook | None = None) -> None:
-        self.config = config
-        self.name = config.name
+    @property
+    def name(self) -> str: ...
+    @property
+    def argv(self) -> list[str]: ...
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def stderr_path(self) -> str | None: ...
+
+
+class EngineProcess:
+    """A running engine program. Create, then :meth:`start`; end with :meth:`quit`."""
+
+    def __init__(self, spec: ProcessSpec, traffic: TrafficHook | None = None) -> None:
+        self.spec = spec
+        self.name = spec.name
         self.traffic = traffic
-        self.id_name: str | None = None
-        self.id_author: str | None = None
-        self.options: dict[str, EngineOption] = {}  # by lower-case name
-        self.warnings: list[str] = []
         self.pid: int | None = None
         self._transport: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
         self._pipes: _Pipes | None = None
-        self._stderr_file = None
+        self._stderr_file: BinaryIO | None = None
         self._closed = False
 
     # -- life cycle ------------------------------------------------------------------
-    @classmethod
-    async def launch(
-        cls,
-        config: EngineConfig,
-        game: str,
-        handshake_timeout: float = 10.0,
-        traffic: TrafficHook | None = None,
-    ) -> EngineProcess:
-        """Start the engine and do the handshake for ``game``; on any failure the process
-        is cleaned up and :class:`EngineStartError` raised."""
-        eng = cls(config, traffic)
-        try:
-            await eng.start()
-            await eng.handshake(game, handshake_timeout)
-        except BaseException:
-            await eng.quit(grace=0.0)
-            raise
-        return eng
-
     async def start(self) -> None:
         """Exec the engine in its own process group; :class:`EngineStartError` if impossible."""
         enable_subreaper()
-        cfg = self.config
+        cfg = self.spec
         if cfg.stderr_path:
             try:
                 self._stderr_file = open(cfg.stderr_path, "ab", buffering=0)  # noqa: SIM115
@@ -381,11 +288,13 @@ class EngineProcess:
             self._closed = True
             why = exc.strerror or str(exc)
             raise EngineStartError(
-                f"engine {self.name}: cannot start {cfg.command_line()}: {why}"
+                f"engine {self.name}: cannot start {shlex.join(cfg.argv)}: {why}"
             ) from None
         self._transport = transport
         self._pipes = pipes
-        self._stdin = transport.get_pipe_transport(0)
+        stdin = transport.get_pipe_transport(0)
+        assert isinstance(stdin, asyncio.WriteTransport)
+        self._stdin = stdin
         self.pid = transport.get_pid()
 
     @property
@@ -421,9 +330,25 @@ class EngineProcess:
     # -- raw I/O ---------------------------------------------------------------------
     def send(self, line: str) -> None:
         """Write one line (newline added). Never blocks; a dead pipe shows up on reading."""
-        self._write(line + "\n")
+        self.send_lines((line,))
+
+    def send_lines(self, lines: Sequence[str]) -> float:
+        """Write ``lines`` in one write; the ``time.monotonic()`` just after it (a move's
+        time runs from there). Never blocks; a dead pipe shows up on reading."""
+        self._write("".join(line + "\n" for line in lines))
+        sent_at = time.monotonic()
         if self.traffic is not None:
-            self.traffic(time.time(), ">", self.name, line)
+            now = time.time()
+            for line in lines:
+                self.traffic(now, ">", self.name, line)
+        return sent_at
+
+    def drop_pending(self) -> None:
+        """Forget lines received but not read yet (they cannot answer what comes next)."""
+        p = self._pipes
+        if p is not None and p.lines:
+            p.lines.clear()
+            p.queued = 0
 
     def _write(self, text: str) -> None:
         stdin = self._stdin
@@ -434,10 +359,11 @@ class EngineProcess:
 
     async def read_line(self, timeout: float) -> str:
         """The next line from the engine within ``timeout`` seconds."""
-        line, _ = await self._read(time.monotonic() + timeout)
+        line, _ = await self.read_stamped(time.monotonic() + timeout)
         return line
 
-    async def _read(self, deadline: float) -> tuple[str, float]:
+    async def read_stamped(self, deadline: float) -> tuple[str, float]:
+        """The next line and its ``time.monotonic()`` arrival, by ``deadline`` (monotonic)."""
         p = self._pipes
         if p is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
@@ -474,106 +400,6 @@ class EngineProcess:
             text = f"engine {self.name} exited ({describe_exit(rc)})"
         tail = self.stderr_tail()
         return f"{text}; stderr: {tail}" if tail else text
-
-    # -- protocol --------------------------------------------------------------------
-    async def handshake(self, game: str, timeout: float = 10.0) -> None:
-        """``ugi``/``ugiok``, options, ``UGI_Variant``, ``isready``/``readyok`` within ``timeout``."""
-        deadline = time.monotonic() + timeout
-        try:
-            self.send("ugi")
-            while True:
-                line, _ = await self._read(deadline)
-                if line.split()[:1] == ["ugiok"]:
-                    break
-                note_handshake_line(line, self)
-            for name, value in self.config.options.items():
-                if name.lower() == "ugi_variant":
-                    continue  # the referee sets the game itself
-                if name.lower() not in self.options:
-                    self.warnings.append(f"engine {self.name} does not declare option {name!r}")
-                self.send(f"setoption name {name} value {value}")
-            variant = self.options.get("ugi_variant")
-            if variant is None and game != UNDECLARED_GAME:
-                raise EngineStartError(
-                    f"engine {self.name} does not play {game} (it declares no UGI_Variant "
-                    f"option, so it plays {UNDECLARED_GAME} only)"
-                )
-            if variant is not None:
-                if variant.vars and game not in variant.vars:
-                    offered = ", ".join(variant.vars)
-                    raise EngineStartError(
-                        f"engine {self.name} does not play {game} (its UGI_Variant offers: {offered})"
-                    )
-                self.send(f"setoption name {variant.name} value {game}")
-            self.send("isready")
-            while True:
-                line, _ = await self._read(deadline)
-                if line.strip() == "readyok":
-                    return
-        except EngineTimeout:
-            raise EngineStartError(
-                f"engine {self.name}: no complete handshake (ugiok/readyok) within {timeout:g} s"
-            ) from None
-        except EngineStartError:
-            raise
-        except EngineError as exc:
-            raise EngineStartError(f"{exc} during the handshake") from None
-
-    async def sync(self, timeout: float) -> None:
-        """``isready`` and wait for ``readyok`` (other lines are skipped)."""
-        deadline = time.monotonic() + timeout
-        self.send("isready")
-        while True:
-            line, _ = await self._read(deadline)
-            if line.strip() == "readyok":
-                return
-
-    async def new_game(self, timeout: float = 10.0) -> None:
-        """``uginewgame`` then ``isready``/``readyok``: the engine is ready for a new game."""
-        self.send("uginewgame")
-        try:
-            await self.sync(timeout)
-        except EngineTimeout:
-            raise EngineTimeout(
-                f"engine {self.name}: no readyok within {timeout:g} s after uginewgame"
-            ) from None
-
-    async def go(self, position: str, go_args: str, timeout: float) -> GoResult:
-        """Send ``position`` and ``go <go_args>``; return the ``bestmove`` within ``timeout`` s.
-
-        Lines that arrived before this ``go`` are dropped (they cannot be its answer).
-        Raises :class:`EngineTimeout` (with ``elapsed_ms`` attribute) when no
-        ``bestmove`` comes in time.
-        """
-        p = self._pipes
-        if p is not None and p.lines:
-            p.lines.clear()
-            p.queued = 0
-        text = f"{position}\ngo {go_args}\n"
-        self._write(text)
-        sent_at = time.monotonic()
-        if self.traffic is not None:
-            now = time.time()
-            self.traffic(now, ">", self.name, position)
-            self.traffic(now, ">", self.name, f"go {go_args}")
-        deadline = sent_at + timeout
-        infos: deque[str] = deque(maxlen=MAX_INFOS)
-        while True:
-            try:
-                line, at = await self._read(deadline)
-            except EngineTimeout:
-                exc = EngineTimeout(
-                    f"engine {self.name}: no bestmove within {timeout:.3f} s of go"
-                )
-                exc.elapsed_ms = (time.monotonic() - sent_at) * 1000  # type: ignore[attr-defined]
-                raise exc from None
-            if line.startswith("bestmove"):
-                tokens = line.split()
-                if tokens[0] == "bestmove":
-                    move = tokens[1] if len(tokens) > 1 else None
-                    return GoResult(move, line, list(infos), (at - sent_at) * 1000, sent_at, at)
-            elif line.startswith("info"):
-                infos.append(line)
 
     async def quit(self, grace: float = 1.0, term_grace: float = 1.0) -> None:
         """End the engine for good: ``quit``, wait ``grace`` s, SIGTERM the group, wait

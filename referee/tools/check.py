@@ -21,7 +21,8 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from engine.rules import GAMES, Board, Move, RulesError, divide
+from engine.rules import GAMES, Board, divide
+from referee.game.judge import Fault, Verdict, judge_reply
 from referee.process.engine_process import (
     EngineDisconnected,
     EngineError,
@@ -31,9 +32,12 @@ from referee.process.engine_process import (
 )
 from referee.process.group import live_members
 from referee.tools.check_cases import GameCases, PositionCase, cases_for
+from referee.tools.engine_argv import split_engine_argv
 from referee.tools.perft_diff import PerftCollector, diff_perft
+from referee.ugi.client import GoReply, Position, UgiEngine, is_bestmove, position_line
 from referee.ugi.engine_config import EngineConfig
-from referee.ugi.session import Handshake, split_engine_argv, ugi_handshake
+from referee.ugi.limits import Go
+from referee.ugi.options import Handshake
 
 #: protocol.md 5.2: ugiok within 2 s of ugi.
 UGIOK_LIMIT = 2.0
@@ -111,7 +115,7 @@ class Checker:
         self.only_games = games
         self.emit = emit
         self.results: list[ItemResult] = []
-        self.eng: EngineProcess | None = None
+        self.eng: UgiEngine | None = None
         self.gone: str | None = None  # why the engine cannot be used any more
         self.hs: Handshake | None = None
         self.unanswered: str | None = None  # a query that got no answer: later ones are skipped
@@ -162,89 +166,81 @@ class Checker:
         if not eng.is_alive:
             self.gone = f"exited during {after}"
             return
-        eng.send("stop")  # ends a search left running by the failed item
-        eng.send("isready")
-        deadline = time.monotonic() + QUICK
+        eng.stop()  # ends a search left running by the failed item
         try:
-            while True:
-                line = await eng.read_line(max(0.0, deadline - time.monotonic()))
-                if line.strip() == "readyok":
-                    return
+            await eng.sync(QUICK)
         except EngineError:
             self.gone = f"no readyok after {after}"
 
     # -- reading ----------------------------------------------------------------------
-    async def read_until(
-        self, done: Callable[[str], bool], timeout: float, expected: str
+    async def answer(
+        self, read: Awaitable[list[str]], timeout: float, expected: str
     ) -> tuple[list[str], float]:
-        """Lines up to and including the first ``done`` one, and the time it took.
+        """The lines a read of the client returns, and the time it took.
 
         A timeout is a :class:`Fail` (``expected`` ..., saw what came); an exit or a
         flood is :class:`Gone`.
         """
-        eng = self.eng
-        assert eng is not None
         start = time.monotonic()
-        deadline = start + timeout
-        seen: list[str] = []
-        while True:
-            remaining = deadline - time.monotonic()
-            try:
-                if remaining <= 0:
-                    raise EngineTimeout("timeout")
-                line = await eng.read_line(remaining)
-            except EngineTimeout:
-                saw = f"nothing within {timeout:g} s"
-                if seen:
-                    saw += f" (only {_short(seen)})"
-                raise Fail(expected, saw) from None
-            except (EngineDisconnected, EngineProtocolError) as exc:
-                self.gone = _said(exc)
-                raise Gone(f"expected {expected}, saw {_said(exc)}") from None
-            seen.append(line)
-            if done(line):
-                return seen, time.monotonic() - start
+        try:
+            lines = await read
+        except EngineTimeout as exc:
+            saw = f"nothing within {timeout:g} s"
+            if exc.lines:
+                saw += f" (only {_short(exc.lines)})"
+            raise Fail(expected, saw) from None
+        except (EngineDisconnected, EngineProtocolError) as exc:
+            self.gone = _said(exc)
+            raise Gone(f"expected {expected}, saw {_said(exc)}") from None
+        return lines, time.monotonic() - start
+
+    async def read_until(
+        self, done: Callable[[str], bool], timeout: float, expected: str
+    ) -> tuple[list[str], float]:
+        """Lines up to and including the first ``done`` one, and the time it took."""
+        assert self.eng is not None
+        return await self.answer(self.eng.read_until(done, timeout), timeout, expected)
 
     async def ready(self, what: str, timeout: float = QUICK) -> list[str]:
         """``isready``; the lines before ``readyok`` (which must come within ``timeout``)."""
         assert self.eng is not None
-        self.eng.send("isready")
-        lines, _ = await self.read_until(
-            lambda line: line.strip() == "readyok", timeout, f"readyok {what}"
-        )
-        return lines[:-1]
+        lines, _ = await self.answer(self.eng.sync(timeout), timeout, f"readyok {what}")
+        return lines
 
-    async def bestmove(self, go: str, timeout: float) -> tuple[str | None, float, list[str]]:
-        """Send ``go``; the move after ``bestmove`` (None if missing), ms taken, lines before."""
+    async def bestmove(self, position: Position | None, go: Go, timeout: float) -> GoReply:
+        """Send ``position`` (if any) and ``go``; the reply, which must come within ``timeout``."""
         assert self.eng is not None
-        self.eng.send(go)
-        lines, took = await self.read_until(
-            lambda line: line.split()[:1] == ["bestmove"], timeout, f"bestmove after '{go}'"
-        )
-        words = lines[-1].split()
-        return (words[1] if len(words) > 1 else None), took * 1000, lines[:-1]
+        eng = self.eng
+        sent_at = eng.start_search(position, go)
+        replies: list[GoReply] = []
+
+        async def read() -> list[str]:
+            replies.append(await eng.wait_bestmove(sent_at, timeout))
+            return [replies[0].line]
+
+        await self.answer(read(), timeout, f"bestmove after 'go {go.arguments()}'")
+        return replies[0]
 
     # -- judging ----------------------------------------------------------------------
     @staticmethod
-    def judge_move(board: Board, move: str | None) -> str:
-        """Raise Fail unless ``move`` is a legal move of ``board`` (or none when there is none)."""
+    def judge_move(
+        board: Board, move: str | None, elapsed_ms: float = 0.0, allowed_ms: float | None = None
+    ) -> Verdict:
+        """The judge's verdict on ``move``; Fail for any fault but lateness (``Fault.TIME``,
+        which the caller words)."""
+        verdict = judge_reply(board, move, elapsed_ms, allowed_ms)
+        if verdict.fault in (None, Fault.TIME):
+            return verdict
         legal = [str(m) for m in board.legal_moves]
         listed = " ".join(legal[:8]) + (" ..." if len(legal) > 8 else "")
         if not legal:
-            if move != "none":
-                raise Fail("bestmove none (the game is over)", f"bestmove {move}")
-            return "none"
-        if move is None:
-            raise Fail(f"a legal move ({listed})", "bestmove with no move")
-        if move == "none":
-            raise Fail(f"a legal move ({listed})", "bestmove none")
-        try:
-            Move.parse_syntax(move)
-        except RulesError:
-            raise Fail(f"a legal move ({listed})", f"malformed move {move!r}") from None
-        if move not in legal:
-            raise Fail(f"a legal move ({listed})", f"illegal move {move}")
-        return move
+            raise Fail("bestmove none (the game is over)", f"bestmove {move}")
+        saw = {
+            Fault.NO_MOVE: "bestmove with no move",
+            Fault.NONE_WITH_MOVES: "bestmove none",
+            Fault.MALFORMED: f"malformed move {move!r}",
+        }.get(verdict.fault, f"illegal move {move}")
+        raise Fail(f"a legal move ({listed})", saw)
 
     # -- the items --------------------------------------------------------------------
     async def run(self) -> int:
@@ -259,7 +255,7 @@ class Checker:
 
     async def _run(self) -> None:
         config = EngineConfig(name="E", argv=self.argv)
-        self.eng = EngineProcess(config)
+        self.eng = UgiEngine(EngineProcess(config), config)
         if not await self.item("handshake", self.check_handshake):
             if self.hs is None:
                 self.gone = self.gone or "no handshake"
@@ -283,14 +279,13 @@ class Checker:
         if self.eng is not None:
             await self.eng.quit(grace=0.0, term_grace=0.3)
         self.emit(f"# restarting the engine for {section} (it was gone: {why})")
-        self.eng = EngineProcess(EngineConfig(name="E", argv=self.argv))
+        config = EngineConfig(name="E", argv=self.argv)
+        self.eng = UgiEngine(EngineProcess(config), config)
         self.unanswered = None
         try:
             await self.eng.start()
-            await ugi_handshake(self.eng, HANDSHAKE_WAIT)
-            self.eng.send("isready")
-            while (await self.eng.read_line(QUICK)).strip() != "readyok":
-                pass
+            await self.eng.read_handshake(HANDSHAKE_WAIT)
+            await self.eng.sync(QUICK)
         except EngineError as exc:
             self.gone = f"restart failed: {_said(exc)}"
             return
@@ -304,7 +299,7 @@ class Checker:
             self.gone = "did not start"
             raise Gone(f"expected a running engine, saw {_said(exc)}") from None
         try:
-            hs = await ugi_handshake(self.eng, HANDSHAKE_WAIT)
+            hs = await self.eng.read_handshake(HANDSHAKE_WAIT)
         except EngineTimeout:
             self.gone = "no ugiok"
             raise Gone(f"expected ugiok within {UGIOK_LIMIT:g} s of ugi, "
@@ -362,54 +357,74 @@ class Checker:
         async def variant() -> str:
             if self.hs is None or self.hs.variant is None:
                 return f"no UGI_Variant option: the engine plays {g}"
-            eng.send(f"setoption name {self.hs.variant.name} value {g}")
+            eng.select_game(g)
             errors = [line for line in await self.ready(f"after selecting {g}") if _is_error(line)]
             if errors:
                 raise Fail("the game selected without complaint", _short(errors))
             return f"setoption name {self.hs.variant.name} value {g}"
 
         async def newgame() -> str:
-            eng.send("uginewgame")
+            eng.announce_new_game()
             start = time.monotonic()
             await self.ready("after uginewgame", timeout=5.0)
             return f"readyok in {(time.monotonic() - start) * 1000:.0f} ms"
 
         await self.item(f"{g}: UGI_Variant", variant)
         await self.item(f"{g}: uginewgame", newgame)
+        await self.check_search(c)
+
+        for case in (PositionCase("startpos", None), c.startpos_moves, c.fen_moves, c.fen_short,
+                     c.black_to_move):
+            await self.item(f"{g}: position {case.label}", self.position_body(g, case))
+
+        async def finished() -> str:
+            fin = c.finished
+            reply = await self.bestmove(fin.position(), Go(infinite=True), QUICK)
+            self.judge_move(fin.board(g), reply.bestmove)
+            return f"bestmove none in {reply.elapsed_ms:.0f} ms"
+
+        await self.item(f"{g}: go on a finished game ({c.finished.reason})", finished)
+        for case in c.queries:
+            await self.item(f"{g}: query, {case.label}", self.query_body(g, case))
+        await self.check_perft(c)
+        await self.check_bad_input(c)
+
+    async def check_search(self, c: GameCases) -> None:
+        """The ``go`` items: each way to limit a search, ``stop`` during and without one."""
+        g = c.game
+        eng = self.eng
+        assert eng is not None
         search = c.startpos_moves  # a mid-game position with several moves
         board = search.board(g)
 
         async def go_movetime() -> str:
-            eng.send(search.command())
             limit = MOVETIME + MOVETIME_MARGIN
-            move, ms, _ = await self.bestmove(f"go movetime {MOVETIME}", 3.0 + MOVETIME / 1000)
-            self.judge_move(board, move)
-            if ms > limit:
+            reply = await self.bestmove(search.position(), Go(movetime=MOVETIME),
+                                        3.0 + MOVETIME / 1000)
+            move, ms = reply.bestmove, reply.elapsed_ms
+            if self.judge_move(board, move, ms, limit).fault is Fault.TIME:
                 raise Fail(f"bestmove within {MOVETIME} ms (+{MOVETIME_MARGIN} ms margin)",
                            f"bestmove {move} after {ms:.0f} ms")
             return f"bestmove {move} in {ms:.0f} ms"
 
         async def go_clock() -> str:
-            eng.send(search.command())
-            args = f"go p1time {CLOCK_MS} p2time {CLOCK_MS} p1inc 0 p2inc 0"
-            move, ms, _ = await self.bestmove(args, 3.0 + CLOCK_MS / 1000)
-            self.judge_move(board, move)
-            if ms > CLOCK_MS:
+            clock = Go(p1time=CLOCK_MS, p1inc=0, p2time=CLOCK_MS, p2inc=0)
+            reply = await self.bestmove(search.position(), clock, 3.0 + CLOCK_MS / 1000)
+            move, ms = reply.bestmove, reply.elapsed_ms
+            if self.judge_move(board, move, ms, CLOCK_MS).fault is Fault.TIME:
                 raise Fail(f"bestmove before the side's {CLOCK_MS} ms are gone",
                            f"bestmove {move} after {ms:.0f} ms")
             return f"bestmove {move} in {ms:.0f} ms of {CLOCK_MS}"
 
-        def go_limited(args: str) -> Body:
+        def go_limited(go: Go) -> Body:
             async def body() -> str:
-                eng.send(search.command())
-                move, ms, _ = await self.bestmove(f"go {args}", SLOW)
-                self.judge_move(board, move)
-                return f"bestmove {move} in {ms:.0f} ms"
+                reply = await self.bestmove(search.position(), go, SLOW)
+                self.judge_move(board, reply.bestmove)
+                return f"bestmove {reply.bestmove} in {reply.elapsed_ms:.0f} ms"
             return body
 
         async def go_infinite() -> str:
-            eng.send(search.command())
-            eng.send("go infinite")
+            eng.start_search(search.position(), Go(infinite=True))
             try:
                 lines, _ = await self.read_until(
                     lambda line: line.split()[:1] == ["bestmove"], INFINITE_WAIT, "")
@@ -421,9 +436,11 @@ class Checker:
             found = [line for line in early if line.split()[:1] == ["bestmove"]]
             if found:
                 raise Fail("no bestmove before stop", f"{found[0]!r} during go infinite")
-            eng.send("stop")
-            lines, took = await self.read_until(
-                lambda line: line.split()[:1] == ["bestmove"], 3.0, "bestmove after stop")
+            eng.stop()
+            stopped_at = time.monotonic()
+            lines, _ = await self.answer(
+                eng.read_until(is_bestmove, 3.0), 3.0, "bestmove after stop")
+            took = time.monotonic() - stopped_at
             words = lines[-1].split()
             move = words[1] if len(words) > 1 else None
             self.judge_move(board, move)
@@ -433,7 +450,7 @@ class Checker:
             return f"readyok during the search; bestmove {move} {took * 1000:.0f} ms after stop"
 
         async def stop_idle() -> str:
-            eng.send("stop")
+            eng.stop()
             extra = [line for line in await self.ready("after stop") if line.strip()]
             moves = [line for line in extra if line.split()[:1] == ["bestmove"]]
             if moves:
@@ -442,38 +459,21 @@ class Checker:
 
         await self.item(f"{g}: go movetime", go_movetime)
         await self.item(f"{g}: go with a clock", go_clock)
-        await self.item(f"{g}: go depth", go_limited("depth 2"))
-        await self.item(f"{g}: go nodes", go_limited("nodes 500"))
+        await self.item(f"{g}: go depth", go_limited(Go(depth=2)))
+        await self.item(f"{g}: go nodes", go_limited(Go(nodes=500)))
         await self.item(f"{g}: go infinite, isready, stop", go_infinite)
         await self.item(f"{g}: stop with no search", stop_idle)
-
-        for case in (PositionCase("startpos", None), c.startpos_moves, c.fen_moves, c.fen_short,
-                     c.black_to_move):
-            await self.item(f"{g}: position {case.label}", self.position_body(g, case))
-
-        async def finished() -> str:
-            fin = c.finished
-            eng.send(fin.command())
-            move, ms, _ = await self.bestmove("go infinite", QUICK)
-            self.judge_move(fin.board(g), move)
-            return f"bestmove none in {ms:.0f} ms"
-
-        await self.item(f"{g}: go on a finished game ({c.finished.reason})", finished)
-        for case in c.queries:
-            await self.item(f"{g}: query, {case.label}", self.query_body(g, case))
-        await self.check_perft(c)
-        await self.check_bad_input(c)
 
     def position_body(self, g: str, case: PositionCase) -> Body:
         async def body() -> str:
             assert self.eng is not None
-            self.eng.send(case.command())
+            self.eng.send_position(case.position())
             errors = [line for line in await self.ready("after position") if _is_error(line)]
             if errors:
-                raise Fail(f"'{case.command()}' accepted", _short(errors))
-            move, ms, _ = await self.bestmove("go depth 1", SLOW)
-            self.judge_move(case.board(g), move)
-            return f"bestmove {move}"
+                raise Fail(f"'{position_line(case.position())}' accepted", _short(errors))
+            reply = await self.bestmove(None, Go(depth=1), SLOW)
+            self.judge_move(case.board(g), reply.bestmove)
+            return f"bestmove {reply.bestmove}"
         return body
 
     def query_body(self, g: str, case: PositionCase) -> Body:
@@ -487,7 +487,7 @@ class Checker:
                 "p1turn": "true" if board.turn == "w" else "false",
                 "result": board.ugi_result(),
             }
-            self.eng.send(case.command())
+            self.eng.send_position(case.position())
             got: dict[str, str] = {}
             for question in want:
                 self.eng.send(f"query {question}")
@@ -516,8 +516,7 @@ class Checker:
         supported: list[bool] = []
 
         async def probe() -> str:
-            eng.send("position startpos")
-            eng.send("go perft 1")
+            eng.start_search(Position(), Go(perft=1))
             collector = PerftCollector()
 
             def done(line: str) -> bool:
@@ -527,7 +526,7 @@ class Checker:
             try:
                 lines, _ = await self.read_until(done, QUICK, "")
             except Fail:
-                await self._probe("go perft 1")
+                await self._probe("'go perft 1'")
                 raise Skip("the engine does not answer go perft (optional)") from None
             if not collector.done:
                 await self.ready("after go perft")
@@ -550,8 +549,7 @@ class Checker:
             assert self.eng is not None
             board = case.board(g)
             ours = divide(board, depth) if depth > 0 else []
-            self.eng.send(case.command())
-            self.eng.send(f"go perft {depth}")
+            self.eng.start_search(case.position(), Go(perft=depth))
             collector = PerftCollector()
             await self.read_until(collector.feed, SLOW, f"a 'nodes N' line after go perft {depth}")
             diff = diff_perft(depth, ours, collector.result)
@@ -568,17 +566,21 @@ class Checker:
         assert eng is not None
         bad = c.bad
         keep = bad.keep
-        head = "position startpos" if keep.fen is None else f"position fen {keep.fen}"
-        illegal = f"{head} moves {' '.join((*keep.moves, bad.illegal_move))}"
-        malformed = f"{head} moves {' '.join((*keep.moves, bad.malformed_move))}"
+        illegal = Position(keep.fen, (*keep.moves, bad.illegal_move))
+        malformed = Position(keep.fen, (*keep.moves, bad.malformed_move))
         sent_keep: list[bool] = []
 
-        def rejected(line: str, prefix: str = "info string error") -> Body:
+        def rejected(bad_line: str | Position, prefix: str = "info string error") -> Body:
             async def body() -> str:
                 if not sent_keep:
-                    eng.send(keep.command())
+                    eng.send_position(keep.position())
                     sent_keep.append(True)
-                eng.send(line)
+                if isinstance(bad_line, Position):
+                    eng.send_position(bad_line)
+                    line = position_line(bad_line)
+                else:
+                    eng.send(bad_line)
+                    line = bad_line
                 answers = await self.ready(f"after {line[:60]!r}")
                 said = [a for a in answers if a.startswith(prefix)]
                 if not said:
@@ -595,21 +597,18 @@ class Checker:
             return "readyok after garbage"
 
         async def kept() -> str:
-            eng.send("go depth 1")
-            lines, _ = await self.read_until(
-                lambda line: line.split()[:1] == ["bestmove"], SLOW, "bestmove after 'go depth 1'")
-            words = lines[-1].split()
-            move = words[1] if len(words) > 1 else None
+            move = (await self.bestmove(None, Go(depth=1), SLOW)).bestmove
             try:
                 self.judge_move(keep.board(g), move)
             except Fail as exc:
-                raise Fail(f"the position before the bad lines kept ({keep.command()})",
+                kept_line = position_line(keep.position())
+                raise Fail(f"the position before the bad lines kept ({kept_line})",
                            f"{exc}".removeprefix("expected ")) from None
             return f"bestmove {move} in the kept position"
 
         await self.item(f"{g}: bad input, illegal move", rejected(illegal))
         await self.item(f"{g}: bad input, malformed move", rejected(malformed))
-        await self.item(f"{g}: bad input, bad FEN", rejected(f"position fen {bad.bad_fen}"))
+        await self.item(f"{g}: bad input, bad FEN", rejected(Position(bad.bad_fen)))
         await self.item(f"{g}: bad input, unknown command",
                         rejected("frobnicate 3", "info string unknown command"))
         await self.item(f"{g}: bad input, unknown query", rejected("query colour"))

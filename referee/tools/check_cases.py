@@ -14,20 +14,22 @@ import random
 from dataclasses import dataclass
 
 from engine.rules import Board, RulesError
+from referee.ugi.client import Position
 
 
 @dataclass(frozen=True)
 class PositionCase:
-    """A ``position`` command's arguments and a label for reports."""
+    """A position to send (start FEN and moves) and a label for reports."""
 
     label: str
     fen: str | None  # None: startpos
     moves: tuple[str, ...] = ()
     reason: str | None = None  # the end rule that must decide it (None: game goes on)
 
-    def command(self) -> str:
-        head = "position startpos" if self.fen is None else f"position fen {self.fen}"
-        return f"{head} moves {' '.join(self.moves)}" if self.moves else head
+    def position(self) -> Position:
+        """What the check sends for this case: its FEN as written (None: startpos), so
+        the engine's reading of short FENs is tested too, and its moves."""
+        return Position(self.fen, self.moves)
 
     def board(self, game: str) -> Board:
         b = Board(game) if self.fen is None else Board.from_fen(game, self.fen)

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.rules import GAMES, Board, RulesError, divide
+from referee.game.judge import Fault, judge_reply
 from referee.process.engine_process import (
     EngineDisconnected,
     EngineError,
@@ -41,9 +42,12 @@ from referee.process.engine_process import (
     EngineTimeout,
 )
 from referee.tools.console_io import Screen, run_pipe, run_tty
+from referee.tools.engine_argv import split_engine_argv
 from referee.tools.perft_diff import PerftCollector, diff_perft
+from referee.ugi.client import Position, UgiEngine, is_readyok
 from referee.ugi.engine_config import EngineConfig
-from referee.ugi.session import Handshake, split_engine_argv, ugi_handshake, variant_setoption
+from referee.ugi.limits import Go
+from referee.ugi.options import Handshake
 
 HANDSHAKE_TIMEOUT = 10.0
 READY_TIMEOUT = 10.0
@@ -93,15 +97,7 @@ class Play:
     """A game of the human against the engine."""
 
     human: str  # 'w' or 'b'
-    go_args: str
-
-
-def position_command(board: Board) -> str:
-    """The ``position`` line for ``board``: its root (startpos if the game's start) and moves."""
-    root = board.root_fen
-    head = "position startpos" if root == Board(board.game).fen() else f"position fen {root}"
-    moves = " ".join(str(m) for m in board.move_stack)
-    return f"{head} moves {moves}" if moves else head
+    go: Go
 
 
 def describe_end(board: Board, human: str | None = None) -> str | None:
@@ -125,7 +121,8 @@ class Console:
     def __init__(self, argv: list[str], screen: Screen) -> None:
         self.argv = argv
         self.screen = screen
-        self.eng = EngineProcess(EngineConfig(name="E", argv=argv), traffic=self.on_traffic)
+        config = EngineConfig(name="E", argv=argv)
+        self.eng = UgiEngine(EngineProcess(config, traffic=self.on_traffic), config)
         self.hs: Handshake | None = None
         self.game = "egara-guti"
         self.board = Board(self.game)
@@ -160,7 +157,7 @@ class Console:
         """Start the engine and shake hands; False (with a message) if it cannot."""
         try:
             await self.eng.start()
-            self.hs = await ugi_handshake(self.eng, HANDSHAKE_TIMEOUT)
+            self.hs = await self.eng.read_handshake(HANDSHAKE_TIMEOUT)
         except EngineError as exc:
             self.error(said(exc))
             return False
@@ -246,22 +243,20 @@ class Console:
             await asyncio.sleep(0.01)
 
     async def ready(self) -> bool:
-        self.eng.send("isready")
-        return await self.wait_for(lambda s: s.strip() == "readyok", READY_TIMEOUT, "readyok")
+        self.eng.ask_ready()
+        return await self.wait_for(is_readyok, READY_TIMEOUT, "readyok")
 
     # -- the board -------------------------------------------------------------------------
     def send_position(self) -> None:
-        self.eng.send(position_command(self.board))
+        self.eng.send_position(Position.of(self.board))
 
     async def select_game(self, game: str) -> bool:
         assert self.hs is not None
         if game not in self.hs.games():
             self.error(f"the engine does not play {game} (it plays {', '.join(self.hs.games())})")
             return False
-        line = variant_setoption(self.hs, game)
-        if line is not None:
-            self.eng.send(line)
-        self.eng.send("uginewgame")
+        self.eng.select_game(game)
+        self.eng.announce_new_game()
         if not await self.ready():
             return False
         self.game = game
@@ -383,12 +378,21 @@ class Console:
         if "perft" in args:
             self.error("use /perft N for go perft (it diffs the answer against guti's)")
             return
-        self.start_search(" ".join(args) or DEFAULT_GO, for_play=False)
+        go = self.parse_go(args, DEFAULT_GO)
+        if go is not None:
+            self.start_search(go, for_play=False)
 
-    def start_search(self, go_args: str, for_play: bool) -> None:
-        self.send_position()
+    def parse_go(self, args: list[str], default: str) -> Go | None:
+        """The ``go`` a person typed (``default`` when nothing); None (said) if it is wrong."""
+        try:
+            return Go.parse(" ".join(args) or default)
+        except ValueError as exc:
+            self.error(str(exc))
+            return None
+
+    def start_search(self, go: Go, for_play: bool) -> None:
         self.search = Search(self.board.copy(), time.monotonic(), for_play)
-        self.eng.send(f"go {go_args}")
+        self.eng.start_search(Position.of(self.board), go)
         if not self.board.legal_moves:
             self.say("(the game is over here: the engine should answer bestmove none at once)")
 
@@ -400,29 +404,24 @@ class Console:
         words = line.split()
         move = words[1] if len(words) > 1 else None
         legal = [str(m) for m in search.board.legal_moves]
-        if move is None:
+        verdict = judge_reply(search.board, move)
+        if verdict.fault is Fault.NO_MOVE:
             self.error(f"bestmove without a move after {took:.0f} ms")
-            verdict_ok = False
-        elif move == "none":
-            verdict_ok = not legal
-            if verdict_ok:
-                self.say(f"bestmove none is right: the game is over ({took:.0f} ms)", "green")
-            else:
-                self.error(f"bestmove none, but there are legal moves: {' '.join(legal)}")
-        elif move in legal:
-            verdict_ok = True
-            self.say(f"bestmove {move} is legal ({took:.0f} ms)", "green")
-        else:
-            verdict_ok = False
+        elif verdict.fault is Fault.NONE_WITH_MOVES:
+            self.error(f"bestmove none, but there are legal moves: {' '.join(legal)}")
+        elif verdict.fault is not None:
             self.error(f"bestmove {move} is NOT legal here (legal: {' '.join(legal) or 'none'})"
                        f" ({took:.0f} ms)")
+        elif verdict.move is None:
+            self.say(f"bestmove none is right: the game is over ({took:.0f} ms)", "green")
+        else:
+            self.say(f"bestmove {move} is legal ({took:.0f} ms)", "green")
         if search.for_play and self.play is not None:
-            if not verdict_ok or move in (None, "none"):
+            if verdict.move is None:
                 self.say("the engine loses the game by that answer; play ends", "bold red")
                 self.play = None
                 return
-            assert move is not None
-            self.board.push_str(move)
+            self.board.push(verdict.move)
             self.send_position()
             self.show_board()
             self.play_pending = True
@@ -433,7 +432,7 @@ class Console:
             return
         if self.search is None:
             self.say("(no search running; stop sent anyway)")
-        self.eng.send("stop")
+        self.eng.stop()
 
     async def cmd_play(self, args: list[str]) -> None:
         if args[:1] == ["end"]:
@@ -446,7 +445,10 @@ class Console:
         if args and args[0] in ("w", "b", "white", "black"):
             human = args[0][0]
             args = args[1:]
-        self.play = Play(human, " ".join(args) or DEFAULT_PLAY_GO)
+        go = self.parse_go(args, DEFAULT_PLAY_GO)
+        if go is None:
+            return
+        self.play = Play(human, go)
         side = "White" if human == "w" else "Black"
         self.say(f"you play {side}; type moves (or /move M), '/play end' to stop")
         await self.play_on()
@@ -466,7 +468,7 @@ class Console:
             legal = " ".join(str(m) for m in self.board.legal_moves)
             self.say(f"your move; legal: {legal}")
         elif self.need_engine() and self.search is None:
-            self.start_search(play.go_args, for_play=True)
+            self.start_search(play.go, for_play=True)
 
     async def cmd_perft(self, args: list[str]) -> None:
         if self.busy() or not self.need_engine():
@@ -487,10 +489,9 @@ class Console:
                 self.error(f"move {i} ({text}): {exc}")
                 return
         left = depth - len(path)
-        self.eng.send(position_command(board))
         collector = PerftCollector()
         started = time.monotonic()
-        self.eng.send(f"go perft {left}")
+        self.eng.start_search(Position.of(board), Go(perft=left))
         ours_future = in_daemon_thread(lambda: divide(board, left) if left > 0 else [])
         ok = await self.wait_for(collector.feed, PERFT_TIMEOUT, "'nodes N' line after go perft")
         took = time.monotonic() - started

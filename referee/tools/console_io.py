@@ -87,7 +87,7 @@ async def run_command(console: Console, line: str) -> bool:
             raise
         console.say("interrupted")
         if console.alive:
-            console.eng.send("stop")
+            console.eng.stop()
         return True
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -134,7 +134,7 @@ async def run_tty(console: Console) -> None:
             line = await session.prompt_async(lambda: prompt_text(console))
         except KeyboardInterrupt:
             if console.search is not None and console.alive:
-                console.eng.send("stop")
+                console.eng.stop()
             continue
         except EOFError:
             return

@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 
 from referee.game.settings import DEFAULT_HANDSHAKE_TIMEOUT
-from referee.process.engine_process import EngineProcess, TrafficHook
+from referee.process.engine_process import TrafficHook
+from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig
 
 
@@ -35,16 +36,16 @@ class EnginePool:
         self.game = game
         self.handshake_timeout = handshake_timeout
         self.traffic = traffic
-        self.idle: list[EngineProcess] = []
-        self.busy: set[EngineProcess] = set()
+        self.idle: list[UgiEngine] = []
+        self.busy: set[UgiEngine] = set()
         self.starts = 0
-        self.number: dict[EngineProcess, int] = {}  # process -> its start count, for logs
+        self.number: dict[UgiEngine, int] = {}  # process -> its start count, for logs
 
     @property
     def name(self) -> str:
         return self.config.name
 
-    async def take(self) -> EngineProcess:
+    async def take(self) -> UgiEngine:
         """A running engine for one game (EngineStartError if none can be started)."""
         while self.idle:
             proc = self.idle.pop()
@@ -58,12 +59,12 @@ class EnginePool:
         tagged = getattr(traffic, "hook", None) if self.tag_processes else None
         if tagged is not None:  # concurrent games share one log: "#2 ref" is ref's 2nd process
             traffic = tagged(f"#{self.starts}")
-        proc = await EngineProcess.launch(self.config, self.game, self.handshake_timeout, traffic)
+        proc = await UgiEngine.launch(self.config, self.game, self.handshake_timeout, traffic)
         self.number[proc] = self.starts
         self.busy.add(proc)
         return proc
 
-    async def give_back(self, proc: EngineProcess, faulty: bool, played: bool = True) -> None:
+    async def give_back(self, proc: UgiEngine, faulty: bool, played: bool = True) -> None:
         """After a game: keep the process for the next one, unless it was at fault
         (never trusted again) or ``restart=on`` and it has just played a game
         (``played=False``: it was only started, e.g. to check that it starts)."""

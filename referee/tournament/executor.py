@@ -26,9 +26,10 @@ from engine.rules import Side
 from referee.game.record import GameRecord
 from referee.game.runner import play_game, start_failure_record
 from referee.game.settings import GameSettings
-from referee.process.engine_process import EngineProcess, EngineStartError, TrafficHook
+from referee.process.engine_process import EngineStartError, TrafficHook
 from referee.tournament.engine_pool import EnginePool
 from referee.tournament.scheduler import ScheduledGame
+from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig
 
 
@@ -59,7 +60,7 @@ class Executor:
         results = await asyncio.gather(*(p.take() for p in self.pools), return_exceptions=True)
         errors = [r for r in results if isinstance(r, BaseException)]
         for pool, res in zip(self.pools, results, strict=True):
-            if isinstance(res, EngineProcess):
+            if isinstance(res, UgiEngine):
                 await pool.give_back(res, faulty=False, played=False)
         if errors:
             await self.close()
@@ -109,7 +110,7 @@ class Executor:
         moves = opening.moves if opening else ()
         round_ = str(job.round)
         note = getattr(self.traffic, "note", None)
-        procs: list[EngineProcess] = []
+        procs: list[UgiEngine] = []
         try:
             for side, pool in ((Side.WHITE, white), (Side.BLACK, black)):
                 try:

@@ -1,0 +1,344 @@
+"""The one UGI client: every line guti writes to an engine is formatted here.
+
+:class:`UgiEngine` speaks protocol.md over a :class:`~referee.ugi.transport.Transport`
+(a real :class:`~referee.process.engine_process.EngineProcess`, or the in-memory
+:class:`~referee.ugi.fake_transport.FakeTransport` in tests). Callers never
+format a line: a position is a :class:`Position` (built from a rules ``Board``
+by the one start-position rule, :meth:`Position.of`), a search is a
+:class:`~referee.ugi.limits.Go`, and :func:`position_line` / :func:`go_line`
+are the only writers of ``position`` and ``go``. Likewise there is one
+handshake loop (:meth:`UgiEngine.read_handshake`), one ``isready``/``readyok``
+wait (:meth:`UgiEngine.sync`) and one read-until loop (:meth:`UgiEngine.read_until`),
+all bounded. The client knows nothing of games being refereed or tournaments:
+judging a reply is :mod:`referee.game.judge`'s business.
+
+Typical use::
+
+    eng = await UgiEngine.launch(config, "pretwa", handshake_timeout=10)
+    await eng.new_game(timeout=10)
+    reply = await eng.go(Position.of(board), Go(p1time=5000, p2time=5000), timeout=6)
+    reply.bestmove, reply.elapsed_ms, reply.infos
+    await eng.quit()          # quit, grace, SIGTERM, SIGKILL the group, reap
+
+An engine whose ``UGI_Variant`` combo lacks the game is a start failure; one
+that declares no ``UGI_Variant`` at all plays Egara-guti only (protocol.md
+5.2), so asking it for any other game is a start failure too.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine.rules import Board
+from referee.process.engine_process import (
+    EngineError,
+    EngineProcess,
+    EngineStartError,
+    EngineTimeout,
+    TrafficHook,
+)
+from referee.ugi.engine_config import EngineConfig
+from referee.ugi.limits import Go
+from referee.ugi.options import UNDECLARED_GAME, EngineOption, Handshake
+from referee.ugi.transport import Transport
+
+#: Info lines kept per ``go`` (the latest ones).
+MAX_INFOS = 32
+
+
+@functools.cache
+def _start_fen(game: str) -> str:
+    return Board(game).fen()
+
+
+@dataclass(frozen=True)
+class Position:
+    """What a ``position`` command says: a start FEN (None: the game's start
+    position, sent as ``startpos``) and the moves played from it."""
+
+    fen: str | None = None
+    moves: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, board: Board) -> Position:
+        """The position of ``board``: its root and its move stack. The one start-position
+        rule: a root equal to the game's start position is sent as ``startpos``."""
+        root = board.root_fen
+        fen = None if root == _start_fen(board.game.name) else root
+        return cls(fen, tuple(str(m) for m in board.move_stack))
+
+
+def position_line(position: Position) -> str:
+    """``position startpos|fen F [moves M...]``: the only place that writes it."""
+    head = "position startpos" if position.fen is None else f"position fen {position.fen}"
+    return f"{head} moves {' '.join(position.moves)}" if position.moves else head
+
+
+def go_line(go: Go) -> str:
+    """``go ...``: the only place that writes it."""
+    return f"go {go.arguments()}"
+
+
+def is_bestmove(line: str) -> bool:
+    return line.startswith("bestmove") and line.split()[0] == "bestmove"
+
+
+def is_readyok(line: str) -> bool:
+    return line.strip() == "readyok"
+
+
+@dataclass
+class GoReply:
+    """The answer to one ``go``.
+
+    ``bestmove`` is the word after ``bestmove`` (None if missing); ``elapsed_ms``
+    runs from ``go`` written (``sent_at``) to the ``bestmove`` line received
+    (``received_at``), both ``time.monotonic()`` seconds.
+    """
+
+    bestmove: str | None
+    line: str
+    infos: list[str]
+    elapsed_ms: float
+    sent_at: float
+    received_at: float
+
+    @classmethod
+    def read(cls, lines: Sequence[str], sent_at: float, received_at: float) -> GoReply:
+        """The reply whose last line is the ``bestmove`` line."""
+        words = lines[-1].split()
+        return cls(
+            bestmove=words[1] if len(words) > 1 else None,
+            line=lines[-1],
+            infos=[line for line in lines[:-1] if line.startswith("info")][-MAX_INFOS:],
+            elapsed_ms=(received_at - sent_at) * 1000,
+            sent_at=sent_at,
+            received_at=received_at,
+        )
+
+
+class UgiEngine:
+    """One engine spoken to over UGI. Create with :meth:`launch` (start + handshake)
+    or around a transport (then :meth:`start`, :meth:`read_handshake`, ...)."""
+
+    def __init__(self, transport: Transport, config: EngineConfig | None = None) -> None:
+        self.transport = transport
+        self.config = config or EngineConfig(name=transport.name, argv=[])
+        self.name = transport.name
+        self.info = Handshake()
+        self.warnings: list[str] = []
+
+    # -- life cycle (delegated to the transport) ------------------------------------------
+    @classmethod
+    async def launch(
+        cls,
+        config: EngineConfig,
+        game: str,
+        handshake_timeout: float = 10.0,
+        traffic: TrafficHook | None = None,
+    ) -> UgiEngine:
+        """Start the engine and do the handshake for ``game``; on any failure the process
+        is cleaned up and :class:`EngineStartError` raised."""
+        eng = cls(EngineProcess(config, traffic), config)
+        try:
+            await eng.start()
+            await eng.handshake(game, handshake_timeout)
+        except BaseException:
+            await eng.quit(grace=0.0)
+            raise
+        return eng
+
+    async def start(self) -> None:
+        await self.transport.start()
+
+    async def quit(self, grace: float = 1.0, term_grace: float = 1.0) -> None:
+        await self.transport.quit(grace, term_grace)
+
+    def kill_now(self) -> None:
+        self.transport.kill_now()
+
+    @property
+    def pid(self) -> int | None:
+        return self.transport.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.transport.returncode
+
+    @property
+    def is_alive(self) -> bool:
+        return self.transport.is_alive
+
+    def stderr_tail(self) -> str:
+        return self.transport.stderr_tail()
+
+    @property
+    def id_name(self) -> str | None:
+        return self.info.id_name
+
+    @property
+    def id_author(self) -> str | None:
+        return self.info.id_author
+
+    @property
+    def options(self) -> dict[str, EngineOption]:
+        return self.info.options
+
+    # -- writing ------------------------------------------------------------------------------
+    def send(self, line: str) -> None:
+        """Write a line as it is (the console's passthrough, the check's deliberate bad input)."""
+        self.transport.send(line)
+
+    def set_option(self, name: str, value: str) -> None:
+        self.transport.send(f"setoption name {name} value {value}")
+
+    def select_game(self, game: str) -> bool:
+        """Set ``UGI_Variant`` to ``game``; False (nothing sent) when the engine declares none."""
+        variant = self.info.variant
+        if variant is None:
+            return False
+        self.set_option(variant.name, game)
+        return True
+
+    def ask_ready(self) -> None:
+        """Write ``isready`` (:meth:`sync` waits for the answer; the console reads it itself)."""
+        self.transport.send("isready")
+
+    def announce_new_game(self) -> None:
+        """Write ``uginewgame`` (:meth:`new_game` also waits until the engine is ready)."""
+        self.transport.send("uginewgame")
+
+    def stop(self) -> None:
+        """End the running search (its ``bestmove`` still comes and must be read)."""
+        self.transport.send("stop")
+
+    def send_position(self, position: Position) -> None:
+        self.transport.send(position_line(position))
+
+    def start_search(self, position: Position | None, go: Go) -> float:
+        """Write ``position`` (if given) and ``go`` in one write; the monotonic time of it."""
+        lines = [go_line(go)] if position is None else [position_line(position), go_line(go)]
+        return self.transport.send_lines(lines)
+
+    # -- reading ------------------------------------------------------------------------------
+    async def read_line(self, timeout: float) -> str:
+        """The next line, whatever it is (for a reader that dispatches lines itself)."""
+        return await self.transport.read_line(timeout)
+
+    async def read_until(
+        self, done: Callable[[str], bool], timeout: float, keep: int | None = None
+    ) -> list[str]:
+        """Lines up to and including the first for which ``done`` is true, within ``timeout``
+        s (the last ``keep`` of them when given). On timeout the EngineTimeout's ``lines``
+        are those seen so far."""
+        lines, _ = await self._read_until(done, time.monotonic() + timeout, keep)
+        return lines
+
+    async def _read_until(
+        self, done: Callable[[str], bool], deadline: float, keep: int | None
+    ) -> tuple[list[str], float]:
+        seen: deque[str] = deque(maxlen=keep)
+        while True:
+            try:
+                line, at = await self.transport.read_stamped(deadline)
+            except EngineTimeout as exc:
+                raise EngineTimeout(str(exc), lines=list(seen)) from None
+            seen.append(line)
+            if done(line):
+                return list(seen), at
+
+    async def read_handshake(self, timeout: float) -> Handshake:
+        """Send ``ugi`` and read up to ``ugiok`` (EngineTimeout / EngineDisconnected);
+        what the engine said is kept as :attr:`info` and returned."""
+        start = time.monotonic()
+        self.transport.send("ugi")
+        try:
+            lines = await self.read_until(lambda line: line.split()[:1] == ["ugiok"], timeout)
+        except EngineTimeout as exc:
+            raise EngineTimeout(
+                f"engine {self.name}: no ugiok within {timeout:g} s of ugi", lines=exc.lines
+            ) from None
+        info = Handshake()
+        for line in lines[:-1]:
+            info.note(line)
+        info.elapsed = time.monotonic() - start
+        self.info = info
+        return info
+
+    async def sync(self, timeout: float) -> list[str]:
+        """``isready`` and the lines before ``readyok``, which must come within ``timeout``."""
+        self.ask_ready()
+        return (await self.read_until(is_readyok, timeout))[:-1]
+
+    async def handshake(self, game: str, timeout: float = 10.0) -> None:
+        """``ugi``/``ugiok``, options, ``UGI_Variant``, ``isready``/``readyok`` within ``timeout``."""
+        deadline = time.monotonic() + timeout
+        try:
+            await self.read_handshake(timeout)
+            self._configure(game)
+            await self.sync(max(0.0, deadline - time.monotonic()))
+        except EngineTimeout:
+            raise EngineStartError(
+                f"engine {self.name}: no complete handshake (ugiok/readyok) within {timeout:g} s"
+            ) from None
+        except EngineStartError:
+            raise
+        except EngineError as exc:
+            raise EngineStartError(f"{exc} during the handshake") from None
+
+    def _configure(self, game: str) -> None:
+        """The configured options, then the game; EngineStartError if it does not play it."""
+        for name, value in self.config.options.items():
+            if name.lower() == "ugi_variant":
+                continue  # the referee sets the game itself
+            if name.lower() not in self.options:
+                self.warnings.append(f"engine {self.name} does not declare option {name!r}")
+            self.set_option(name, value)
+        variant = self.info.variant
+        if variant is None and game != UNDECLARED_GAME:
+            raise EngineStartError(
+                f"engine {self.name} does not play {game} (it declares no UGI_Variant "
+                f"option, so it plays {UNDECLARED_GAME} only)"
+            )
+        if variant is not None and variant.vars and game not in variant.vars:
+            offered = ", ".join(variant.vars)
+            raise EngineStartError(
+                f"engine {self.name} does not play {game} (its UGI_Variant offers: {offered})"
+            )
+        self.select_game(game)
+
+    async def new_game(self, timeout: float = 10.0) -> None:
+        """``uginewgame`` then ``isready``/``readyok``: the engine is ready for a new game."""
+        self.announce_new_game()
+        try:
+            await self.sync(timeout)
+        except EngineTimeout:
+            raise EngineTimeout(
+                f"engine {self.name}: no readyok within {timeout:g} s after uginewgame"
+            ) from None
+
+    async def go(self, position: Position | None, go: Go, timeout: float) -> GoReply:
+        """Send ``position`` and ``go``; the ``bestmove`` reply within ``timeout`` s.
+
+        Lines that arrived before this ``go`` are dropped (they cannot be its answer).
+        Raises :class:`EngineTimeout` (with ``elapsed_ms``) when no ``bestmove`` comes.
+        """
+        self.transport.drop_pending()
+        sent_at = self.start_search(position, go)
+        return await self.wait_bestmove(sent_at, timeout)
+
+    async def wait_bestmove(self, sent_at: float, timeout: float) -> GoReply:
+        """The ``bestmove`` reply to a search started at ``sent_at``, within ``timeout`` s of it."""
+        try:
+            lines, at = await self._read_until(is_bestmove, sent_at + timeout, MAX_INFOS + 1)
+        except EngineTimeout as exc:
+            raise EngineTimeout(
+                f"engine {self.name}: no bestmove within {timeout:.3f} s of go",
+                lines=exc.lines,
+                elapsed_ms=(time.monotonic() - sent_at) * 1000,
+            ) from None
+        return GoReply.read(lines, sent_at, at)

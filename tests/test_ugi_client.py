@@ -1,0 +1,316 @@
+"""The UGI client and the game loop's fault handling through an in-memory engine
+(:class:`referee.ugi.fake_transport.FakeTransport`): no processes, milliseconds per test.
+
+Every expected outcome is computed with the rules core (legal moves, the end of a
+game), never written down; the fakes only decide *how* an engine misbehaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pytest
+
+from engine.rules import Board
+from referee.game.judge import Fault, judge_reply
+from referee.game.reasons import Reason
+from referee.game.record import GameRecord
+from referee.game.runner import play_game
+from referee.game.timecontrol import parse_limits
+from referee.process.engine_process import EngineStartError, EngineTimeout
+from referee.ugi.client import Position, UgiEngine, position_line
+from referee.ugi.engine_config import EngineConfig
+from referee.ugi.fake_transport import Answer, FakeTransport, Reply
+from referee.ugi.limits import Go, Limits
+
+GAME = "egara-guti"
+REFEREE = Path(__file__).resolve().parent.parent / "referee"
+
+#: What an engine answers to ``go`` given the position it was sent.
+Policy = Callable[[Board], Iterable[Answer]]
+
+
+def first_legal(board: Board) -> list[Answer]:
+    legal = board.legal_moves
+    return [f"bestmove {legal[0] if legal else 'none'}"]
+
+
+class Scripted:
+    """An engine that keeps the position it is sent (with the rules core) and answers
+    ``go`` with ``policy``; ``isready`` with ``readyok`` unless ``ready`` is False."""
+
+    def __init__(self, policy: Policy = first_legal, ready: bool = True) -> None:
+        self.policy = policy
+        self.ready = ready
+        self.board = Board(GAME)
+        self.gos = 0
+
+    def __call__(self, line: str) -> Iterable[Answer]:
+        words = line.split()
+        if words[:1] == ["isready"]:
+            return ["readyok"] if self.ready else []
+        if words[:1] == ["position"]:
+            self.board = self._board(words[1:])
+            return []
+        if words[:1] == ["go"]:
+            self.gos += 1
+            return self.policy(self.board)
+        return []
+
+    @staticmethod
+    def _board(words: list[str]) -> Board:
+        if words[0] == "startpos":
+            board, rest = Board(GAME), words[1:]
+        else:
+            cut = words.index("moves") if "moves" in words else len(words)
+            board, rest = Board.from_fen(GAME, " ".join(words[1:cut])), words[cut:]
+        for move in rest[1:]:
+            board.push_str(move)
+        return board
+
+
+def engine(name: str, script: Scripted) -> tuple[UgiEngine, FakeTransport]:
+    fake = FakeTransport(name, script)
+    return UgiEngine(fake), fake
+
+
+def play(white: Scripted, black: Scripted, limits: Limits | None = None, **kw: float) -> GameRecord:
+    w, _ = engine("W", white)
+    b, _ = engine("B", black)
+    return asyncio.run(play_game(w, b, GAME, limits=limits, **kw))
+
+
+def on_ply(n: int, bad: Policy) -> Policy:
+    """First legal moves, but ``bad`` on this engine's ``n``-th go (1-based)."""
+    count = [0]
+
+    def policy(board: Board) -> Iterable[Answer]:
+        count[0] += 1
+        return bad(board) if count[0] == n else first_legal(board)
+
+    return policy
+
+
+def replay(record: GameRecord) -> Board:
+    board = Board(GAME) if record.start_fen is None else Board.from_fen(GAME, record.start_fen)
+    for move in record.moves:
+        board.push_str(move)
+    return board
+
+
+# -- the game loop ------------------------------------------------------------------------
+
+
+def test_normal_game_ends_by_the_rules() -> None:
+    rec = play(Scripted(), Scripted(), parse_limits({"tc": "10+0.1"}))
+    board = replay(rec)
+    outcome = board.outcome()
+    assert outcome is not None
+    assert (rec.result, rec.reason, rec.fault) == (outcome.result, Reason(outcome.reason), None)
+    assert rec.final_fen == board.fen()
+    assert len(rec.moves) == len(rec.elapsed_ms) == len(rec.clock_ms) > 0
+
+
+def test_time_forfeit_when_the_reply_is_late() -> None:
+    late = on_ply(2, lambda b: [Reply(f"bestmove {b.legal_moves[0]}", after_ms=180)])
+    rec = play(Scripted(late), Scripted(), parse_limits({"st": "0.1"}))
+    assert (rec.result, rec.reason, rec.fault) == ("0-1", Reason.TIME_FORFEIT, "w")
+    assert "used 180 ms, 100 ms allowed" in rec.detail
+    assert len(rec.moves) == 2  # White's first move and Black's reply were played
+
+
+def test_stalled_when_no_reply_comes() -> None:
+    silent = on_ply(1, lambda b: [])
+    rec = play(Scripted(), Scripted(silent), parse_limits({"st": "0.01"}), stall_grace=0.03)
+    assert (rec.result, rec.reason, rec.fault) == ("1-0", Reason.STALLED, "b")
+    assert "no bestmove within 0.040 s (10 ms allowed + 0.03 s grace)" in rec.detail
+
+
+def test_stalled_without_a_clock_uses_the_move_timeout() -> None:
+    silent = on_ply(1, lambda b: [])
+    rec = play(Scripted(silent), Scripted(), parse_limits({"depth": "2"}), move_timeout=0.03)
+    assert (rec.reason, rec.fault) == (Reason.STALLED, "w")
+    assert "(move timeout)" in rec.detail
+
+
+def test_garbage_reply_is_a_protocol_error() -> None:
+    rec = play(Scripted(on_ply(3, lambda b: ["bestmove @@garbage@@"])), Scripted())
+    assert (rec.result, rec.reason, rec.fault) == ("0-1", Reason.PROTOCOL_ERROR, "w")
+    assert "malformed 'bestmove @@garbage@@'" in rec.detail
+
+
+def test_bestmove_without_a_move_is_a_protocol_error() -> None:
+    rec = play(Scripted(), Scripted(on_ply(1, lambda b: ["bestmove"])))
+    assert (rec.reason, rec.fault) == (Reason.PROTOCOL_ERROR, "b")
+    assert "sent 'bestmove'" in rec.detail
+
+
+def illegal_text(board: Board) -> str:
+    """A well-formed move that the rules core says is not legal here."""
+    legal = {str(m) for m in board.legal_moves}
+    for a in range(1, 20):
+        for b in range(1, 20):
+            if a != b and f"{a}-{b}" not in legal:
+                return f"{a}-{b}"
+    raise AssertionError("no illegal step found")
+
+
+def illegal_move(board: Board) -> list[Answer]:
+    return [f"bestmove {illegal_text(board)}"]
+
+
+def test_illegal_move() -> None:
+    rec = play(Scripted(), Scripted(on_ply(2, illegal_move)))
+    assert (rec.result, rec.reason, rec.fault) == ("1-0", Reason.ILLEGAL_MOVE, "b")
+    assert "played illegal" in rec.detail
+    assert rec.final_fen == replay(rec).fen()  # the illegal move was not played
+
+
+def test_bestmove_none_with_moves_is_illegal() -> None:
+    rec = play(Scripted(on_ply(1, lambda b: ["bestmove none"])), Scripted())
+    n = len(Board(GAME).legal_moves)
+    assert (rec.reason, rec.fault) == (Reason.ILLEGAL_MOVE, "w")
+    assert f"bestmove none with {n} legal moves" in rec.detail
+
+
+def test_crash_during_search_is_a_disconnect() -> None:
+    rec = play(Scripted(), Scripted(on_ply(2, lambda b: [Reply(close=True)])))
+    assert (rec.result, rec.reason, rec.fault) == ("1-0", Reason.DISCONNECT, "b")
+
+
+def test_flood_is_a_protocol_error() -> None:
+    rec = play(Scripted(on_ply(1, lambda b: [Reply(flood=True)])), Scripted())
+    assert (rec.reason, rec.fault) == (Reason.PROTOCOL_ERROR, "w")
+
+
+def test_engine_not_ready_for_a_new_game() -> None:
+    rec = play(Scripted(), Scripted(ready=False), sync_timeout=0.02)
+    assert (rec.result, rec.reason, rec.fault) == ("1-0", Reason.STALLED, "b")
+    assert "no readyok within 0.02 s after uginewgame" in rec.detail
+    assert rec.moves == []
+
+
+def test_engines_are_sent_the_game_position_by_position() -> None:
+    w, wfake = engine("W", Scripted())
+    b, bfake = engine("B", Scripted())
+    rec = asyncio.run(play_game(w, b, GAME, opening_moves=["13-12"], limits=Limits(depth=1)))
+    positions = [line for line in bfake.sent if line.startswith("position")]
+    assert positions[0] == "position startpos moves 13-12"
+    assert positions[1] == "position startpos moves " + " ".join(rec.moves[:3])
+    assert wfake.sent[:2] == ["uginewgame", "isready"]
+    assert all(line == "go depth 1" for line in wfake.sent if line.startswith("go"))
+
+
+# -- the client ---------------------------------------------------------------------------
+
+
+def handshake_script(variant: str | None) -> Callable[[str], list[Answer]]:
+    def script(line: str) -> list[Answer]:
+        if line == "ugi":
+            opts = [] if variant is None else [
+                f"option name UGI_Variant type combo default {variant} var {variant}"]
+            return ["id name Fake", "id author Nobody", *opts,
+                    "option name Hash type spin default 1 min 1 max 64", "ugiok"]
+        return ["readyok"] if line == "isready" else []
+    return script
+
+
+def test_handshake_sets_options_and_the_game() -> None:
+    fake = FakeTransport("F", handshake_script("pretwa"))
+    cfg = EngineConfig(name="F", argv=[], options={"Hash": "8", "Ponder": "x"})
+    eng = UgiEngine(fake, cfg)
+    asyncio.run(eng.handshake("pretwa", 1.0))
+    assert (eng.id_name, eng.id_author) == ("Fake", "Nobody")
+    assert set(eng.options) == {"ugi_variant", "hash"}
+    assert fake.sent == ["ugi", "setoption name Hash value 8", "setoption name Ponder value x",
+                         "setoption name UGI_Variant value pretwa", "isready"]
+    assert eng.warnings == ["engine F does not declare option 'Ponder'"]
+
+
+@pytest.mark.parametrize(("declared", "game"), [(None, "pretwa"), ("egara-guti", "pretwa")])
+def test_handshake_refuses_a_game_the_engine_does_not_play(declared: str | None, game: str) -> None:
+    eng = UgiEngine(FakeTransport("F", handshake_script(declared)))
+    with pytest.raises(EngineStartError, match="does not play pretwa"):
+        asyncio.run(eng.handshake(game, 1.0))
+
+
+def test_handshake_timeout_is_a_start_failure() -> None:
+    eng = UgiEngine(FakeTransport("F", lambda line: []))
+    with pytest.raises(EngineStartError, match="no complete handshake"):
+        asyncio.run(eng.handshake(GAME, 0.02))
+
+
+def test_read_until_timeout_keeps_the_lines_seen() -> None:
+    eng = UgiEngine(FakeTransport("F", lambda line: ["info a", "info b"]))
+    eng.send("hello")
+    with pytest.raises(EngineTimeout) as caught:
+        asyncio.run(eng.read_until(lambda line: line == "never", 0.02))
+    assert caught.value.lines == ["info a", "info b"]
+
+
+def test_go_reply_is_typed_and_timed() -> None:
+    script: dict[str, list[Answer]] = {
+        "go depth 3": ["info depth 1", Reply("bestmove 13-12 ponder 5-4", after_ms=42)]}
+    eng = UgiEngine(FakeTransport("F", lambda line: script.get(line, [])))
+    reply = asyncio.run(eng.go(Position(), Go(depth=3), 1.0))
+    assert reply.bestmove == "13-12"
+    assert reply.infos == ["info depth 1"]
+    assert reply.elapsed_ms == pytest.approx(42)
+
+
+def test_position_has_one_start_position_rule() -> None:
+    board = Board(GAME)
+    assert position_line(Position.of(board)) == "position startpos"
+    board.push_str("13-12")
+    assert position_line(Position.of(board)) == "position startpos moves 13-12"
+    same_as_start = Board.from_fen(GAME, Board(GAME).fen())
+    assert position_line(Position.of(same_as_start)) == "position startpos"
+    other = Board.from_fen(GAME, board.fen())
+    assert position_line(Position.of(other)) == f"position fen {board.fen()}"
+
+
+def test_go_parse_and_arguments() -> None:
+    assert Go.parse("depth 3 movetime 50").arguments() == "movetime 50 depth 3"
+    assert Go.parse("").arguments() == "infinite"
+    assert Go(perft=4).arguments() == "perft 4"
+    with pytest.raises(ValueError, match="unknown go parameter 'wtime'"):
+        Go.parse("wtime 100")
+    with pytest.raises(ValueError, match="whole number"):
+        Go.parse("depth x")
+
+
+# -- the judge ----------------------------------------------------------------------------
+
+
+def test_judge_in_order() -> None:
+    board = Board(GAME)
+    legal = str(board.legal_moves[0])
+    assert judge_reply(board, legal).ok
+    assert judge_reply(board, legal, 101, 100).fault is Fault.TIME
+    assert judge_reply(board, None).fault is Fault.NO_MOVE
+    assert judge_reply(board, "none").fault is Fault.NONE_WITH_MOVES
+    assert judge_reply(board, "x1").fault is Fault.MALFORMED
+    assert judge_reply(board, illegal_text(board)).fault is Fault.ILLEGAL
+    over = Board.from_fen(GAME, "1b1b1/b1b/bbb/b/www/www/wwwww w 0 1")
+    assert not over.legal_moves
+    assert judge_reply(over, "none").ok and judge_reply(over, "none").move is None
+    assert judge_reply(over, legal).fault is Fault.MOVE_WHEN_OVER
+
+
+# -- one writer of each line --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("word", ["position", "go"])
+def test_one_place_writes_each_command(word: str) -> None:
+    pattern = re.compile(rf'f?"{word} ')
+    places = [
+        f"{path.relative_to(REFEREE)}:{n}"
+        for path in sorted(REFEREE.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert len(places) == 1, places
+    assert places[0].startswith("ugi/client.py:")
