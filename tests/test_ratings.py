@@ -463,6 +463,7 @@ def test_standings_anchor_and_draw_model_options(field):
         (["a.db", "-drawmodel", "gauss"], ["-drawmodel", "gauss"]),
         (["a.db", "missing.db"], ["missing.db"]),
         (["a.db", "garbage.db"], ["garbage.db"]),
+        (["a.db", "./a.db"], ["./a.db", "twice"]),
         (["-anchor", "L0=1"], ["usage"]),
     ],
 )

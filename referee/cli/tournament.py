@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import math
+import os
 import sys
 
 from referee.cli.args import CliError, Kind, OptionSpec, ParsedArgs, option_name, parse_cli, usage
@@ -123,6 +124,11 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
     Game pair ids are made unique across databases (``pair * len(paths) + k``)
     so pairs of different tournaments never merge.
     """
+    seen: set[str] = set()
+    for path in paths:
+        if os.path.realpath(path) in seen:
+            raise CliError(f"{path} is given twice: its games would count twice")
+        seen.add(os.path.realpath(path))
     stores: list[TournamentStore] = []
     try:
         for path in paths:

@@ -379,30 +379,38 @@ def _dispersion(pairs: list[_Pair], theta: list[float]) -> float:
 # --------------------------------------------------------------------------- #
 # Linear algebra (small dense matrices)
 # --------------------------------------------------------------------------- #
-def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
-    """Solve ``matrix @ x = rhs`` by Gaussian elimination with partial pivoting."""
-    n = len(rhs)
-    rows = [list(row) + [value] for row, value in zip(matrix, rhs, strict=True)]
+def _eliminate(matrix: list[list[float]], right: list[list[float]]) -> list[list[float]]:
+    """Gauss-Jordan elimination with partial pivoting: ``X`` with ``matrix @ X = right``
+    (``right`` holds one row per matrix row, any number of columns)."""
+    n = len(matrix)
+    width = len(right[0]) if right else 0
+    rows = [list(row) + list(extra) for row, extra in zip(matrix, right, strict=True)]
     for col in range(n):
         pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
         if abs(rows[pivot][col]) < 1e-300:
             raise RatingError("the rating fit met a singular information matrix")
         rows[col], rows[pivot] = rows[pivot], rows[col]
-        for r in range(col + 1, n):
-            factor = rows[r][col] / rows[col][col]
+        lead = rows[col]
+        scale = lead[col]
+        for c in range(col, n + width):
+            lead[c] /= scale
+        for r in range(n):
+            factor = rows[r][col] if r != col else 0.0
             if factor:
-                for c in range(col, n + 1):
-                    rows[r][c] -= factor * rows[col][c]
-    x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        x[r] = (rows[r][n] - sum(rows[r][c] * x[c] for c in range(r + 1, n))) / rows[r][r]
-    return x
+                target = rows[r]
+                for c in range(col, n + width):
+                    target[c] -= factor * lead[c]
+    return [row[n:] for row in rows]
+
+
+def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
+    """Solve ``matrix @ x = rhs``."""
+    return [row[0] for row in _eliminate(matrix, [[value] for value in rhs])]
 
 
 def _inverse(matrix: list[list[float]]) -> list[list[float]]:
     n = len(matrix)
-    columns = [_solve(matrix, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)]
-    return [[columns[c][r] for c in range(n)] for r in range(n)]
+    return _eliminate(matrix, [[1.0 if r == c else 0.0 for c in range(n)] for r in range(n)])
 
 
 def _relative_variances(info: list[list[float]], count: int, anchor: int | None) -> list[float]:
