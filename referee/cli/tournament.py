@@ -124,6 +124,8 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
     Game pair ids are made unique across databases (``pair * len(paths) + k``)
     so pairs of different tournaments never merge.
     """
+    options = _rating_options(args)
+    sprt = sprt_from_args(args)
     seen: set[str] = set()
     for path in paths:
         if os.path.realpath(path) in seen:
@@ -138,11 +140,10 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
         for store in stores:
             formats.add(store.settings().get("format", "roundrobin"))
             names += [n for n in store.engine_names() if n not in names]
-        options = _rating_options(args)
         if options.anchor is not None and options.anchor[0] not in names:
             raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
                            f"{', '.join(paths)} (engines: {', '.join(names)})")
-        table = Standings(names, paired=True, sprt=sprt_from_args(args),
+        table = Standings(names, paired=True, sprt=sprt,
                           gauntlet=formats == {"gauntlet"}, rating_options=options)
         finished = total = 0
         for k, store in enumerate(stores):
