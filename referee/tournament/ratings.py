@@ -14,7 +14,8 @@ Choices, and why:
 - **Draw model.** ``half`` (default, Ordo's default): a draw counts as half a
   win and half a loss, so the likelihood of a pair is
   ``p ** s * (1 - p) ** (n - s)`` with ``s`` the points scored; the fitted
-  ratings then reproduce every engine's points exactly. ``davidson``
+  ratings then reproduce every engine's points exactly (virtual games of the
+  prior below included). ``davidson``
   (Davidson 1970) gives draws their own probability:
   ``P(win) : P(draw) : P(loss) = 10 ** (d / 800) : nu : 10 ** (-d / 800)`` for
   a rating difference ``d``, with one draw parameter ``nu`` fitted to the
@@ -26,9 +27,12 @@ Choices, and why:
   virtual draws: each engine gets :data:`PRIOR_DRAWS` virtual draws in all,
   spread evenly over the opponents it met, so a pair ``(i, j)`` gets
   ``PRIOR_DRAWS / 2 * (1 / k_i + 1 / k_j)`` virtual draws, ``k`` being the
-  number of distinct opponents. Every pair that met then has points both
-  ways, and the estimate is finite whenever the field is connected. The pull
-  towards equality is that of two drawn games, small beside a tournament.
+  number of distinct opponents; each counts as half a win and half a loss,
+  so under ``davidson`` it does not raise the draw parameter (``davidson``
+  on a field without a single draw fits ``nu = 0``: plain Bradley-Terry).
+  Every pair that met then has points both ways, and the estimate is finite
+  whenever the field is connected. The pull towards equality is that of two
+  drawn games, small beside a tournament.
 - **Separate groups.** Engines that never met, directly or through others,
   cannot be compared; :func:`rate` then raises :class:`RatingError` naming
   the groups instead of printing numbers that mean nothing.
@@ -38,13 +42,14 @@ Choices, and why:
   (the observed information, inverted; with the Davidson ``nu`` as a
   nuisance parameter). For the ``half`` model the covariance is scaled by
   the observed dispersion of game scores (see :func:`_dispersion`), since a
-  draw varies less than the coin flip the model takes it for. The interval of an engine is that of its rating
-  *relative to the anchor*: the average of the field, or the anchor engine
-  (which then has no uncertainty of its own), as Ordo reports it. This is
-  the normal approximation BayesElo also uses; it is deterministic and costs
-  one matrix inversion, where a bootstrap would repeat the fit hundreds of
-  times at every standings print. ``tests/test_ratings.py`` checks on
-  simulated round-robins that the 95 % intervals cover the true ratings.
+  draw varies less than the coin flip the model takes it for. The interval
+  of an engine is that of its rating *relative to the anchor*: the average
+  of the field, or the anchor engine (which then has no uncertainty of its
+  own), as Ordo reports it. This is the normal approximation BayesElo also
+  uses; it is deterministic and costs one matrix inversion, where a
+  bootstrap would repeat the fit hundreds of times at every standings
+  print. ``tests/test_ratings.py`` checks on simulated round-robins that the
+  95 % intervals cover the true ratings.
 - **Solver.** Newton's method on the log-likelihood (concave in the
   ratings), with one rating held at 0 and step halving whenever a step does
   not increase the likelihood; it converges in a handful of steps.
@@ -170,14 +175,16 @@ def rate(
             f"through others ({listed}): their ratings cannot be compared"
         )
     _add_prior(len(played), pairs, opts.prior)
-    davidson = opts.draw_model == "davidson"
+    # Davidson with no draw at all is Bradley-Terry with nu = 0 (its estimate).
+    davidson = opts.draw_model == "davidson" and any(p.draws > 0 for p in pairs)
     theta, kappa, info, steps = _newton(len(played), pairs, davidson)
     variances = _relative_variances(info, len(played), _anchor_index(names, played, opts))
-    if not davidson:
+    if opts.draw_model == "half":
         spread = _dispersion(pairs, theta)
         variances = [v * spread for v in variances]
     ratings = _rating_rows(names, played, real, theta, variances, opts)
-    return RatingList(ratings, opts, math.exp(kappa) if davidson else None, steps)
+    nu = None if opts.draw_model == "half" else math.exp(kappa) if davidson else 0.0
+    return RatingList(ratings, opts, nu, steps)
 
 
 def _check_options(names: Sequence[str], opts: RatingOptions) -> None:
@@ -236,13 +243,18 @@ def _groups(count: int, pairs: list[_Pair]) -> list[list[int]]:
 
 
 def _add_prior(count: int, pairs: list[_Pair], prior: float) -> None:
-    """Virtual draws: ``prior / 2 * (1/k_a + 1/k_b)`` per pair that met (see module docstring)."""
+    """Virtual draws: ``prior / 2 * (1/k_a + 1/k_b)`` per pair that met (see module
+    docstring), each added as half a win and half a loss: the same thing under the
+    ``half`` model, and under ``davidson`` they pull ratings together without
+    inventing draws that would inflate ``nu``."""
     opponents = [0] * count
     for p in pairs:
         opponents[p.a] += 1
         opponents[p.b] += 1
     for p in pairs:
-        p.draws += prior / 2.0 * (1.0 / opponents[p.a] + 1.0 / opponents[p.b])
+        virtual = prior / 2.0 * (1.0 / opponents[p.a] + 1.0 / opponents[p.b])
+        p.wins += virtual / 2.0
+        p.losses += virtual / 2.0
 
 
 def _anchor_index(names: Sequence[str], played: list[int], opts: RatingOptions) -> int | None:
