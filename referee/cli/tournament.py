@@ -1,4 +1,4 @@
-"""``guti tournament``, ``guti standings DB`` and ``guti export DB -pdn F -json F``.
+"""``guti tournament``, ``guti standings DB...`` and ``guti export DB -pdn F -json F``.
 
 Exit status: 0 when the tournament ran (all scheduled games stored, or an
 SPRT decided), 2 for a mistake on the command line, in the config file, a
@@ -10,9 +10,20 @@ command with ``-resume``).
 from __future__ import annotations
 
 import asyncio
+import itertools
+import math
+import os
 import sys
 
-from referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
+from referee.config.args import (
+    CliError,
+    Kind,
+    OptionSpec,
+    ParsedArgs,
+    option_name,
+    parse_cli,
+    usage,
+)
 from referee.config.tournament import (
     SPRT_OPTION,
     TOURNAMENT_OPTIONS,
@@ -21,8 +32,9 @@ from referee.config.tournament import (
 )
 from referee.process.engine_process import EngineStartError
 from referee.tournament.export import export_json, export_pdn
+from referee.tournament.ratings import DRAW_MODELS, RatingOptions
 from referee.tournament.run import TournamentError, run_tournament, standings_from_store
-from referee.tournament.standings import make_console
+from referee.tournament.standings import Standings, make_console
 from referee.tournament.store import StoreError, TournamentStore
 
 
@@ -82,6 +94,10 @@ def main_tournament(argv: list[str]) -> int:
 
 STANDINGS_OPTIONS = [
     SPRT_OPTION,
+    OptionSpec("drawmodel", Kind.VALUE,
+               help="ratings: 'half' (a draw is half a win, default) or 'davidson'"),
+    OptionSpec("anchor", Kind.VALUE,
+               help="ratings: NAME=ELO fixes one engine's rating (default: average 0)"),
     OptionSpec("help", Kind.FLAG, help="show this help"),
 ]
 
@@ -92,21 +108,79 @@ def _db_and_rest(prog: str, argv: list[str]) -> tuple[str, list[str]]:
     return argv[0], argv[1:]
 
 
-def main_standings(argv: list[str]) -> int:
-    """``guti standings DB``: the standings, crosstable and pairs of a database."""
+def _rating_options(args: ParsedArgs) -> RatingOptions:
+    """``-drawmodel`` and ``-anchor NAME=ELO`` (the name may itself hold ``=``)."""
+    model = args.value("drawmodel", "half") or "half"
+    if model not in DRAW_MODELS:
+        raise CliError(f"-drawmodel: {model!r} is not one of {', '.join(DRAW_MODELS)}")
+    text = args.value("anchor")
+    if text is None:
+        return RatingOptions(draw_model=model)
+    name, eq, number = text.rpartition("=")
     try:
-        path, rest = _db_and_rest("standings", argv)
-        args = parse_cli(rest, STANDINGS_OPTIONS)
+        elo = float(number)
+    except ValueError:
+        elo = float("nan")
+    if not eq or not name or not math.isfinite(elo):
+        raise CliError(f"-anchor: {text!r} is not of the form NAME=ELO")
+    return RatingOptions(draw_model=model, anchor=(name, elo))
+
+
+def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, int, int]:
+    """Standings of every game of every database, engines matched by name.
+
+    Game pair ids are made unique across databases (``pair * len(paths) + k``)
+    so pairs of different tournaments never merge.
+    """
+    options = _rating_options(args)
+    sprt = sprt_from_args(args)
+    seen: set[str] = set()
+    for path in paths:
+        if os.path.realpath(path) in seen:
+            raise CliError(f"{path} is given twice: its games would count twice")
+        seen.add(os.path.realpath(path))
+    stores: list[TournamentStore] = []
+    try:
+        for path in paths:
+            stores.append(TournamentStore(path, create=False))
+        names: list[str] = []
+        formats = set()
+        for store in stores:
+            formats.add(store.settings().get("format", "roundrobin"))
+            names += [n for n in store.engine_names() if n not in names]
+        if options.anchor is not None and options.anchor[0] not in names:
+            raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
+                           f"{', '.join(paths)} (engines: {', '.join(names)})")
+        table = Standings(names, paired=True, sprt=sprt,
+                          gauntlet=formats == {"gauntlet"}, rating_options=options)
+        finished = total = 0
+        for k, store in enumerate(stores):
+            index = [names.index(n) for n in store.engine_names()]
+            for _gid, pair, white, black, result, reason, fault in store.results():
+                table.add(index[white], index[black], result, reason, fault,
+                          pair * len(stores) + k)
+            finished += store.count_finished()
+            total += store.count_scheduled()
+    finally:
+        for store in stores:
+            store.close()
+    if options.anchor is not None and not table.lines[names.index(options.anchor[0])].games:
+        raise CliError(f"-anchor: {options.anchor[0]!r} has played no games")
+    return table, finished, total
+
+
+def main_standings(argv: list[str]) -> int:
+    """``guti standings DB [DB...]``: standings, ratings, crosstable and pairs of
+    one tournament database, or of several merged by engine name."""
+    paths = list(itertools.takewhile(lambda word: option_name(word) is None, argv))
+    try:
+        args = parse_cli(argv[len(paths):], STANDINGS_OPTIONS)
         if args.has("help"):
-            print(usage("guti standings DB", STANDINGS_OPTIONS))
+            print(usage("guti standings DB [DB...]", STANDINGS_OPTIONS))
             return 0
-        sprt = sprt_from_args(args)
-        with TournamentStore(path, create=False) as store:
-            settings = store.settings()
-            table = standings_from_store(
-                store, store.engine_names(), settings.get("format", "roundrobin"), sprt
-            )
-            finished, total = store.count_finished(), store.count_scheduled()
+        if not paths:
+            raise CliError("usage: guti standings DB [DB...] [options]")
+        table, finished, total = _merged_standings(paths, args)
     except (CliError, StoreError) as exc:
         return _err("standings", str(exc))
     console = make_console(sys.stdout)

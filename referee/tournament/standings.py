@@ -20,6 +20,9 @@ What the numbers mean (the formulas are in :mod:`referee.tournament.stats`):
   (time forfeit), ``illegal`` (illegal move), ``crash`` (disconnect or start
   failure), ``stall`` (no reply long after its time) and ``proto``
   (protocol error).
+- *Ratings* of the whole field: one maximum-likelihood rating per engine
+  fitted to every game (Bradley-Terry, as Ordo and BayesElo), with 95 %
+  intervals; see :mod:`referee.tournament.ratings`.
 - For two engines (and per opponent in a gauntlet): the pentanomial counts
   of completed game pairs ``[LL, LD, DD+WL, WD, WW]``, their Elo with
   fastchess's pair-based interval, and the SPRT log-likelihood ratio (GSPRT,
@@ -36,6 +39,7 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.game.reasons import Reason
+from referee.tournament.ratings import RatingError, RatingList, RatingOptions, rate
 from referee.tournament.stats import (
     SprtSpec,
     SprtState,
@@ -90,8 +94,10 @@ class Standings:
         paired: bool = True,
         sprt: SprtSpec | None = None,
         gauntlet: bool = False,
+        rating_options: RatingOptions | None = None,
     ) -> None:
         self.names = list(names)
+        self.rating_options = rating_options or RatingOptions()
         self.lines = [EngineLine(n) for n in self.names]
         self.paired = paired
         self.sprt = sprt
@@ -168,6 +174,12 @@ class Standings:
         w, d, lo = self.cross.get((0, 1), [0, 0, 0])
         return s.evaluate(wdl=(w, d, lo))
 
+    def ratings(self) -> RatingList:
+        """Maximum-likelihood ratings over every game (raises RatingError, e.g. for a
+        field in groups that never met)."""
+        cells = {pair: tuple(counts) for pair, counts in self.cross.items()}
+        return rate(self.names, cells, self.rating_options)
+
     def summary(self) -> str:
         """Plain one-line state: games and the leader."""
         lead = self.leader()
@@ -199,6 +211,27 @@ class Standings:
             "Elo and LOS against the field met; rules = games ended by a rule; "
             "time/illegal/crash/stall/proto = games this engine lost by that fault"
         )
+        t.caption_justify = "left"
+        return t
+
+    def ratings_table(self) -> Table | str | None:
+        """The rating list as a table, a one-line reason it cannot be computed, or
+        None before two engines have played."""
+        try:
+            field = self.ratings()
+        except RatingError as exc:
+            return f"Ratings not computed: {exc}"
+        if not field.ratings:
+            return None
+        t = Table(title="Ratings (maximum likelihood over all games)", title_justify="left")
+        for head in ("#", "engine", "Elo", "± 95%", "games", "points", "score", "opponents"):
+            t.add_column(head, justify="left" if head == "engine" else "right")
+        for rank, r in enumerate(field.ratings, 1):
+            t.add_row(
+                str(rank), r.name, f"{r.elo:.1f}", f"{r.margin:.1f}", str(r.games),
+                f"{r.points:g}", f"{100 * r.points / r.games:.1f}%", f"{r.opponents:.1f}",
+            )
+        t.caption = _ratings_caption(field)
         t.caption_justify = "left"
         return t
 
@@ -255,6 +288,11 @@ class Standings:
     def print(self, console: Console) -> None:
         """Everything: standings, crosstable, pairs, SPRT."""
         console.print(self.table())
+        ratings = self.ratings_table()
+        if isinstance(ratings, str):
+            console.print(ratings, highlight=False, markup=False)
+        elif ratings is not None:
+            console.print(ratings)
         if len(self.names) > 2:
             console.print(self.crosstable())
         pairs = self.pairs_table()
@@ -265,6 +303,25 @@ class Standings:
             console.print(line, highlight=False, markup=False)
         if self.unfinished:
             console.print(f"{self.unfinished} unfinished game(s) not counted", highlight=False)
+
+
+def _ratings_caption(field: RatingList) -> str:
+    """What the rating table's numbers mean: draw model, anchor, prior, interval."""
+    opts = field.options
+    if field.draw_nu is not None:
+        nu = field.draw_nu
+        draws = f"Davidson draws (nu {nu:.3f}: {100 * nu / (2 + nu):.1f}% draws between equals)"
+    else:
+        draws = "a draw is half a win"
+    if opts.anchor is not None:
+        anchor, relative = f"{opts.anchor[0]} = {opts.anchor[1]:g}", opts.anchor[0]
+    else:
+        anchor, relative = "average = 0", "the average"
+    return (
+        f"Bradley-Terry, logistic Elo; {draws}; {anchor}; {opts.prior:g} virtual draws "
+        f"per engine; ± 95% from the Hessian, relative to {relative}; opponents = average "
+        "opponent rating"
+    )
 
 
 def make_console(stream=None) -> Console:
