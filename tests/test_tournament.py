@@ -295,7 +295,13 @@ def test_bundled_tournament_config_runs(tmp_path):
     plays, the others are skipped with one line each."""
     import shutil
 
-    done = tourney(str(ROOT / "tournaments" / "bundled.toml"), "-rounds", "1", "-games", "1",
+    # A copy of the config and the bots, so the builds it runs stay out of the source tree.
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "bots", repo / "bots",
+                    ignore=shutil.ignore_patterns("build", "bot", "*.class", "__pycache__"))
+    (repo / "tournaments").mkdir()
+    shutil.copy(ROOT / "tournaments" / "bundled.toml", repo / "tournaments")
+    done = tourney(str(repo / "tournaments" / "bundled.toml"), "-rounds", "1", "-games", "1",
                    "-db", str(tmp_path / "b.db"), "-pdnout", str(tmp_path / "b.pdn"),
                    "-each", "tc=1+0.01", "-quiet", cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
