@@ -68,7 +68,8 @@ class UgiProgram:
             argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL)
         self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
+        self._reader = threading.Thread(target=self._pump, daemon=True)
+        self._reader.start()
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
@@ -173,6 +174,7 @@ class UgiProgram:
             self.proc.wait()
             raise AssertionError(f"{self.argv[-1]}: still running 10 s after quit") from None
         finally:
+            self._reader.join(timeout=5)  # output ends with the process: let it drain
             for stream in (self.proc.stdin, self.proc.stdout):
                 try:
                     if stream is not None:
