@@ -19,9 +19,7 @@ in test_check.py; the bots' perft against the reference figures in their own tes
 from __future__ import annotations
 
 import shlex
-import shutil
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,40 +28,20 @@ import pytest
 
 from engine.rules import Board
 from referee.game.reasons import Reason
-from tests.pdn_reader import PdnGame, read_pdn
-from tests.test_bots_c_java import _build_c, _build_java
+from tests.conftest import (
+    BOT_NAMES,
+    ENGINE_ARGV,
+    GUTI,
+    ROOT,
+    PdnGame,
+    argv_of_bot_or_reason,
+    read_pdn,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("egara-guti", "pretwa")
 GAMES_PER_MATCH = 10  # per game, so 20 per bot
 MATCH_TIMEOUT = 180.0  # seconds: a hard bound per match; they take a few seconds
 WORKERS = 3  # the machine has 2 cores and is shared
-
-
-def _guti() -> list[str]:
-    script = Path(sys.executable).with_name("guti")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "referee.cli.main"]
-
-
-def _python_bot(file: str) -> list[str]:
-    return [sys.executable, str(ROOT / "bots" / "python" / file)]
-
-
-def _node_bot() -> list[str]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: cannot run bots/js")
-    return [node, str(ROOT / "bots" / "js" / "bot.js")]
-
-
-#: bot name -> how to get its argv (building it if needed; pytest.skip if no toolchain)
-BOTS = {
-    "python-random": lambda: _python_bot("random_bot.py"),
-    "python-greedy": lambda: _python_bot("greedy_bot.py"),
-    "c": _build_c,
-    "js": _node_bot,
-    "java": _build_java,
-}
 
 
 @dataclass
@@ -93,9 +71,9 @@ def _engine_args(name: str, argv: list[str], seed: int) -> list[str]:
 def _play(bot: str, argv: list[str], game: str, seed: int, folder: Path) -> MatchRun:
     pdn, log = folder / f"{bot}-{game}.pdn", folder / f"{bot}-{game}.log"
     cmd = [
-        *_guti(), "match",
+        *GUTI, "match",
         *_engine_args(bot, argv, seed),
-        *_engine_args("Ref", [sys.executable, "-m", "engine"], seed), "option.Level=3", f"dir={ROOT}",
+        *_engine_args("Ref", ENGINE_ARGV, seed), "option.Level=3", f"dir={ROOT}",
         "-each", "tc=10+0.1",
         "-game", game, "-games", str(GAMES_PER_MATCH),
         "-openings", "plies=2", "order=random", "-srand", str(seed),
@@ -112,15 +90,9 @@ def _play(bot: str, argv: list[str], game: str, seed: int, folder: Path) -> Matc
 
 
 @pytest.fixture(scope="module")
-def bot_argvs() -> dict[str, list[str] | str]:
+def bot_argvs(request: pytest.FixtureRequest) -> dict[str, list[str] | str]:
     """Each bot's command line (built first where needed), or why it cannot run."""
-    argvs: dict[str, list[str] | str] = {}
-    for bot, get_argv in BOTS.items():
-        try:
-            argvs[bot] = get_argv()
-        except pytest.skip.Exception as exc:
-            argvs[bot] = str(exc.msg)
-    return argvs
+    return {bot: argv_of_bot_or_reason(request, bot) for bot in BOT_NAMES}
 
 
 @pytest.fixture(scope="module")
@@ -167,7 +139,7 @@ def _replay(game: str, record: PdnGame) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("bot", list(BOTS))
+@pytest.mark.parametrize("bot", BOT_NAMES)
 def test_bot_plays_the_reference_engine_without_a_fault(
     bot_argvs: dict[str, list[str] | str],
     matches: dict[str, dict[str, MatchRun]],

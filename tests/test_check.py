@@ -1,7 +1,7 @@
 """``guti check`` through the real command: it passes every good engine and names the fault
 of every faulty one.
 
-Each run is a real ``.venv/bin/guti check -- ENGINE`` subprocess. The runs are slow-ish
+Each run is a real ``guti check -- ENGINE`` subprocess. The runs are slow-ish
 (a couple of seconds each, mostly engine start-up and the timed ``go`` items), so all of
 them are started together from a module fixture on a small thread pool and each test
 only looks at its own result.
@@ -9,19 +9,16 @@ only looks at its own result.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
 from engine.rules import RulesError
 from referee.tools import check_cases
+from tests.conftest import BOT_NAMES, ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason
 
-ROOT = Path(__file__).resolve().parent.parent
-GUTI = ROOT / ".venv" / "bin" / "guti"
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 BUGGY = str(ROOT / "tests" / "engines" / "buggy_movegen.py")
 RUN_TIMEOUT = 120.0
@@ -47,57 +44,24 @@ FAULTS: dict[str, tuple[str, str]] = {
 }
 
 
-def _build_c(out: Path) -> list[str]:
-    """Build bots/c with its own Makefile, in a scratch copy (never touching a binary in use)."""
-    if shutil.which("gcc") is None or shutil.which("make") is None:
-        pytest.skip("gcc/make not installed: cannot build bots/c")
-    for name in ("Makefile", "bot.c"):
-        shutil.copy(ROOT / "bots" / "c" / name, out / name)
-    res = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stdout + res.stderr
-    return [str(out / "bot")]
-
-
-def _build_java(out: Path) -> list[str]:
-    if shutil.which("javac") is None or shutil.which("java") is None:
-        pytest.skip("javac/java not installed: cannot build bots/java")
-    sources = sorted(str(p) for p in (ROOT / "bots" / "java").glob("*.java"))
-    res = subprocess.run(["javac", "-d", str(out), *sources], capture_output=True, text=True,
-                         timeout=300)
-    assert res.returncode == 0, res.stdout + res.stderr
-    return ["java", "-cp", str(out), "Bot"]
-
-
-def _good_engines(tmp: Path) -> dict[str, list[str] | str]:
+def _good_engines(request: pytest.FixtureRequest) -> dict[str, list[str] | str]:
     """name -> argv, or a reason to skip."""
-    engines: dict[str, list[str] | str] = {
-        "reference": [sys.executable, "-m", "engine"],
-        "python-random": [sys.executable, str(ROOT / "bots/python/random_bot.py")],
-        "python-greedy": [sys.executable, str(ROOT / "bots/python/greedy_bot.py")],
-    }
-    node = shutil.which("node")
-    engines["js"] = [node, str(ROOT / "bots/js/bot.js")] if node else "node is not installed"
-    for name, build in (("c", _build_c), ("java", _build_java)):
-        out = tmp / name
-        out.mkdir()
-        try:
-            engines[name] = build(out)
-        except pytest.skip.Exception as exc:
-            engines[name] = str(exc)
+    engines: dict[str, list[str] | str] = {"reference": ENGINE_ARGV}
+    for name in BOT_NAMES:
+        engines[name] = argv_of_bot_or_reason(request, name)
     return engines
 
 
 def _run(argv: list[str], game: str | None = None) -> subprocess.CompletedProcess[str]:
     opts = ["--game", game] if game else []
     return subprocess.run(
-        [str(GUTI), "check", *opts, "--", *argv], capture_output=True, text=True,
+        [*GUTI, "check", *opts, "--", *argv], capture_output=True, text=True,
         timeout=RUN_TIMEOUT, cwd=ROOT,
     )
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, Future | str]:
-    tmp = tmp_path_factory.mktemp("check")
+def runs(request: pytest.FixtureRequest) -> dict[str, Future | str]:
     pool = ThreadPoolExecutor(max_workers=4)
     futures: dict[str, Future | str] = {}
     # The slowest runs (those that wait for a timeout) first, so they overlap the rest.
@@ -106,7 +70,7 @@ def runs(tmp_path_factory) -> dict[str, Future | str]:
             futures[f"faulty-{mode}"] = pool.submit(
                 _run, [sys.executable, FAULTY, "--mode", mode, "--seed", "1"], "egara-guti")
     futures["buggy"] = pool.submit(_run, [sys.executable, BUGGY], "egara-guti")
-    for name, argv in _good_engines(tmp).items():
+    for name, argv in _good_engines(request).items():
         futures[name] = argv if isinstance(argv, str) else pool.submit(_run, argv)
     yield futures
     pool.shutdown(wait=True)
@@ -173,7 +137,7 @@ def test_check_finds_a_move_generator_bug(runs):
 
 
 def test_check_without_engine_is_a_usage_error():
-    res = subprocess.run([str(GUTI), "check"], capture_output=True, text=True, timeout=30)
+    res = subprocess.run([*GUTI, "check"], capture_output=True, text=True, timeout=30)
     assert res.returncode == 2 and "no engine command" in res.stderr
 
 

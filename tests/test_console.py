@@ -1,6 +1,6 @@
 """``guti console`` driven in a pseudo-terminal, as a person would use it.
 
-Each test spawns ``.venv/bin/guti console -- ENGINE`` under pexpect (so the real
+Each test spawns ``guti console -- ENGINE`` under pexpect (so the real
 prompt_toolkit prompt runs, with its history file and completion) and types at it.
 Expected boards, FENs, legal moves and perft counts are computed with the rules
 core in the test, never copied from the console's own output.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,28 +18,24 @@ import pexpect
 import pytest
 
 from engine.rules import Board, divide
+from tests.conftest import GUTI, ROOT, argv_of_bot_or_reason
+from tests.engines.buggy_movegen import buggy_game
 
-ROOT = Path(__file__).resolve().parent.parent
-GUTI = str(ROOT / ".venv" / "bin" / "guti")
 BUGGY = str(ROOT / "tests" / "engines" / "buggy_movegen.py")
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 TIMEOUT = 30  # generous: the machine is shared
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
-sys.path.insert(0, str(ROOT / "tests" / "engines"))
-from buggy_movegen import buggy_game  # noqa: E402
 
-from tests.test_check import _build_c  # noqa: E402
-
-
-def _other_language_bot(tmp: Path) -> list[str]:
-    """The JS bot if node is there, else the C bot built in a scratch copy."""
-    node = shutil.which("node")
-    if node:
-        return [node, str(ROOT / "bots" / "js" / "bot.js")]
-    if shutil.which("gcc") is None or shutil.which("make") is None:
-        pytest.skip("neither node nor gcc/make installed: no non-Python bot to drive")
-    return _build_c(tmp)
+def _other_language_bot(request: pytest.FixtureRequest) -> list[str]:
+    """The JS bot if node is there, else the C bot (built once per session)."""
+    js = argv_of_bot_or_reason(request, "js")
+    if isinstance(js, list):
+        return js
+    c = argv_of_bot_or_reason(request, "c")
+    if isinstance(c, str):
+        pytest.skip(f"no non-Python bot to drive: {js}; {c}")
+    return c
 
 
 class Session:
@@ -51,7 +46,7 @@ class Session:
                    TERM="xterm")
         env.pop("NO_COLOR", None)
         self.child = pexpect.spawn(
-            GUTI, ["console", *opts, "--", *engine], env=env, encoding="utf-8",
+            GUTI[0], [*GUTI[1:], "console", *opts, "--", *engine], env=env, encoding="utf-8",
             timeout=TIMEOUT, dimensions=(60, 250), cwd=str(ROOT),
         )
         self.seen = ""
@@ -80,10 +75,10 @@ class Session:
 
 
 @pytest.fixture(params=["reference", "other-language"])
-def engine(request, tmp_path) -> list[str]:
+def engine(request) -> list[str]:
     if request.param == "reference":
         return [sys.executable, "-m", "engine"]
-    return _other_language_bot(tmp_path)
+    return _other_language_bot(request)
 
 
 def test_move_board_go_and_perft(engine, tmp_path):
@@ -207,7 +202,7 @@ def test_engine_exit_is_reported_not_a_traceback(tmp_path):
 
 
 def test_unstartable_engine_is_one_clear_line(tmp_path):
-    res = subprocess.run([GUTI, "console", "--", str(tmp_path / "no-such-engine")],
+    res = subprocess.run([*GUTI, "console", "--", str(tmp_path / "no-such-engine")],
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 1
     assert "cannot start" in res.stdout and "Traceback" not in res.stdout + res.stderr
@@ -227,7 +222,7 @@ def test_script_on_stdin_pretwa_board_check_and_log(tmp_path):
         "/log",
         "/quit",
     ]) + "\n"
-    res = subprocess.run([GUTI, "console", "--", sys.executable, "-m", "engine"], input=script,
+    res = subprocess.run([*GUTI, "console", "--", sys.executable, "-m", "engine"], input=script,
                          capture_output=True, text=True, timeout=120, cwd=str(ROOT))
     out = res.stdout
     assert res.returncode == 0 and "Traceback" not in out + res.stderr, out + res.stderr

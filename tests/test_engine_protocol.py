@@ -9,43 +9,37 @@ positions worked out by hand from protocol.md's rules and example sessions.
 from __future__ import annotations
 
 import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from engine_driver import ROOT, Engine  # noqa: E402
-from perft_reference import (  # noqa: E402
+from engine.rules import GAMES, Board
+from engine.ugi_options import GAME_NAMES
+from tests.conftest import ENGINE_ARGV, GUTI, ROOT, UgiProgram
+from tests.perft_reference import (
     load_capture_positions,
     load_divides,
     load_perft_tables,
 )
-
-from engine.rules import GAMES, Board  # noqa: E402
-from engine.ugi_options import GAME_NAMES  # noqa: E402
 
 PERFT_BUDGET = 20_000  # default run: depths whose node count stays under this
 
 
 @pytest.fixture
 def engine():
-    eng = Engine()
+    eng = UgiProgram(ENGINE_ARGV)
     eng.handshake()
     yield eng
     eng.close()
 
 
-def select(eng: Engine, game: str) -> None:
+def select(eng: UgiProgram, game: str) -> None:
     eng.ask(f"setoption name UGI_Variant value {game}")
     eng.ask("uginewgame")
 
 
-def perft_lines(eng: Engine, depth: int) -> tuple[dict[str, int], int]:
+def perft_lines(eng: UgiProgram, depth: int) -> tuple[dict[str, int], int]:
     eng.send(f"go perft {depth}")
-    _, lines = eng.read_until("nodes ", timeout=60)
+    lines = eng.read_until("nodes ", timeout=60)
     moves = {}
     order = []
     for line in lines[:-1]:
@@ -59,11 +53,11 @@ def perft_lines(eng: Engine, depth: int) -> tuple[dict[str, int], int]:
 # --- handshake -------------------------------------------------------------------------------
 
 
-def test_handshake_declares_options_and_answers_fast():
-    eng = Engine()
+def test_handshake_declares_options():
+    eng = UgiProgram(ENGINE_ARGV)
     try:
-        sent = eng.send("ugi")
-        at, lines = eng.read_until("ugiok", timeout=10)
+        eng.send("ugi")
+        lines = eng.read_until("ugiok", timeout=10)
         assert lines[0].startswith("id name ") and lines[1].startswith("id author ")
         options = [line for line in lines if line.startswith("option name ")]
         names = {line.split(" type ")[0][len("option name "):] for line in options}
@@ -73,11 +67,9 @@ def test_handshake_declares_options_and_answers_fast():
                            "var egara-guti var pretwa")
         level = next(line for line in options if line.startswith("option name Level "))
         assert level == "option name Level type spin default 20 min 0 max 20"
-        # the 100 ms goal is measured by benchmarks/engine_stop_latency.py; here only 2 s
-        assert at - eng.started < 2.0
-        assert at - sent < 2.0
+        # how fast it answers is measured by benchmarks/engine_stop_latency.py
         eng.send("isready")
-        assert eng.read_until("readyok")[1] == ["readyok"]
+        assert eng.read_until("readyok") == ["readyok"]
     finally:
         eng.close()
 
@@ -87,7 +79,7 @@ def test_declared_games_are_the_rules_core_games():
 
 
 def test_guti_engine_command_runs_the_engine():
-    proc = subprocess.run([sys.executable, "-m", "referee.cli.main", "engine"], cwd=ROOT,
+    proc = subprocess.run([*GUTI, "engine"], cwd=ROOT,
                           input=b"ugi\nisready\nquit\n", capture_output=True, timeout=30)
     out = proc.stdout.decode().splitlines()
     assert proc.returncode == 0
@@ -131,10 +123,10 @@ def test_go_perft_lists_the_hand_checked_captures(engine):
 
 def test_go_perft_zero_and_finished_position(engine):
     engine.send("go perft 0")
-    assert engine.read_until("nodes")[1] == ["nodes 1"]
+    assert engine.read_until("nodes") == ["nodes 1"]
     engine.ask("position fen 1b1b1/b1b/bbb/b/www/www/wwwww w 0 1")
     engine.send("go perft 3")
-    assert engine.read_until("nodes")[1] == ["nodes 0"]
+    assert engine.read_until("nodes") == ["nodes 0"]
 
 
 def test_go_perft_counts_repetition_history(engine):
@@ -152,7 +144,7 @@ def test_go_perft_counts_repetition_history(engine):
 # --- queries on each end rule ----------------------------------------------------------------
 
 
-def query(eng: Engine, what: str) -> str:
+def query(eng: UgiProgram, what: str) -> str:
     lines = eng.ask(f"query {what}")
     assert len(lines) == 1 and lines[0].startswith("response "), lines
     return lines[0].split()[1]
@@ -172,7 +164,7 @@ def test_query_pretwa_three_or_fewer(engine):
     assert query(engine, "gameover") == "true"
     assert query(engine, "result") == "p1win"
     engine.send("go depth 3")
-    assert engine.read_until("bestmove")[1][-1] == "bestmove none"
+    assert engine.read_until("bestmove")[-1] == "bestmove none"
 
 
 def test_query_three_or_fewer_does_not_apply_to_egara_guti(engine):
@@ -187,9 +179,11 @@ def test_query_no_legal_move(engine):
     assert query(engine, "result") == "p2win"
     engine.ask("position fen bbbbb/3/3/1/3/3/5 w 0 1")  # White has no pieces at all
     assert query(engine, "result") == "p2win"
-    sent = engine.send("go movetime 1000")
-    at, lines = engine.read_until("bestmove")
-    assert lines[-1] == "bestmove none" and at - sent < 0.5
+    engine.send("go movetime 1000")
+    assert engine.read_until("bestmove")[-1] == "bestmove none"
+    # at once: even go infinite answers without waiting for stop
+    engine.send("go infinite")
+    assert engine.read_until("bestmove")[-1] == "bestmove none"
 
 
 def test_query_fifty_plies(engine):
@@ -301,7 +295,7 @@ def test_huge_line_and_garbage_bytes(engine):
     engine.send("x" * (1 << 20))
     engine.send(b"\r")
     engine.send("isready")
-    _, lines = engine.read_until("readyok", timeout=60)
+    lines = engine.read_until("readyok", timeout=60)
     errors = [line for line in lines if line.startswith("info string")]
     assert len(errors) == 3 and all(len(line) < 1000 for line in errors)
     assert "illegal move" in errors[0]
@@ -312,11 +306,11 @@ def test_huge_line_and_garbage_bytes(engine):
 def test_crlf_line_endings(engine):
     engine.send(b"position startpos moves 14-12\r")
     engine.send(b"query p1turn\r")
-    assert engine.read_until("response")[1][-1] == "response false"
+    assert engine.read_until("response")[-1] == "response false"
 
 
 def test_eof_ends_the_engine_cleanly():
-    eng = Engine()
+    eng = UgiProgram(ENGINE_ARGV)
     eng.send("ugi")
     eng.read_until("ugiok")
     eng.proc.stdin.close()
@@ -324,22 +318,21 @@ def test_eof_ends_the_engine_cleanly():
 
 
 def test_eof_during_search_ends_the_engine():
-    eng = Engine()
+    eng = UgiProgram(ENGINE_ARGV)
     eng.handshake()
     eng.send("go infinite")
-    time.sleep(0.3)
+    eng.read_until("info depth")  # the search is running
     eng.proc.stdin.close()
     assert eng.proc.wait(5) == 0
 
 
 def test_quit_during_search_exits_promptly():
-    eng = Engine()
+    eng = UgiProgram(ENGINE_ARGV)
     eng.handshake()
     eng.send("go infinite")
-    time.sleep(0.3)
-    sent = eng.send("quit")
-    assert eng.proc.wait(5) == 0
-    assert time.perf_counter() - sent < 2.0
+    eng.read_until("info depth")  # the search is running
+    eng.send("quit")
+    assert eng.proc.wait(2) == 0  # protocol.md 5.5: exit within about a second
 
 
 # --- go, stop, isready -----------------------------------------------------------------------
@@ -355,15 +348,12 @@ def legal_after(moves: str, game: str = "egara-guti") -> list[str]:
 def test_stop_during_go_infinite_is_prompt(engine):
     engine.ask("position startpos moves 14-12")
     engine.send("go infinite")
-    time.sleep(0.4)
-    sent = engine.send("isready")
-    at, early = engine.read_until("readyok")
-    assert at - sent < 0.2
+    early = engine.read_until("info depth")  # the search is running
+    early += engine.sync()  # isready is answered during the search
     assert not any(line.startswith("bestmove") for line in early)  # still searching
-    time.sleep(0.2)
-    sent = engine.send("stop")
-    at, lines = engine.read_until("bestmove")
-    assert at - sent < 0.2, f"stop answered after {1000 * (at - sent):.0f} ms"
+    # how fast stop is answered is measured by benchmarks/engine_stop_latency.py
+    engine.send("stop")
+    lines = engine.read_until("bestmove")
     assert lines[-1].split()[1] in legal_after("14-12")
     infos = [line for line in early + lines if line.startswith("info depth")]
     assert infos, "no info lines during go infinite"
@@ -372,30 +362,30 @@ def test_stop_during_go_infinite_is_prompt(engine):
 
 
 def test_go_infinite_waits_for_stop_even_when_search_is_done(engine):
-    engine.ask("position fen b4/3/3/1/3/3/4w w 0 1")  # tiny position: depth limit reached fast
+    engine.ask("setoption name Level value 0")  # depth cap 1: the search ends at once
+    engine.ask("position fen b4/3/3/1/3/3/4w w 0 1")
     engine.send("go infinite")
-    time.sleep(1.0)
+    assert not any(line.startswith("bestmove") for line in engine.read_until("info depth 1"))
     assert not any(line.startswith("bestmove") for line in engine.ask("query p1turn"))
     engine.send("stop")
-    assert engine.read_until("bestmove")[1][-1].split()[1] in {"23-22", "23-18"}
+    assert engine.read_until("bestmove")[-1].split()[1] in {"23-22", "23-18"}
 
 
 def test_go_with_clock_answers_in_time(engine):
     for moves in ("", "13-12 11x13 16x12"):
         engine.ask(f"position startpos moves {moves}".strip().removesuffix(" moves"))
         side = "p1" if len(moves.split()) % 2 == 0 else "p2"
-        sent = engine.send("go p1time 1000 p2time 1000 p1inc 10 p2inc 10")
-        at, lines = engine.read_until("bestmove")
-        assert at - sent < 1.0, f"{side}: {1000 * (at - sent):.0f} ms of a 1000 ms clock"
-        assert lines[-1].split()[1] in legal_after(moves)
+        # time use against the clock is measured by benchmarks/engine_time_losses.py
+        engine.send("go p1time 1000 p2time 1000 p1inc 10 p2inc 10")
+        lines = engine.read_until("bestmove")
+        assert lines[-1].split()[1] in legal_after(moves), side
 
 
 def test_go_movetime_and_info_lines(engine):
     select(engine, "pretwa")
     engine.ask("position startpos")
-    sent = engine.send("go movetime 300")
-    at, lines = engine.read_until("bestmove")
-    assert at - sent < 1.0
+    engine.send("go movetime 300")
+    lines = engine.read_until("bestmove")
     infos = [line.split() for line in lines if line.startswith("info depth")]
     assert infos
     for words in infos:
@@ -411,22 +401,22 @@ def test_go_movetime_and_info_lines(engine):
 
 def test_go_nodes_and_depth_limits(engine):
     engine.send("go nodes 500")
-    _, lines = engine.read_until("bestmove", timeout=30)
+    lines = engine.read_until("bestmove", timeout=30)
     for line in lines:
         if line.startswith("info depth"):
             words = line.split()
             assert int(words[words.index("nodes") + 1]) <= 500
     engine.send("go depth 3")
-    _, lines = engine.read_until("bestmove", timeout=30)
+    lines = engine.read_until("bestmove", timeout=30)
     depths = [int(line.split()[2]) for line in lines if line.startswith("info depth")]
     assert depths == [1, 2, 3]
 
 
 def test_go_while_searching_ends_the_first_search(engine):
     engine.send("go infinite")
-    time.sleep(0.2)
+    engine.read_until("info depth")  # the first search is running
     engine.send("go depth 2")
-    _, first = engine.read_until("bestmove")
-    _, second = engine.read_until("bestmove")
+    first = engine.read_until("bestmove")
+    second = engine.read_until("bestmove")
     assert first[-1].split()[1] in legal_after("")
     assert second[-1].split()[1] in legal_after("")

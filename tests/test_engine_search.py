@@ -9,30 +9,24 @@ every line of play the engine claims is replayed with the rules core.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from engine_driver import Engine  # noqa: E402
-
-from engine.rules import Board  # noqa: E402
+from engine.rules import Board
+from tests.conftest import ENGINE_ARGV, UgiProgram
 
 
 @pytest.fixture
 def engine():
-    eng = Engine()
+    eng = UgiProgram(ENGINE_ARGV)
     eng.handshake()
     yield eng
     eng.close()
 
 
-def search(eng: Engine, position: str, go: str = "go depth 5") -> tuple[str, list[list[str]]]:
+def search(eng: UgiProgram, position: str, go: str = "go depth 5") -> tuple[str, list[list[str]]]:
     eng.ask(position)
     eng.send(go)
-    _, lines = eng.read_until("bestmove", timeout=60)
+    lines = eng.read_until("bestmove", timeout=60)
     infos = [line.split() for line in lines if line.startswith("info depth")]
     return lines[-1].split()[1], infos
 
@@ -135,7 +129,7 @@ POSITIONS = [
 
 def run_session(options: dict[str, str], positions, go: str) -> list[tuple[str, list[str]]]:
     """A fresh engine with ``options``: (bestmove, info lines without time/nps) per position."""
-    eng = Engine()
+    eng = UgiProgram(ENGINE_ARGV)
     try:
         eng.handshake()
         for name, value in options.items():

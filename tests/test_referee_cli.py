@@ -3,8 +3,8 @@ and a real match with its PDN file, traffic log and terminal output."""
 
 from __future__ import annotations
 
-import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -12,18 +12,14 @@ from pathlib import Path
 import pytest
 
 from engine.rules import Board
+from tests.conftest import GUTI, read_pdn, wait_for
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
 
 
 def guti(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "import sys; from referee.cli.match import main; sys.exit(main(sys.argv[1:]))", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=os.environ.copy(),
-    )
+    return subprocess.run([*GUTI, "match", *args], capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def engine(name: str, *extra: str) -> list[str]:
@@ -77,20 +73,6 @@ def test_missing_engine_program_exits_2():
     assert len(proc.stderr.strip().split("\n")) == 1
 
 
-def _records(pdn: str) -> list[tuple[dict[str, str], str]]:
-    out = []
-    for chunk in re.split(r"\n\n(?=\[Event )", pdn.strip()):
-        head, _, moves = chunk.partition("\n\n")
-        tags = dict(re.findall(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', head, re.M))
-        out.append((tags, moves))
-    return out
-
-
-def _moves(movetext: str) -> list[str]:
-    text = re.sub(r"\{[^}]*\}", " ", movetext)
-    return [w for w in text.split() if not re.fullmatch(r"\d+\.+|1-0|0-1|1/2-1/2|\*", w)]
-
-
 def test_match_writes_pdn_log_and_alternates_colours(tmp_path):
     pdn, log = tmp_path / "out.pdn", tmp_path / "traffic.log"
     proc = guti(
@@ -102,10 +84,11 @@ def test_match_writes_pdn_log_and_alternates_colours(tmp_path):
     assert [ln.split(":")[0] for ln in lines[:3]] == ["Game 1/3", "Game 2/3", "Game 3/3"]
     assert "Alpha vs Beta" in lines[0] and "Beta vs Alpha" in lines[1] and "Alpha vs Beta" in lines[2]
     assert lines[3].startswith("Score of Alpha vs Beta: ")
-    records = _records(pdn.read_text())
+    records = read_pdn(pdn.read_text())
     assert len(records) == 3
     wins = draws = 0
-    for i, (tags, movetext) in enumerate(records):
+    for i, record in enumerate(records):
+        tags, movetext = record.tags, record.movetext
         assert tags["Event"] == "Test Cup" and tags["Round"] == str(i + 1)
         assert (tags["White"], tags["Black"]) == (("Alpha", "Beta") if i % 2 == 0 else ("Beta", "Alpha"))
         assert tags["GameType"] == tags["Variant"] == "pretwa"
@@ -114,7 +97,7 @@ def test_match_writes_pdn_log_and_alternates_colours(tmp_path):
         assert re.fullmatch(r"\d{4}\.\d\d\.\d\d", tags["Date"])
         # Re-derive the end from the moves with the rules core.
         board = Board("pretwa")
-        moves = _moves(movetext)
+        moves = record.move_texts
         for move in moves:
             board.push_str(move)
         outcome = board.outcome()
@@ -149,10 +132,10 @@ def test_fault_shows_on_terminal_and_in_pdn(tmp_path):
     lines = proc.stdout.strip().split("\n")
     assert "(illegal move," in lines[0] and "(illegal move," in lines[1]
     assert lines[2].startswith("Score of Good vs Bad: 2-0-0 (W-D-L), points 2-0")
-    records = _records(pdn.read_text())
-    assert [t["Termination"] for t, _ in records] == ["illegal move", "illegal move"]
-    assert [t["Result"] for t, _ in records] == ["1-0", "0-1"]
-    assert "{engine Bad played illegal" in records[0][1]
+    records = read_pdn(pdn.read_text())
+    assert [r.tags["Termination"] for r in records] == ["illegal move", "illegal move"]
+    assert [r.tags["Result"] for r in records] == ["1-0", "0-1"]
+    assert "{engine Bad played illegal" in records[0].movetext
 
 
 def test_fen_start_is_tagged(tmp_path):
@@ -160,11 +143,11 @@ def test_fen_start_is_tagged(tmp_path):
     fen = "bbbbb/bbb/bbb/1/www/www/wwwww b 0 1"
     proc = guti(*GOOD_PAIR, "-each", "tc=2+0", "-games", "1", "-fen", *fen.split(), "-pdnout", str(pdn))
     assert proc.returncode == 0, proc.stderr
-    tags, movetext = _records(pdn.read_text())[0]
-    assert tags["SetUp"] == "1" and tags["FEN"] == fen
-    assert movetext.startswith("1... ")
+    record = read_pdn(pdn.read_text())[0]
+    assert record.tags["SetUp"] == "1" and record.tags["FEN"] == fen
+    assert record.movetext.startswith("1... ")
     board = Board.from_fen("egara-guti", fen)
-    for move in _moves(movetext):
+    for move in record.move_texts:
         board.push_str(move)
     assert board.outcome() is not None
 
@@ -179,25 +162,19 @@ def test_openings_file_bad_lines_reported_and_book_moves_marked(tmp_path):
                 "-pdnout", str(pdn))
     assert proc.returncode == 0, proc.stderr
     assert f"{book}:3: skipped opening" in proc.stderr
-    for _tags, movetext in _records(pdn.read_text()):
-        assert movetext.startswith(f"1. {first} {{book}}")
+    for record in read_pdn(pdn.read_text()):
+        assert record.movetext.startswith(f"1. {first} {{book}}")
 
 
 def test_sigterm_to_the_referee_still_reaps_the_engines(tmp_path):
-    import signal
-    import time
-
-    pids = tmp_path / "pids"
+    pids, hung = tmp_path / "pids", tmp_path / "hung"
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from referee.cli.match import main; sys.exit(main(sys.argv[1:]))",
-         *engine("A", "--pidfile", str(pids)), *engine("B", "--mode", "hang", "--pidfile", str(pids)),
+        [*GUTI, "match", *engine("A", "--pidfile", str(pids)),
+         *engine("B", "--mode", "hang", "--pidfile", str(pids), "--mark", str(hung)),
          "-each", "tc=30+0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not (pids.exists() and len(pids.read_text().split()) >= 4):
-        time.sleep(0.05)  # wait until both engines have started
-    time.sleep(0.5)  # B is now sitting on its first go
+    wait_for(hung.exists, "engine B sitting on its first go")
     proc.send_signal(signal.SIGTERM)
     _out, err = proc.communicate(timeout=15)
     assert proc.returncode == 130, err

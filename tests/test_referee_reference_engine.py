@@ -35,8 +35,7 @@ import sys
 from pathlib import Path
 
 from engine.rules import Board
-from tests.pdn_reader import PdnGame, read_pdn
-from tests.test_referee_faults import survivors
+from tests.conftest import GUTI, PdnGame, read_pdn, survivors
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
@@ -53,10 +52,8 @@ SUMMARY = re.compile(
 
 
 def guti(*args: str) -> subprocess.CompletedProcess[str]:
-    script = Path(sys.executable).with_name("guti")
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "referee.cli.main"]
     return subprocess.run(
-        [*cmd, "match", *args], capture_output=True, text=True, timeout=TIMEOUT, cwd=ROOT
+        [*GUTI, "match", *args], capture_output=True, text=True, timeout=TIMEOUT, cwd=ROOT
     )
 
 

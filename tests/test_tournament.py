@@ -13,16 +13,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
+import threading
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.pdn_reader import read_pdn
+from tests.conftest import GUTI, ROOT, read_pdn, survivors, wait_for
 
-ROOT = Path(__file__).resolve().parent.parent
-GUTI = [sys.executable, "-m", "referee.cli.main"]
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PY = sys.executable
 
@@ -119,18 +117,19 @@ def test_gauntlet_with_random_openings_export_and_standings(tmp_path):
 
 
 def _wait_for_games(db: Path, count: int, proc: subprocess.Popen, bound: float = 60) -> int:
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
+    stored = [0]
+
+    def enough() -> bool:
         assert proc.poll() is None, "the tournament ended before it could be killed"
         if db.exists():
             try:
-                n = rows(db, "SELECT COUNT(*) FROM games")[0][0]
+                stored[0] = rows(db, "SELECT COUNT(*) FROM games")[0][0]
             except sqlite3.OperationalError:
-                n = 0
-            if n >= count:
-                return n
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {count} games after {bound} s")
+                stored[0] = 0
+        return stored[0] >= count
+
+    wait_for(enough, f"{count} games stored", bound)
+    return stored[0]
 
 
 TOURNEY = [*reference("ref", 4), *bot("greedy", "greedy_bot.py"), *bot("rnd", "random_bot.py"),
@@ -238,7 +237,8 @@ def test_existing_database_needs_resume_and_a_different_one_is_refused(tmp_path)
 
 
 def test_sprt_stops_when_a_bound_is_crossed(tmp_path):
-    done = tourney(*reference("ref", 20), *bot("rnd", "random_bot.py"), "-each", "st=0.01",
+    # A depth limit, not a time limit: the engine's strength must not depend on the load.
+    done = tourney(*reference("ref", 20), *bot("rnd", "random_bot.py"), "-each", "depth=2",
                 "-games", "200", "-concurrency", "2", "-sprt", "elo0=0", "elo1=50",
                 "-game", "pretwa", "-openings", "random:2", "-srand", "3", "-quiet",
                 cwd=tmp_path, timeout=240)
@@ -296,7 +296,13 @@ def test_bundled_tournament_config_runs(tmp_path):
     plays, the others are skipped with one line each."""
     import shutil
 
-    done = tourney(str(ROOT / "tournaments" / "bundled.toml"), "-rounds", "1", "-games", "1",
+    # A copy of the config and the bots, so the builds it runs stay out of the source tree.
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "bots", repo / "bots",
+                    ignore=shutil.ignore_patterns("build", "bot", "*.class", "__pycache__"))
+    (repo / "tournaments").mkdir()
+    shutil.copy(ROOT / "tournaments" / "bundled.toml", repo / "tournaments")
+    done = tourney(str(repo / "tournaments" / "bundled.toml"), "-rounds", "1", "-games", "1",
                    "-db", str(tmp_path / "b.db"), "-pdnout", str(tmp_path / "b.pdn"),
                    "-each", "tc=1+0.01", "-quiet", cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -331,8 +337,6 @@ def test_terminal_shows_live_progress_with_rate_eta_and_leader(tmp_path):
 
 
 def test_restart_on_gives_every_game_a_fresh_process_and_none_survives(tmp_path):
-    from tests.test_referee_faults import survivors
-
     pids = {name: tmp_path / f"{name}.pids" for name in ("forky", "stubborn")}
 
     def engine(name: str, mode: str, *more: str) -> list[str]:
@@ -362,6 +366,25 @@ def _processes_in(folder: Path) -> list[int]:
     return found
 
 
+def _read_until(proc: subprocess.Popen, text: str, timeout: float = 30) -> str:
+    """The process's output up to the first line containing ``text`` (read by a thread,
+    so the wait has a deadline)."""
+    seen: list[str] = []
+    found = threading.Event()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            seen.append(line)
+            if text in line:
+                found.set()
+                return
+
+    threading.Thread(target=pump, daemon=True).start()
+    assert found.wait(timeout), f"{text!r} not in the output within {timeout:g} s: {seen}"
+    return "".join(seen)
+
+
 def test_second_ctrl_c_aborts_running_games_stores_none_and_kills_engines(tmp_path):
     home = tmp_path / "engines"
     home.mkdir()
@@ -369,20 +392,18 @@ def test_second_ctrl_c_aborts_running_games_stores_none_and_kills_engines(tmp_pa
     proc = subprocess.Popen(
         [*GUTI, "tournament", *slow, *bot("rnd", "random_bot.py"), "-each", "st=1",
          "-games", "4", "-concurrency", "2"],
-        cwd=tmp_path, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=tmp_path, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    deadline = time.monotonic() + 30
-    while len(_processes_in(home)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: len(_processes_in(home)) >= 2, "both games running")
     assert len(_processes_in(home)) == 2, "both games should be running"
-    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    time.sleep(0.3)
+    said = _read_until(proc, "Ctrl-C again")  # the first Ctrl-C is taken in
+    assert "finishing 2 running game(s)" in said, said
     proc.send_signal(signal.SIGINT)
-    began = time.monotonic()
-    out, err = proc.communicate(timeout=30)
-    assert time.monotonic() - began < 5  # aborted, not played to the end
+    out, _ = proc.communicate(timeout=30)
+    err = said + out
+    # Aborted, not played to the end: nothing stored (a finished game would be).
     assert proc.returncode == 130, err
     assert rows(tmp_path / "guti.db", "SELECT COUNT(*) FROM games") == [(0,)]
     assert _processes_in(home) == []

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A tiny UGI engine for referee tests: a legal random mover that misbehaves on request.
 
-Usage: faulty.py [--mode MODE] [--at N] [--pidfile F] [--variants a,b] [--seed S]
+Usage: faulty.py [--mode MODE] [--at N] [--pidfile F] [--mark F] [--variants a,b] [--seed S]
 
 Modes (N = the engine's N-th ``go``, 1-based, default 1):
   good          legal random moves, answered at once (also the benchmark engine)
@@ -22,7 +22,8 @@ Modes (N = the engine's N-th ``go``, 1-based, default 1):
   startup-crash raises an exception at start-up (traceback on stderr, status 1)
   no-ugiok      never finishes the handshake
 Every process of the engine appends ``PID STARTTIME`` to the pidfile, so tests
-can check that none survives.
+can check that none survives. With ``--mark F`` the engine appends its mode to F the
+moment the fault strikes (at go N), so a test can wait for that event instead of sleeping.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ def main() -> None:
     ap.add_argument("--mode", default="good")
     ap.add_argument("--at", type=int, default=1)
     ap.add_argument("--pidfile")
+    ap.add_argument("--mark")
     ap.add_argument("--variants", default="egara-guti,pretwa")
     ap.add_argument("--seed", type=int, default=None)
     opts = ap.parse_args()
@@ -134,6 +136,9 @@ def main() -> None:
         elif cmd == "go":
             gos += 1
             hit = gos == opts.at
+            if hit and opts.mark:
+                with open(opts.mark, "a") as fh:
+                    fh.write(mode + "\n")
             if hit and mode in ("crash", "fork-crash"):
                 os._exit(3)
             if hit and mode == "kill":
