@@ -21,7 +21,7 @@ import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from referee.game.timecontrol import LIMIT_KEYS, Limits, TimeControlError, parse_limits
+from referee.ugi.limits import LIMIT_KEYS, Limits, TimeControlError, parse_limits
 
 #: Keys an engine token may have besides ``option.NAME`` and the limit keys.
 ENGINE_KEYS = frozenset({"cmd", "args", "name", "dir", "stderr", "restart", "proto"})

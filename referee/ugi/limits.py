@@ -1,7 +1,7 @@
 """What an engine may spend on a move, and the ``go`` line's arguments built from it.
 
 :class:`Limits` is the value type of a time control (parsed from ``tc=``/``st=``/...
-by :mod:`referee.game.timecontrol`, which also keeps the clocks). :class:`Go` is
+by :func:`parse_limits` here; :mod:`referee.game.timecontrol` keeps the clocks). :class:`Go` is
 the parameters of one ``go`` command; :func:`go_for_turn` builds it from the
 limits and the clocks' remaining times. The line itself is written in one place,
 :meth:`referee.ugi.client.UgiEngine.start_search` via :func:`referee.ugi.client.go_line`.
@@ -9,7 +9,8 @@ limits and the clocks' remaining times. The line itself is written in one place,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import math
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 
@@ -153,3 +154,96 @@ def go_for_turn(
         depth=mover.depth,
         nodes=mover.nodes,
     )
+
+
+#: Keys of engine tokens that belong to the time control.
+LIMIT_KEYS = frozenset({"tc", "st", "depth", "nodes", "timemargin"})
+
+
+class TimeControlError(ValueError):
+    """A malformed time-control token; the message is one line naming it."""
+
+
+def _seconds_to_ms(text: str, what: str) -> int:
+    """Parse seconds (``1.5``, ``90``, ``1:30``) into whole milliseconds."""
+    raw = text
+    try:
+        if ":" in text:
+            mins, _, secs = text.partition(":")
+            if not mins or not secs:
+                raise ValueError
+            value = int(mins) * 60 + float(secs)
+        else:
+            value = float(text)
+    except ValueError:
+        raise TimeControlError(f"{what}: {raw!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise TimeControlError(f"{what}: {raw!r} must be a finite number >= 0")
+    return round(value * 1000)
+
+
+def _positive_int(text: str, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise TimeControlError(f"{what}: {text!r} is not a whole number") from None
+    if value < 1:
+        raise TimeControlError(f"{what}: {text!r} must be at least 1")
+    return value
+
+
+def parse_tc(text: str) -> Limits:
+    """Parse a ``tc=`` value: ``40/60+0.5``, ``60+0.5``, ``60``, ``1:30+1``, ``inf``."""
+    spec = text.strip()
+    if spec.lower() in ("inf", "infinite"):
+        return Limits()
+    if not spec:
+        raise TimeControlError("tc: empty time control")
+    moves = None
+    if "/" in spec:
+        head, _, spec = spec.partition("/")
+        moves = _positive_int(head, f"tc={text}: moves per period")
+    base, plus, inc = spec.partition("+")
+    base_ms = _seconds_to_ms(base, f"tc={text}: base time")
+    inc_ms = _seconds_to_ms(inc, f"tc={text}: increment") if plus else 0
+    if base_ms == 0 and inc_ms == 0:
+        raise TimeControlError(f"tc={text}: base time and increment are both zero")
+    return Limits(base_ms=base_ms, inc_ms=inc_ms, moves_per_period=moves)
+
+
+def parse_limits(tokens: dict[str, str], base: Limits | None = None) -> Limits:
+    """Apply limit tokens (``tc``, ``st``, ``depth``, ``nodes``, ``timemargin``) onto ``base``.
+
+    Later settings override earlier ones key by key, so ``-each tc=...`` can be
+    refined per engine with ``-engine ... depth=3``.
+    """
+    limits = base or Limits()
+    for key, value in tokens.items():
+        if key == "tc":
+            clock = parse_tc(value)
+            limits = replace(
+                limits,
+                base_ms=clock.base_ms,
+                inc_ms=clock.inc_ms,
+                moves_per_period=clock.moves_per_period,
+            )
+        elif key == "st":
+            ms = _seconds_to_ms(value, "st")
+            if ms <= 0:
+                raise TimeControlError(f"st: {value!r} must be more than 0 seconds")
+            limits = replace(limits, movetime_ms=ms)
+        elif key == "depth":
+            limits = replace(limits, depth=_positive_int(value, "depth"))
+        elif key == "nodes":
+            limits = replace(limits, nodes=_positive_int(value, "nodes"))
+        elif key == "timemargin":
+            try:
+                margin = int(value)
+            except ValueError:
+                raise TimeControlError(f"timemargin: {value!r} is not a whole number of ms") from None
+            if margin < 0:
+                raise TimeControlError(f"timemargin: {value!r} must be >= 0 ms")
+            limits = replace(limits, margin_ms=margin)
+        else:
+            raise TimeControlError(f"unknown time-control key {key!r}")
+    return limits
