@@ -15,6 +15,7 @@ from .errors import RulesError
 from .fen import format_fen, parse_fen
 from .games import Game, get_game
 from .move import Move
+from .picture import draw_board
 
 REASON_FEW_PIECES = "three or fewer"
 REASON_NO_MOVE = "no legal move"
@@ -261,6 +262,4 @@ class Board:
         return "none" if outcome is None else outcome.ugi
 
     def board_string(self) -> str:
-        from .picture import draw_board
-
-        return draw_board(self)
+        return draw_board(self.game, self.fen())
