@@ -14,7 +14,8 @@ Options (each also with two dashes):
 - ``-each KEY=VALUE...``: applied to both engines first;
 - limits: ``tc=[MOVES/]BASE[+INC]`` seconds, ``st=S``, ``depth=N``,
   ``nodes=N``, ``timemargin=MS``;
-- ``-game egara-guti|pretwa`` (``-variant`` is the same), ``-games N``;
+- ``-game NAME`` (``-variant`` is the same): any game of the rules core (egara-guti,
+  pretwa, lau-kata-kati, dash-guti, gol-skuish, alquerque, butterfly), ``-games N``;
 - ``-fen FEN`` or ``-openings file=F [order=random|sequential] [plies=N]``
   (``file=random:K`` or no ``file=``: random openings of K / ``plies`` plies
   from the start, seeded by ``-srand``), ``-srand N``;
@@ -57,7 +58,7 @@ from referee.ugi.engine_config import (
 MATCH_OPTIONS: list[OptionSpec] = [
     OptionSpec("engine", Kind.TOKENS, repeatable=True, help="define an engine (cmd=... name=...)"),
     OptionSpec("each", Kind.TOKENS, help="settings applied to every engine"),
-    OptionSpec("game", Kind.VALUE, help="egara-guti or pretwa"),
+    OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAMES)} (default egara-guti)"),
     OptionSpec("variant", Kind.VALUE, help="same as -game"),
     OptionSpec("games", Kind.VALUE, help="number of games (default 2)"),
     OptionSpec("fen", Kind.TEXT, help="start every game from this FEN"),
