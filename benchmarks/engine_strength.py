@@ -9,9 +9,12 @@ in every game. Time forfeits or other engine faults are counted and listed.
 
     nice python benchmarks/engine_strength.py [--games 200] [--st 0.1] [--jobs 2]
                                               [--games-only gol-skuish,alquerque]
-                                              [--bots random,greedy]
+                                              [--bots random,greedy] [--margin 0]
 
 ``--jobs`` pairings run at once (each uses about one core while the engine thinks).
+``--margin MS`` lets an answer come that much late before it is a time forfeit (the
+referee's ``timemargin``): on a machine shared with other work, a 100 ms move can be
+descheduled past its time, which measures the machine, not the engine's play.
 """
 
 from __future__ import annotations
@@ -33,8 +36,9 @@ from referee.game.timecontrol import Limits
 TARGETS = {"random": 0.95, "greedy": 0.80}
 
 
-async def pairing(game: str, bot: str, games: int, st: float, openings: list) -> dict:
-    limits = Limits(movetime_ms=int(st * 1000))
+async def pairing(game: str, bot: str, games: int, st: float, openings: list,
+                  margin_ms: int = 0) -> dict:
+    limits = Limits(movetime_ms=int(st * 1000), margin_ms=margin_ms)
     began = time.perf_counter()
     score, records = await play_match(engine_config("engine"), bot_config(bot), game, games,
                                       limits, openings)
@@ -62,7 +66,7 @@ async def run_all(args) -> list[dict]:
 
     async def one(game: str, bot: str, index: int) -> None:
         async with sem:
-            res = await pairing(game, bot, args.games, args.st, openings[index])
+            res = await pairing(game, bot, args.games, args.st, openings[index], args.margin)
             results.append(res)
             show(res)
 
@@ -87,6 +91,9 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--st", type=float, default=0.1)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--margin", type=int, default=0,
+                        help="ms an answer may come late before it is a time forfeit (default 0); "
+                             "on a loaded machine the strength figure is about moves, not the OS")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--games-only", default=",".join(GAMES),
                         help=f"comma-separated games (default all: {','.join(GAMES)})")
