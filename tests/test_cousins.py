@@ -21,6 +21,7 @@ import pytest
 
 from engine.rules import GAMES, Board, RulesError, divide, perft
 from referee.game.reasons import Reason
+from referee.tools import check_cases
 from tests.pdn_reader import read_pdn
 from tests.perft_reference import (
     ALL_GAMES,
@@ -246,6 +247,22 @@ def test_picture_shows_every_point_once_where_it_stands(game):
             if coords[p - 1][1] > coords[q - 1][1] + 1e-9:
                 assert row_of[p] < row_of[q]
     assert lines[-1] == f"fen {board.fen()}"
+
+
+# --- guti check's positions ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_check_has_verified_cases_for_every_game(game):
+    cases = check_cases.cases_for(game)  # raises if a case does not show what it says
+    assert cases is not None and cases.game == game
+    reasons = {case.reason for case in cases.queries}
+    wanted = {None, "no legal move", "fifty plies", "repetition"}
+    if game in ("pretwa", "gol-skuish"):
+        wanted.add("three or fewer")
+    assert wanted <= reasons
+    multi = dict((case.label, case) for case, _ in cases.perft)["multi-jump captures"]
+    assert any(len(m.path) > 2 for m in multi.board(game).legal_moves)
 
 
 # --- protocol.md's worked capture chains ------------------------------------------------------------
