@@ -381,3 +381,24 @@ def test_reference_engine_plays_python_bot_without_a_fault(cousin_matches, bot: 
         reason = Reason.parse(record.tags["Termination"])
         assert reason.is_rule and record.notes == [], (reason, record.notes)
         _replay(game, record)
+
+
+# --- search on boards over 24 points -----------------------------------------------------------
+
+
+def test_zobrist_tells_apart_every_bit_of_the_largest_board():
+    from engine.search.zobrist import zobrist
+
+    bits = 2 * GAMES["gol-skuish"].geometry.size + 1  # white, black and the side to move
+    assert len({zobrist(1 << bit) for bit in range(bits)}) == bits
+
+
+def test_search_sees_a_win_on_the_outer_circles():
+    from engine.search import Searcher, SearchLimits, describe_score
+
+    # White 40 41 42 43 against Black 20 26 32 38: 43x39 takes 38 round circle 7, leaving
+    # Black three pieces against four, a win by rule 1 at once
+    board = Board("gol-skuish", "1/6/6/6/b5/b5/b5/b1wwww w 0 1")
+    result = Searcher(hash_mb=1).search(board, SearchLimits(depth=3))
+    assert result.bestmove in {str(m) for m in board.legal_moves}
+    assert describe_score(result.score).kind == "win"
