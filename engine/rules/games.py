@@ -29,7 +29,6 @@ class Game:
     """
 
     name: str
-    title: str
     geometry: Geometry
     coordinates: tuple[Point, ...]
     start_fen: str
@@ -68,7 +67,7 @@ def _egara_guti() -> Game:
         (2, 6, 16, 20), (4, 8, 18, 22),
     )
     geometry = Geometry.from_lines(23, (5, 3, 3, 1, 3, 3, 5), lines)
-    return Game("egara-guti", "Egara-guti", geometry, _EGARA_XY,
+    return Game("egara-guti", geometry, _EGARA_XY,
                 "bbbbb/bbb/bbb/1/www/www/wwwww w 0 1")
 
 
@@ -77,14 +76,14 @@ _WING_TOP: tuple[Point, ...] = ((0, 6), (3, 6), (6, 6), (1, 5), (3, 5), (5, 5), 
 _WING_BOTTOM: tuple[Point, ...] = ((2, 2), (3, 2), (4, 2), (1, 1), (3, 1), (5, 1), (0, 0), (3, 0), (6, 0))
 
 
-def _lau_kata_kati(name: str = "lau-kata-kati", title: str = "Lau kata kati") -> Game:
+def _lau_kata_kati(name: str = "lau-kata-kati") -> Game:
     """Lau kata kati; Butterfly (Gulugufe) is the same board and start under another name."""
     lines = _lines(
         (1, 2, 3), (4, 5, 6), (7, 8, 9), (11, 12, 13), (14, 15, 16), (17, 18, 19),
         (1, 4, 7, 10, 13, 16, 19), (3, 6, 9, 10, 11, 14, 17), (2, 5, 8, 10, 12, 15, 18),
     )
     geometry = Geometry.from_lines(19, (3, 3, 3, 1, 3, 3, 3), lines)
-    return Game(name, title, geometry, _WING_TOP + ((3, 3),) + _WING_BOTTOM,
+    return Game(name, geometry, _WING_TOP + ((3, 3),) + _WING_BOTTOM,
                 "bbb/bbb/bbb/1/www/www/www w 0 1")
 
 
@@ -96,7 +95,7 @@ def _dash_guti() -> Game:
         (1, 10, 19), (3, 12, 21),
     )
     geometry = Geometry.from_lines(21, (3, 3, 3, 3, 3, 3, 3), lines)
-    return Game("dash-guti", "Dash-guti", geometry,
+    return Game("dash-guti", geometry,
                 _WING_TOP + ((0, 3), (3, 3), (6, 3)) + _WING_BOTTOM,
                 "bbb/bbb/bbb/w1b/www/www/www w 0 1")
 
@@ -108,7 +107,7 @@ def circle_point(circle: int, ray: int) -> int:
     return 2 + 6 * (circle - 1) + ray % 6
 
 
-def _circles(name: str, title: str, circles: int, few_pieces_limit: int | None) -> Game:
+def _circles(name: str, circles: int, few_pieces_limit: int | None) -> Game:
     """The centre plus ``circles`` rings of six points, cut by three straight diameters.
 
     White holds rays 2, 3, 4 (the lower half) of every ring, Black rays 5, 0, 1.
@@ -128,7 +127,7 @@ def _circles(name: str, title: str, circles: int, few_pieces_limit: int | None) 
             angle = math.radians(60 * r)
             coordinates.append((round(c * math.sin(angle), 6), round(c * math.cos(angle), 6)))
     start = "/".join(["1"] + ["bbwwwb"] * circles) + " w 0 1"
-    return Game(name, title, geometry, tuple(coordinates), start, few_pieces_limit=few_pieces_limit)
+    return Game(name, geometry, tuple(coordinates), start, few_pieces_limit=few_pieces_limit)
 
 
 # --- the 5 x 5 grid ------------------------------------------------------------------------
@@ -141,7 +140,7 @@ def _alquerque() -> Game:
                  (15, 19, 23)]
     geometry = Geometry.from_lines(25, (5,) * 5, _lines(*rows, *columns, *diagonals))
     coordinates = tuple((float(i % 5), float(4 - i // 5)) for i in range(25))
-    return Game("alquerque", "Alquerque", geometry, coordinates,
+    return Game("alquerque", geometry, coordinates,
                 "bbbbb/bbbbb/bb1ww/wwwww/wwwww w 0 1")
 
 
@@ -149,12 +148,12 @@ GAMES: dict[str, Game] = {
     game.name: game
     for game in (
         _egara_guti(),
-        _circles("pretwa", "Pretwa", 3, few_pieces_limit=3),
+        _circles("pretwa", 3, few_pieces_limit=3),
         _lau_kata_kati(),
         _dash_guti(),
-        _circles("gol-skuish", "Gol-skuish", 7, few_pieces_limit=3),
+        _circles("gol-skuish", 7, few_pieces_limit=3),
         _alquerque(),
-        _lau_kata_kati("butterfly", "Butterfly"),
+        _lau_kata_kati("butterfly"),
     )
 }
 
