@@ -8,7 +8,9 @@ from __future__ import annotations
 
 #: The games this engine plays. Written out (not taken from ``engine.rules.GAMES``) so the
 #: ``ugi`` answer needs no import of the rules core at start-up; a test checks they agree.
-GAME_NAMES: tuple[str, ...] = ("egara-guti", "pretwa")
+GAME_NAMES: tuple[str, ...] = (
+    "egara-guti", "pretwa", "lau-kata-kati", "dash-guti", "gol-skuish", "alquerque", "butterfly",
+)
 
 ENGINE_NAME = "guti reference engine 1.0"
 ENGINE_AUTHOR = "the guti project"

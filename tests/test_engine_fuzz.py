@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ENGINE_ARGV, UgiProgram
-from tests.perft_reference import load_perft_tables
+from tests.perft_reference import ALL_GAMES, load_perft_tables
 
 VALID = [
     "ugi", "isready", "uginewgame", "d", "stop", "bench",
@@ -27,12 +27,17 @@ VALID = [
     "go infinite", "go perft 3", "go perft 1",
     "query gameover", "query p1turn", "query result",
     "setoption name UGI_Variant value pretwa", "setoption name UGI_Variant value egara-guti",
+    "setoption name UGI_Variant value lau-kata-kati", "setoption name UGI_Variant value dash-guti",
+    "setoption name UGI_Variant value gol-skuish", "setoption name UGI_Variant value alquerque",
+    "setoption name UGI_Variant value butterfly",
+    "position fen 1/6/6/6/6/b5/1b4/b4w w 0 1 moves 43x39x27x31",
+    "position fen b4/1bb2/5/3b1/4w w 0 1 moves 25x13x3x11",
     "setoption name Hash value 2", "setoption name Level value 3", "setoption name Seed value 9",
     "setoption name Move Overhead value 10",
 ]
 WORDS = ["position", "fen", "startpos", "moves", "go", "depth", "nodes", "movetime", "perft",
          "p1time", "p2inc", "infinite", "setoption", "name", "value", "query", "Hash", "Level",
-         "UGI_Variant", "pretwa", "-1", "0", "99999999999999999999", "3", "12x7", "13-12",
+         "UGI_Variant", "pretwa", "gol-skuish", "alquerque", "dash-guti", "-1", "0", "99999999999999999999", "3", "12x7", "13-12",
          "x", "-", "/", "w", "b", "1/", "\t", "ugi", "isready"]
 token = st.one_of(st.sampled_from(WORDS), st.text(min_size=1, max_size=8),
                   st.integers(-10**20, 10**20).map(str))
@@ -90,12 +95,16 @@ def test_engine_survives_random_command_lines(live, batch):
 
 def test_engine_still_correct_after_the_fuzzing(live):
     live.ask("stop")
-    live.ask("setoption name UGI_Variant value egara-guti")
     live.ask("setoption name Level value 20")
+    for game, table in load_perft_tables(ALL_GAMES).items():
+        live.ask(f"setoption name UGI_Variant value {game}")
+        live.ask("uginewgame")
+        live.ask("position startpos")
+        live.send("go perft 5")
+        lines = live.read_until("nodes ", timeout=30)
+        assert int(lines[-1].split()[1]) == table[5], (game, lines)
+    live.ask("setoption name UGI_Variant value egara-guti")
     live.ask("uginewgame")
     live.ask("position startpos")
-    live.send("go perft 5")
-    lines = live.read_until("nodes ", timeout=30)
-    assert int(lines[-1].split()[1]) == load_perft_tables()["egara-guti"][5], lines
     live.send("go depth 2")
     assert live.read_until("bestmove")[-1].split()[1] in {"13-12", "14-12", "15-12"}

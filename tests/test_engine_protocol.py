@@ -64,7 +64,8 @@ def test_handshake_declares_options():
         assert {"UGI_Variant", "Hash", "Seed", "Level"} <= names
         variant = next(line for line in options if line.startswith("option name UGI_Variant "))
         assert variant == ("option name UGI_Variant type combo default egara-guti "
-                           "var egara-guti var pretwa")
+                           + " ".join(f"var {game}" for game in GAMES))
+        assert len(GAMES) == 7
         level = next(line for line in options if line.startswith("option name Level "))
         assert level == "option name Level type spin default 20 min 0 max 20"
         # how fast it answers is measured by benchmarks/engine_stop_latency.py

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine.rules import Board, RulesError, divide, perft
 from tests.perft_reference import (
+    ALL_GAMES,
     load_capture_positions,
     load_divides,
     load_perft_tables,
@@ -143,8 +144,8 @@ def _random_walk(game: str, seed: int, plies: int) -> Board:
     return board
 
 
-@settings(max_examples=60, deadline=None)
-@given(game=st.sampled_from(["egara-guti", "pretwa"]), seed=st.integers(0, 10**6), plies=st.integers(0, 80))
+@settings(max_examples=120, deadline=None)
+@given(game=st.sampled_from(ALL_GAMES), seed=st.integers(0, 10**6), plies=st.integers(0, 80))
 def test_properties_of_random_positions(game, seed, plies):
     board = _random_walk(game, seed, plies)
     fen = board.fen()

@@ -1,4 +1,4 @@
-"""Greedy bot: takes the most pieces it can, else a random step (UGI, both games).
+"""Greedy bot: takes the most pieces it can, else a random step (UGI, all seven guti games).
 
 Run: ``python3 bots/python/greedy_bot.py``. Standard library only; the rules
 and the protocol loop live in ``ugibot.py`` next to this file.

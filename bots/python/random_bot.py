@@ -1,4 +1,4 @@
-"""Random bot: plays a uniformly random legal move (UGI, Egara-guti and Pretwa).
+"""Random bot: plays a uniformly random legal move (UGI, all seven guti games).
 
 Run: ``python3 bots/python/random_bot.py``. Standard library only; the rules
 and the protocol loop live in ``ugibot.py`` next to this file.

@@ -1,4 +1,6 @@
-"""A from-scratch UGI bot core for Egara-guti and Pretwa (standard library only).
+"""A from-scratch UGI bot core for the seven guti games (standard library only).
+
+Egara-guti, Pretwa, Lau kata kati, Dash-guti, Gol-skuish, Alquerque and Butterfly.
 
 Why this exists: the bots are a demonstration that an engine can be written
 against ``protocol.md`` alone. They deliberately do not import
@@ -83,22 +85,54 @@ class Game:
         return nbrs, jumps
 
 
-def _pretwa() -> Game:
-    inner = tuple(range(2, 8))
-    middle = tuple(range(8, 14))
-    outer = tuple(range(14, 20))
+def _circle_board(name: str, rings: int) -> Game:
+    """Pretwa's board (3 rings) or Gol-skuish's (7): a centre, rings of six, three diameters.
+
+    Ring k (1 = innermost) holds points 2+6(k-1) .. 7+6(k-1), clockwise from 12 o'clock;
+    White starts on the lower half of every ring (rays 2, 3, 4), Black on the upper.
+    """
+    ring = [tuple(range(2 + 6 * k, 8 + 6 * k)) for k in range(rings)]
     diameters = tuple(
-        (outer[r + 3], middle[r + 3], inner[r + 3], 1, inner[r], middle[r], outer[r])
-        for r in range(3)
+        tuple(r[ray + 3] for r in reversed(ring)) + (1,) + tuple(r[ray] for r in ring)
+        for ray in range(3)
     )
     return Game(
-        name="pretwa",
-        rows=(1, 6, 6, 6),
+        name=name,
+        rows=(1,) + (6,) * rings,
         lines=diameters,
-        circles=(inner, middle, outer),
-        start_fen="1/bbwwwb/bbwwwb/bbwwwb w 0 1",
+        circles=tuple(ring),
+        start_fen="/".join(["1"] + ["bbwwwb"] * rings) + " w 0 1",
         three_or_fewer=True,
     )
+
+
+#: The two-triangle board of Lau kata kati and Butterfly (19 points, rows 3/3/3/1/3/3/3).
+_WINGS_LINES = (
+    (1, 2, 3), (4, 5, 6), (7, 8, 9), (11, 12, 13), (14, 15, 16), (17, 18, 19),
+    (1, 4, 7, 10, 13, 16, 19), (3, 6, 9, 10, 11, 14, 17), (2, 5, 8, 10, 12, 15, 18),
+)
+
+
+def _wings(name: str) -> Game:
+    return Game(name=name, rows=(3, 3, 3, 1, 3, 3, 3), lines=_WINGS_LINES, circles=(),
+                start_fen="bbb/bbb/bbb/1/www/www/www w 0 1", three_or_fewer=False)
+
+
+def _alquerque() -> Game:
+    """5 x 5 points; the long diagonals and the four short ones that cut the corners."""
+    grid = [[5 * r + c + 1 for c in range(5)] for r in range(5)]
+    rows = tuple(tuple(row) for row in grid)
+    columns = tuple(tuple(grid[r][c] for r in range(5)) for c in range(5))
+    diagonals = (
+        tuple(grid[i][i] for i in range(5)),
+        tuple(grid[i][4 - i] for i in range(5)),
+        (grid[0][2], grid[1][1], grid[2][0]),
+        (grid[0][2], grid[1][3], grid[2][4]),
+        (grid[2][0], grid[3][1], grid[4][2]),
+        (grid[2][4], grid[3][3], grid[4][2]),
+    )
+    return Game(name="alquerque", rows=(5,) * 5, lines=rows + columns + diagonals, circles=(),
+                start_fen="bbbbb/bbbbb/bb1ww/wwwww/wwwww w 0 1", three_or_fewer=False)
 
 
 GAMES: dict[str, Game] = {
@@ -122,7 +156,25 @@ GAMES: dict[str, Game] = {
         start_fen="bbbbb/bbb/bbb/1/www/www/wwwww w 0 1",
         three_or_fewer=False,
     ),
-    "pretwa": _pretwa(),
+    "pretwa": _circle_board("pretwa", 3),
+    "lau-kata-kati": _wings("lau-kata-kati"),
+    "dash-guti": Game(
+        name="dash-guti",
+        rows=(3,) * 7,
+        # the wings with the apex widened into the middle row 10-11-12, whose ends join
+        # the corners of both bases
+        lines=(
+            (1, 2, 3), (4, 5, 6), (7, 8, 9), (10, 11, 12), (13, 14, 15), (16, 17, 18),
+            (19, 20, 21), (1, 4, 7, 11, 15, 18, 21), (3, 6, 9, 11, 13, 16, 19),
+            (2, 5, 8, 11, 14, 17, 20), (1, 10, 19), (3, 12, 21),
+        ),
+        circles=(),
+        start_fen="bbb/bbb/bbb/w1b/www/www/www w 0 1",
+        three_or_fewer=False,
+    ),
+    "gol-skuish": _circle_board("gol-skuish", 7),
+    "alquerque": _alquerque(),
+    "butterfly": _wings("butterfly"),
 }
 
 _GEOMETRY = {name: game.neighbours_and_jumps() for name, game in GAMES.items()}

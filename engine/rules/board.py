@@ -13,6 +13,7 @@ from .errors import RulesError
 from .fen import Position, format_fen, parse_fen
 from .games import Game, get_game
 from .move import Move
+from .picture import draw_board
 from .result import Outcome, Result, Side, Termination
 
 
@@ -246,6 +247,4 @@ class Board:
         return Result.UNFINISHED.ugi if outcome is None else outcome.ugi
 
     def board_string(self) -> str:
-        from .picture import draw_board
-
-        return draw_board(self)
+        return draw_board(self.game, self.fen())

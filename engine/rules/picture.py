@@ -1,61 +1,62 @@
 """ASCII pictures of the boards, for `d`, the console and the docs.
 
-Each point is drawn where it stands on the board (Egara-guti's 9x9 grid,
-Pretwa's three circles), showing the piece (``W``, ``B`` or ``.``) beside
-its number, so a reader can check a move string against the picture.
+Each point is drawn where its coordinates put it (from the game's entry in games.py, so a
+new game needs no drawing code), showing the piece (``W``, ``B`` or ``.``) beside its number,
+so a reader can check a move string against the picture. The scale is chosen from the
+coordinates: one text row per smallest vertical step between points, and columns wide
+enough that labels on one text row never touch (and at least two columns per row, since a
+character cell is about twice as high as wide); a board only a few rows tall is spread out.
 """
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING
+from .fen import parse_fen
+from .games import Game, Point
 
-if TYPE_CHECKING:
-    from .board import Board
-
-_EGARA_XY = {
-    1: (0, 8), 2: (2, 8), 3: (4, 8), 4: (6, 8), 5: (8, 8),
-    6: (2, 6), 7: (4, 6), 8: (6, 6),
-    9: (3, 5), 10: (4, 5), 11: (5, 5),
-    12: (4, 4),
-    13: (3, 3), 14: (4, 3), 15: (5, 3),
-    16: (2, 2), 17: (4, 2), 18: (6, 2),
-    19: (0, 0), 20: (2, 0), 21: (4, 0), 22: (6, 0), 23: (8, 0),
-}
+#: Widest label ("W43") plus one blank.
+_LABEL_ROOM = 4
+#: Boards fewer text rows tall than this get twice the rows (Alquerque's 5 x 5 grid).
+_MIN_SPAN = 6
 
 
-def _pretwa_xy() -> dict[int, tuple[float, float]]:
-    xy: dict[int, tuple[float, float]] = {1: (0.0, 0.0)}
-    for circle in (1, 2, 3):
-        for ray in range(6):
-            angle = math.radians(90 - 60 * ray)
-            xy[2 + 6 * (circle - 1) + ray] = (circle * math.cos(angle), circle * math.sin(angle))
-    return xy
+def _smallest_gap(values: list[float]) -> float:
+    ordered = sorted(set(round(v, 6) for v in values))
+    gaps = [b - a for a, b in zip(ordered, ordered[1:], strict=False) if b - a > 1e-6]
+    return min(gaps) if gaps else 1.0
 
 
-def _layout(game_name: str) -> tuple[dict[int, tuple[int, int]], int, int]:
-    """Text (row, column) of every point, and the canvas size."""
-    if game_name == "pretwa":
-        cells = {p: (round(6 - 2 * y), round(16 + 5 * x)) for p, (x, y) in _pretwa_xy().items()}
-    else:
-        cells = {p: (8 - y, 4 * x) for p, (x, y) in _EGARA_XY.items()}
+def layout(game: Game) -> tuple[dict[int, tuple[int, int]], int, int]:
+    """Text (row, column) of every point, and the canvas height and width."""
+    points: dict[int, Point] = dict(enumerate(game.coordinates, start=1))
+    row_scale = 1 / _smallest_gap([y for _, y in points.values()])
+    top = max(y for _, y in points.values())
+    if (top - min(y for _, y in points.values())) * row_scale < _MIN_SPAN:
+        row_scale *= 2  # a small grid reads better with a blank row between its rows
+    left = min(x for x, _ in points.values())
+    rows = {p: round((top - y) * row_scale) for p, (_, y) in points.items()}
+    same_row_gaps = [
+        _smallest_gap([points[p][0] for p in points if rows[p] == r]) for r in set(rows.values())
+        if sum(1 for p in points if rows[p] == r) > 1
+    ]
+    col_scale = max([2 * row_scale] + [_LABEL_ROOM / gap for gap in same_row_gaps])
+    cells = {p: (rows[p], round((x - left) * col_scale)) for p, (x, _) in points.items()}
     height = max(r for r, _ in cells.values()) + 1
-    width = max(c for _, c in cells.values()) + 4
+    width = max(c for _, c in cells.values()) + _LABEL_ROOM
     return cells, height, width
 
 
-def draw_board(board: Board) -> str:
-    """The board as lines of text, then the FEN, side to move and clock."""
-    cells, height, width = _layout(board.game.name)
+def draw_board(game: Game, fen: str) -> str:
+    """The position ``fen`` of ``game`` as lines of text, then the FEN, side to move and clock."""
+    position = parse_fen(game, fen)
+    cells, height, width = layout(game)
     canvas = [[" "] * width for _ in range(height)]
     for point, (row, col) in cells.items():
-        piece = board.piece_at(point)
-        label = ("W" if piece == "w" else "B" if piece == "b" else ".") + str(point)
-        for i, ch in enumerate(label):
-            if col + i < width:
-                canvas[row][col + i] = ch
+        mask = 1 << (point - 1)
+        piece = "W" if position.white & mask else "B" if position.black & mask else "."
+        for i, ch in enumerate(piece + str(point)):
+            canvas[row][col + i] = ch
     lines = ["".join(row).rstrip() for row in canvas]
-    side = "White (p1)" if board.turn == "w" else "Black (p2)"
-    lines.append(f"{board.game.name}  {side} to move  clock {board.clock}  move {board.fullmove}")
-    lines.append(f"fen {board.fen()}")
+    side = "White (p1)" if position.turn == 0 else "Black (p2)"
+    lines.append(f"{game.name}  {side} to move  clock {position.clock}  move {position.fullmove}")
+    lines.append(f"fen {fen}")
     return "\n".join(lines)

@@ -6,7 +6,7 @@ plus the side to move, the 50-ply clock and the exact position key used for repe
 Moves are the child positions themselves (``(own_after, enemy_after)``); move strings are
 only made at the root and for the principal variation.
 
-Per node, in the order of protocol.md: Pretwa's three-or-fewer rule, no legal move (loss),
+Per node, in the order of protocol.md: the three-or-fewer rule (Pretwa, Gol-skuish), no legal move (loss),
 the 50-ply clock and the third occurrence (both scored by material: a win, a draw or a
 loss at that distance). Repetition counts start from the game history the board carries
 (see :mod:`.history`) and grow along the search path.
@@ -42,7 +42,7 @@ from .history import repetition_counts
 from .level import LevelSettings, level_settings
 from .limits import SearchLimits, plan_time
 from .scores import INF, MATE, MATE_BOUND, MAX_PLY
-from .zobrist import BYTE_TABLES, CLOCK_KEYS, EXACT, LOWER, UPPER, TranspositionTable
+from .zobrist import BYTE_TABLES, CLOCK_KEYS, EXACT, LOWER, UPPER, TranspositionTable, zobrist_high
 
 #: Nodes between looks at the clock, the stop flag and the node limit (~1 ms of search).
 CHECK_EVERY = 32
@@ -284,6 +284,7 @@ def _build_tree(
     fifty = game.no_capture_plies
     repetitions = game.repetitions
     turn_bit = 1 << (2 * size)
+    wide_keys = 2 * size + 1 > 48  # keys past the six inline Zobrist bytes
     reps = repetition_counts(board)
     reps_get = reps.get
     slots = tt.slots
@@ -351,6 +352,8 @@ def _build_tree(
 
         z = (z0[key & 255] ^ z1[(key >> 8) & 255] ^ z2[(key >> 16) & 255]
              ^ z3[(key >> 24) & 255] ^ z4[(key >> 32) & 255] ^ z5[(key >> 40) & 255])
+        if wide_keys:
+            z ^= zobrist_high(key)
         if clock + 2 * depth + 4 >= fifty:
             z ^= clock_keys[clock]
         slot = z & tt_mask

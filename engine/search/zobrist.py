@@ -2,7 +2,8 @@
 
 A position is keyed exactly by ``white | black << size | turn << 2*size`` (the same key
 the rules core uses for repetition). Its Zobrist hash XORs one random 64-bit number per
-byte of that key (six byte tables, so hashing costs six lookups, not one per piece), and,
+byte of that key (six byte tables, so hashing costs six lookups, not one per piece; boards
+over 23 points add a lookup per further byte), and,
 when the 50-ply clock can matter within the search horizon, a number for the clock.
 
 The table is a fixed-size list (entries from the ``Hash`` option in MB, a power of two)
@@ -18,12 +19,18 @@ import random
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
-_KEY_BYTES = 6  # keys have at most 2*23+1 = 47 bits
+_KEY_BYTES = 6  # keys of boards of up to 23 points have at most 2*23+1 = 47 bits
 _RNG = random.Random(0x5EED_6075)
 BYTE_TABLES: tuple[tuple[int, ...], ...] = tuple(
     tuple(_RNG.getrandbits(64) for _ in range(256)) for _ in range(_KEY_BYTES)
 )
 CLOCK_KEYS: tuple[int, ...] = tuple(_RNG.getrandbits(64) for _ in range(256))
+#: Bytes 6.. of the keys of boards over 23 points (Alquerque 51 bits, Gol-skuish 87 bits).
+#: Drawn after the others so the hashes of the smaller boards stay what they were.
+_HIGH_BYTES = 6
+HIGH_TABLES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_RNG.getrandbits(64) for _ in range(256)) for _ in range(_HIGH_BYTES)
+)
 
 #: Rough memory of one filled slot (list pointer + tuple + its ints), for sizing from MB.
 ENTRY_BYTES = 120
@@ -32,8 +39,23 @@ ENTRY_BYTES = 120
 def zobrist(key: int) -> int:
     """Zobrist hash of an exact position key (no clock)."""
     t0, t1, t2, t3, t4, t5 = BYTE_TABLES
-    return (t0[key & 255] ^ t1[(key >> 8) & 255] ^ t2[(key >> 16) & 255]
-            ^ t3[(key >> 24) & 255] ^ t4[(key >> 32) & 255] ^ t5[(key >> 40) & 255])
+    low = (t0[key & 255] ^ t1[(key >> 8) & 255] ^ t2[(key >> 16) & 255]
+           ^ t3[(key >> 24) & 255] ^ t4[(key >> 32) & 255] ^ t5[(key >> 40) & 255])
+    return low ^ zobrist_high(key) if key >> 48 else low
+
+
+def zobrist_high(key: int) -> int:
+    """The hash of the bytes above the sixth (keys of boards over 23 points; 0 otherwise)."""
+    key >>= 48
+    z = 0
+    for table in HIGH_TABLES:
+        if not key:
+            break
+        z ^= table[key & 255]
+        key >>= 8
+    if key:
+        raise ValueError("position key too wide for the Zobrist tables (boards up to 47 points)")
+    return z
 
 
 class TranspositionTable:

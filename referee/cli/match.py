@@ -14,7 +14,8 @@ Options (each also with two dashes):
 - ``-each KEY=VALUE...``: applied to both engines first;
 - limits: ``tc=[MOVES/]BASE[+INC]`` seconds, ``st=S``, ``depth=N``,
   ``nodes=N``, ``timemargin=MS``;
-- ``-game egara-guti|pretwa`` (``-variant`` is the same), ``-games N``;
+- ``-game NAME`` (``-variant`` is the same): any game of the rules core (egara-guti,
+  pretwa, lau-kata-kati, dash-guti, gol-skuish, alquerque, butterfly), ``-games N``;
 - ``-fen FEN`` or ``-openings file=F [order=random|sequential] [plies=N]``
   (``file=random:K`` or no ``file=``: random openings of K / ``plies`` plies
   from the start, seeded by ``-srand``), ``-srand N``;

@@ -42,7 +42,7 @@ from referee.ugi.engine_config import (
 MATCH_OPTIONS: list[OptionSpec] = [
     OptionSpec("engine", Kind.TOKENS, repeatable=True, help="define an engine (cmd=... name=...)"),
     OptionSpec("each", Kind.TOKENS, help="settings applied to every engine"),
-    OptionSpec("game", Kind.VALUE, help="egara-guti or pretwa"),
+    OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAMES)} (default {DEFAULT_GAME})"),
     OptionSpec("variant", Kind.VALUE, help="same as -game"),
     OptionSpec("games", Kind.VALUE, help=f"number of games (default {DEFAULT_GAMES})"),
     OptionSpec("fen", Kind.TEXT, help="start every game from this FEN"),

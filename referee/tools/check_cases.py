@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from engine.rules import Board, RulesError
+from engine.rules import GAMES, Board, RulesError
+from engine.rules.fen import format_fen
 from referee.ugi.client import Position
 
 
@@ -193,6 +194,163 @@ _BUILDERS = {"egara-guti": _egara, "pretwa": _pretwa}
 
 
 def cases_for(game: str) -> GameCases | None:
-    """The verified cases of ``game``, or None when the check has none for it."""
+    """The verified cases of ``game``, or None when guti has no rules for it.
+
+    Egara-guti and Pretwa have hand-picked cases; every other game of the rules core gets
+    cases found on its own board by :func:`generated_cases`, so a new game needs no entry here.
+    """
     build = _BUILDERS.get(game)
-    return _verify(build()) if build else None
+    if build is not None:
+        return _verify(build())
+    return _verify(generated_cases(game)) if game in GAMES else None
+
+
+# --- cases found on the board of any game ------------------------------------------------
+
+
+def _fen(game: str, white: tuple[int, ...], black: tuple[int, ...], side: str = "w",
+         clock: int = 0) -> str:
+    """FEN with White on the points ``white``, Black on ``black`` (1-based)."""
+    w = sum(1 << (p - 1) for p in white)
+    b = sum(1 << (p - 1) for p in black)
+    return format_fen(GAMES[game], w, b, 0 if side == "w" else 1, clock, 1)
+
+
+def _try(game: str, fen: str, moves: tuple[str, ...]) -> Board | None:
+    """The board after ``moves`` from ``fen``, or None if one is illegal or a capture."""
+    b = Board.from_fen(game, fen)
+    for m in moves:
+        try:
+            if b.push_str(m).is_capture:
+                return None
+        except RulesError:
+            return None
+    return b
+
+
+def _lone_pieces(game: str) -> tuple[int, int, tuple[str, ...]]:
+    """A White point, a Black point and 8 quiet plies that repeat their position a third time."""
+    size = GAMES[game].geometry.size
+    for w in range(size, 0, -1):
+        for b in range(1, size + 1):
+            if b == w:
+                continue
+            fen = _fen(game, (w,), (b,))
+            for first in Board.from_fen(game, fen).legal_moves:
+                if first.is_capture:
+                    break
+                after = _try(game, fen, (str(first),))
+                for second in after.legal_moves if after else []:
+                    there, back = str(first), "-".join(reversed(str(first).split("-")))
+                    cycle = (there, str(second), back, "-".join(reversed(str(second).split("-"))))
+                    if _try(game, fen, cycle * 2) is not None:
+                        return w, b, cycle * 2
+    raise RulesError(f"check cases {game}: no two lone pieces can shuffle")
+
+
+def _multi_jump(game: str) -> str:
+    """FEN of a position reached by random play where a capture jumps twice or more."""
+    for seed in range(500):
+        rng = random.Random(seed)
+        b = Board(game)
+        for _ in range(80):
+            legal = b.legal_moves
+            if not legal:
+                break
+            if any(len(m.path) > 2 for m in legal):
+                return b.fen()
+            b.push(rng.choice(legal))
+    raise RulesError(f"check cases {game}: random play found no multi-jump")
+
+
+def _mid_game(game: str, plies: int, seed: int) -> tuple[str, tuple[str, ...]]:
+    """A FEN after ``plies`` random plies with the game on, and two moves that keep it on."""
+    for attempt in range(seed, seed + 200):
+        moves = playout(game, plies + 2, attempt)
+        b = Board(game)
+        for m in moves[:plies]:
+            b.push_str(m)
+        tail = moves[plies:]
+        if len(tail) == 2 and _on_after(game, b.fen(), tail):
+            return b.fen(), tail
+    raise RulesError(f"check cases {game}: no game lasted {plies + 2} plies")
+
+
+def _on_after(game: str, fen: str, moves: tuple[str, ...]) -> bool:
+    b = Board.from_fen(game, fen)
+    for m in moves:
+        b.push_str(m)
+    return b.outcome() is None
+
+
+def _bad_input(game: str) -> BadInputCase:
+    keep = PositionCase("kept position", None, playout(game, 2, 1))
+    board = keep.board(game)
+    size = GAMES[game].geometry.size
+    illegal = next(
+        f"{a}-{z}" for a in range(1, size + 1) if board.piece_at(a) == board.turn
+        for z in range(1, size + 1) if a != z and f"{a}-{z}" not in map(str, board.legal_moves)
+    )
+    start_cells = GAMES[game].start_fen.split()[0]
+    return BadInputCase(keep=keep, illegal_move=illegal,
+                        malformed_move="0" + str(board.legal_moves[0]),
+                        bad_fen=start_cells[:-1] + " w")
+
+
+def generated_cases(game: str) -> GameCases:
+    """Cases for any game, found on its board with the rules core (see :func:`cases_for`).
+
+    A full board with White to move is blocked (no empty point to step or jump to); two lone
+    pieces give the clock and repetition cases; random play gives the rest.
+    """
+    rules = GAMES[game]
+    size = rules.geometry.size
+    half = size // 2
+    full = _fen(game, tuple(range(half + 1, size + 1)), tuple(range(1, half + 1)))
+    w, b, shuffle = _lone_pieces(game)
+    lone = _fen(game, (w,), (b,))
+    fen, tail = _mid_game(game, 6, 5)
+    first = str(Board(game).legal_moves[0])
+    queries = [
+        PositionCase("game on", None, (first,)),
+        PositionCase("no legal move (blocked)", full, (), "no legal move"),
+        PositionCase("no legal move (no pieces)", _fen(game, (), (b,)), (), "no legal move"),
+        PositionCase("blocked before fifty plies", full.replace(" 0 1", " 50 1"), (),
+                     "no legal move"),
+        PositionCase("fifty plies (by a move)", _fen(game, (w,), (b,), clock=49), shuffle[:1],
+                     "fifty plies"),
+        PositionCase("fifty plies (clock in the FEN)", rules.start_fen.replace(" 0 1", " 50 1"),
+                     (), "fifty plies"),
+        PositionCase("second occurrence", lone, shuffle[:7]),
+        PositionCase("repetition", lone, shuffle, "repetition"),
+    ]
+    if rules.few_pieces_limit is not None:
+        few = _fen(game, tuple(range(size - rules.few_pieces_limit, size + 1)),
+                   tuple(range(1, rules.few_pieces_limit + 1)), "b")
+        queries.insert(1, PositionCase("three or fewer", few, (), "three or fewer"))
+    finished = queries[1]
+    return GameCases(
+        game=game,
+        other_side_fen=_after(game, (first,)),
+        startpos_moves=PositionCase("startpos with moves", None, playout(game, 10, 7)),
+        fen_moves=PositionCase("fen with moves", fen, tail),
+        fen_short=PositionCase("fen without clock and move number", lone.rsplit(" ", 2)[0]),
+        black_to_move=PositionCase("Black to move", None, (first,)),
+        finished=finished,
+        queries=tuple(queries),
+        perft=(
+            (PositionCase("start", None), 7),
+            (PositionCase("multi-jump captures", _multi_jump(game)), 2),
+            (PositionCase("mid-game", None, playout(game, 12, 3)), 4),
+            (PositionCase("repetition in the tree", lone, shuffle[:4]), 5),
+            (finished, 2),
+        ),
+        bad=_bad_input(game),
+    )
+
+
+def _after(game: str, moves: tuple[str, ...]) -> str:
+    b = Board(game)
+    for m in moves:
+        b.push_str(m)
+    return b.fen()
