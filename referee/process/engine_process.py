@@ -254,6 +254,9 @@ class EngineProcess:
         self.name = spec.name
         self.traffic = traffic
         self.pid: int | None = None
+        #: Members of the group that guti itself had to kill after the leader exited with
+        #: its pipes still held open: evidence that the engine left processes behind.
+        self.orphans_killed: list[int] = []
         self._transport: asyncio.SubprocessTransport | None = None
         self._stdin: asyncio.WriteTransport | None = None
         self._pipes: _Pipes | None = None
@@ -325,6 +328,7 @@ class EngineProcess:
     def _kill_orphans_if_pipe_open(self) -> None:
         p = self._pipes
         if p is not None and not p.stdout_closed and self.pid is not None:
+            self.orphans_killed = live_members(self.pid)
             signal_group(self.pid, signal.SIGKILL)
 
     # -- raw I/O ---------------------------------------------------------------------

@@ -48,6 +48,7 @@ class FakeTransport:
         self.script = script
         self.sent: list[str] = []
         self.pid: int | None = None
+        self.orphans_killed: list[int] = []
         self.closed = False
         self.quit_called = False
         self._lines: deque[tuple[str, float]] = deque()
