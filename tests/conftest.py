@@ -29,7 +29,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -358,3 +358,12 @@ def argv_of_bot_or_reason(request: pytest.FixtureRequest, name: str) -> list[str
 def bot_argv(request: pytest.FixtureRequest) -> Callable[[str], list[str]]:
     """``bot_argv(name)``: ``argv_of_bot`` for this test."""
     return lambda name: argv_of_bot(request, name)
+
+
+@pytest.fixture
+def engine() -> Iterator[UgiProgram]:
+    """The reference engine as a process, after ``ugi`` and ``uginewgame``."""
+    eng = UgiProgram(ENGINE_ARGV)
+    eng.handshake()
+    yield eng
+    eng.close()

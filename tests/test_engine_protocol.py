@@ -24,14 +24,6 @@ from tests.perft_reference import (
 PERFT_BUDGET = 20_000  # default run: depths whose node count stays under this
 
 
-@pytest.fixture
-def engine():
-    eng = UgiProgram(ENGINE_ARGV)
-    eng.handshake()
-    yield eng
-    eng.close()
-
-
 def select(eng: UgiProgram, game: str) -> None:
     eng.ask(f"setoption name UGI_Variant value {game}")
     eng.ask("uginewgame")

@@ -9,18 +9,8 @@ every line of play the engine claims is replayed with the rules core.
 
 from __future__ import annotations
 
-import pytest
-
 from engine.rules import Board
 from tests.conftest import ENGINE_ARGV, UgiProgram
-
-
-@pytest.fixture
-def engine():
-    eng = UgiProgram(ENGINE_ARGV)
-    eng.handshake()
-    yield eng
-    eng.close()
 
 
 def search(eng: UgiProgram, position: str, go: str = "go depth 5") -> tuple[str, list[list[str]]]:

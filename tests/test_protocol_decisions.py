@@ -10,16 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ENGINE_ARGV, UgiProgram
+from tests.conftest import UgiProgram
 from tests.perft_reference import load_perft_tables, load_start_fens
-
-
-@pytest.fixture
-def engine():
-    eng = UgiProgram(ENGINE_ARGV)
-    eng.handshake()
-    yield eng
-    eng.close()
 
 
 def _search_until_depth(engine: UgiProgram, depth: int) -> list[str]:
