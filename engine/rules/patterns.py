@@ -1,0 +1,171 @@
+"""Memoised local patterns: the move generator's lookup tables, built from a Geometry.
+
+Why: in pure Python the cost of move generation is the number of bytecodes per
+position, not the number of pieces. Checking every jump of every piece one by one
+costs tens of operations per position; but whether a jump exists, and how many steps
+there are, depends only on the few points of one straight line. So the board is cut
+into *segments* (a line, or a window of at most ``SEGMENT_POINTS`` points of a long
+line) and the answer for a segment is looked up by the pattern of pieces on it: one
+AND and one dict lookup per segment instead of a loop over jumps.
+
+Likewise, the jumps a capturing piece can make next depend only on the points around
+it: ``jump_memo[p]`` maps the pattern of enemies and empty points around ``p`` to the
+jumps available from ``p``.
+
+The tables are filled lazily (a pattern is solved the first time it is seen), so
+building a Geometry stays cheap and only patterns that occur cost memory. Their size is
+bounded: at most 3**SEGMENT_POINTS patterns per segment and 4**k per point with k
+jumps. Filling a missing entry is idempotent, so sharing the tables between threads
+needs no lock (the GIL makes each dict store atomic).
+
+Everything is derived from ``jumps_from`` and ``adjacent`` (the lines only say how
+to group them), so a Geometry with a hand-edited jump table (tests/engines/
+buggy_movegen.py) gets tables that agree with it.
+
+Encodings, with ``n`` the number of points:
+
+- *packed position*: ``own | enemy << n``; a segment's key is ``packed & mask``.
+- *jump state* of a capturing piece: ``enemy | empty << n``, where the piece's start
+  point counts as empty (it has left it); a jump over ``o`` flips ``o | o << n``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .geometry import Geometry
+
+#: Longest run of one line a window covers (a long line is cut into overlapping windows).
+SEGMENT_POINTS = 7
+#: Most points of a segment once short windows are merged: fewer segments mean fewer
+#: lookups per position, at most 3**MERGED_POINTS patterns each.
+MERGED_POINTS = 9
+
+#: A jump as the capture search uses it: (over_bit, land index, flip = over_bit | over_bit << n).
+Jump = tuple[int, int, int]
+
+
+class _Segment:
+    """Points of one segment and the directed jumps and edges it answers for."""
+
+    __slots__ = ("points", "jumps", "edges")
+
+    def __init__(self, points: tuple[int, ...]):
+        self.points = points
+        self.jumps: list[tuple[int, int, int]] = []  # (src, over, land) indices
+        self.edges: list[tuple[int, int]] = []
+
+
+def _line_windows(points: tuple[int, ...], closed: bool) -> list[tuple[int, ...]]:
+    """Cut a line into windows of <= SEGMENT_POINTS points so every triple lies in one."""
+    n = len(points)
+    starts = range(n) if closed else range(max(n - 2, 1))
+    per_window = SEGMENT_POINTS - 2  # triples starting in one window
+    windows = []
+    for first in range(0, len(starts), per_window):
+        count = min(per_window, len(starts) - first)
+        span = min(count + 2, n)
+        windows.append(tuple(points[(first + i) % n] for i in range(span)))
+    return windows
+
+
+def _merged(windows: list[tuple[int, ...]]) -> list[_Segment]:
+    """Group windows into segments of at most MERGED_POINTS points (fewer lookups)."""
+    groups: list[list[int]] = []
+    for window in windows:
+        best = None
+        for group in groups:
+            union = set(group) | set(window)
+            if len(union) <= MERGED_POINTS and (best is None or len(union) < best[0]):
+                best = (len(union), group)
+        if best is None:
+            groups.append(list(window))
+        else:
+            best[1].extend(p for p in window if p not in best[1])
+    return [_Segment(tuple(group)) for group in groups]
+
+
+def _segments(geo: Geometry) -> list[_Segment]:
+    """Assign every directed jump and every edge of ``geo`` to exactly one segment."""
+    segments = _merged([window for line in geo.lines
+                        for window in _line_windows(tuple(p - 1 for p in line.points), line.closed)])
+    for src in range(geo.size):
+        for over_bit, land, _ in geo.jumps_from[src]:
+            over = over_bit.bit_length() - 1
+            home = next((s for s in segments if {src, over, land} <= set(s.points)), None)
+            if home is None:  # a jump along no line: a segment of its own
+                home = _Segment((src, over, land))
+                segments.append(home)
+            home.jumps.append((src, over, land))
+    for a in range(geo.size):
+        rest = geo.adjacent[a] >> (a + 1) << (a + 1)  # each edge once, from its lower end
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            b = low.bit_length() - 1
+            home = next((s for s in segments if a in s.points and b in s.points), None)
+            if home is None:
+                home = _Segment((a, b))
+                segments.append(home)
+            home.edges.append((a, b))
+    return [s for s in segments if s.jumps or s.edges]
+
+
+class PatternTables:
+    """The lazily filled lookup tables of one Geometry (see the module docstring).
+
+    ``segments``: ``(mask, memo, index)`` per segment; ``memo[packed & mask]`` is
+    ``(capture sources, steps)`` of the side whose pieces are the low half.
+    ``jump_masks[p]`` / ``jump_memo[p]``: ``jump_memo[p][state & jump_masks[p]]`` is the
+    tuple of :data:`Jump` a capturing piece on ``p`` can make next.
+    """
+
+    __slots__ = ("size", "full", "segments", "_parts", "jump_masks", "jump_memo", "_jumps_from")
+
+    def __init__(self, geo: Geometry):
+        size = geo.size
+        self.size = size
+        self.full = (1 << size) - 1
+        self._parts = _segments(geo)
+        segments: list[tuple[int, dict[int, tuple[int, int]], int]] = []
+        for index, part in enumerate(self._parts):
+            mask = 0
+            for p in part.points:
+                mask |= (1 << p) | (1 << (p + size))
+            segments.append((mask, {}, index))
+        self.segments: tuple[tuple[int, dict[int, tuple[int, int]], int], ...] = tuple(segments)
+        self._jumps_from = geo.jumps_from
+        masks = []
+        for entries in geo.jumps_from:
+            mask = 0
+            for over_bit, _land, land_bit in entries:
+                mask |= over_bit | (land_bit << size)
+            masks.append(mask)
+        self.jump_masks: tuple[int, ...] = tuple(masks)
+        self.jump_memo: tuple[dict[int, tuple[Jump, ...]], ...] = tuple({} for _ in range(size))
+
+    def solve_segment(self, index: int, key: int) -> tuple[int, int]:
+        """Fill and return the memo entry of segment ``index`` for the pattern ``key``."""
+        own, enemy = key & self.full, key >> self.size
+        empty = self.full ^ (own | enemy)
+        part = self._parts[index]
+        sources = 0
+        for src, over, land in part.jumps:
+            if own >> src & 1 and enemy >> over & 1 and empty >> land & 1:
+                sources |= 1 << src
+        steps = 0
+        for a, b in part.edges:
+            steps += (own >> a & empty >> b & 1) + (own >> b & empty >> a & 1)
+        entry = (sources, steps)
+        self.segments[index][1][key] = entry
+        return entry
+
+    def solve_jumps(self, pos: int, key: int) -> tuple[Jump, ...]:
+        """Fill and return the jumps from ``pos`` open in the jump-state pattern ``key``."""
+        size = self.size
+        found = tuple((over_bit, land, over_bit | (over_bit << size))
+                      for over_bit, land, land_bit in self._jumps_from[pos]
+                      if key & over_bit and key >> size & land_bit)
+        self.jump_memo[pos][key] = found
+        return found
