@@ -29,12 +29,8 @@ def capture_sources(geo: Geometry, own: int, enemy: int) -> int:
     tables = geo.patterns
     packed = own | (enemy << tables.size)
     sources = 0
-    for mask, memo, index in tables.segments:
-        key = packed & mask
-        entry = memo.get(key)
-        if entry is None:
-            entry = tables.solve_segment(index, key)
-        sources |= entry[0]
+    for mask, memo in tables.segments:
+        sources |= memo[packed & mask][0]
     return sources
 
 
@@ -49,10 +45,7 @@ def _extend(tables: PatternTables, pos: int, path: Path, state: int,
 
     The captured mask of a sequence is read back from ``state`` by the caller's start state.
     """
-    key = state & tables.jump_masks[pos]
-    jumps = tables.jump_memo[pos].get(key)
-    if jumps is None:
-        jumps = tables.solve_jumps(pos, key)
+    jumps = tables.jump_memo[pos][state & tables.jump_masks[pos]]
     if not jumps:
         out.append((path, state))
         return
@@ -62,10 +55,7 @@ def _extend(tables: PatternTables, pos: int, path: Path, state: int,
 
 def _count_chains(tables: PatternTables, pos: int, state: int) -> int:
     """Number of maximal capture sequences continuing from ``pos`` (1 if it cannot go on)."""
-    key = state & tables.jump_masks[pos]
-    jumps = tables.jump_memo[pos].get(key)
-    if jumps is None:
-        jumps = tables.solve_jumps(pos, key)
+    jumps = tables.jump_memo[pos][state & tables.jump_masks[pos]]
     if not jumps:
         return 1
     total = 0
@@ -76,10 +66,7 @@ def _count_chains(tables: PatternTables, pos: int, state: int) -> int:
 
 def _chain_ends(tables: PatternTables, pos: int, state: int, out: list[tuple[int, int]]) -> None:
     """Append ``(landing index, final state)`` of every maximal sequence continuing from ``pos``."""
-    key = state & tables.jump_masks[pos]
-    jumps = tables.jump_memo[pos].get(key)
-    if jumps is None:
-        jumps = tables.solve_jumps(pos, key)
+    jumps = tables.jump_memo[pos][state & tables.jump_masks[pos]]
     if not jumps:
         out.append((pos, state))
         return
@@ -132,22 +119,28 @@ def count_moves(geo: Geometry, own: int, enemy: int) -> int:
     packed = own | (enemy << tables.size)
     sources = 0
     steps = 0
-    for mask, memo, index in tables.segments:
-        key = packed & mask
-        entry = memo.get(key)
-        if entry is None:
-            entry = tables.solve_segment(index, key)
-        sources |= entry[0]
-        steps += entry[1]
+    for mask, memo in tables.segments:
+        found, count = memo[packed & mask]
+        sources |= found
+        steps += count
     if not sources:
         return steps
     size = tables.size
     empty_high = (tables.full ^ (own | enemy)) << size
+    jump_memo, jump_masks = tables.jump_memo, tables.jump_masks
     total = 0
     while sources:
         low = sources & -sources
         sources ^= low
-        total += _count_chains(tables, low.bit_length() - 1, enemy | empty_high | (low << size))
+        src = low.bit_length() - 1
+        state = enemy | empty_high | (low << size)
+        for _over_bit, land, flip in jump_memo[src][state & jump_masks[src]]:
+            after = state ^ flip
+            # most captures are a single jump: look once before recursing
+            if jump_memo[land][after & jump_masks[land]]:
+                total += _count_chains(tables, land, after)
+            else:
+                total += 1
     return total
 
 

@@ -13,10 +13,10 @@ it: ``jump_memo[p]`` maps the pattern of enemies and empty points around ``p`` t
 jumps available from ``p``.
 
 The tables are filled lazily (a pattern is solved the first time it is seen), so
-building a Geometry stays cheap and only patterns that occur cost memory. Their size is
-bounded: at most 3**SEGMENT_POINTS patterns per segment and 4**k per point with k
-jumps. Filling a missing entry is idempotent, so sharing the tables between threads
-needs no lock (the GIL makes each dict store atomic).
+building a Geometry stays cheap and only patterns that occur cost memory; a memo that
+reaches MEMO_LIMIT entries starts afresh, so memory stays bounded on any board.
+Filling a missing entry is idempotent, so sharing the tables between threads needs no
+lock (the GIL makes each dict store atomic).
 
 Everything is derived from ``jumps_from`` and ``adjacent`` (the lines only say how
 to group them), so a Geometry with a hand-edited jump table (tests/engines/
@@ -41,6 +41,10 @@ SEGMENT_POINTS = 7
 #: Most points of a segment once short windows are merged: fewer segments mean fewer
 #: lookups per position, at most 3**MERGED_POINTS patterns each.
 MERGED_POINTS = 9
+
+#: Entries one memo keeps before it starts afresh: bounds memory for boards with long
+#: lines or many jumps per point, far above what the two classic boards ever fill.
+MEMO_LIMIT = 1 << 16
 
 #: A jump as the capture search uses it: (over_bit, land index, flip = over_bit | over_bit << n).
 Jump = tuple[int, int, int]
@@ -112,30 +116,81 @@ def _segments(geo: Geometry) -> list[_Segment]:
     return [s for s in segments if s.jumps or s.edges]
 
 
+class SegmentMemo(dict[int, tuple[int, int]]):
+    """``memo[pattern]`` = ``(capture sources, steps)`` of one segment, solved on first use.
+
+    A dict subclass with ``__missing__`` so the hot loops read it with a plain subscript
+    (no ``.get`` call, no None test); only a miss runs Python code.
+    """
+
+    __slots__ = ("size", "full", "jumps", "edges")
+
+    def __init__(self, size: int, part: _Segment):
+        super().__init__()
+        self.size = size
+        self.full = (1 << size) - 1
+        self.jumps = tuple(part.jumps)
+        self.edges = tuple(part.edges)
+
+    def __missing__(self, key: int) -> tuple[int, int]:
+        own, enemy = key & self.full, key >> self.size
+        empty = self.full ^ (own | enemy)
+        sources = 0
+        for src, over, land in self.jumps:
+            if own >> src & 1 and enemy >> over & 1 and empty >> land & 1:
+                sources |= 1 << src
+        steps = 0
+        for a, b in self.edges:
+            steps += (own >> a & empty >> b & 1) + (own >> b & empty >> a & 1)
+        if len(self) >= MEMO_LIMIT:
+            self.clear()
+        entry = self[key] = (sources, steps)
+        return entry
+
+
+class JumpMemo(dict[int, tuple[Jump, ...]]):
+    """``memo[state & mask]`` = the jumps open from one point, solved on first use."""
+
+    __slots__ = ("size", "jumps")
+
+    def __init__(self, size: int, jumps: tuple[tuple[int, int, int], ...]):
+        super().__init__()
+        self.size = size
+        self.jumps = jumps
+
+    def __missing__(self, key: int) -> tuple[Jump, ...]:
+        size = self.size
+        found = tuple((over_bit, land, over_bit | (over_bit << size))
+                      for over_bit, land, land_bit in self.jumps
+                      if key & over_bit and key >> size & land_bit)
+        if len(self) >= MEMO_LIMIT:
+            self.clear()
+        self[key] = found
+        return found
+
+
 class PatternTables:
     """The lazily filled lookup tables of one Geometry (see the module docstring).
 
-    ``segments``: ``(mask, memo, index)`` per segment; ``memo[packed & mask]`` is
+    ``segments``: ``(mask, memo)`` per segment; ``memo[packed & mask]`` is
     ``(capture sources, steps)`` of the side whose pieces are the low half.
     ``jump_masks[p]`` / ``jump_memo[p]``: ``jump_memo[p][state & jump_masks[p]]`` is the
     tuple of :data:`Jump` a capturing piece on ``p`` can make next.
     """
 
-    __slots__ = ("size", "full", "segments", "_parts", "jump_masks", "jump_memo", "_jumps_from")
+    __slots__ = ("size", "full", "segments", "jump_masks", "jump_memo")
 
     def __init__(self, geo: Geometry):
         size = geo.size
         self.size = size
         self.full = (1 << size) - 1
-        self._parts = _segments(geo)
-        segments: list[tuple[int, dict[int, tuple[int, int]], int]] = []
-        for index, part in enumerate(self._parts):
+        segments = []
+        for part in _segments(geo):
             mask = 0
             for p in part.points:
                 mask |= (1 << p) | (1 << (p + size))
-            segments.append((mask, {}, index))
-        self.segments: tuple[tuple[int, dict[int, tuple[int, int]], int], ...] = tuple(segments)
-        self._jumps_from = geo.jumps_from
+            segments.append((mask, SegmentMemo(size, part)))
+        self.segments: tuple[tuple[int, SegmentMemo], ...] = tuple(segments)
         masks = []
         for entries in geo.jumps_from:
             mask = 0
@@ -143,29 +198,5 @@ class PatternTables:
                 mask |= over_bit | (land_bit << size)
             masks.append(mask)
         self.jump_masks: tuple[int, ...] = tuple(masks)
-        self.jump_memo: tuple[dict[int, tuple[Jump, ...]], ...] = tuple({} for _ in range(size))
-
-    def solve_segment(self, index: int, key: int) -> tuple[int, int]:
-        """Fill and return the memo entry of segment ``index`` for the pattern ``key``."""
-        own, enemy = key & self.full, key >> self.size
-        empty = self.full ^ (own | enemy)
-        part = self._parts[index]
-        sources = 0
-        for src, over, land in part.jumps:
-            if own >> src & 1 and enemy >> over & 1 and empty >> land & 1:
-                sources |= 1 << src
-        steps = 0
-        for a, b in part.edges:
-            steps += (own >> a & empty >> b & 1) + (own >> b & empty >> a & 1)
-        entry = (sources, steps)
-        self.segments[index][1][key] = entry
-        return entry
-
-    def solve_jumps(self, pos: int, key: int) -> tuple[Jump, ...]:
-        """Fill and return the jumps from ``pos`` open in the jump-state pattern ``key``."""
-        size = self.size
-        found = tuple((over_bit, land, over_bit | (over_bit << size))
-                      for over_bit, land, land_bit in self._jumps_from[pos]
-                      if key & over_bit and key >> size & land_bit)
-        self.jump_memo[pos][key] = found
-        return found
+        self.jump_memo: tuple[JumpMemo, ...] = tuple(JumpMemo(size, entries)
+                                                     for entries in geo.jumps_from)
