@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 SEGMENT_POINTS = 7
 #: Most points of a segment once short windows are merged: fewer segments mean fewer
 #: lookups per position, at most 3**MERGED_POINTS patterns each.
-MERGED_POINTS = 9
+MERGED_POINTS = 10
 
 #: Entries one memo keeps before it starts afresh: bounds memory for boards with long
 #: lines or many jumps per point, far above what the two classic boards ever fill.
@@ -123,25 +123,32 @@ class SegmentMemo(dict[int, tuple[int, int]]):
     (no ``.get`` call, no None test); only a miss runs Python code.
     """
 
-    __slots__ = ("size", "full", "jumps", "edges")
+    __slots__ = ("size", "full", "jumps", "reach")
 
     def __init__(self, size: int, part: _Segment):
         super().__init__()
         self.size = size
         self.full = (1 << size) - 1
-        self.jumps = tuple(part.jumps)
-        self.edges = tuple(part.edges)
+        # (source bit, over bit, land bit) of the segment's jumps
+        self.jumps = tuple((1 << src, 1 << over, 1 << land) for src, over, land in part.jumps)
+        # (point bit, mask of the points it may step to) over the segment's edges
+        reach: dict[int, int] = {}
+        for a, b in part.edges:
+            reach[1 << a] = reach.get(1 << a, 0) | (1 << b)
+            reach[1 << b] = reach.get(1 << b, 0) | (1 << a)
+        self.reach = tuple(reach.items())
 
     def __missing__(self, key: int) -> tuple[int, int]:
         own, enemy = key & self.full, key >> self.size
         empty = self.full ^ (own | enemy)
         sources = 0
-        for src, over, land in self.jumps:
-            if own >> src & 1 and enemy >> over & 1 and empty >> land & 1:
-                sources |= 1 << src
+        for src_bit, over_bit, land_bit in self.jumps:
+            if own & src_bit and enemy & over_bit and empty & land_bit:
+                sources |= src_bit
         steps = 0
-        for a, b in self.edges:
-            steps += (own >> a & empty >> b & 1) + (own >> b & empty >> a & 1)
+        for point_bit, targets in self.reach:
+            if own & point_bit:
+                steps += (targets & empty).bit_count()
         if len(self) >= MEMO_LIMIT:
             self.clear()
         entry = self[key] = (sources, steps)
