@@ -64,8 +64,10 @@ class Board:
         self.clock, self.fullmove = pos.clock, pos.fullmove
         self._shift = self.game.geometry.size
         self._poskey = self._white | (self._black << self._shift) | (self._turn << (2 * self._shift))
-        # one entry per move played: (move, white, black, turn, clock, fullmove, key) before it
-        self._stack: list[tuple[Move, int, int, int, int, int, int]] = []
+        # one entry per move played, the state before it: (move, white, black, turn, clock,
+        # fullmove, key, legal moves or None); pop restores the legal moves with the rest, so
+        # walking a tree (divide, the console's undo) generates each position's moves once
+        self._stack: list[tuple[Move, int, int, int, int, int, int, dict[str, Move] | None]] = []
         self._reps: dict[int, int] = {self._poskey: 1}
         self._legal: dict[str, Move] | None = None
         self._root_fen = self.fen()
@@ -213,7 +215,8 @@ class Board:
     def _apply(self, move: Move) -> None:
         """Play a legal move: save the state for pop, move, and count the new position."""
         white, black, turn = self._white, self._black, self._turn
-        self._stack.append((move, white, black, turn, self.clock, self.fullmove, self._poskey))
+        self._stack.append((move, white, black, turn, self.clock, self.fullmove, self._poskey,
+                            self._legal))
         path = move.path
         src, dst = 1 << (path[0] - 1), 1 << (path[-1] - 1)  # equal when a capture comes home
         if turn == 0:
@@ -242,8 +245,7 @@ class Board:
         else:
             del self._reps[key]
         (move, self._white, self._black, self._turn, self.clock, self.fullmove,
-         self._poskey) = self._stack.pop()
-        self._legal = None
+         self._poskey, self._legal) = self._stack.pop()
         return move
 
     # --- end of the game -------------------------------------------------------------------
