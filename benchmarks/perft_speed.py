@@ -40,8 +40,8 @@ CASES: tuple[tuple[str, str, int], ...] = (
     ("perft", "pretwa", 13),
     ("plain", "egara-guti", 13),
     ("plain", "pretwa", 13),
-    ("board", "egara-guti", 11),
-    ("board", "pretwa", 11),
+    ("board", "egara-guti", 10),
+    ("board", "pretwa", 10),
 )
 
 # Runs in a fresh interpreter inside one source tree: prints {"nodes": N, "seconds": S}.
