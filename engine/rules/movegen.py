@@ -11,9 +11,12 @@ Speed notes (pure Python: the cost is bytecodes per position): whether a side
 can capture, and how many steps it has, is read from the memoised per-segment
 patterns of patterns.py (one AND and one dict lookup per straight segment of
 the board); a capturing piece's next jumps are read from its per-point pattern
-memo, so a capture sequence costs one lookup per jump made. Move order: moves
-come out by source point, then in ``jumps_from`` / adjacency order; search
-(engine/search) relies on that order, so it must not change.
+memo, so a capture sequence costs one lookup per jump made.
+
+Order: search (engine/search) orders moves with stable sorts over the lists of
+:func:`step_children` and :func:`capture_children`, so their order is part of
+``guti bench``'s node count and must not change; :func:`successors` (perft) may
+list moves in any order.
 """
 
 from __future__ import annotations
@@ -41,15 +44,13 @@ def _jump_state(tables: PatternTables, own: int, enemy: int, start_bit: int) -> 
 
 def _extend(tables: PatternTables, pos: int, path: Path, state: int,
             out: list[tuple[Path, int]]) -> None:
-    """Depth-first continuation of a capture from ``pos``; appends maximal sequences to ``out``.
-
-    The captured mask of a sequence is read back from ``state`` by the caller's start state.
-    """
+    """Depth-first continuation of a capture from ``pos``; appends ``(path, final state)``
+    of every maximal sequence to ``out`` (the enemies left are the state's low half)."""
     jumps = tables.jump_memo[pos][state & tables.jump_masks[pos]]
     if not jumps:
         out.append((path, state))
         return
-    for _over_bit, land, flip in jumps:
+    for land, flip in jumps:
         _extend(tables, land, path + (land,), state ^ flip, out)
 
 
@@ -59,7 +60,7 @@ def _count_chains(tables: PatternTables, pos: int, state: int) -> int:
     if not jumps:
         return 1
     total = 0
-    for _over_bit, land, flip in jumps:
+    for land, flip in jumps:
         total += _count_chains(tables, land, state ^ flip)
     return total
 
@@ -70,7 +71,7 @@ def _chain_ends(tables: PatternTables, pos: int, state: int, out: list[tuple[int
     if not jumps:
         out.append((pos, state))
         return
-    for _over_bit, land, flip in jumps:
+    for land, flip in jumps:
         _chain_ends(tables, land, state ^ flip, out)
 
 
@@ -134,7 +135,7 @@ def count_moves(geo: Geometry, own: int, enemy: int) -> int:
         sources ^= low
         src = low.bit_length() - 1
         state = enemy | empty_high | (low << size)
-        for _over_bit, land, flip in jump_memo[src][state & jump_masks[src]]:
+        for land, flip in jump_memo[src][state & jump_masks[src]]:
             after = state ^ flip
             # most captures are a single jump: look once before recursing
             if jump_memo[land][after & jump_masks[land]]:

@@ -46,8 +46,8 @@ MERGED_POINTS = 10
 #: lines or many jumps per point, far above what the two classic boards ever fill.
 MEMO_LIMIT = 1 << 16
 
-#: A jump as the capture search uses it: (over_bit, land index, flip = over_bit | over_bit << n).
-Jump = tuple[int, int, int]
+#: A jump as the capture search uses it: (land index, flip = over_bit | over_bit << n).
+Jump = tuple[int, int]
 
 
 class _Segment:
@@ -167,7 +167,7 @@ class JumpMemo(dict[int, tuple[Jump, ...]]):
 
     def __missing__(self, key: int) -> tuple[Jump, ...]:
         size = self.size
-        found = tuple((over_bit, land, over_bit | (over_bit << size))
+        found = tuple((land, over_bit | (over_bit << size))
                       for over_bit, land, land_bit in self.jumps
                       if key & over_bit and key >> size & land_bit)
         if len(self) >= MEMO_LIMIT:
