@@ -18,6 +18,8 @@ node counts must agree, or the script stops):
   counts updated): the generator's speed without the bulk-count shortcut.
 - ``board``: the referee's path, ``Board.legal_moves`` / ``push`` / ``pop`` on
   every node (move objects, legality check, repetition history), at a lower depth.
+- ``bench``: the reference engine's ``guti bench`` (both games, depth 8), whose node
+  count must be the same in both trees: search orders moves by the generator's order.
 
     python benchmarks/perft_speed.py --baseline 9620604 [--reps 5]
 """
@@ -42,6 +44,7 @@ CASES: tuple[tuple[str, str, int], ...] = (
     ("plain", "pretwa", 13),
     ("board", "egara-guti", 10),
     ("board", "pretwa", 10),
+    ("bench", "both", 8),
 )
 
 # Runs in a fresh interpreter inside one source tree: prints {"nodes": N, "seconds": S}.
@@ -97,8 +100,12 @@ def walk(board, depth):
         board.pop()
     return total
 
-board = Board(game)
-run = {"perft": perft, "plain": plain, "board": walk}[kind]
+def bench(board, depth):
+    from engine.bench import run_bench
+    return run_bench(lambda line: None, depth)[0]
+
+board = None if kind == "bench" else Board(game)
+run = {"perft": perft, "plain": plain, "board": walk, "bench": bench}[kind]
 start, cpu = time.perf_counter(), time.process_time()
 nodes = run(board, depth)
 print(json.dumps({"nodes": nodes, "seconds": time.perf_counter() - start,
@@ -157,7 +164,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", help="commit to compare with (measured in the same run)")
     parser.add_argument("--reps", type=int, default=5, help="runs per case and tree (median)")
-    parser.add_argument("--only", choices=("perft", "plain", "board"), help="one kind of case")
+    parser.add_argument("--only", choices=("perft", "plain", "board", "bench"),
+                        help="one kind of case")
     args = parser.parse_args()
     cases = tuple(c for c in CASES if args.only is None or c[0] == args.only)
     print(f"load before: {uptime()}", flush=True)

@@ -42,37 +42,46 @@ def _jump_state(tables: PatternTables, own: int, enemy: int, start_bit: int) -> 
     return enemy | ((tables.full ^ (own | enemy) | start_bit) << tables.size)
 
 
+# The three walks below share one shape. Each is called on a point with at least one open
+# jump, and looks one jump ahead before recursing: most sequences are a single jump, and a
+# look-up is cheaper than a call that finds nothing to do.
+
+
 def _extend(tables: PatternTables, pos: int, path: Path, state: int,
             out: list[tuple[Path, int]]) -> None:
-    """Depth-first continuation of a capture from ``pos``; appends ``(path, final state)``
-    of every maximal sequence to ``out`` (the enemies left are the state's low half)."""
-    jumps = tables.jump_memo[pos][state & tables.jump_masks[pos]]
-    if not jumps:
-        out.append((path, state))
-        return
-    for land, flip in jumps:
-        _extend(tables, land, path + (land,), state ^ flip, out)
+    """Append ``(path, final state)`` of every maximal sequence continuing from ``pos``
+    (the enemies left are the state's low half)."""
+    jump_memo, jump_masks = tables.jump_memo, tables.jump_masks
+    for land, flip in jump_memo[pos][state & jump_masks[pos]]:
+        after = state ^ flip
+        if jump_memo[land][after & jump_masks[land]]:
+            _extend(tables, land, path + (land,), after, out)
+        else:
+            out.append((path + (land,), after))
 
 
 def _count_chains(tables: PatternTables, pos: int, state: int) -> int:
-    """Number of maximal capture sequences continuing from ``pos`` (1 if it cannot go on)."""
-    jumps = tables.jump_memo[pos][state & tables.jump_masks[pos]]
-    if not jumps:
-        return 1
+    """Number of maximal capture sequences continuing from ``pos``."""
+    jump_memo, jump_masks = tables.jump_memo, tables.jump_masks
     total = 0
-    for land, flip in jumps:
-        total += _count_chains(tables, land, state ^ flip)
+    for land, flip in jump_memo[pos][state & jump_masks[pos]]:
+        after = state ^ flip
+        if jump_memo[land][after & jump_masks[land]]:
+            total += _count_chains(tables, land, after)
+        else:
+            total += 1
     return total
 
 
 def _chain_ends(tables: PatternTables, pos: int, state: int, out: list[tuple[int, int]]) -> None:
     """Append ``(landing index, final state)`` of every maximal sequence continuing from ``pos``."""
-    jumps = tables.jump_memo[pos][state & tables.jump_masks[pos]]
-    if not jumps:
-        out.append((pos, state))
-        return
-    for land, flip in jumps:
-        _chain_ends(tables, land, state ^ flip, out)
+    jump_memo, jump_masks = tables.jump_memo, tables.jump_masks
+    for land, flip in jump_memo[pos][state & jump_masks[pos]]:
+        after = state ^ flip
+        if jump_memo[land][after & jump_masks[land]]:
+            _chain_ends(tables, land, after, out)
+        else:
+            out.append((land, after))
 
 
 def captures(geo: Geometry, own: int, enemy: int, sources: int | None = None) -> list[tuple[Path, int]]:
@@ -128,20 +137,11 @@ def count_moves(geo: Geometry, own: int, enemy: int) -> int:
         return steps
     size = tables.size
     empty_high = (tables.full ^ (own | enemy)) << size
-    jump_memo, jump_masks = tables.jump_memo, tables.jump_masks
     total = 0
     while sources:
         low = sources & -sources
         sources ^= low
-        src = low.bit_length() - 1
-        state = enemy | empty_high | (low << size)
-        for land, flip in jump_memo[src][state & jump_masks[src]]:
-            after = state ^ flip
-            # most captures are a single jump: look once before recursing
-            if jump_memo[land][after & jump_masks[land]]:
-                total += _count_chains(tables, land, after)
-            else:
-                total += 1
+        total += _count_chains(tables, low.bit_length() - 1, enemy | empty_high | (low << size))
     return total
 
 
@@ -218,29 +218,42 @@ def step_children(geo: Geometry, own: int, enemy: int) -> list[tuple[int, int]]:
     return out
 
 
+def _end_points(jumps_from: tuple[tuple[tuple[int, int, int], ...], ...], pos: int,
+                blockers: int, enemy: int, out: set[tuple[int, int]]) -> None:
+    """Collect ``(landing index, enemy left)`` of every maximal continuation from ``pos``."""
+    ended = True
+    for over_bit, land, land_bit in jumps_from[pos]:
+        if enemy & over_bit and not blockers & land_bit:
+            ended = False
+            _end_points(jumps_from, land, blockers ^ over_bit, enemy ^ over_bit, out)
+    if ended:
+        out.add((pos, enemy))
+
+
 def capture_children(geo: Geometry, own: int, enemy: int,
                      sources: int | None = None) -> list[tuple[int, int]]:
     """Distinct ``(own_after, enemy_after)`` over all maximal captures (no paths built).
 
     Different moving pieces never give the same position (a piece cannot land where another
     own piece stands), so de-duplicating per source is enough. The order (by source, then
-    a set's iteration order of ``(landing index, enemy left)``) is part of search's move
-    ordering and of ``guti bench``'s node count: keep it.
+    the set's iteration order) is part of search's move ordering and of ``guti bench``'s
+    node count: keep it. This walk adds to the set directly, which measured faster here
+    than the pattern walk of :func:`successors` (search calls it on few, short captures).
     """
     if sources is None:
         sources = capture_sources(geo, own, enemy)
-    tables = geo.patterns
-    full = tables.full
+    jumps_from = geo.jumps_from
     out: list[tuple[int, int]] = []
-    ends: list[tuple[int, int]] = []
     while sources:
         low = sources & -sources
         sources ^= low
-        ends.clear()
-        _chain_ends(tables, low.bit_length() - 1, _jump_state(tables, own, enemy, low), ends)
+        src = low.bit_length() - 1
+        blockers = (own ^ low) | enemy
+        ends: set[tuple[int, int]] = set()
+        for over_bit, land, land_bit in jumps_from[src]:
+            if enemy & over_bit and not blockers & land_bit:
+                _end_points(jumps_from, land, blockers ^ over_bit, enemy ^ over_bit, ends)
         base = own ^ low
-        # a set, filled in depth-first order: its iteration order is the order search saw
-        distinct = {(land, state & full) for land, state in ends}
-        for land, left in distinct:
+        for land, left in ends:
             out.append((base | (1 << land), left))
     return out
