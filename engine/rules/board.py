@@ -29,12 +29,14 @@ class Board:
     """
 
     __slots__ = ("game", "_white", "_black", "_turn", "clock", "fullmove", "_stack", "_reps",
-                 "_legal", "_root_fen")
+                 "_legal", "_root_fen", "_poskey", "_shift")
     _white: int
     _black: int
     _turn: int
     clock: int
     fullmove: int
+    _poskey: int
+    _shift: int
 
     def __init__(self, game: Game | str = "egara-guti", fen: str | None = None):
         self.game = get_game(game) if isinstance(game, str) else game
@@ -47,15 +49,22 @@ class Board:
     def _set(self, pos: Position) -> None:
         self._white, self._black, self._turn = pos.white, pos.black, pos.turn
         self.clock, self.fullmove = pos.clock, pos.fullmove
-        self._stack: list[tuple[Move, int, int, int, int, int]] = []
-        self._reps: dict[int, int] = {self._key(): 1}
-        self._legal: list[Move] | None = None
+        self._shift = self.game.geometry.size
+        self._poskey = self._white | (self._black << self._shift) | (self._turn << (2 * self._shift))
+        # one entry per move played, the state before it: (move, white, black, turn, clock,
+        # fullmove, key, legal moves or None); pop restores the legal moves with the rest, so
+        # walking a tree (divide, the console's undo) generates each position's moves once
+        self._stack: list[tuple[Move, int, int, int, int, int, int, dict[str, Move] | None]] = []
+        self._reps: dict[int, int] = {self._poskey: 1}
+        self._legal: dict[str, Move] | None = None
         self._root_fen = self.fen()
 
     def _key(self) -> int:
-        """Repetition key: the cells and the side to move, not the counters."""
-        size = self.game.geometry.size
-        return self._white | (self._black << size) | (self._turn << (2 * size))
+        """Repetition key: the cells and the side to move, not the counters.
+
+        Kept up to date by push/pop (``_poskey``) rather than recomputed: both need it.
+        """
+        return self._poskey
 
     # --- state -----------------------------------------------------------------------------
 
@@ -104,8 +113,9 @@ class Board:
         other.clock, other.fullmove = self.clock, self.fullmove
         other._stack = list(self._stack)
         other._reps = dict(self._reps)
-        other._legal = self._legal
+        other._legal = self._legal  # never mutated, only replaced: safe to share
         other._root_fen = self._root_fen
+        other._poskey, other._shift = self._poskey, self._shift
         return other
 
     def __repr__(self) -> str:
@@ -129,12 +139,21 @@ class Board:
         moves.sort(key=str)
         return moves
 
+    def _legal_index(self) -> dict[str, Move]:
+        """Legal moves by move string (sorted), generated once per position.
+
+        A dict so that push and parse_move check a move with one lookup instead of a scan.
+        """
+        legal = self._legal
+        if legal is None:
+            moves = [] if self._ended_by_rule() else self._generate()
+            legal = self._legal = {str(move): move for move in moves}
+        return legal
+
     @property
     def legal_moves(self) -> list[Move]:
         """Legal moves sorted by move string; empty when the game is over."""
-        if self._legal is None:
-            self._legal = [] if self._ended_by_rule() else self._generate()
-        return list(self._legal)
+        return list(self._legal_index().values())
 
     def parse_move(self, text: str) -> Move:
         """The legal move written ``text``; RulesError says why it is malformed or illegal."""
@@ -143,9 +162,10 @@ class Board:
         for point in path:
             if point > size:
                 raise RulesError(f"malformed move {text!r}: no point {point} on the {self.game.name} board (1..{size})")
-        for move in self.legal_moves:
-            if move.path == path and move.is_capture == is_capture:
-                return move
+        # move strings are canonical (no leading zeros, no spaces): ``text`` is the key
+        move = self._legal_index().get(text)
+        if move is not None:
+            return move
         raise RulesError(f"illegal move {text!r} in {self.fen()}: {self._why_illegal(path, is_capture)}")
 
     def _why_illegal(self, path: tuple[int, ...], is_capture: bool) -> str:
@@ -168,10 +188,11 @@ class Board:
         """Play ``move`` (a Move or a move string), after checking it is legal."""
         if isinstance(move, str):
             return self.push_str(move)
-        if move not in self.legal_moves:
+        legal = self._legal_index().get(str(move))
+        if legal is None:
             raise RulesError(f"illegal move {str(move)!r} in {self.fen()}")
-        self._apply(move)
-        return move
+        self._apply(legal)  # the generated move: its capture mask is right for this position
+        return legal
 
     def push_str(self, text: str) -> Move:
         """Parse, check and play a move string; the board is unchanged if it is rejected."""
@@ -180,33 +201,39 @@ class Board:
         return move
 
     def _apply(self, move: Move) -> None:
-        self._stack.append((move, self._white, self._black, self._turn, self.clock, self.fullmove))
-        src, dst = 1 << (move.path[0] - 1), 1 << (move.path[-1] - 1)
-        if self._turn == 0:
-            self._white = (self._white & ~src) | dst
-            self._black &= ~move.capture_mask
+        """Play a legal move: save the state for pop, move, and count the new position."""
+        white, black, turn = self._white, self._black, self._turn
+        self._stack.append((move, white, black, turn, self.clock, self.fullmove, self._poskey,
+                            self._legal))
+        path = move.path
+        src, dst = 1 << (path[0] - 1), 1 << (path[-1] - 1)  # equal when a capture comes home
+        if turn == 0:
+            white = (white & ~src) | dst
+            black &= ~move.capture_mask
         else:
-            self._black = (self._black & ~src) | dst
-            self._white &= ~move.capture_mask
+            black = (black & ~src) | dst
+            white &= ~move.capture_mask
             self.fullmove += 1
-        self._turn ^= 1
+        self._white, self._black, self._turn = white, black, turn ^ 1
         self.clock = 0 if move.is_capture else self.clock + 1
-        key = self._key()
-        self._reps[key] = self._reps.get(key, 0) + 1
+        shift = self._shift
+        key = self._poskey = white | (black << shift) | ((turn ^ 1) << (2 * shift))
+        reps = self._reps
+        reps[key] = reps.get(key, 0) + 1
         self._legal = None
 
     def pop(self) -> Move:
         """Undo the last move and return it."""
         if not self._stack:
             raise RulesError("no move to undo")
-        key = self._key()
+        key = self._poskey
         left = self._reps[key] - 1
         if left:
             self._reps[key] = left
         else:
             del self._reps[key]
-        move, self._white, self._black, self._turn, self.clock, self.fullmove = self._stack.pop()
-        self._legal = None
+        (move, self._white, self._black, self._turn, self.clock, self.fullmove,
+         self._poskey, self._legal) = self._stack.pop()
         return move
 
     # --- end of the game -------------------------------------------------------------------

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .patterns import PatternTables
+
 
 @dataclass(frozen=True)
 class Line:
@@ -31,6 +33,8 @@ class Geometry:
     ``jumps_from[i]``: tuple of ``(over_bit, land_index, land_bit)`` for jumps starting at i.
     ``jumps_into[j]``: tuple of ``(from_bit, over_bit)`` for jumps landing on j; used to
     look for captures from the (usually few) empty points instead of from every piece.
+    ``patterns``: the move generator's memoised lookup tables (patterns.py), derived
+    from the fields above in ``__post_init__`` so ``dataclasses.replace`` rebuilds them.
     """
 
     size: int
@@ -39,6 +43,10 @@ class Geometry:
     adjacent: tuple[int, ...] = field(repr=False)
     jumps_from: tuple[tuple[tuple[int, int, int], ...], ...] = field(repr=False)
     jumps_into: tuple[tuple[tuple[int, int], ...], ...] = field(repr=False)
+    patterns: PatternTables = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "patterns", PatternTables(self))
 
     @property
     def full(self) -> int:
