@@ -37,8 +37,9 @@ PERFT_BUDGET = {
     "c": (6_000_000, 32_000_000),
 }
 START_MOVES = {"13-12", "14-12", "15-12"}  # Egara-guti: White's three first moves
+#: ``go`` lines that end with a bestmove of their own (a bare ``go`` waits for ``stop``).
 GO_FORMS = [
-    "go",
+    "go p1time 60000 p2time 60000 movestogo 40",
     "go p1time 60000 p2time 60000 p1inc 1000 p2inc 1000",
     "go movetime 50",
     "go depth 3",
@@ -404,26 +405,48 @@ def test_unknown_and_malformed_commands_are_reported(bot: UgiProgram) -> None:
     assert bot.fen() == load_start_fens()["pretwa"]
 
 
-BAD_GO = ["go p1time", "go p1time abc", "go sideways"]
+#: ``go`` lines with a bad argument (protocol.md 5.4, 5.6): each is rejected whole.
+BAD_GO = [
+    "go p1time",  # missing value
+    "go p1time abc",  # not a number
+    "go sideways",  # unknown word
+    "go ponder",  # not a `go` argument of protocol.md
+    "go depth 3 frobnicate 2",  # good arguments do not save a bad one
+    "go infinite depth",  # missing value after a flag
+    "go depth -1",  # only times may be below 0
+    "go movestogo -2",
+    "go nodes 1.5",
+    "go p1time 1000000000000000",  # 16 digits: one more than the 15 allowed
+    "go depth 9999999999999999",
+    "go perft 1001",  # perft goes up to 1000
+    "go perft -1",
+    "go perft 3 sideways",
+]
 
 
-def test_bad_go_is_reported(bot: UgiProgram) -> None:
-    """protocol.md 5.4: a bad argument to ``go`` is reported; what the engine does with
-    the rest of that ``go`` is free (the Python and JS bots search, C and Java do not)."""
-    for line in BAD_GO:
-        lines = bot.ask(line)
-        assert lines and lines[0].startswith("info string error "), (line, lines)
-        rest = [ln for ln in lines if not ln.startswith("info string error ")]
-        assert len(rest) <= 1, (line, lines)
-        assert all(ln.split()[:1] == ["bestmove"] and ln.split()[1] in START_MOVES for ln in rest)
-    assert bot.fen() == load_start_fens()["egara-guti"]
-
-
-@pytest.mark.parametrize("bot_name", ["c", "java"])
-def test_bad_go_is_ignored_entirely(bot: UgiProgram) -> None:
+def test_bad_go_is_rejected_whole(bot: UgiProgram) -> None:
+    """protocol.md 5.4: a bad argument to ``go`` rejects the whole command: one error line,
+    no search (``stop`` then has nothing to end), no ``bestmove``, the position unchanged."""
+    bot.send("position startpos moves 13-12")
     for line in BAD_GO:
         lines = bot.ask(line)
         assert len(lines) == 1 and lines[0].startswith("info string error "), (line, lines)
+        assert bot.ask("stop") == [], (line, "a search was started")
+    assert bot.fen() == "bbbbb/bbb/bbb/w/1ww/www/wwwww b 1 1"
+    assert bot.bestmove("go depth 1") == "11x13"  # the only move: the bot is still playable
+
+
+def test_bad_go_during_go_infinite_leaves_it_running(bot: UgiProgram) -> None:
+    """A rejected line leaves the engine as it was (5.4): the held search goes on, and the
+    next ``stop`` ends it with one bestmove."""
+    bot.send("position startpos")
+    bot.send("go infinite")
+    for line in ("go sideways", "go depth x", "position startpos moves 99-12"):
+        lines = bot.ask(line)
+        assert len(lines) == 1 and lines[0].startswith("info string error "), (line, lines)
+    bot.send("stop")
+    assert bot.read() in {f"bestmove {m}" for m in START_MOVES}
+    assert bot.sync() == []
 
 
 def test_megabyte_lines_do_not_crash(bot: UgiProgram) -> None:
@@ -463,15 +486,28 @@ def test_go_forms_infinite_and_stop(bot: UgiProgram) -> None:
     assert set(bot.perft(1)[0]) == START_MOVES
     for go in GO_FORMS:
         assert bot.bestmove(go) in START_MOVES, go
-    bot.send("go infinite")
-    assert bot.sync() == []  # no bestmove before stop, isready still answered
-    bot.send("stop")
-    assert bot.read() in {f"bestmove {m}" for m in START_MOVES}  # the answer to stop, next
-    assert bot.sync() == []  # nothing else pending
+    for go in WAITING_GO_FORMS:
+        bot.send(go)
+        assert bot.sync() == [], go  # no bestmove before stop, isready answered at once
+        bot.send("stop")
+        assert bot.read() in {f"bestmove {m}" for m in START_MOVES}  # the answer to stop, next
+        assert bot.sync() == []  # nothing else pending
     bot.send("stop")
     assert bot.sync() == []  # stop without a search is ignored
     bot.send("position startpos moves 13-12")
     assert bot.query("p1turn") == "false"
+
+
+#: ``go`` lines whose bestmove waits for ``stop`` (protocol.md 5.2 ``go``, 5.6): a bare
+#: ``go`` means ``go infinite``, and ``infinite`` wins over every limit given with it.
+WAITING_GO_FORMS = [
+    "go infinite",
+    "go",
+    "go infinite depth 1",
+    "go depth 1 infinite",
+    "go infinite movetime 1 nodes 1",
+    "go p1time 10 p2time 10 movestogo 1 infinite",
+]
 
 
 def _self_play(bot: UgiProgram, game: str, seed: int) -> tuple[list[str], str]:
@@ -489,7 +525,7 @@ def _self_play(bot: UgiProgram, game: str, seed: int) -> tuple[list[str], str]:
             assert legal == {}
             result = bot.query("result")
             assert result in ("p1win", "p2win", "draw")
-            assert bot.bestmove() == "none"
+            assert bot.bestmove("go") == "none"  # at once, even for a bare go
             return moves, result
         assert legal
         assert bot.query("result") == "none"
@@ -535,6 +571,147 @@ def test_seed_reapplies_at_each_new_game(bot: UgiProgram) -> None:
     assert first == second
 
 
+# ----------------------------------------------------------------- protocol.md 5.6, decided
+
+
+def test_bare_go_waits_for_stop(bot: UgiProgram) -> None:
+    bot.send("position startpos moves 13-12 11x13")
+    bot.send("go")
+    assert bot.sync() == []  # isready is answered at once; no bestmove yet
+    bot.send("stop")
+    assert bot.read() in {"bestmove 14x12", "bestmove 16x12"}  # the two recaptures
+
+
+def test_go_infinite_with_no_move_answers_none_at_once(bot: UgiProgram) -> None:
+    bot.send("position fen bbbbb/3/3/1/3/3/5 w 0 1")  # White has no pieces
+    for go in WAITING_GO_FORMS:
+        assert bot.ask(go) == ["bestmove none"], go
+
+
+@pytest.mark.parametrize(
+    "go",
+    [
+        "go p1time 2000 p2time 2000 movestogo 1",
+        "go movestogo 40 p1time 60000 p2time 60000 p1inc 0 p2inc 0",
+        "go movestogo 999999999999999",
+    ],
+)
+def test_movestogo_is_accepted(bot: UgiProgram, go: str) -> None:
+    bot.send("position startpos")
+    lines = bot.ask(go)
+    assert len(lines) == 1 and lines[0].split()[:1] == ["bestmove"], lines
+    assert lines[0].split()[1] in START_MOVES
+
+
+@pytest.mark.parametrize(
+    "go",
+    [
+        "go p1time -5 p2time -1000",  # times below 0 read as 0
+        "go p1time 0 p2time 0 p1inc -1 p2inc -1",
+        "go p1time 999999999999999 p2time 999999999999999 p1inc 999999999999999",
+        "go movetime 999999999999999",
+        "go depth 999999999999999 nodes 999999999999999",
+        "go depth 000000000000001",  # 15 digits, leading zeros included
+    ],
+)
+def test_largest_and_negative_go_numbers_are_accepted(bot: UgiProgram, go: str) -> None:
+    lines = bot.ask(go)
+    assert len(lines) == 1 and lines[0].split()[:1] == ["bestmove"], lines
+    assert lines[0].split()[1] in START_MOVES
+
+
+def test_perft_depth_goes_up_to_1000(bot: UgiProgram) -> None:
+    # A finished position has no moves, so even perft 1000 answers at once.
+    bot.send("position fen bbbbb/3/3/1/3/3/5 w 0 1")
+    assert bot.ask("go perft 1000") == ["nodes 0"]
+    lines = bot.ask("go perft 1001")
+    assert len(lines) == 1 and lines[0].startswith("info string error "), lines
+
+
+@pytest.mark.parametrize(
+    ("game", "moves"),
+    [
+        ("egara-guti", ["99-12", "24-12", "12-24", "13-12 11x13 99x1"]),
+        ("pretwa", ["99-1", "20-1", "5-20"]),
+    ],
+)
+def test_move_naming_a_point_the_board_lacks_is_rejected_whole(
+    bot: UgiProgram, game: str, moves: list[str]
+) -> None:
+    bot.variant(game)
+    bot.send("position startpos")
+    legal = sorted(bot.perft(1)[0])
+    bot.send(f"position startpos moves {legal[0]}")
+    kept = bot.fen()
+    assert kept != load_start_fens()[game]
+    for bad in moves:
+        lines = bot.ask(f"position startpos moves {bad}")
+        assert len(lines) == 1 and lines[0].startswith("info string error "), (bad, lines)
+        assert bot.fen() == kept, bad  # all or nothing: the old position is kept
+
+
+@pytest.mark.parametrize(
+    "numbers",
+    ["00 1", "07 1", "0 00", "0 07", "0 0001", "1000000000 1", "0 1000000000",
+     "99999999999999999999 1", "+1 1", "0 -1"],
+)
+def test_fen_clock_and_move_are_bounded_without_leading_zeros(bot: UgiProgram,
+                                                               numbers: str) -> None:
+    kept = bot.fen()
+    lines = bot.ask(f"position fen bbbbb/bbb/bbb/1/www/www/wwwww w {numbers}")
+    assert len(lines) == 1 and lines[0].startswith("info string error "), lines
+    assert bot.fen() == kept
+
+
+@pytest.mark.parametrize("numbers", ["0 999999999", "999999999 999999999", "49 10"])
+def test_largest_fen_clock_and_move_are_accepted(bot: UgiProgram, numbers: str) -> None:
+    fen = f"bbbbb/bbb/bbb/1/www/www/wwwww w {numbers}"
+    assert bot.ask(f"position fen {fen}") == []
+    assert bot.fen() == fen
+
+
+def test_every_declared_variant_is_accepted_lower_case_and_resets(bot: UgiProgram) -> None:
+    bot.send("ugi")
+    lines = bot.read_until(lambda line: line == "ugiok")
+    words = next(x for x in lines if x.startswith("option name UGI_Variant ")).split()
+    declared = [words[i + 1] for i, w in enumerate(words) if w == "var"]
+    assert "egara-guti" in declared and "pretwa" in declared
+    for game in declared:
+        assert bot.ask(f"setoption name UGI_Variant value {game}") == [], game
+        start = bot.fen()
+        if game in load_start_fens():
+            assert start == load_start_fens()[game]
+        first = sorted(bot.perft(1)[0])[0]
+        assert bot.ask(f"position startpos moves {first}") == []
+        assert bot.fen() != start
+        # Setting the same game again resets to its start position.
+        assert bot.ask(f"setoption name UGI_Variant value {game}") == [], game
+        assert bot.fen() == start, game
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_isready_after_go_perft_follows_its_lines(bot: UgiProgram, bot_name: str,
+                                                  game: str) -> None:
+    """``go perft`` is not a search: ``isready`` sent right after it is answered after the
+    ``nodes`` line (everything before readyok is the whole perft answer)."""
+    table = load_perft_tables()[game]
+    depth = max(d for d, n in table.items() if n <= PERFT_BUDGET[bot_name][0])
+    bot.variant(game)
+    bot.send("position startpos")
+    lines = bot.ask(f"go perft {depth}", timeout=120)
+    assert lines[-1] == f"nodes {table[depth]}", lines[-3:]
+    assert all(": " in line for line in lines[:-1])
+    assert sum(int(line.split(": ")[1]) for line in lines[:-1]) == table[depth]
+
+
+def test_isready_during_go_infinite_comes_at_once(bot: UgiProgram) -> None:
+    bot.send("go infinite")
+    for _ in range(3):
+        assert bot.sync() == []  # readyok at once; the search goes on
+    bot.send("stop")
+    assert bot.read() in {f"bestmove {m}" for m in START_MOVES}
+
+
 # ----------------------------------------------------------------- what only some bots do
 
 
@@ -549,7 +726,7 @@ def test_greedy_bots_take_the_most_pieces(bot: UgiProgram) -> None:
         for seed in range(9):
             bot.send(f"setoption name Seed value {seed}")
             bot.send(f"position fen {fen}")
-            assert bot.bestmove() in best, (game, fen)
+            assert bot.bestmove("go depth 1") in best, (game, fen)
         checked += len(best) < len(moves)
     assert checked, "no reference position separates greedy from random play"
 
@@ -560,5 +737,5 @@ def test_random_bots_play_more_than_the_biggest_capture(bot: UgiProgram) -> None
     bot.send("setoption name Seed value 3")  # reproducible, so never flaky
     bot.variant(game)
     bot.send(f"position fen {fen}")
-    played = {bot.bestmove() for _ in range(40)}
+    played = {bot.bestmove("go movetime 10") for _ in range(40)}
     assert played == moves

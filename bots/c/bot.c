@@ -350,6 +350,14 @@ static int parse_long(const char *s, long *v)
     return 0;
 }
 
+/* FEN CLOCK or MOVE (protocol.md 5.6): 0 to 999999999, no leading zero; 0 on success. */
+static int fen_number(const char *s, long *v)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 9 || (s[0] == '0' && n > 1)) return -1;
+    return parse_long(s, v);
+}
+
 /* Sets *p from FEN fields; on error writes a message and leaves *p alone. */
 static int set_fen(Pos *p, const Game *g, char **f, int nf, char *err, size_t errn)
 {
@@ -412,12 +420,12 @@ static int set_fen(Pos *p, const Game *g, char **f, int nf, char *err, size_t er
         return -1;
     }
     q.side = f[1][0] == 'w' ? WHITE : BLACK;
-    if (nf >= 3 && parse_long(f[2], &q.clock)) {
-        snprintf(err, errn, "bad FEN clock '%.20s': must be a non-negative integer", f[2]);
+    if (nf >= 3 && fen_number(f[2], &q.clock)) {
+        snprintf(err, errn, "bad FEN clock '%.20s': must be 0 to 999999999, no leading zero", f[2]);
         return -1;
     }
-    if (nf >= 4 && (parse_long(f[3], &q.fullmove) || q.fullmove < 1)) {
-        snprintf(err, errn, "bad FEN move number '%.20s': must be an integer >= 1", f[3]);
+    if (nf >= 4 && (fen_number(f[3], &q.fullmove) || q.fullmove < 1)) {
+        snprintf(err, errn, "bad FEN move number '%.20s': must be 1 to 999999999, no leading zero", f[3]);
         return -1;
     }
     pos_free(p);
@@ -547,6 +555,16 @@ static Pos pos;
 static int pending_infinite; /* a `go infinite` waits for `stop` */
 static char pending_move[MAXPATH * 4];
 
+/* Sends the bestmove a `go infinite` holds back, if any: `stop`, and any
+ * command that must end a search before it is carried out. */
+static void implicit_stop(void)
+{
+    if (pending_infinite) {
+        pending_infinite = 0;
+        out("bestmove %s", pending_move);
+    }
+}
+
 static char *read_line(void)
 {
     static char *buf;
@@ -656,39 +674,52 @@ static void cmd_position(char **t, int nt)
         }
         free(ml.m);
     }
+    implicit_stop(); /* only now: a rejected line leaves a held go infinite held */
     pos_free(&pos);
     pos = q;
 }
 
-static int parse_int_arg(const char *s)
+#define GO_DIGITS 15  /* the longest number a `go` argument may have (protocol.md 5.6) */
+#define PERFT_MAX 1000
+
+/* A `go` value: 1 to GO_DIGITS decimal digits, after a '-' when `sign_ok` (the
+ * times, where below 0 reads as 0). Only checked: the bot does not search. */
+static int go_number(const char *s, int sign_ok)
 {
-    if (*s == '-' || *s == '+') s++;
-    if (!*s) return 0;
-    for (; *s; s++)
+    size_t n = 0;
+    if (sign_ok && *s == '-') s++;
+    for (; *s; s++, n++)
         if (!isdigit((unsigned char)*s)) return 0;
-    return 1;
+    return n >= 1 && n <= GO_DIGITS;
 }
 
+/* protocol.md 5.2 `go` and 5.6: a bare `go` is `go infinite`, `infinite` wins
+ * over every limit, and one bad argument rejects the whole line (one error,
+ * no bestmove, a held `go infinite` still held). */
 static void cmd_go(char **t, int nt)
 {
     static const char *numeric[] = {"p1time", "p2time", "p1inc", "p2inc", "movetime",
                                     "depth", "nodes", "movestogo", NULL};
-    int infinite = 0;
+    int infinite = nt == 1;
     long perft_depth = -1;
     for (int i = 1; i < nt; i++) {
-        int num = 0;
-        for (int k = 0; numeric[k]; k++) num |= strcmp(t[i], numeric[k]) == 0;
-        if (num) {
-            if (i + 1 >= nt || !parse_int_arg(t[i + 1])) {
-                out("info string error go %s needs an integer value", t[i]);
+        int num = -1;
+        for (int k = 0; numeric[k] && num < 0; k++)
+            if (strcmp(t[i], numeric[k]) == 0) num = k;
+        if (num >= 0) {
+            if (i + 1 >= nt || !go_number(t[i + 1], num < 4)) {
+                out("info string error go %s needs a whole number of 1 to %d digits, got '%.40s'",
+                    t[i], GO_DIGITS, i + 1 < nt ? t[i + 1] : "nothing");
                 return;
             }
             i++;
         } else if (strcmp(t[i], "infinite") == 0) {
             infinite = 1;
         } else if (strcmp(t[i], "perft") == 0) {
-            if (i + 1 >= nt || parse_long(t[i + 1], &perft_depth) || perft_depth > 64) {
-                out("info string error go perft needs a depth from 0 to 64");
+            if (i + 1 >= nt || !go_number(t[i + 1], 0) || parse_long(t[i + 1], &perft_depth)
+                || perft_depth > PERFT_MAX) {
+                out("info string error go perft needs a depth from 0 to %d, got '%.40s'",
+                    PERFT_MAX, i + 1 < nt ? t[i + 1] : "nothing");
                 return;
             }
             i++;
@@ -697,7 +728,7 @@ static void cmd_go(char **t, int nt)
             return;
         }
     }
-    pending_infinite = 0; /* a new go replaces a search still waiting for stop */
+    implicit_stop(); /* a go during a held go infinite ends it first */
     if (perft_depth >= 0) {
         do_perft(&pos, (int)perft_depth);
         return;
@@ -735,8 +766,9 @@ static void cmd_setoption(char **t, int nt)
             out("info string error UGI_Variant must be egara-guti or pretwa, got '%.40s'", value);
             return;
         }
+        implicit_stop();
         variant = g;
-        set_start(&pos, variant);
+        set_start(&pos, variant); /* every setting, even to the same game, resets */
     } else if (ieq(name, "Seed")) {
         long v;
         if (parse_long(value, &v) || v > 2147483647L) {
@@ -830,16 +862,14 @@ int main(void)
         } else if (strcmp(c, "setoption") == 0) {
             cmd_setoption(tok, nt);
         } else if (strcmp(c, "uginewgame") == 0) {
+            implicit_stop();
             set_start(&pos, variant);
         } else if (strcmp(c, "position") == 0) {
             cmd_position(tok, nt);
         } else if (strcmp(c, "go") == 0) {
             cmd_go(tok, nt);
         } else if (strcmp(c, "stop") == 0) {
-            if (pending_infinite) {
-                pending_infinite = 0;
-                out("bestmove %s", pending_move);
-            }
+            implicit_stop();
         } else if (strcmp(c, "query") == 0) {
             cmd_query(tok, nt);
         } else if (strcmp(c, "d") == 0) {

@@ -192,17 +192,17 @@ public final class Bot {
             p.clock = 0;
             p.fullmove = 1;
             if (f.size() >= 3) {
-                p.clock = parseCount(f.get(2));
+                p.clock = fenNumber(f.get(2));
                 if (p.clock < 0) {
                     throw new FenException("bad FEN clock '" + clip(f.get(2))
-                            + "': must be a non-negative integer");
+                            + "': must be 0 to 999999999, no leading zero");
                 }
             }
             if (f.size() >= 4) {
-                p.fullmove = parseCount(f.get(3));
+                p.fullmove = fenNumber(f.get(3));
                 if (p.fullmove < 1) {
                     throw new FenException("bad FEN move number '" + clip(f.get(3))
-                            + "': must be an integer >= 1");
+                            + "': must be 1 to 999999999, no leading zero");
                 }
             }
             p.pushKey();
@@ -390,6 +390,11 @@ public final class Bot {
         return Long.parseLong(s);
     }
 
+    /** FEN CLOCK or MOVE (protocol.md 5.6): 0 to 999999999, no leading zero; else -1. */
+    static long fenNumber(String s) {
+        return s.length() > 1 && s.charAt(0) == '0' ? -1 : parseCount(s);
+    }
+
     /** Move-string syntax: N-N or N(xN)+, points without leading zeros. */
     static boolean wellFormedMove(String s) {
         int parts = 0;
@@ -442,15 +447,13 @@ public final class Bot {
             }
             case "isready" -> say("readyok");
             case "setoption" -> setOption(t);
-            case "uginewgame" -> pos = Pos.start(variant);
+            case "uginewgame" -> {
+                implicitStop();
+                pos = Pos.start(variant);
+            }
             case "position" -> position(t);
             case "go" -> go(t);
-            case "stop" -> {
-                if (pendingMove != null) {
-                    say("bestmove " + pendingMove);
-                    pendingMove = null;
-                }
-            }
+            case "stop" -> implicitStop();
             case "query" -> query(t);
             case "d" -> display();
             case "quit" -> {
@@ -478,14 +481,15 @@ public final class Bot {
         if (n.equalsIgnoreCase("UGI_Variant")) {
             for (Game g : games) {
                 if (g.name.equalsIgnoreCase(value)) {
+                    implicitStop();
                     variant = g;
-                    pos = Pos.start(g);
+                    pos = Pos.start(g); // every setting, even to the same game, resets
                     return;
                 }
             }
             say("info string error UGI_Variant must be egara-guti or pretwa, got '" + clip(value) + "'");
         } else if (n.equalsIgnoreCase("Seed")) {
-            long v = parseCount(value);
+            long v = value.matches("[0-9]{1,10}") ? Long.parseLong(value) : -1;
             if (v < 0 || v > Integer.MAX_VALUE) {
                 say("info string error Seed must be an integer from 0 to 2147483647, got '"
                         + clip(value) + "'");
@@ -541,18 +545,42 @@ public final class Bot {
                 q.make(found);
             }
         }
+        implicitStop(); // only now: a rejected line leaves a held go infinite held
         pos = q;
     }
 
+    static final int GO_DIGITS = 15; // the longest number a `go` argument may have (protocol.md 5.6)
+    static final int PERFT_MAX = 1000;
+    static final List<String> GO_TIMES = List.of("p1time", "p2time", "p1inc", "p2inc");
+    static final List<String> GO_OTHER_NUMBERS = List.of("movetime", "depth", "nodes", "movestogo");
+
+    /** A `go` value: 1 to GO_DIGITS digits, after a '-' for the times (below 0 reads as 0). */
+    static boolean goNumber(String s, boolean signOk) {
+        String digits = signOk && s.startsWith("-") ? s.substring(1) : s;
+        return digits.matches("[0-9]{1," + GO_DIGITS + "}");
+    }
+
+    /** Sends the bestmove a `go infinite` holds back, if any: `stop`, and any command that
+     *  must end a search before it is carried out. */
+    private void implicitStop() {
+        if (pendingMove != null) {
+            say("bestmove " + pendingMove);
+            pendingMove = null;
+        }
+    }
+
+    /** protocol.md 5.2 `go` and 5.6: a bare `go` is `go infinite`, `infinite` wins over every
+     *  limit, and one bad argument rejects the whole line (one error, no bestmove, a held
+     *  `go infinite` still held). The bot does not search: the limits are only checked. */
     private void go(String[] t) {
-        List<String> numeric = List.of("p1time", "p2time", "p1inc", "p2inc", "movetime", "depth",
-                "nodes", "movestogo");
-        boolean infinite = false;
+        boolean infinite = t.length == 1;
         long perftDepth = -1;
         for (int i = 1; i < t.length; i++) {
-            if (numeric.contains(t[i])) {
-                if (i + 1 >= t.length || !t[i + 1].matches("[+-]?[0-9]{1,18}")) {
-                    say("info string error go " + t[i] + " needs an integer value");
+            boolean time = GO_TIMES.contains(t[i]);
+            if (time || GO_OTHER_NUMBERS.contains(t[i])) {
+                if (i + 1 >= t.length || !goNumber(t[i + 1], time)) {
+                    say("info string error go " + t[i] + " needs a whole number of 1 to " + GO_DIGITS
+                            + " digits, got '" + (i + 1 < t.length ? clip(t[i + 1]) : "nothing") + "'");
                     return;
                 }
                 i++;
@@ -560,8 +588,9 @@ public final class Bot {
                 infinite = true;
             } else if (t[i].equals("perft")) {
                 perftDepth = i + 1 < t.length ? parseCount(t[i + 1]) : -1;
-                if (perftDepth < 0 || perftDepth > 64) {
-                    say("info string error go perft needs a depth from 0 to 64");
+                if (perftDepth < 0 || perftDepth > PERFT_MAX) {
+                    say("info string error go perft needs a depth from 0 to " + PERFT_MAX + ", got '"
+                            + (i + 1 < t.length ? clip(t[i + 1]) : "nothing") + "'");
                     return;
                 }
                 i++;
@@ -570,7 +599,7 @@ public final class Bot {
                 return;
             }
         }
-        pendingMove = null; // a new go replaces a search still waiting for stop
+        implicitStop(); // a go during a held go infinite ends it first
         if (perftDepth >= 0) {
             perft((int) perftDepth);
             return;

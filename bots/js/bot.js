@@ -167,13 +167,17 @@ class Position {
     }
     let clock = 0;
     let fullmove = 1;
+    // CLOCK and MOVE: no leading zero, at most 999,999,999 (protocol.md 5.6).
+    const fenNumber = /^(0|[1-9][0-9]{0,8})$/;
     if (fields.length >= 3) {
-      if (!/^[0-9]+$/.test(fields[2])) throw new RulesError(`FEN ${q}: clock must be an integer >= 0, got '${fields[2]}'`);
+      if (!fenNumber.test(fields[2])) {
+        throw new RulesError(`FEN ${q}: clock must be 0 to 999999999 without leading zeros, got '${fields[2]}'`);
+      }
       clock = Number(fields[2]);
     }
     if (fields.length === 4) {
-      if (!/^[0-9]+$/.test(fields[3]) || Number(fields[3]) < 1) {
-        throw new RulesError(`FEN ${q}: move number must be an integer >= 1, got '${fields[3]}'`);
+      if (!fenNumber.test(fields[3]) || Number(fields[3]) < 1) {
+        throw new RulesError(`FEN ${q}: move number must be 1 to 999999999 without leading zeros, got '${fields[3]}'`);
       }
       fullmove = Number(fields[3]);
     }
@@ -339,11 +343,42 @@ function chooseGreedy(moves, rand) {
 
 // ---------------------------------------------------------------- protocol
 
-const GO_VALUES = new Set(['p1time', 'p2time', 'p1inc', 'p2inc', 'movetime', 'depth', 'nodes', 'movestogo']);
-const GO_FLAGS = new Set(['infinite', 'ponder']);
+const GO_TIMES = new Set(['p1time', 'p2time', 'p1inc', 'p2inc']); // below 0 reads as 0
+const GO_VALUES = new Set([...GO_TIMES, 'movetime', 'depth', 'nodes', 'movestogo']);
+const GO_DIGITS = 15; // the longest number a `go` argument may have (protocol.md 5.6)
+const PERFT_MAX = 1000;
 
 function echo(text) {
   return text.length <= ECHO_MAX ? text : `${text.slice(0, ECHO_MAX)}... (${text.length} chars)`;
+}
+
+// {infinite, perft (depth or null)} of `go`'s arguments; throws a RulesError
+// naming the first bad one (an unknown word, a missing, non-numeric or too long value).
+function parseGo(args) {
+  let infinite = false;
+  let perftDepth = null;
+  let i = 0;
+  while (i < args.length) {
+    const w = args[i];
+    if (w === 'infinite') {
+      infinite = true;
+      i += 1;
+      continue;
+    }
+    if (!GO_VALUES.has(w) && w !== 'perft') throw new RulesError(`unknown argument '${echo(w)}'`);
+    if (i + 1 >= args.length) throw new RulesError(`${w}: missing value`);
+    const text = args[i + 1];
+    const digits = GO_TIMES.has(w) && text.startsWith('-') ? text.slice(1) : text;
+    if (!/^[0-9]+$/.test(digits) || digits.length > GO_DIGITS) {
+      throw new RulesError(`${w}: expected a whole number of at most ${GO_DIGITS} digits, got '${echo(text)}'`);
+    }
+    if (w === 'perft') {
+      if (Number(digits) > PERFT_MAX) throw new RulesError(`perft: depth must be 0 to ${PERFT_MAX}, got '${echo(text)}'`);
+      perftDepth = Number(digits);
+    }
+    i += 2;
+  }
+  return { infinite, perft: perftDepth };
 }
 
 function send(line) {
@@ -395,15 +430,21 @@ class Bot {
         this.pos = Position.start(this.game);
         this.rand = this.newRng();
         break;
-      case 'position':
-        this.implicitStop();
+      case 'position': {
+        // All or nothing: a rejected line leaves the bot as it was (a held
+        // `go infinite` included).
+        let pos;
         try {
-          this.pos = this.parsePosition(args);
+          pos = this.parsePosition(args);
         } catch (e) {
           if (!(e instanceof RulesError)) throw e;
           this.error(`position: ${e.message}`);
+          break;
         }
+        this.implicitStop();
+        this.pos = pos;
         break;
+      }
       case 'go': this.go(args); break;
       case 'stop': this.implicitStop(); break;
       case 'query': this.query(args); break;
@@ -462,31 +503,27 @@ class Bot {
     return pos;
   }
 
+  // protocol.md 5.2 `go` and 5.6: a bare `go` is `go infinite`, `infinite` wins
+  // over every limit, and one bad argument rejects the whole line (one error, no
+  // bestmove, a held `go infinite` still held). The bot does not search: the
+  // limits are checked and otherwise unused.
   go(args) {
-    this.implicitStop();
-    const pi = args.indexOf('perft');
-    if (pi >= 0) {
-      const d = args[pi + 1];
-      if (d === undefined || !/^[0-9]+$/.test(d)) {
-        this.error(`go perft: depth must be an integer >= 0, got '${echo(d === undefined ? 'nothing' : d)}'`);
-        return;
-      }
-      this.perft(Number(d));
+    let parsed;
+    try {
+      parsed = parseGo(args);
+    } catch (e) {
+      if (!(e instanceof RulesError)) throw e;
+      this.error(`go: ${e.message}`);
       return;
     }
-    let infinite = false;
-    for (let i = 0; i < args.length; i++) {
-      const w = args[i];
-      if (GO_FLAGS.has(w)) infinite = infinite || w === 'infinite';
-      else if (GO_VALUES.has(w)) {
-        if (i + 1 >= args.length || !/^-?[0-9]+$/.test(args[i + 1])) {
-          this.error(`go: ${w} needs an integer, got '${echo(i + 1 < args.length ? args[i + 1] : 'nothing')}'`);
-        } else i++;
-      } else this.error(`go: unknown argument '${echo(w)}' ignored`);
+    this.implicitStop();
+    if (parsed.perft !== null) {
+      this.perft(parsed.perft);
+      return;
     }
     const moves = this.pos.legalMoves();
     const best = moves.length ? moveString(chooseGreedy(moves, this.rand)) : 'none';
-    if (infinite && moves.length) this.pending = best;
+    if ((parsed.infinite || !args.length) && moves.length) this.pending = best;
     else send(`bestmove ${best}`);
   }
 

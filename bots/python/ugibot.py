@@ -39,6 +39,10 @@ class FenError(ValueError):
     """A FEN or move that does not follow protocol.md; the message is one line."""
 
 
+class GoError(ValueError):
+    """A bad argument to ``go``: the whole command is rejected (protocol.md 5.4)."""
+
+
 # --------------------------------------------------------------------------
 # Geometry
 
@@ -197,6 +201,8 @@ class Move(NamedTuple):
 _MOVE_SYNTAX = re.compile(r"[1-9][0-9]*(-[1-9][0-9]*|(x[1-9][0-9]*)+)")
 _COUNT = re.compile(r"[1-9][0-9]*")
 _NUMBER = re.compile(r"[0-9]+")
+#: FEN CLOCK and MOVE: no leading zero, at most 999,999,999 (protocol.md 5.6).
+_FEN_NUMBER = re.compile(r"0|[1-9][0-9]{0,8}")
 
 
 class Position:
@@ -241,13 +247,17 @@ class Position:
             raise FenError(f"FEN {text!r}: side to move must be 'w' or 'b', got {side!r}")
         clock, fullmove = 0, 1
         if len(fields) >= 3:
-            if not _NUMBER.fullmatch(fields[2]):
-                raise FenError(f"FEN {text!r}: clock must be an integer >= 0, got {fields[2]!r}")
+            if not _FEN_NUMBER.fullmatch(fields[2]):
+                raise FenError(
+                    f"FEN {text!r}: clock must be 0 to 999999999 without leading zeros, "
+                    f"got {fields[2]!r}"
+                )
             clock = int(fields[2])
         if len(fields) == 4:
-            if not _NUMBER.fullmatch(fields[3]) or int(fields[3]) < 1:
+            if not _FEN_NUMBER.fullmatch(fields[3]) or int(fields[3]) < 1:
                 raise FenError(
-                    f"FEN {text!r}: move number must be an integer >= 1, got {fields[3]!r}"
+                    f"FEN {text!r}: move number must be 1 to 999999999 without leading zeros, "
+                    f"got {fields[3]!r}"
                 )
             fullmove = int(fields[3])
         return cls(game, cells, side, clock, fullmove)
@@ -435,9 +445,10 @@ def divide(pos: Position, depth: int) -> list[tuple[str, int]]:
 
 Strategy = Callable[[Position, list[Move], random.Random], Move]
 
-_GO_VALUES = ("p1time", "p2time", "p1inc", "p2inc", "movetime", "depth", "nodes", "movestogo")
-_GO_FLAGS = ("infinite", "ponder")
-_INT = re.compile(r"-?[0-9]+")
+_GO_TIMES = ("p1time", "p2time", "p1inc", "p2inc")  # below 0 reads as 0 (protocol.md 5.6)
+_GO_VALUES = (*_GO_TIMES, "movetime", "depth", "nodes", "movestogo")
+_GO_DIGITS = 15  # the longest number a `go` argument may have (protocol.md 5.6)
+PERFT_MAX = 1000
 SEED_MAX = 2**31 - 1
 
 
@@ -445,11 +456,41 @@ def _echo(text: str) -> str:
     return text if len(text) <= ECHO_MAX else f"{text[:ECHO_MAX]}... ({len(text)} chars)"
 
 
+def _parse_go(args: list[str]) -> tuple[bool, int | None]:
+    """(``infinite`` given, the ``perft`` depth or None) of ``go``'s arguments; GoError naming
+    the first bad one (an unknown word, a missing, non-numeric or too long value)."""
+    infinite, perft_depth = False, None
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "infinite":
+            infinite = True
+            i += 1
+            continue
+        if word not in _GO_VALUES and word != "perft":
+            raise GoError(f"unknown argument {_echo(word)!r}")
+        if i + 1 >= len(args):
+            raise GoError(f"{word}: missing value")
+        text = args[i + 1]
+        digits = text[1:] if word in _GO_TIMES and text.startswith("-") else text
+        if not _NUMBER.fullmatch(digits) or len(digits) > _GO_DIGITS:
+            raise GoError(f"{word}: expected a whole number of at most {_GO_DIGITS} digits, "
+                          f"got {_echo(text)!r}")
+        if word == "perft":
+            if int(digits) > PERFT_MAX:
+                raise GoError(f"perft: depth must be 0 to {PERFT_MAX}, got {_echo(text)!r}")
+            perft_depth = int(digits)
+        i += 2
+    return infinite, perft_depth
+
+
 class UgiBot:
     """The UGI command loop; ``strategy`` picks a move, everything else is here.
 
-    ``go infinite`` picks its move at once but holds the ``bestmove`` until
-    ``stop`` (or an implicit stop: a command that changes the position).
+    ``go infinite`` (and a bare ``go``, which means the same) picks its move at
+    once but holds the ``bestmove`` until ``stop`` (or an implicit stop: a
+    command that changes the position). Holding costs nothing, so ``isready``
+    is answered at once while a ``go infinite`` waits.
     """
 
     def __init__(self, name: str, author: str, strategy: Strategy, out: TextIO = sys.stdout):
@@ -549,11 +590,15 @@ class UgiBot:
         self.rng = self._new_rng()
 
     def cmd_position(self, args: list[str]) -> None:
-        self._implicit_stop()
+        """All or nothing (protocol.md 5.2): a rejected line leaves the bot as it was, a held
+        ``go infinite`` included."""
         try:
-            self.pos = self._parse_position(args)
+            pos = self._parse_position(args)
         except FenError as exc:
             self.error(f"position: {exc}")
+            return
+        self._implicit_stop()
+        self.pos = pos
 
     def _parse_position(self, args: list[str]) -> Position:
         moves_at = args.index("moves") if "moves" in args else len(args)
@@ -573,39 +618,27 @@ class UgiBot:
         return pos
 
     def cmd_go(self, args: list[str]) -> None:
-        self._implicit_stop()
-        if "perft" in args:
-            self._perft(args)
+        """protocol.md 5.2 ``go`` and 5.6: a bare ``go`` is ``go infinite``, ``infinite``
+        wins over every limit, and one bad argument rejects the whole line (one error, no
+        ``bestmove``, a held ``go infinite`` still held). The bot does not search, so the
+        limits are checked and otherwise unused."""
+        try:
+            infinite, perft_depth = _parse_go(args)
+        except GoError as exc:
+            self.error(f"go: {exc}")
             return
-        infinite = False
-        i = 0
-        while i < len(args):
-            word = args[i]
-            if word in _GO_FLAGS:
-                infinite = infinite or word == "infinite"
-            elif word in _GO_VALUES:
-                if i + 1 >= len(args) or not _INT.fullmatch(args[i + 1]):
-                    got = args[i + 1] if i + 1 < len(args) else "nothing"
-                    self.error(f"go: {word} needs an integer, got {_echo(got)!r}")
-                else:
-                    i += 1
-            else:
-                self.error(f"go: unknown argument {_echo(word)!r} ignored")
-            i += 1
+        self._implicit_stop()
+        if perft_depth is not None:
+            self._perft(perft_depth)
+            return
         moves = self.pos.legal_moves()
         best = str(self.strategy(self.pos, moves, self.rng)) if moves else "none"
-        if infinite and moves:
+        if (infinite or not args) and moves:
             self.pending = best
         else:
             self.send(f"bestmove {best}")
 
-    def _perft(self, args: list[str]) -> None:
-        at = args.index("perft")
-        if at + 1 >= len(args) or not _NUMBER.fullmatch(args[at + 1]):
-            got = args[at + 1] if at + 1 < len(args) else "nothing"
-            self.error(f"go perft: depth must be an integer >= 0, got {_echo(got)!r}")
-            return
-        depth = int(args[at + 1])
+    def _perft(self, depth: int) -> None:
         if depth == 0:
             self.send("nodes 1")
             return
