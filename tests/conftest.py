@@ -156,7 +156,7 @@ class UgiProgram:
             order.append(move)
         return divide, int(lines[-1].split()[1]), order
 
-    def bestmove(self, go: str = "go", timeout: float = LINE_TIMEOUT) -> str:
+    def bestmove(self, go: str = "go depth 1", timeout: float = LINE_TIMEOUT) -> str:
         self.send(go)
         return self.read_until("bestmove ", timeout)[-1].split()[1]
 
