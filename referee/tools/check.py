@@ -459,10 +459,24 @@ class Checker:
 
         await self.item(f"{g}: go movetime", go_movetime)
         await self.item(f"{g}: go with a clock", go_clock)
+        await self.item(f"{g}: go with movestogo", self.movestogo_body(search, board))
         await self.item(f"{g}: go depth", go_limited(Go(depth=2)))
         await self.item(f"{g}: go nodes", go_limited(Go(nodes=500)))
         await self.item(f"{g}: go infinite, isready, stop", go_infinite)
         await self.item(f"{g}: stop with no search", stop_idle)
+
+    def movestogo_body(self, search: PositionCase, board: Board) -> Body:
+        """``movestogo`` (protocol.md 5.2): guti sends it whenever a period is in force,
+        so every engine must accept it (it may ignore the value)."""
+        async def body() -> str:
+            clock = Go(p1time=CLOCK_MS * 5, p1inc=0, p2time=CLOCK_MS * 5, p2inc=0, movestogo=5)
+            reply = await self.bestmove(search.position(), clock, 3.0 + CLOCK_MS * 5 / 1000)
+            errors = [line for line in reply.infos if _is_error(line)]
+            if errors:
+                raise Fail(f"'go {clock.arguments()}' accepted", _short(errors))
+            self.judge_move(board, reply.bestmove)
+            return f"bestmove {reply.bestmove} in {reply.elapsed_ms:.0f} ms"
+        return body
 
     def position_body(self, g: str, case: PositionCase) -> Body:
         async def body() -> str:

@@ -1,0 +1,125 @@
+"""Issue 12, "A stranger's first hour": what guti now says and sends where a newcomer's
+engine (one written from protocol.md alone) was left guessing. Each test goes through the
+real ``guti`` command where the item is about the command line."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from referee.ugi.limits import Limits, go_for_turn
+from tests.conftest import GUTI, ROOT
+
+QUIRKY = ROOT / "tests" / "engines" / "quirky.py"
+PY = sys.executable
+GREEDY_CHECK = "option name Greedy type check default true"
+
+
+def guti(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([*GUTI, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def quirky(name: str, *flags: str, **tokens: str) -> list[str]:
+    args = shlex.join([str(QUIRKY), *flags])
+    return ["-engine", f"cmd={PY}", f"args={args}", f"name={name}",
+            *(f"{k.replace('_', '.')}={v}" for k, v in tokens.items())]
+
+
+def reference(name: str, *tokens: str) -> list[str]:
+    return ["-engine", f"cmd={PY}", "args=-m engine", f"dir={ROOT}", f"name={name}", *tokens]
+
+
+# -- 5: engine options are checked against the engine's own declaration ------------------
+
+
+def test_bad_engine_options_stop_a_match_before_any_game(tmp_path: Path) -> None:
+    cases = {
+        "option.Levl=3": ["Levl", "no option"],
+        "option.Level=abc": ["Level", "'abc'", "whole number"],
+        "option.Level=99": ["Level", "99", "range"],
+        "option.Seed=-5": ["Seed", "range"],
+    }
+    for token, words in cases.items():
+        done = guti("match", *reference("ref", token), *reference("other"),
+                    "-each", "depth=1", "-games", "2", "-pdnout", "g.pdn", cwd=tmp_path)
+        assert done.returncode == 2, (token, done.stdout, done.stderr)
+        line = done.stderr.strip()
+        assert "\n" not in line and "engine ref" in line, line
+        assert all(w in line for w in words), (token, line)
+        assert "Game 1" not in done.stdout
+        assert "[Event" not in (tmp_path / "g.pdn").read_text() if (tmp_path / "g.pdn").exists() else True
+
+
+def test_bad_combo_and_check_values_stop_a_tournament(tmp_path: Path) -> None:
+    combo = "option name Style type combo default calm var calm var wild"
+    for token, words in (("option.Style=mad", ["Style", "mad", "calm, wild"]),
+                         ("option.Greedy=maybe", ["Greedy", "maybe", "true or false"])):
+        done = guti("tournament", *quirky("q", "--option-line", combo, "--option-line",
+                                          GREEDY_CHECK), token,
+                    *reference("ref"), "-each", "depth=1", "-games", "2",
+                    "-db", f"{token}.db", cwd=tmp_path)
+        assert done.returncode == 2, (token, done.stdout, done.stderr)
+        assert all(w in done.stderr for w in ["engine q", *words]), done.stderr
+        assert "Finished game" not in done.stdout
+
+
+def test_an_error_reply_to_the_set_up_is_shown_and_stops_the_match(tmp_path: Path) -> None:
+    """The option is declared and the value fits, but the engine still answers ``info
+    string error``: that line reaches the terminal and no game is played."""
+    book = "option name Book type string default x"
+    done = guti("match", *quirky("q", "--option-line", book, "--quirk", "reject-options"),
+                "option.Book=none", *reference("ref"), "-each", "depth=1", "-games", "1",
+                cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "engine q rejected its set-up: info string error setoption name Book value none" \
+        in done.stderr
+    assert "Game 1" not in done.stdout
+    accepted = guti("match", *quirky("q", "--option-line", book), "option.Book=none",
+                    *reference("ref"), "-each", "depth=1", "-games", "1", cwd=tmp_path)
+    assert accepted.returncode == 0, accepted.stderr
+
+
+# -- 6: check options take true|false ----------------------------------------------------
+
+
+def test_toml_booleans_are_sent_as_true_false(tmp_path: Path) -> None:
+    log = tmp_path / "set.log"
+    args = [str(QUIRKY), "--option-line", GREEDY_CHECK, "--setlog", str(log)]
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(
+        f'games = 1\ndb = "t.db"\n[each]\ndepth = 1\n'
+        f'[[engine]]\nname = "q"\ncmd = "{PY}"\nargs = {args!r}\noptions = {{ Greedy = false }}\n'
+        f'[[engine]]\nname = "ref"\ncmd = "{PY}"\nargs = ["-m", "engine"]\ndir = "{ROOT}"\n'
+        .replace("'", '"'))
+    done = guti("tournament", str(cfg), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    sent = [line for line in log.read_text().splitlines() if "Greedy" in line]
+    assert sent and all(line == "setoption name Greedy value false" for line in sent), sent
+
+
+# -- 15: movestogo with a period ---------------------------------------------------------
+
+
+def test_go_carries_movestogo_whenever_a_period_is_in_force() -> None:
+    period = Limits(base_ms=2000, moves_per_period=10)
+    go = go_for_turn(period, (period, 1998.0), (period, 2000.0), moves_in_period=9)
+    assert go.movestogo == 1 and "movestogo 1" in go.arguments()
+    first = go_for_turn(period, (period, 2000.0), (period, 2000.0))
+    assert first.movestogo == 10
+    plain = Limits(base_ms=2000, inc_ms=10)
+    assert "movestogo" not in go_for_turn(plain, (plain, 1.0), (plain, 1.0)).arguments()
+
+
+def test_a_match_with_tc_moves_per_period_sends_movestogo(tmp_path: Path) -> None:
+    log = tmp_path / "go.log"
+    done = guti("match", *quirky("q", "--setlog", str(log)), *reference("ref", "option.Level=1"),
+                "-each", "tc=3/2", "-games", "1",
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    goes = [line.split() for line in log.read_text().splitlines() if line.startswith("go")]
+    counts = [int(w[w.index("movestogo") + 1]) for w in goes]
+    assert counts[:4] == [3, 2, 1, 3], goes[:4]
