@@ -4,10 +4,13 @@ real ``guti`` command where the item is about the command line."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from referee.ugi.limits import Limits, go_for_turn
@@ -31,6 +34,23 @@ def quirky(name: str, *flags: str, **tokens: str) -> list[str]:
 
 def reference(name: str, *tokens: str) -> list[str]:
     return ["-engine", f"cmd={PY}", "args=-m engine", f"dir={ROOT}", f"name={name}", *tokens]
+
+
+# -- 2: the time taken is measured and printed, not promised -----------------------------
+
+
+def assert_elapsed_last(stdout: str, took: float) -> None:
+    """The last line is ``Elapsed: S s``, S within the wall time the test measured."""
+    last = stdout.strip().splitlines()[-1]
+    found = re.fullmatch(r"Elapsed: (\d+\.\d) s", last)
+    assert found, last
+    assert 0 < float(found.group(1)) <= took + 0.1
+
+
+def test_readme_promises_no_duration() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "about\n12 s" not in readme and "about 12 s" not in readme
+    assert "the last line says how long it took" in readme
 
 
 # -- 5: engine options are checked against the engine's own declaration ------------------
@@ -95,8 +115,11 @@ def test_toml_booleans_are_sent_as_true_false(tmp_path: Path) -> None:
         f'[[engine]]\nname = "q"\ncmd = "{PY}"\nargs = {args!r}\noptions = {{ Greedy = false }}\n'
         f'[[engine]]\nname = "ref"\ncmd = "{PY}"\nargs = ["-m", "engine"]\ndir = "{ROOT}"\n'
         .replace("'", '"'))
+    started = time.monotonic()
     done = guti("tournament", str(cfg), cwd=tmp_path)
+    took = time.monotonic() - started
     assert done.returncode == 0, done.stderr
+    assert_elapsed_last(done.stdout, took)
     sent = [line for line in log.read_text().splitlines() if "Greedy" in line]
     assert sent and all(line == "setoption name Greedy value false" for line in sent), sent
 
@@ -116,10 +139,36 @@ def test_go_carries_movestogo_whenever_a_period_is_in_force() -> None:
 
 def test_a_match_with_tc_moves_per_period_sends_movestogo(tmp_path: Path) -> None:
     log = tmp_path / "go.log"
+    started = time.monotonic()
     done = guti("match", *quirky("q", "--setlog", str(log)), *reference("ref", "option.Level=1"),
                 "-each", "tc=3/2", "-games", "1",
                 cwd=tmp_path)
+    took = time.monotonic() - started
     assert done.returncode == 0, done.stderr
+    assert_elapsed_last(done.stdout, took)
     goes = [line.split() for line in log.read_text().splitlines() if line.startswith("go")]
     counts = [int(w[w.index("movestogo") + 1]) for w in goes]
     assert counts[:4] == [3, 2, 1, 3], goes[:4]
+
+
+# -- 10: every output path gets its parent folders -----------------------------------------
+
+
+def test_every_output_path_creates_its_parent_folders(tmp_path: Path) -> None:
+    each = ["-each", "depth=1", "-games", "2"]
+    match = guti("match", *reference("a"), *reference("b"), *each, "-pdnout", "m/1/g.pdn",
+                 "-log", "m/2/t.log", cwd=tmp_path)
+    assert match.returncode == 0, match.stderr
+    assert (tmp_path / "m/1/g.pdn").read_text().count("[Event") == 2
+    assert (tmp_path / "m/2/t.log").stat().st_size > 0
+    tour = guti("tournament", *reference("a"), *reference("b"), *each, "-db", "t/1/t.db",
+                "-pdnout", "t/2/t.pdn", cwd=tmp_path)
+    assert tour.returncode == 0, tour.stderr
+    out = guti("export", "t/1/t.db", "-json", "e/1/g.json", "-pdn", "e/2/g.pdn", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads((tmp_path / "e/1/g.json").read_text())) == 2
+    assert (tmp_path / "e/2/g.pdn").read_text().count("[Event") == 2
+    (tmp_path / "file").write_text("x")
+    blocked = guti("export", "t/1/t.db", "-json", "file/g.json", cwd=tmp_path)
+    assert blocked.returncode == 2 and blocked.stderr.count("\n") == 1, blocked.stderr
+    assert "file" in blocked.stderr and "Traceback" not in blocked.stderr

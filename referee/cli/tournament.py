@@ -15,6 +15,7 @@ import math
 import os
 import sys
 
+from referee.cli.elapsed import Stopwatch
 from referee.config.args import (
     CliError,
     Kind,
@@ -59,6 +60,7 @@ def main_tournament(argv: list[str]) -> int:
         f"{settings.total_games} games, concurrency {settings.concurrency}, db {settings.db_path}",
         flush=True,
     )
+    watch = Stopwatch()
     try:
         outcome = asyncio.run(run_tournament(settings, console))
     except (TournamentError, StoreError, EngineStartError) as exc:
@@ -80,6 +82,7 @@ def main_tournament(argv: list[str]) -> int:
             return _err("tournament", str(exc))
     table.print(console)
     print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
+    print(watch.line(), flush=True)
     if outcome is None or outcome.stopped == "interrupted":
         print(
             "guti tournament: interrupted; continue with the same command and -resume",

@@ -8,8 +8,6 @@ mistake. Defaults come from the settings model; the help texts show them.
 
 from __future__ import annotations
 
-import os
-
 from engine.rules import GAMES, RulesError
 from referee.config.args import CliError, Kind, OptionSpec, ParsedArgs
 from referee.game.openings import (
@@ -19,6 +17,7 @@ from referee.game.openings import (
     opening_sequence,
     random_openings,
 )
+from referee.game.output_paths import create_parent_dirs
 from referee.game.runner import start_board
 from referee.game.settings import (
     DEFAULT_GAME,
@@ -183,9 +182,11 @@ def game_settings(args: ParsedArgs, game: str, seed: int | None, games: int,
 
 
 def check_writable(paths: list[str | None]) -> None:
-    """Each output file's folder exists (a typo is a usage mistake, not a crash later)."""
+    """Each output file's folders exist: missing ones are created (README, "Output
+    files"); one that cannot be made is a usage mistake, not a crash later."""
     for path in paths:
         if path:
-            folder = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(folder):
-                raise CliError(f"cannot write {path}: no such directory {folder}")
+            try:
+                create_parent_dirs(path)
+            except OSError as exc:
+                raise CliError(f"{exc.strerror} ({exc.filename})") from None

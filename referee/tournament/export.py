@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.rules import Board
+from referee.game.output_paths import create_parent_dirs
 from referee.game.pdn import format_game
 from referee.game.record import GameRecord
 from referee.tournament.store import TournamentStore
@@ -63,6 +64,7 @@ def _write_games(
     """Write ``head``, ``render(n, info, record)`` for every stored game in finishing
     order, then ``tail``, and make it durable (fsync); returns the number of games."""
     games = 0
+    create_parent_dirs(path)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(head)
         for n, (info, record) in enumerate(store.records()):
