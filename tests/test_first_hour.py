@@ -172,3 +172,39 @@ def test_every_output_path_creates_its_parent_folders(tmp_path: Path) -> None:
     blocked = guti("export", "t/1/t.db", "-json", "file/g.json", cwd=tmp_path)
     assert blocked.returncode == 2 and blocked.stderr.count("\n") == 1, blocked.stderr
     assert "file" in blocked.stderr and "Traceback" not in blocked.stderr
+
+
+# -- 16: every subcommand's --help, and a suggestion for a mistyped flag -------------------
+
+
+def test_every_subcommand_help_lists_its_options_and_exits_0(tmp_path: Path) -> None:
+    from referee.cli.main import COMMANDS
+    from referee.cli.tournament import EXPORT_OPTIONS, STANDINGS_OPTIONS
+    from referee.config.options import ENGINE_KEY_HELP, MATCH_OPTIONS
+    from referee.config.tournament import TOURNAMENT_OPTIONS
+
+    specs = {"match": MATCH_OPTIONS, "tournament": TOURNAMENT_OPTIONS,
+             "standings": STANDINGS_OPTIONS, "export": EXPORT_OPTIONS}
+    for command in COMMANDS:
+        done = guti(command, "--help", cwd=tmp_path, timeout=60)
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+        assert done.stdout.startswith("usage: guti " + command), (command, done.stdout)
+        assert "``" not in done.stdout, command
+        lines = done.stdout.splitlines()
+        for spec in specs.get(command, []):
+            assert sum(line.lstrip().startswith(f"-{spec.name} ") or line.strip() == f"-{spec.name}"
+                       for line in lines) == 1, (command, spec.name)
+    match_help = guti("match", "--help", cwd=tmp_path).stdout
+    for key in ("cmd=", "args=", "name=", "dir=", "tc=", "st=", "depth=", "nodes=",
+                "timemargin=", "option.X=", "restart="):
+        assert any(line.strip().startswith(key) for line in match_help.splitlines()), key
+    assert len(ENGINE_KEY_HELP) >= 11
+
+
+def test_a_mistyped_flag_suggests_the_nearest_one(tmp_path: Path) -> None:
+    for command, word, near in (("match", "-gmaes", "-games"), ("tournament", "--concurency",
+                                "-concurrency"), ("standings", "-drawmdel", "-drawmodel")):
+        args = ["x.db", word, "1"] if command == "standings" else [word, "1"]
+        done = guti(command, *args, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert f"did you mean {near}?" in done.stderr and done.stderr.count("\n") == 1, done.stderr

@@ -47,7 +47,7 @@ def _err(prog: str, text: str) -> int:
 def main_tournament(argv: list[str]) -> int:
     """Entry point of ``guti tournament``."""
     console = make_console(sys.stdout)
-    if any(w in ("-help", "--help", "-h") for w in argv):
+    if any(option_name(word) in ("help", "h") for word in argv):
         print(usage("guti tournament [FILE.toml]", TOURNAMENT_OPTIONS))
         return 0
     try:
@@ -201,6 +201,9 @@ EXPORT_OPTIONS = [
 
 def main_export(argv: list[str]) -> int:
     """``guti export DB -pdn FILE -json FILE``."""
+    if any(option_name(word) in ("help", "h") for word in argv):
+        print(usage("guti export DB", EXPORT_OPTIONS))
+        return 0
     try:
         path, rest = _db_and_rest("export", argv)
         args = parse_cli(rest, EXPORT_OPTIONS)

@@ -38,9 +38,27 @@ from referee.ugi.engine_config import (
 
 #: The options every cutechess-style command here accepts; the tournament
 #: command extends this list (``MATCH_OPTIONS + [...]``).
+#: The keys of ``-engine`` and ``-each``, one help line each (shown by ``--help``).
+ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
+    ("cmd=PATH", "the engine's program (looked up in dir=, else on PATH)"),
+    ("args=TEXT", "its arguments, split as a shell would (args=\"-x --threads 2\")"),
+    ("name=N", "its name in results (default: the program's name)"),
+    ("dir=D", "its working directory"),
+    ("tc=T", "time control [MOVES/]BASE[+INC] in seconds, or inf"),
+    ("st=S", "fixed seconds per move (go movetime)"),
+    ("depth=N", "search depth per move (go depth)"),
+    ("nodes=N", "nodes per move (go nodes)"),
+    ("timemargin=MS", "ms an engine may overstep its time before it loses"),
+    ("option.X=V", "setoption name X value V, checked against the engine's option list"),
+    ("restart=on|off", "a fresh process for every game (default off)"),
+    ("stderr=FILE", "write the engine's stderr to FILE"),
+    ("proto=ugi", "the protocol (ugi is the only one)"),
+)
+
 MATCH_OPTIONS: list[OptionSpec] = [
-    OptionSpec("engine", Kind.TOKENS, repeatable=True, help="define an engine (cmd=... name=...)"),
-    OptionSpec("each", Kind.TOKENS, help="settings applied to every engine"),
+    OptionSpec("engine", Kind.TOKENS, repeatable=True, key_help=ENGINE_KEY_HELP,
+               help="define an engine (twice or more), with these keys:"),
+    OptionSpec("each", Kind.TOKENS, help="settings applied to every engine (same keys)"),
     OptionSpec("game", Kind.VALUE, help="egara-guti or pretwa"),
     OptionSpec("variant", Kind.VALUE, help="same as -game"),
     OptionSpec("games", Kind.VALUE, help=f"number of games (default {DEFAULT_GAMES})"),
