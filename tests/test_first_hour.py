@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from referee.ugi.limits import Limits, go_for_turn
-from tests.conftest import GUTI, ROOT
+from tests.conftest import GUTI, ROOT, read_pdn
 
 QUIRKY = ROOT / "tests" / "engines" / "quirky.py"
 PY = sys.executable
@@ -208,3 +208,28 @@ def test_a_mistyped_flag_suggests_the_nearest_one(tmp_path: Path) -> None:
         done = guti(command, *args, cwd=tmp_path)
         assert done.returncode == 2, done.stderr
         assert f"did you mean {near}?" in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+# -- 7: one game numbering, 1-based wherever a person reads it ----------------------------
+
+
+def test_game_numbers_agree_on_terminal_pdn_json_and_export_order(tmp_path: Path) -> None:
+    tour = guti("tournament", *reference("a"), *reference("b"), *reference("c"),
+                "-each", "depth=1", "-games", "2", "-concurrency", "2", "-db", "t.db",
+                "-pdnout", "live.pdn", cwd=tmp_path)
+    assert tour.returncode == 0, tour.stderr
+    finished = [int(n) for n in re.findall(r"Finished game (\d+) ", tour.stdout)]
+    assert sorted(finished) == [1, 2, 3, 4, 5, 6], tour.stdout
+    out = guti("export", "t.db", "-json", "g.json", "-pdn", "g.pdn", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    games = json.loads((tmp_path / "g.json").read_text())
+    assert [g["game_id"] for g in games] == [1, 2, 3, 4, 5, 6]
+    exported = read_pdn((tmp_path / "g.pdn").read_text())
+    assert [g.tags["Game"] for g in exported] == ["1", "2", "3", "4", "5", "6"]
+    live = read_pdn((tmp_path / "live.pdn").read_text())
+    assert sorted(int(g.tags["Game"]) for g in live) == [1, 2, 3, 4, 5, 6]
+    # the same game under the same number everywhere: players and moves agree
+    by_number = {int(g.tags["Game"]): g for g in live}
+    for game in games:
+        tags = by_number[game["game_id"]].tags
+        assert (tags["White"], tags["Black"]) == (game["white"], game["black"])

@@ -130,6 +130,7 @@ def format_game(record: GameRecord) -> str:
         _tag("Site", record.site),
         _tag("Date", record.date),
         _tag("Round", record.round),
+        *([_tag("Game", str(record.number))] if record.number is not None else []),
         _tag("White", record.white),
         _tag("Black", record.black),
         _tag("Result", record.result),

@@ -41,6 +41,9 @@ class GameRecord:
     detail: str = ""
     fault: Side | None = None
     round: str = "1"
+    #: The game's number in its match or tournament, 1-based as everywhere a person reads
+    #: it (terminal, PDN ``Game`` tag, JSON); None for a game played on its own.
+    number: int | None = None
     date: str = "????.??.??"
     start_time: str = ""
     event: str = "?"
