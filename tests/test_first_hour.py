@@ -233,3 +233,28 @@ def test_game_numbers_agree_on_terminal_pdn_json_and_export_order(tmp_path: Path
     for game in games:
         tags = by_number[game["game_id"]].tags
         assert (tags["White"], tags["Black"]) == (game["white"], game["black"])
+
+
+# -- 8: a crashed engine's last stderr lines ------------------------------------------------
+
+
+def test_a_panic_shows_its_message_and_the_stderr_tail_is_kept(tmp_path: Path) -> None:
+    tour = guti("tournament", *quirky("rusty", "--quirk", "panic", "--at", "2"),
+                *reference("ref"), "-each", "depth=1", "-games", "1", "-db", "t.db",
+                "-pdnout", "t.pdn", cwd=tmp_path)
+    assert tour.returncode == 0, tour.stderr
+    shown = " ".join(tour.stdout.split())  # a long line may be wrapped at 160 columns
+    assert ("stderr: thread 'main' panicked at src/search.rs:42:9: index out of bounds: the len "
+            "is 23 but the index is 23") in shown, tour.stdout
+    assert "RUST_BACKTRACE" not in shown and "iteration 7" not in shown
+    out = guti("export", "t.db", "-json", "g.json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    detail = json.loads((tmp_path / "g.json").read_text())[0]["detail"]
+    lines = detail.splitlines()
+    assert lines[1] == "last 20 stderr lines of the engine:"  # bounded: 27 were written
+    assert lines[-1].startswith("note: run with `RUST_BACKTRACE=1`")
+    assert lines[2] == "search: iteration 7 done" and len(lines) == 22
+    comment = read_pdn((tmp_path / "t.pdn").read_text())[0]
+    text = (tmp_path / "t.pdn").read_text()
+    assert "search: iteration 7 done | search: iteration 8 done" in " ".join(text.split())
+    assert comment.tags["Termination"] == "disconnect"

@@ -53,7 +53,7 @@ def _tag(name: str, value: str) -> str:
 
 
 def _comment(text: str) -> str:
-    return "{" + text.replace("}", ")").replace("{", "(").replace("\n", " ") + "}"
+    return "{" + text.replace("}", ")").replace("{", "(").replace("\n", " | ") + "}"
 
 
 def format_clock(ms: float) -> str:

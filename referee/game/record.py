@@ -83,5 +83,5 @@ class GameRecord:
         why = str(self.reason) if self.reason is not None else "unfinished"
         text = f"{self.white} vs {self.black}: {self.result} ({why}, {self.plies} plies)"
         if self.fault is not None and self.detail:
-            text += f" - {self.detail}"
+            text += f" - {self.detail.splitlines()[0]}"  # the rest: stderr lines, kept in files
         return text

@@ -186,7 +186,14 @@ class _Game:
         return self.lose(side, exc.reason, str(exc))
 
     def engine_failed(self, side: Side, exc: EngineError) -> GameRecord:
-        return self.lose(side, exc.reason, str(exc))
+        """A crash, a disconnect or a protocol error: the detail's first line says what
+        happened (with the most telling stderr line); the lines after it are the engine's
+        last stderr lines, kept whole in the database, the PDN comment and the JSON."""
+        detail = str(exc)
+        lines = self.engines[side].stderr_lines()
+        if lines:
+            detail += f"\nlast {len(lines)} stderr lines of the engine:\n" + "\n".join(lines)
+        return self.lose(side, exc.reason, detail)
 
     def stalled(self, side: Side, allowed: float | None) -> GameRecord:
         name = self.engines[side].name

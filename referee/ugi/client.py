@@ -181,6 +181,10 @@ class UgiEngine:
     def stderr_tail(self) -> str:
         return self.transport.stderr_tail()
 
+    def stderr_lines(self) -> list[str]:
+        """The engine's last stderr lines (bounded), for the record of a game it lost."""
+        return self.transport.stderr_lines()
+
     @property
     def id_name(self) -> str | None:
         return self.info.id_name
