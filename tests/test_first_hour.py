@@ -258,3 +258,18 @@ def test_a_panic_shows_its_message_and_the_stderr_tail_is_kept(tmp_path: Path) -
     text = (tmp_path / "t.pdn").read_text()
     assert "search: iteration 7 done | search: iteration 8 done" in " ".join(text.split())
     assert comment.tags["Termination"] == "disconnect"
+
+
+# -- 9: an illegal move after a rejected position names the engine's error line ------------
+
+
+def test_an_illegal_move_after_a_rejected_position_names_the_error(tmp_path: Path) -> None:
+    pdn = tmp_path / "g.pdn"
+    done = guti("match", *reference("ref", "option.Level=1"), *quirky("q", "--quirk", "reject-moves"),
+                "-each", "depth=1", "-games", "1", "-pdnout", str(pdn), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    shown = " ".join(done.stdout.split())
+    assert "engine q played illegal" in shown, done.stdout
+    assert ("before it, the engine answered: info string error position: moves are not "
+            "supported here") in shown
+    assert "moves are not supported here" in pdn.read_text()

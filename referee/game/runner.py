@@ -226,7 +226,16 @@ class _Game:
             detail = f"engine {name} sent malformed {shown!r}"
         else:
             detail = f"engine {name} played illegal {verdict.text} in {fen}: {verdict.error}"
-        return self.lose(side, fault.reason, detail)
+        return self.lose(side, fault.reason, detail + _error_reply(reply))
+
+
+def _error_reply(reply: GoReply) -> str:
+    """`` after answering the position with: info string error ...`` when the engine
+    rejected the ``position`` it was sent before the move: its wrong move then comes from
+    another position, and the error line is what explains it (it would otherwise sit
+    unread in the traffic log)."""
+    errors = [line for line in reply.infos if line.startswith("info string error")]
+    return f"; before it, the engine answered: {errors[0][:300]}" if errors else ""
 
 
 def _time_control_tag(white: Limits, black: Limits) -> str:
