@@ -358,6 +358,17 @@ class EngineProcess:
             p.lines.clear()
             p.queued = 0
 
+    def send_raw(self, data: bytes) -> None:
+        """Write bytes exactly as given, even ones that are not UTF-8 (``guti check``
+        sends invalid byte sequences on purpose; a game never does)."""
+        stdin = self._stdin
+        if stdin is None or stdin.is_closing():
+            return
+        with contextlib.suppress(OSError, RuntimeError):
+            stdin.write(data)
+        if self.traffic is not None:
+            self.traffic(time.time(), ">", self.name, data.decode("utf-8", "backslashreplace"))
+
     def _write(self, text: str) -> None:
         stdin = self._stdin
         if stdin is None or stdin.is_closing():
