@@ -52,7 +52,6 @@ NO_FIX_SEEN = "present at 9620604; no branch fixing it seen yet"
 KNOWN_CYCLES: dict[frozenset[str], str] = {
     frozenset({"engine.rules.board", "engine.rules.picture"}):
         "fixed by branch cousins (picture drawn from coordinates)",
-    frozenset({"referee.tools.console", "referee.tools.console_io"}): NO_FIX_SEEN,
 }
 KNOWN_LAYER_BREAKS: dict[tuple[str, str], str] = {
     ("referee.process.engine_process", "referee.game.reasons"): NO_FIX_SEEN,

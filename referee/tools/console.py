@@ -534,6 +534,16 @@ class Console:
             return
         self.say(f"logging all traffic to {path}")
 
+    # -- what the input loops of console_io ask ------------------------------------------------
+    def prompt(self) -> str:
+        if self.play is not None and self.board.turn == self.play.human:
+            return "your move> "
+        return f"{self.game} {self.board.turn}> "
+
+    def stop_engine(self, search_only: bool = False) -> None:
+        if self.alive and (self.search is not None or not search_only):
+            self.eng.stop()
+
     # -- completion -------------------------------------------------------------------------
     def completions(self, text: str) -> tuple[str, list[str]]:
         """(the word being completed, candidates) for the input ``text`` so far."""
