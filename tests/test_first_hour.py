@@ -208,6 +208,9 @@ def test_a_mistyped_flag_suggests_the_nearest_one(tmp_path: Path) -> None:
         done = guti(command, *args, cwd=tmp_path)
         assert done.returncode == 2, done.stderr
         assert f"did you mean {near}?" in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    for command in ("check", "console"):
+        done = guti(command, "--gmae", "pretwa", "--", "no-such-engine", cwd=tmp_path)
+        assert done.returncode == 2 and "did you mean --game?" in done.stderr, done.stderr
 
 
 # -- 7: one game numbering, 1-based wherever a person reads it ----------------------------
@@ -273,3 +276,28 @@ def test_an_illegal_move_after_a_rejected_position_names_the_error(tmp_path: Pat
     assert ("before it, the engine answered: info string error position: moves are not "
             "supported here") in shown
     assert "moves are not supported here" in pdn.read_text()
+
+
+def test_export_lists_games_in_game_number_order_not_finishing_order(tmp_path: Path) -> None:
+    from engine.rules import Result
+    from referee.game.reasons import Reason
+    from referee.game.record import GameRecord
+    from referee.tournament.export import export_json, export_pdn
+    from referee.tournament.scheduler import schedule
+    from referee.tournament.store import TournamentStore
+    from referee.ugi.engine_config import EngineConfig
+
+    jobs = list(schedule("roundrobin", 2, 2, 2))
+    with TournamentStore(str(tmp_path / "t.db")) as store:
+        store.create({}, "fp", [EngineConfig("a", ["a"]), EngineConfig("b", ["b"])], iter(jobs))
+        for job in (jobs[2], jobs[0], jobs[3], jobs[1]):  # finishing order
+            names = ("a", "b") if job.white == 0 else ("b", "a")
+            store.record_game(job, GameRecord(
+                game="egara-guti", white=names[0], black=names[1], moves=["13-12"],
+                elapsed_ms=[1.0], clock_ms=[None], result=Result.WHITE_WINS,
+                reason=Reason.NO_LEGAL_MOVE, final_fen="x"))
+        export_json(store, str(tmp_path / "g.json"))
+        export_pdn(store, str(tmp_path / "g.pdn"))
+    assert [g["game_id"] for g in json.loads((tmp_path / "g.json").read_text())] == [1, 2, 3, 4]
+    games = read_pdn((tmp_path / "g.pdn").read_text())
+    assert [g.tags["Game"] for g in games] == ["1", "2", "3", "4"]

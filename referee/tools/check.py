@@ -39,7 +39,7 @@ from referee.process.engine_process import (
 )
 from referee.process.group import live_members
 from referee.tools.check_cases import GameCases, PositionCase, cases_for
-from referee.tools.engine_argv import split_engine_argv
+from referee.tools.engine_argv import parse_options, split_engine_argv
 from referee.tools.perft_diff import PerftCollector, diff_perft
 from referee.ugi.client import GoReply, Position, UgiEngine, is_bestmove, position_line
 from referee.ugi.engine_config import EngineConfig
@@ -798,7 +798,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--game", action="append", choices=sorted(GAMES),
                     help="check only this game (repeatable; default: every game it declares)")
     opts_argv, cmd = split_engine_argv(argv)
-    opts = ap.parse_args(opts_argv)
+    opts = parse_options(ap, opts_argv)
     if not cmd:
         ap.error("no engine command: give it after '--', e.g. guti check -- python -m engine")
 
