@@ -89,12 +89,12 @@ def test_every_fail_line_shows_the_position_and_the_engines_error(runs) -> None:
     code, lines = result(runs, "reject-moves")
     fails = [line for line in lines if line.startswith("FAIL")]
     assert code == 1 and fails, lines
-    assert all(re.search(r"\[(position \S|no position sent yet)", line) for line in fails), fails
+    assert all(re.search(r"\[(FEN \S|no position sent yet)", line) for line in fails), fails
     movetime = [line for line in fails if line.startswith("FAIL egara-guti: go movetime")]
     cases = cases_for("egara-guti")
     assert cases is not None
     fen = cases.startpos_moves.board("egara-guti").fen()
     assert fen != Board("egara-guti").fen()
-    assert movetime and f"[position {fen};" in movetime[0], movetime
+    assert movetime and f"[FEN {fen};" in movetime[0], movetime
     assert ("the engine said: 'info string error position: moves are not supported here'"
             in movetime[0])

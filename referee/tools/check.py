@@ -1,6 +1,6 @@
 """``guti check``: run an engine through protocol.md and report, one line per item.
 
-Lines are ``PASS item (detail)``, ``FAIL item: expected ..., saw ... [position FEN;
+Lines are ``PASS item (detail)``, ``FAIL item: expected ..., saw ... [FEN ...;
 last engine lines: ...]``, ``WARN item: ...`` or ``SKIP item: why``. Every expected answer
 is computed with guti's rules core (positions from :mod:`referee.tools.check_cases`),
 never written down by hand.
@@ -177,9 +177,9 @@ class Checker:
         )
 
     def context(self) -> str:
-        """`` [position FEN; last engine lines: ...]``: what a FAIL line needs to be
-        reproduced at the console."""
-        where = f"position {self.where}" if self.where else "no position sent yet"
+        """`` [FEN ...; the engine said: ...; last engine lines: ...]``: what a FAIL line
+        needs to be reproduced at the console."""
+        where = f"FEN {self.where}" if self.where else "no position sent yet"
         said = f"; the engine said: {_short(self.errors)}" if self.errors else ""
         return f" [{where}{said}; last engine lines: {_short(list(self.recent))}]"
 
