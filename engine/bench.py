@@ -82,7 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     depth = DEFAULT_DEPTH
     if argv:
         if argv[0] in ("-h", "--help"):
-            print(__doc__.strip().splitlines()[-1])
+            print("usage: guti bench [DEPTH]\n"
+                  f"Searches a fixed set of positions of both games to DEPTH (1..30, default "
+                  f"{DEFAULT_DEPTH}).\nThe last line is 'nodes N nps M'; N is a signature of "
+                  "the search.")
             return 0
         if len(argv) > 1 or not argv[0].isdigit() or not 1 <= int(argv[0]) <= 30:
             print(f"guti bench: expected one depth 1..30, got {' '.join(argv)!r}", file=sys.stderr)

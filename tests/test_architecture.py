@@ -50,7 +50,6 @@ LONG_FUNCTION_ALLOWED = {
 #: removing it; "no fix seen" ones wait for the lead to assign.
 NO_FIX_SEEN = "present at 9620604; no branch fixing it seen yet"
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"referee.tools.console", "referee.tools.console_io"}): NO_FIX_SEEN,
 }
 KNOWN_LAYER_BREAKS: dict[tuple[str, str], str] = {
     ("referee.process.engine_process", "referee.game.reasons"): NO_FIX_SEEN,

@@ -150,7 +150,8 @@ def test_bot_plays_the_reference_engine_without_a_fault(
     run = matches[bot][game]
     assert run.returncode == 0, run.explain()
     lines = run.stdout.strip().splitlines()
-    assert len(lines) == GAMES_PER_MATCH + 1, run.stdout
+    assert len(lines) == GAMES_PER_MATCH + 2, run.stdout
+    assert lines.pop().startswith("Elapsed: "), run.stdout
     assert lines[-1].startswith(f"Score of {bot} vs Ref: ") and lines[-1].endswith(
         f", {GAMES_PER_MATCH} games"
     ), lines[-1]

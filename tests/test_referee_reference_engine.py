@@ -170,9 +170,10 @@ def test_two_reference_engines_play_a_clocked_match(tmp_path: Path) -> None:
     assert len(records) == 2
     clocks = [_check_record(r, i, game, today) for i, r in enumerate(records)]
     _check_log(log.read_text(), records, clocks, game)
-    # The terminal: one line per game agreeing with its record, then the score.
+    # The terminal: one line per game agreeing with its record, the score, the time taken.
     lines = proc.stdout.strip().split("\n")
-    assert len(lines) == len(records) + 1, proc.stdout
+    assert len(lines) == len(records) + 2, proc.stdout
+    assert lines.pop().startswith("Elapsed: ")
     wins = draws = losses = 0
     for i, (line, record) in enumerate(zip(lines, records, strict=False)):
         m = SUMMARY.match(line)

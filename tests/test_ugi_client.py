@@ -220,14 +220,13 @@ def handshake_script(variant: str | None) -> Callable[[str], list[Answer]]:
 
 def test_handshake_sets_options_and_the_game() -> None:
     fake = FakeTransport("F", handshake_script("pretwa"))
-    cfg = EngineConfig(name="F", argv=[], options={"Hash": "8", "Ponder": "x"})
+    cfg = EngineConfig(name="F", argv=[], options={"Hash": "8"})
     eng = UgiEngine(fake, cfg)
     asyncio.run(eng.handshake("pretwa", 1.0))
     assert (eng.id_name, eng.id_author) == ("Fake", "Nobody")
     assert set(eng.options) == {"ugi_variant", "hash"}
-    assert fake.sent == ["ugi", "setoption name Hash value 8", "setoption name Ponder value x",
+    assert fake.sent == ["ugi", "setoption name Hash value 8",
                          "setoption name UGI_Variant value pretwa", "isready"]
-    assert eng.warnings == ["engine F does not declare option 'Ponder'"]
 
 
 @pytest.mark.parametrize(("declared", "game"), [(None, "pretwa"), ("egara-guti", "pretwa")])

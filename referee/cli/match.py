@@ -24,7 +24,7 @@ Options (each also with two dashes):
   ``-stall-timeout S`` (grace after the time is gone); the defaults are in
   :mod:`referee.game.settings` and ``guti match -help``.
 
-Prints one line per game and the final score. Exit status 0 when the match
+Prints one line per game, the final score and the time the match took. Exit status 0 when the match
 was played, 2 for a command-line mistake or an engine that cannot start
 (one line on stderr), 130 when interrupted.
 """
@@ -37,6 +37,7 @@ import signal
 import sys
 from collections.abc import Callable
 
+from referee.cli.elapsed import Stopwatch
 from referee.config.args import CliError, parse_cli, usage
 from referee.config.match import match_settings
 from referee.config.options import MATCH_OPTIONS
@@ -82,6 +83,7 @@ def main(argv: list[str]) -> int:
         print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2
     settings.traffic = traffic
+    watch = Stopwatch()
     try:
         score = asyncio.run(run_until_signalled(settings))
     except EngineStartError as exc:
@@ -97,4 +99,5 @@ def main(argv: list[str]) -> int:
         if traffic is not None:
             traffic.close()
     print(score.line(), flush=True)
+    print(watch.line(), flush=True)
     return 0

@@ -15,6 +15,7 @@ import math
 import os
 import sys
 
+from referee.cli.elapsed import Stopwatch
 from referee.config.args import (
     CliError,
     Kind,
@@ -46,7 +47,7 @@ def _err(prog: str, text: str) -> int:
 def main_tournament(argv: list[str]) -> int:
     """Entry point of ``guti tournament``."""
     console = make_console(sys.stdout)
-    if any(w in ("-help", "--help", "-h") for w in argv):
+    if any(option_name(word) in ("help", "h") for word in argv):
         print(usage("guti tournament [FILE.toml]", TOURNAMENT_OPTIONS))
         return 0
     try:
@@ -59,6 +60,7 @@ def main_tournament(argv: list[str]) -> int:
         f"{settings.total_games} games, concurrency {settings.concurrency}, db {settings.db_path}",
         flush=True,
     )
+    watch = Stopwatch()
     try:
         outcome = asyncio.run(run_tournament(settings, console))
     except (TournamentError, StoreError, EngineStartError) as exc:
@@ -80,6 +82,7 @@ def main_tournament(argv: list[str]) -> int:
             return _err("tournament", str(exc))
     table.print(console)
     print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
+    print(watch.line(), flush=True)
     if outcome is None or outcome.stopped == "interrupted":
         print(
             "guti tournament: interrupted; continue with the same command and -resume",
@@ -198,6 +201,9 @@ EXPORT_OPTIONS = [
 
 def main_export(argv: list[str]) -> int:
     """``guti export DB -pdn FILE -json FILE``."""
+    if any(option_name(word) in ("help", "h") for word in argv):
+        print(usage("guti export DB", EXPORT_OPTIONS))
+        return 0
     try:
         path, rest = _db_and_rest("export", argv)
         args = parse_cli(rest, EXPORT_OPTIONS)

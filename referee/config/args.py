@@ -20,6 +20,7 @@ callers print it and exit with status 2.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -48,6 +49,8 @@ class OptionSpec:
     #: For TOKENS: a word without ``=`` is taken as the value of this key
     #: (``-pdnout out.pdn`` == ``-pdnout file=out.pdn``); None: such a word is an error.
     bare_key: str | None = None
+    #: For TOKENS: (key, help) pairs, each shown on a line of its own under the option.
+    key_help: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -124,7 +127,7 @@ def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
             raise CliError(f"unexpected argument {word!r} (expected an option such as -games)")
         spec = table.get(name)
         if spec is None:
-            raise CliError(f"unknown option {word!r}")
+            raise CliError(f"unknown option {word!r}{_nearest(name, table)}")
         i += 1
         if not spec.repeatable and out.has(name):
             raise CliError(f"option -{name} given more than once")
@@ -162,10 +165,18 @@ def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
     return out
 
 
+def _nearest(name: str, table: dict[str, OptionSpec]) -> str:
+    """`` (did you mean -games?)`` for the closest known option, or nothing."""
+    close = difflib.get_close_matches(name, list(table), n=1, cutoff=0.6)
+    return f" (did you mean -{close[0]}?)" if close else ""
+
+
 def usage(prog: str, specs: list[OptionSpec]) -> str:
-    """A short multi-line usage text listing every option."""
-    lines = [f"usage: {prog} [options]"]
+    """The ``--help`` text: one line per option (and per key of a TOKENS option that
+    documents its keys), so nothing a command accepts is left to guessing."""
+    lines = [f"usage: {prog} [options]", "options (each also with two dashes):"]
     for spec in specs:
         arg = {Kind.FLAG: "", Kind.VALUE: " V", Kind.TEXT: " TEXT", Kind.TOKENS: " key=value..."}[spec.kind]
         lines.append(f"  -{spec.name}{arg}  {spec.help}")
+        lines += [f"      {key:<15} {text}" for key, text in spec.key_help]
     return "\n".join(lines)

@@ -8,8 +8,6 @@ mistake. Defaults come from the settings model; the help texts show them.
 
 from __future__ import annotations
 
-import os
-
 from engine.rules import GAMES, RulesError
 from referee.config.args import CliError, Kind, OptionSpec, ParsedArgs
 from referee.game.openings import (
@@ -19,6 +17,7 @@ from referee.game.openings import (
     opening_sequence,
     random_openings,
 )
+from referee.game.output_paths import create_parent_dirs
 from referee.game.runner import start_board
 from referee.game.settings import (
     DEFAULT_GAME,
@@ -37,11 +36,29 @@ from referee.ugi.engine_config import (
     make_names_unique,
 )
 
+#: The keys of ``-engine`` and ``-each``, one help line each (shown by ``--help``).
+ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
+    ("cmd=PATH", "the engine's program (looked up in dir=, else on PATH)"),
+    ("args=TEXT", "its arguments, split as a shell would (args=\"-x --threads 2\")"),
+    ("name=N", "its name in results (default: the program's name)"),
+    ("dir=D", "its working directory"),
+    ("tc=T", "time control [MOVES/]BASE[+INC] in seconds, or inf"),
+    ("st=S", "fixed seconds per move (go movetime)"),
+    ("depth=N", "search depth per move (go depth)"),
+    ("nodes=N", "nodes per move (go nodes)"),
+    ("timemargin=MS", "ms an engine may overstep its time before it loses"),
+    ("option.X=V", "setoption name X value V, checked against the engine's option list"),
+    ("restart=on|off", "a fresh process for every game (default off)"),
+    ("stderr=FILE", "write the engine's stderr to FILE"),
+    ("proto=ugi", "the protocol (ugi is the only one)"),
+)
+
 #: The options every cutechess-style command here accepts; the tournament
 #: command extends this list (``MATCH_OPTIONS + [...]``).
 MATCH_OPTIONS: list[OptionSpec] = [
-    OptionSpec("engine", Kind.TOKENS, repeatable=True, help="define an engine (cmd=... name=...)"),
-    OptionSpec("each", Kind.TOKENS, help="settings applied to every engine"),
+    OptionSpec("engine", Kind.TOKENS, repeatable=True, key_help=ENGINE_KEY_HELP,
+               help="define an engine (twice or more), with these keys:"),
+    OptionSpec("each", Kind.TOKENS, help="settings applied to every engine (same keys)"),
     OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAMES)} (default {DEFAULT_GAME})"),
     OptionSpec("variant", Kind.VALUE, help="same as -game"),
     OptionSpec("games", Kind.VALUE, help=f"number of games (default {DEFAULT_GAMES})"),
@@ -183,9 +200,11 @@ def game_settings(args: ParsedArgs, game: str, seed: int | None, games: int,
 
 
 def check_writable(paths: list[str | None]) -> None:
-    """Each output file's folder exists (a typo is a usage mistake, not a crash later)."""
+    """Each output file's folders exist: missing ones are created (README, "Output
+    files"); one that cannot be made is a usage mistake, not a crash later."""
     for path in paths:
         if path:
-            folder = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(folder):
-                raise CliError(f"cannot write {path}: no such directory {folder}")
+            try:
+                create_parent_dirs(path)
+            except OSError as exc:
+                raise CliError(f"{exc.strerror} ({exc.filename})") from None

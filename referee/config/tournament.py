@@ -80,8 +80,8 @@ TOML_ENGINE_KEYS = frozenset({"requires", "build", "options"})
 # TOML -> argv
 # --------------------------------------------------------------------------- #
 def _scalar(value: Any, where: str) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
+    if isinstance(value, bool):  # protocol.md: a check option takes true|false
+        return "true" if value else "false"
     if isinstance(value, int | float | str):
         return str(value)
     raise CliError(f"{where}: expected a string or number, got {type(value).__name__}")

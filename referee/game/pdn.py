@@ -53,7 +53,7 @@ def _tag(name: str, value: str) -> str:
 
 
 def _comment(text: str) -> str:
-    return "{" + text.replace("}", ")").replace("{", "(").replace("\n", " ") + "}"
+    return "{" + text.replace("}", ")").replace("{", "(").replace("\n", " | ") + "}"
 
 
 def format_clock(ms: float) -> str:
@@ -130,6 +130,7 @@ def format_game(record: GameRecord) -> str:
         _tag("Site", record.site),
         _tag("Date", record.date),
         _tag("Round", record.round),
+        *([_tag("Game", str(record.number))] if record.number is not None else []),
         _tag("White", record.white),
         _tag("Black", record.black),
         _tag("Result", record.result),

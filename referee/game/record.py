@@ -41,6 +41,9 @@ class GameRecord:
     detail: str = ""
     fault: Side | None = None
     round: str = "1"
+    #: The game's number in its match or tournament, 1-based as everywhere a person reads
+    #: it (terminal, PDN ``Game`` tag, JSON); None for a game played on its own.
+    number: int | None = None
     date: str = "????.??.??"
     start_time: str = ""
     event: str = "?"
@@ -80,5 +83,5 @@ class GameRecord:
         why = str(self.reason) if self.reason is not None else "unfinished"
         text = f"{self.white} vs {self.black}: {self.result} ({why}, {self.plies} plies)"
         if self.fault is not None and self.detail:
-            text += f" - {self.detail}"
+            text += f" - {self.detail.splitlines()[0]}"  # the rest: stderr lines, kept in files
         return text

@@ -186,7 +186,14 @@ class _Game:
         return self.lose(side, exc.reason, str(exc))
 
     def engine_failed(self, side: Side, exc: EngineError) -> GameRecord:
-        return self.lose(side, exc.reason, str(exc))
+        """A crash, a disconnect or a protocol error: the detail's first line says what
+        happened (with the most telling stderr line); the lines after it are the engine's
+        last stderr lines, kept whole in the database, the PDN comment and the JSON."""
+        detail = str(exc)
+        lines = self.engines[side].stderr_lines()
+        if lines:
+            detail += f"\nlast {len(lines)} stderr lines of the engine:\n" + "\n".join(lines)
+        return self.lose(side, exc.reason, detail)
 
     def stalled(self, side: Side, allowed: float | None) -> GameRecord:
         name = self.engines[side].name
@@ -219,7 +226,16 @@ class _Game:
             detail = f"engine {name} sent malformed {shown!r}"
         else:
             detail = f"engine {name} played illegal {verdict.text} in {fen}: {verdict.error}"
-        return self.lose(side, fault.reason, detail)
+        return self.lose(side, fault.reason, detail + _error_reply(reply))
+
+
+def _error_reply(reply: GoReply) -> str:
+    """`` after answering the position with: info string error ...`` when the engine
+    rejected the ``position`` it was sent before the move: its wrong move then comes from
+    another position, and the error line is what explains it (it would otherwise sit
+    unread in the traffic log)."""
+    errors = [line for line in reply.infos if line.startswith("info string error")]
+    return f"; before it, the engine answered: {errors[0][:300]}" if errors else ""
 
 
 def _time_control_tag(white: Limits, black: Limits) -> str:

@@ -18,8 +18,8 @@ The value type :class:`~referee.ugi.limits.Limits`, the parsing of the
 spellings above and the building of ``go`` live in :mod:`referee.ugi.limits`
 (the protocol's side, which an engine's configuration needs below the game
 layer); they are re-exported here for the game's callers.
-The UGI protocol has no ``movestogo``, so with MOVES/BASE the engine just
-sees its remaining time.
+With MOVES/BASE the ``go`` also carries ``movestogo N`` (protocol.md 5.2, as in
+UCI): the moves left in the mover's period, so its clock's jump by BASE is announced.
 """
 
 from __future__ import annotations
@@ -86,5 +86,6 @@ def go_arguments(side: str, white: Clock, black: Clock) -> Go:
     """The ``go`` for ``side`` (``"w"``/``"b"``) to move, with both clocks as they stand."""
     mover = white if side == "w" else black
     return go_for_turn(
-        mover.limits, (white.limits, white.remaining_ms), (black.limits, black.remaining_ms)
+        mover.limits, (white.limits, white.remaining_ms), (black.limits, black.remaining_ms),
+        mover.moves_in_period,
     )

@@ -51,13 +51,14 @@ from referee.process.group import (
     reap_orphans,
     signal_group,
 )
+from referee.process.stderr_summary import tail_lines, telling_line
 
 #: Longest accepted line from an engine (bytes, without the newline).
 LINE_LIMIT = 1 << 20
 #: Most output that may wait unread before the engine is called faulty.
 QUEUE_LIMIT = 16 << 20
-#: Bytes of stderr kept for error messages.
-STDERR_TAIL = 2048
+#: Bytes of stderr kept for error messages and a crashed engine's record.
+STDERR_TAIL = 4096
 #: After the engine process exits, how long its stdout may stay open (held by
 #: a grandchild) before the group is killed so that EOF arrives.
 ORPHAN_PIPE_GRACE = 0.25
@@ -135,6 +136,7 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.exited = False
         self.waiter: asyncio.Future[None] | None = None
         self.exit_event = asyncio.Event()
+        self.err_closed = asyncio.Event()  # stderr at EOF: its tail is complete
         self.err_partial = bytearray()
         self.err_tail = bytearray()
 
@@ -152,9 +154,11 @@ class _Pipes(asyncio.SubprocessProtocol):
             self.partial.clear()
             self.stdout_closed = True
             self._wake()
-        elif fd == 2 and self.err_partial:
-            self._err_line(bytes(self.err_partial))
-            self.err_partial.clear()
+        elif fd == 2:
+            self.err_closed.set()
+            if self.err_partial:
+                self._err_line(bytes(self.err_partial))
+                self.err_partial.clear()
 
     def process_exited(self) -> None:
         self.exited = True
@@ -313,11 +317,15 @@ class EngineProcess:
         return p is not None and not p.exited and not p.stdout_closed and not self._closed
 
     def stderr_tail(self) -> str:
-        """The last line(s) the engine wrote to stderr, for messages (may be empty)."""
+        """The most telling line of the engine's stderr, for messages (may be empty):
+        see :func:`~referee.process.stderr_summary.telling_line`."""
+        return telling_line(self.stderr_lines())
+
+    def stderr_lines(self) -> list[str]:
+        """The last lines the engine wrote to stderr (at most 20, of its last 4 KiB)."""
         if self._pipes is None:
-            return ""
-        text = self._pipes.err_tail.decode("utf-8", "replace").strip()
-        return text.splitlines()[-1][:200] if text else ""
+            return []
+        return tail_lines(self._pipes.err_tail.decode("utf-8", "replace"))
 
     def _on_exit(self) -> None:
         # A grandchild may still hold our stdout; then EOF would never come. Give
@@ -353,6 +361,17 @@ class EngineProcess:
         if p is not None and p.lines:
             p.lines.clear()
             p.queued = 0
+
+    def send_raw(self, data: bytes) -> None:
+        """Write bytes exactly as given, even ones that are not UTF-8 (``guti check``
+        sends invalid byte sequences on purpose; a game never does)."""
+        stdin = self._stdin
+        if stdin is None or stdin.is_closing():
+            return
+        with contextlib.suppress(OSError, RuntimeError):
+            stdin.write(data)
+        if self.traffic is not None:
+            self.traffic(time.time(), ">", self.name, data.decode("utf-8", "backslashreplace"))
 
     def _write(self, text: str) -> None:
         stdin = self._stdin
@@ -397,6 +416,9 @@ class EngineProcess:
         if p is not None and not p.exited:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(p.exit_event.wait(), 0.5)
+        if p is not None and p.exited:  # the exit may be seen before the last stderr bytes
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(p.err_closed.wait(), 0.2)
         rc = self.returncode
         if rc is None:
             text = f"engine {self.name} closed its output (process still running)"

@@ -1,9 +1,15 @@
 """``guti check``: run an engine through protocol.md and report, one line per item.
 
-Lines are ``PASS item (detail)``, ``FAIL item: expected ..., saw ...`` or
-``SKIP item: why``. Every expected answer is computed with guti's rules core
-(positions from :mod:`referee.tools.check_cases`), never written down by hand. The
-exit status is 0 only when no item failed, so engine authors can run it in CI.
+Lines are ``PASS item (detail)``, ``FAIL item: expected ..., saw ... [FEN ...;
+last engine lines: ...]``, ``WARN item: ...`` or ``SKIP item: why``. Every expected answer
+is computed with guti's rules core (positions from :mod:`referee.tools.check_cases`),
+never written down by hand.
+
+Two parts: what UGI (cutegames' protocol) requires of every engine, and guti's own
+extensions (``d``, ``go perft``, the exact wording ``info string error`` /
+``info string unknown command``). An extension item that fails is a WARN, not a FAIL,
+so an engine written for cutegames still "conforms to UGI"; the summary line says which
+of the two the engine meets. Exit status 0 when the UGI part passes.
 
 Every wait is bounded. An engine that crashes or stops answering gets a FAIL
 for the item where it happened and SKIP lines for the rest ("engine gone"):
@@ -18,10 +24,11 @@ import asyncio
 import re
 import sys
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from engine.rules import GAMES, Board, divide
+from engine.rules import GAMES, Board, RulesError, divide
 from referee.game.judge import Fault, Verdict, judge_reply
 from referee.process.engine_process import (
     EngineDisconnected,
@@ -32,7 +39,7 @@ from referee.process.engine_process import (
 )
 from referee.process.group import live_members
 from referee.tools.check_cases import GameCases, PositionCase, cases_for
-from referee.tools.engine_argv import split_engine_argv
+from referee.tools.engine_argv import parse_options, split_engine_argv
 from referee.tools.perft_diff import PerftCollector, diff_perft
 from referee.ugi.client import GoReply, Position, UgiEngine, is_bestmove, position_line
 from referee.ugi.engine_config import EngineConfig
@@ -63,9 +70,26 @@ Emit = Callable[[str], None]
 Body = Callable[[], Awaitable[str]]
 
 
+#: First words of the lines an engine may write on stdout (protocol.md 5.3), plus the
+#: ``MOVE: N`` lines of ``go perft``; anything else is debugging text on the wrong stream.
+PROTOCOL_WORDS = frozenset({"id", "option", "ugiok", "readyok", "bestmove", "info", "response",
+                            "nodes"})
+_PERFT_LINE = re.compile(r"^\S+:\s*\d+\s*$")
+#: Engine lines kept to explain a FAIL.
+RECENT_LINES = 3
+#: Bytes that are no UTF-8 at all: a lone continuation byte, an overlong encoding, 0xFF/0xFE.
+INVALID_UTF8 = b"\x80 \xc3\x28 \xc0\xaf \xff\xfe invalid utf-8\n"
+
+
+def is_protocol_line(line: str) -> bool:
+    """Whether a stdout line is one protocol.md lets an engine write (blank lines pass)."""
+    words = line.split()
+    return not words or words[0] in PROTOCOL_WORDS or bool(_PERFT_LINE.match(line))
+
+
 @dataclass(frozen=True)
 class ItemResult:
-    status: str  # PASS, FAIL, SKIP
+    status: str  # PASS, FAIL, WARN, SKIP
     name: str
     detail: str = ""
 
@@ -119,6 +143,14 @@ class Checker:
         self.gone: str | None = None  # why the engine cannot be used any more
         self.hs: Handshake | None = None
         self.unanswered: str | None = None  # a query that got no answer: later ones are skipped
+        self.proc: EngineProcess | None = None
+        self.game = "egara-guti"
+        self.where: str | None = None  # the FEN of the last position sent, for FAIL lines
+        self.recent: deque[str] = deque(maxlen=RECENT_LINES)  # search output left out
+        self.errors: list[str] = []  # the item's first 'info string' lines
+        self.stray: list[str] = []  # non-protocol stdout lines (the first few)
+        self.stray_count = 0
+        self.free_text = False  # during d: its picture is free text, not stray lines
 
     # -- bookkeeping ------------------------------------------------------------------
     def add(self, status: str, name: str, detail: str = "") -> None:
@@ -131,29 +163,72 @@ class Checker:
         return sum(r.status == "FAIL" for r in self.results)
 
     def summary(self) -> str:
-        counts = {s: sum(r.status == s for r in self.results) for s in ("PASS", "FAIL", "SKIP")}
-        verdict = "conforms" if not counts["FAIL"] else "does NOT conform"
+        counts = {s: sum(r.status == s for r in self.results)
+                  for s in ("PASS", "FAIL", "WARN", "SKIP")}
+        if counts["FAIL"]:
+            verdict = "does NOT conform to UGI"
+        elif counts["WARN"]:
+            verdict = "conforms to UGI, not to all of guti's extensions (see WARN lines)"
+        else:
+            verdict = "conforms to UGI and to guti's extensions"
         return (
             f"guti check: {counts['PASS']} passed, {counts['FAIL']} failed, "
-            f"{counts['SKIP']} skipped: the engine {verdict}"
+            f"{counts['WARN']} warnings, {counts['SKIP']} skipped: the engine {verdict}"
         )
 
-    async def item(self, name: str, body: Body) -> bool:
-        """Run one item; True when it passed. Timeouts leave the engine probed for life."""
+    def context(self) -> str:
+        """`` [FEN ...; the engine said: ...; last engine lines: ...]``: what a FAIL line
+        needs to be reproduced at the console."""
+        where = f"FEN {self.where}" if self.where else "no position sent yet"
+        said = f"; the engine said: {_short(self.errors)}" if self.errors else ""
+        return f" [{where}{said}; last engine lines: {_short(list(self.recent))}]"
+
+    def traffic(self, _wall: float, direction: str, _name: str, line: str) -> None:
+        """Every line to and from the engine: keeps the last few it wrote and notes any
+        that is not protocol (debugging text belongs on stderr)."""
+        if direction != "<":
+            return
+        if line.startswith("info string") and len(self.errors) < 2:
+            self.errors.append(line)  # an error reply explains more than search output
+        if not line.startswith("info") or line.startswith("info string"):
+            self.recent.append(line)
+        if not self.free_text and not is_protocol_line(line):
+            self.stray_count += 1
+            if len(self.stray) < 3:
+                self.stray.append(line)
+
+    def sent_position(self, position: Position) -> None:
+        """Note the FEN of a position sent, for FAIL lines (its text when it is invalid)."""
+        try:
+            board = (Board(self.game) if position.fen is None
+                     else Board.from_fen(self.game, position.fen))
+            for move in position.moves:
+                board.push_str(move)
+            self.where = board.fen()
+        except (RulesError, ValueError):
+            self.where = f"(invalid) {position_line(position)}"
+
+    async def item(self, name: str, body: Body, extension: bool = False) -> bool:
+        """Run one item; True when it passed. Timeouts leave the engine probed for life.
+        A failed ``extension`` item (guti's own, not UGI's) is a WARN, unless the engine
+        died of it."""
         if self.gone is not None:
             self.add("SKIP", name, f"engine gone ({self.gone})")
             return False
+        self.recent.clear()
+        self.errors = []
+        failed = "WARN" if extension else "FAIL"
         try:
             detail = await body()
         except Skip as exc:
             self.add("SKIP", name, str(exc))
             return False
         except Fail as exc:
-            self.add("FAIL", name, str(exc))
+            self.add(failed, name, str(exc) + self.context())
             await self._probe(name)
             return False
-        except Gone as exc:
-            self.add("FAIL", name, str(exc))
+        except Gone as exc:  # crashing on any input breaks UGI, extension or not
+            self.add("FAIL", name, str(exc) + self.context())
             return False
         self.add("PASS", name, str(detail or ""))
         return True
@@ -211,6 +286,8 @@ class Checker:
         """Send ``position`` (if any) and ``go``; the reply, which must come within ``timeout``."""
         assert self.eng is not None
         eng = self.eng
+        if position is not None:
+            self.sent_position(position)
         sent_at = eng.start_search(position, go)
         replies: list[GoReply] = []
 
@@ -254,8 +331,7 @@ class Checker:
         return self.failed
 
     async def _run(self) -> None:
-        config = EngineConfig(name="E", argv=self.argv)
-        self.eng = UgiEngine(EngineProcess(config), config)
+        self.eng = self.new_engine()
         if not await self.item("handshake", self.check_handshake):
             if self.hs is None:
                 self.gone = self.gone or "no handshake"
@@ -266,8 +342,30 @@ class Checker:
             assert cases is not None
             await self.revive(game)
             await self.check_game(cases)
+        self.report_stray_lines()
         await self.revive("quit")
         await self.item("quit", self.check_quit)
+
+    def report_stray_lines(self) -> None:
+        """A WARN when the engine wrote lines on stdout that are no protocol: a GUI reads
+        every stdout line as protocol, so debugging text belongs on stderr."""
+        if not self.stray_count:
+            self.add("PASS", "stdout: protocol lines only")
+            return
+        self.add("WARN", "stdout: protocol lines only",
+                 f"expected only protocol lines on stdout (debugging text goes to stderr), saw "
+                 f"{self.stray_count} other lines: {_short(self.stray)}")
+
+    def new_engine(self) -> UgiEngine:
+        """A (not yet started) engine whose traffic this check watches."""
+        config = EngineConfig(name="E", argv=self.argv)
+        self.proc = EngineProcess(config, self.traffic)
+        return UgiEngine(self.proc, config)
+
+    def send_position(self, position: Position) -> None:
+        assert self.eng is not None
+        self.sent_position(position)
+        self.eng.send_position(position)
 
     async def revive(self, section: str) -> None:
         """Start a fresh engine for ``section`` if the last one is gone, so that one crash
@@ -279,8 +377,7 @@ class Checker:
         if self.eng is not None:
             await self.eng.quit(grace=0.0, term_grace=0.3)
         self.emit(f"# restarting the engine for {section} (it was gone: {why})")
-        config = EngineConfig(name="E", argv=self.argv)
-        self.eng = UgiEngine(EngineProcess(config), config)
+        self.eng = self.new_engine()
         self.unanswered = None
         try:
             await self.eng.start()
@@ -350,7 +447,7 @@ class Checker:
         return picked
 
     async def check_game(self, c: GameCases) -> None:
-        g = c.game
+        g = self.game = c.game
         eng = self.eng
         assert eng is not None
 
@@ -386,8 +483,25 @@ class Checker:
         await self.item(f"{g}: go on a finished game ({c.finished.reason})", finished)
         for case in c.queries:
             await self.item(f"{g}: query, {case.label}", self.query_body(g, case))
+        await self.item(f"{g}: d (guti extension)", self.show_board_body(), extension=True)
         await self.check_perft(c)
         await self.check_bad_input(c)
+
+    def show_board_body(self) -> Body:
+        """``d`` (protocol.md 5.2, a guti extension): some picture of the board before
+        ``readyok``, no error."""
+        async def body() -> str:
+            assert self.eng is not None
+            self.eng.send("d")
+            self.free_text = True
+            try:
+                lines = [line for line in await self.ready("after d") if line.strip()]
+            finally:
+                self.free_text = False
+            if not lines or any(_is_error(line) or "unknown command" in line for line in lines):
+                raise Fail("a picture of the board before readyok", _short(lines))
+            return f"{len(lines)} lines"
+        return body
 
     async def check_search(self, c: GameCases) -> None:
         """The ``go`` items: each way to limit a search, ``stop`` during and without one."""
@@ -459,15 +573,29 @@ class Checker:
 
         await self.item(f"{g}: go movetime", go_movetime)
         await self.item(f"{g}: go with a clock", go_clock)
+        await self.item(f"{g}: go with movestogo", self.movestogo_body(search, board))
         await self.item(f"{g}: go depth", go_limited(Go(depth=2)))
         await self.item(f"{g}: go nodes", go_limited(Go(nodes=500)))
         await self.item(f"{g}: go infinite, isready, stop", go_infinite)
         await self.item(f"{g}: stop with no search", stop_idle)
 
+    def movestogo_body(self, search: PositionCase, board: Board) -> Body:
+        """``movestogo`` (protocol.md 5.2): guti sends it whenever a period is in force,
+        so every engine must accept it (it may ignore the value)."""
+        async def body() -> str:
+            clock = Go(p1time=CLOCK_MS * 5, p1inc=0, p2time=CLOCK_MS * 5, p2inc=0, movestogo=5)
+            reply = await self.bestmove(search.position(), clock, 3.0 + CLOCK_MS * 5 / 1000)
+            errors = [line for line in reply.infos if _is_error(line)]
+            if errors:
+                raise Fail(f"'go {clock.arguments()}' accepted", _short(errors))
+            self.judge_move(board, reply.bestmove)
+            return f"bestmove {reply.bestmove} in {reply.elapsed_ms:.0f} ms"
+        return body
+
     def position_body(self, g: str, case: PositionCase) -> Body:
         async def body() -> str:
             assert self.eng is not None
-            self.eng.send_position(case.position())
+            self.send_position(case.position())
             errors = [line for line in await self.ready("after position") if _is_error(line)]
             if errors:
                 raise Fail(f"'{position_line(case.position())}' accepted", _short(errors))
@@ -487,7 +615,7 @@ class Checker:
                 "p1turn": "true" if board.turn == "w" else "false",
                 "result": board.ugi_result(),
             }
-            self.eng.send_position(case.position())
+            self.send_position(case.position())
             got: dict[str, str] = {}
             for question in want:
                 self.eng.send(f"query {question}")
@@ -535,13 +663,14 @@ class Checker:
             supported.append(True)
             return "supported"
 
-        await self.item(f"{g}: go perft", probe)
+        await self.item(f"{g}: go perft", probe, extension=True)
         for case, depth in c.perft:
             name = f"{g}: go perft {depth}, {case.label}"
             if not supported:
                 if self.gone is None:
                     self.add("SKIP", name, "no go perft")
                 continue
+            # a supported go perft that miscounts shows a move generator off the rules: FAIL
             await self.item(name, self.perft_body(g, case, depth))
 
     def perft_body(self, g: str, case: PositionCase, depth: int) -> Body:
@@ -573,10 +702,10 @@ class Checker:
         def rejected(bad_line: str | Position, prefix: str = "info string error") -> Body:
             async def body() -> str:
                 if not sent_keep:
-                    eng.send_position(keep.position())
+                    self.send_position(keep.position())
                     sent_keep.append(True)
                 if isinstance(bad_line, Position):
-                    eng.send_position(bad_line)
+                    self.send_position(bad_line)
                     line = position_line(bad_line)
                 else:
                     eng.send(bad_line)
@@ -596,6 +725,12 @@ class Checker:
             await self.ready("after garbage lines")
             return "readyok after garbage"
 
+        async def invalid_utf8() -> str:
+            assert self.proc is not None
+            self.proc.send_raw(INVALID_UTF8)
+            await self.ready("after a line of invalid UTF-8")
+            return "readyok after invalid byte sequences"
+
         async def kept() -> str:
             move = (await self.bestmove(None, Go(depth=1), SLOW)).bestmove
             try:
@@ -606,16 +741,18 @@ class Checker:
                            f"{exc}".removeprefix("expected ")) from None
             return f"bestmove {move} in the kept position"
 
-        await self.item(f"{g}: bad input, illegal move", rejected(illegal))
-        await self.item(f"{g}: bad input, malformed move", rejected(malformed))
-        await self.item(f"{g}: bad input, bad FEN", rejected(Position(bad.bad_fen)))
-        await self.item(f"{g}: bad input, unknown command",
-                        rejected("frobnicate 3", "info string unknown command"))
-        await self.item(f"{g}: bad input, unknown query", rejected("query colour"))
+        wording = " (guti's wording)"
+        await self.item(f"{g}: bad input, illegal move{wording}", rejected(illegal), True)
+        await self.item(f"{g}: bad input, malformed move{wording}", rejected(malformed), True)
+        await self.item(f"{g}: bad input, bad FEN{wording}", rejected(Position(bad.bad_fen)), True)
+        await self.item(f"{g}: bad input, unknown command{wording}",
+                        rejected("frobnicate 3", "info string unknown command"), True)
+        await self.item(f"{g}: bad input, unknown query{wording}", rejected("query colour"), True)
         if self.hs is not None and self.hs.variant is not None:
-            await self.item(f"{g}: bad input, unknown game",
-                            rejected(f"setoption name {self.hs.variant.name} value chess"))
+            await self.item(f"{g}: bad input, unknown game{wording}",
+                            rejected(f"setoption name {self.hs.variant.name} value chess"), True)
         await self.item(f"{g}: bad input, garbage still answers isready", garbage)
+        await self.item(f"{g}: bad input, invalid UTF-8 still answers isready", invalid_utf8)
         await self.item(f"{g}: bad input, position kept", kept)
 
     async def check_quit(self) -> str:
@@ -654,14 +791,16 @@ async def run_check(argv: list[str], games: list[str] | None, emit: Emit) -> int
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(
         prog="guti check",
-        description="Check an engine against protocol.md, one PASS/FAIL/SKIP line per item. "
-        "Exit status 0 only when nothing failed.",
+        description="Check an engine against protocol.md, one PASS/FAIL/WARN/SKIP line per "
+        "item. FAIL: UGI requires it of every engine; WARN: a guti extension (d, go perft, "
+        "the wording of error lines) or debugging text on stdout. Exit status 0 when no "
+        "item FAILed (the engine conforms to UGI).",
         usage="guti check [--game GAME] -- ENGINE_CMD [ARGS...]",
     )
     ap.add_argument("--game", action="append", choices=sorted(GAMES),
                     help="check only this game (repeatable; default: every game it declares)")
     opts_argv, cmd = split_engine_argv(argv)
-    opts = ap.parse_args(opts_argv)
+    opts = parse_options(ap, opts_argv)
     if not cmd:
         ap.error("no engine command: give it after '--', e.g. guti check -- python -m engine")
 
@@ -669,7 +808,7 @@ def main(argv: list[str]) -> int:
         print(line, flush=True)
 
     try:
-        failures = asyncio.run(run_check(cmd, opts.game, emit))
+        failures = asyncio.run(run_check(cmd, opts.game, emit))  # UGI failures only
     except KeyboardInterrupt:
         print("guti check: interrupted", file=sys.stderr)
         return 130

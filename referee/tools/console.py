@@ -42,7 +42,7 @@ from referee.process.engine_process import (
     EngineTimeout,
 )
 from referee.tools.console_io import Screen, run_pipe, run_tty
-from referee.tools.engine_argv import split_engine_argv
+from referee.tools.engine_argv import parse_options, split_engine_argv
 from referee.tools.perft_diff import PerftCollector, diff_perft
 from referee.ugi.client import Position, UgiEngine, is_readyok
 from referee.ugi.engine_config import EngineConfig
@@ -534,6 +534,16 @@ class Console:
             return
         self.say(f"logging all traffic to {path}")
 
+    # -- what the input loops of console_io ask ------------------------------------------------
+    def prompt(self) -> str:
+        if self.play is not None and self.board.turn == self.play.human:
+            return "your move> "
+        return f"{self.game} {self.board.turn}> "
+
+    def stop_engine(self, search_only: bool = False) -> None:
+        if self.alive and (self.search is not None or not search_only):
+            self.eng.stop()
+
     # -- completion -------------------------------------------------------------------------
     def completions(self, text: str) -> tuple[str, list[str]]:
         """(the word being completed, candidates) for the input ``text`` so far."""
@@ -635,7 +645,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--game", choices=sorted(GAMES), help="game to start with "
                     "(default: the engine's UGI_Variant default)")
     opts_argv, cmd = split_engine_argv(argv)
-    opts = ap.parse_args(opts_argv)
+    opts = parse_options(ap, opts_argv)
     if not cmd:
         ap.error("no engine command: give it after '--', e.g. guti console -- python -m engine")
     tty = sys.stdin.isatty() and sys.stdout.isatty()

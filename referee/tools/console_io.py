@@ -16,10 +16,28 @@ import sys
 import threading
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, TextIO
+from typing import Protocol, TextIO
 
-if TYPE_CHECKING:
-    from referee.tools.console import Console
+
+class Console(Protocol):
+    """What the input loops need of the console, and nothing more: its commands and state
+    stay in :mod:`referee.tools.console` (which imports this module, never the reverse)."""
+
+    async def command(self, line: str) -> bool: ...
+
+    def say(self, text: str, style: str = "default") -> None: ...
+
+    def completions(self, text: str) -> tuple[str, list[str]]: ...
+
+    async def idle(self, timeout: float) -> None: ...
+
+    def prompt(self) -> str:
+        """The prompt for the next line (``your move> `` when it is the human's turn)."""
+        ...
+
+    def stop_engine(self, search_only: bool = False) -> None:
+        """Send ``stop`` to a running engine (``search_only``: only while a search runs)."""
+        ...
 
 #: How long a script's next line waits for a pending bestmove.
 SCRIPT_WAIT = 60.0
@@ -86,8 +104,7 @@ async def run_command(console: Console, line: str) -> bool:
         if not task.cancelled():
             raise
         console.say("interrupted")
-        if console.alive:
-            console.eng.stop()
+        console.stop_engine()
         return True
     finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -111,12 +128,6 @@ def _completer(console: Console):
     return MovesAndCommands()
 
 
-def prompt_text(console: Console) -> str:
-    if console.play is not None and console.board.turn == console.play.human:
-        return "your move> "
-    return f"{console.game} {console.board.turn}> "
-
-
 async def run_tty(console: Console) -> None:
     """The interactive loop on a terminal: prompt_toolkit with history and completion."""
     from prompt_toolkit import PromptSession
@@ -131,10 +142,9 @@ async def run_tty(console: Console) -> None:
     )
     while True:
         try:
-            line = await session.prompt_async(lambda: prompt_text(console))
+            line = await session.prompt_async(console.prompt)
         except KeyboardInterrupt:
-            if console.search is not None and console.alive:
-                console.eng.stop()
+            console.stop_engine(search_only=True)
             continue
         except EOFError:
             return

@@ -3,6 +3,9 @@ and ``guti check`` (``guti check [--game G] -- ENGINE_CMD [ARGS...]``)."""
 
 from __future__ import annotations
 
+import argparse
+import difflib
+
 
 def split_engine_argv(
     argv: list[str], valued: tuple[str, ...] = ("--game",)
@@ -26,3 +29,18 @@ def split_engine_argv(
         else:
             break
     return argv[:i], argv[i:]
+
+
+def parse_options(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(words)``, but a mistyped option names the nearest known one
+    (``unknown option '--gmae' (did you mean --game?)``, exit 2) as every guti command does."""
+    opts, unknown = parser.parse_known_args(words)
+    for word in unknown:
+        if word.startswith("-"):
+            known = [s for s in parser._option_string_actions if s.startswith("--")]
+            close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            parser.error(f"unknown option {word!r}{hint}")
+    if unknown:
+        parser.error(f"unexpected arguments: {' '.join(unknown)}")
+    return opts

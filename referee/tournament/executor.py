@@ -133,6 +133,7 @@ class Executor:
                 site=s.site, move_timeout=s.timeouts.move, sync_timeout=s.timeouts.handshake,
                 stall_grace=s.timeouts.stall_grace,
             )
+            record.number = job.game_id + 1  # stored ids are 0-based; people read 1-based
         except BaseException:
             for proc in procs:  # aborted mid-game: these processes are not reusable
                 proc.kill_now()

@@ -1,7 +1,7 @@
 """Writing a tournament database out as PDN or JSON, streaming and atomically.
 
-Both writers read the games in finishing order in batches
-(:meth:`~referee.tournament.store.TournamentStore.records`), so exporting 10,000 games
+Both writers read the games in game-number order in batches
+(:meth:`~referee.tournament.store.TournamentStore.records_by_game`), so exporting 10,000 games
 holds one batch in memory, and write to ``FILE.tmp`` then rename it over
 ``FILE``: a reader never sees a half-written export, and a kill during the
 export leaves the previous file as it was.
@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine.rules import Board
+from referee.game.output_paths import create_parent_dirs
 from referee.game.pdn import format_game
 from referee.game.record import GameRecord
 from referee.tournament.store import TournamentStore
@@ -30,9 +31,10 @@ _CHUNK = 1 << 16  # bytes compared at a time
 
 
 def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
-    """One game as a JSON object (the fields documented in the README)."""
+    """One game as a JSON object (the fields documented in the README). ``game_id`` is
+    the 1-based game number (the database keeps 0-based ids: converted here, at the edge)."""
     return {
-        "game_id": info["game_id"],
+        "game_id": info["game_id"] + 1,
         "round": info["round"],
         "pair": info["pair_id"],
         "game": record.game,
@@ -54,18 +56,21 @@ def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
 
 
 def _write_games(
-    store: TournamentStore,
+    games_in_order: Iterator[tuple[dict[str, Any], GameRecord]],
     path: str,
     render: Callable[[int, dict[str, Any], GameRecord], str],
     head: str = "",
     tail: str = "",
 ) -> int:
-    """Write ``head``, ``render(n, info, record)`` for every stored game in finishing
-    order, then ``tail``, and make it durable (fsync); returns the number of games."""
+    """Write ``head``, ``render(n, info, record)`` for every game given, then ``tail``,
+    and make it durable (fsync); returns the number of games. Each record gets its
+    1-based game number (the PDN ``Game`` tag) from its stored 0-based id."""
     games = 0
+    create_parent_dirs(path)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(head)
-        for n, (info, record) in enumerate(store.records()):
+        for n, (info, record) in enumerate(games_in_order):
+            record.number = info["game_id"] + 1
             fh.write(render(n, info, record))
             games = n + 1
         fh.write(tail)
@@ -85,14 +90,14 @@ def _json(n: int, info: dict[str, Any], record: GameRecord) -> str:
 
 def export_pdn(store: TournamentStore, path: str) -> int:
     """Every stored game as PDN; returns the number of games written."""
-    games = _write_games(store, f"{path}.tmp", _pdn)
+    games = _write_games(store.records_by_game(), f"{path}.tmp", _pdn)
     os.replace(f"{path}.tmp", path)
     return games
 
 
 def export_json(store: TournamentStore, path: str) -> int:
     """Every stored game as a JSON list of objects; returns the number of games."""
-    games = _write_games(store, f"{path}.tmp", _json, head="[", tail="\n]\n")
+    games = _write_games(store.records_by_game(), f"{path}.tmp", _json, head="[", tail="\n]\n")
     os.replace(f"{path}.tmp", path)
     return games
 
@@ -114,7 +119,7 @@ def sync_pdn(store: TournamentStore, path: str) -> str | None:
     """Make the PDN file hold exactly the database's games; returns a one-line
     note when an old file had to be kept aside (None otherwise)."""
     tmp = f"{path}.sync"
-    _write_games(store, tmp, _pdn)
+    _write_games(store.records(), tmp, _pdn)  # the live file is in finishing order
     note = None
     if os.path.exists(path) and os.path.getsize(path) and not _is_prefix(path, tmp):
         backup = f"{path}.bak"

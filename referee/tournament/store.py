@@ -267,6 +267,21 @@ class TournamentStore:
                 last = row[0]
                 yield _row_to_record(row)
 
+    def records_by_game(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
+        """Every stored game in game-id order (how exports list them), in batches."""
+        last = -1
+        while True:
+            rows = self.conn.execute(
+                f"SELECT {self._RECORD_COLUMNS} FROM games WHERE game_id > ?"
+                " ORDER BY game_id LIMIT ?",
+                (last, BATCH),
+            ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                last = row[1]
+                yield _row_to_record(row)
+
     def results(self) -> Iterator[tuple[int, int, int, int, str, str | None, str | None]]:
         """Light rows for standings, in finishing order:
         ``(game_id, pair_id, white_idx, black_idx, result, reason, fault)``."""

@@ -43,7 +43,13 @@ from referee.process.engine_process import (
 )
 from referee.ugi.engine_config import EngineConfig
 from referee.ugi.limits import Go
-from referee.ugi.options import UNDECLARED_GAME, EngineOption, Handshake
+from referee.ugi.options import (
+    UNDECLARED_GAME,
+    EngineOption,
+    Handshake,
+    OptionValueError,
+    checked_option_value,
+)
 from referee.ugi.transport import Transport
 
 #: Info lines kept per ``go`` (the latest ones).
@@ -130,7 +136,6 @@ class UgiEngine:
         self.config = config or EngineConfig(name=transport.name, argv=[])
         self.name = transport.name
         self.info = Handshake()
-        self.warnings: list[str] = []
 
     # -- life cycle (delegated to the transport) ------------------------------------------
     @classmethod
@@ -175,6 +180,10 @@ class UgiEngine:
 
     def stderr_tail(self) -> str:
         return self.transport.stderr_tail()
+
+    def stderr_lines(self) -> list[str]:
+        """The engine's last stderr lines (bounded), for the record of a game it lost."""
+        return self.transport.stderr_lines()
 
     @property
     def id_name(self) -> str | None:
@@ -280,7 +289,7 @@ class UgiEngine:
         try:
             await self.read_handshake(timeout)
             self._configure(game)
-            await self.sync(max(0.0, deadline - time.monotonic()))
+            answers = await self.sync(max(0.0, deadline - time.monotonic()))
         except EngineTimeout:
             raise EngineStartError(
                 f"engine {self.name}: no complete handshake (ugiok/readyok) within {timeout:g} s"
@@ -289,14 +298,25 @@ class UgiEngine:
             raise
         except EngineError as exc:
             raise EngineStartError(f"{exc} during the handshake") from None
+        errors = [line for line in answers if line.startswith("info string error")]
+        if errors:  # an option or the game not applied: no game may run like that
+            raise EngineStartError(
+                f"engine {self.name} rejected its set-up: {errors[0][:300]}"
+                + (f" (and {len(errors) - 1} more error lines)" if len(errors) > 1 else "")
+            )
 
     def _configure(self, game: str) -> None:
         """The configured options, then the game; EngineStartError if it does not play it."""
+        checked: list[tuple[str, str]] = []
         for name, value in self.config.options.items():
             if name.lower() == "ugi_variant":
                 continue  # the referee sets the game itself
-            if name.lower() not in self.options:
-                self.warnings.append(f"engine {self.name} does not declare option {name!r}")
+            try:
+                checked.append((self.options[name.lower()].name if name.lower() in self.options
+                                else name, checked_option_value(self.options, name, value)))
+            except OptionValueError as exc:
+                raise EngineStartError(f"engine {self.name}: option.{name}={value}: {exc}") from None
+        for name, value in checked:
             self.set_option(name, value)
         variant = self.info.variant
         if variant is None and game != UNDECLARED_GAME:

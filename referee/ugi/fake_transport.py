@@ -116,6 +116,9 @@ class FakeTransport:
     def stderr_tail(self) -> str:
         return ""
 
+    def stderr_lines(self) -> list[str]:
+        return []
+
     async def quit(self, grace: float = 1.0, term_grace: float = 1.0) -> None:
         self.quit_called = True
         self.closed = True

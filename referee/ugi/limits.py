@@ -91,6 +91,7 @@ class Go:
     p1inc: int | None = None
     p2time: int | None = None
     p2inc: int | None = None
+    movestogo: int | None = None
     movetime: int | None = None
     depth: int | None = None
     nodes: int | None = None
@@ -103,7 +104,8 @@ class Go:
             return f"perft {self.perft}"
         values = (
             ("p1time", self.p1time), ("p1inc", self.p1inc), ("p2time", self.p2time),
-            ("p2inc", self.p2inc), ("movetime", self.movetime), ("depth", self.depth),
+            ("p2inc", self.p2inc), ("movestogo", self.movestogo), ("movetime", self.movetime),
+            ("depth", self.depth),
             ("nodes", self.nodes),
         )  # spelled out: this runs every ply
         parts = [f"{name} {value}" for name, value in values if value is not None]
@@ -137,12 +139,19 @@ class Go:
 
 
 def go_for_turn(
-    mover: Limits, white: tuple[Limits, float], black: tuple[Limits, float]
+    mover: Limits,
+    white: tuple[Limits, float],
+    black: tuple[Limits, float],
+    moves_in_period: int = 0,
 ) -> Go:
     """The ``go`` for the side whose limits are ``mover``; ``white``/``black`` are each
     side's (limits, remaining ms). Both clocks are reported when the mover has a clock
-    (as UCI does), the opponent's only when it has one too."""
+    (as UCI does), the opponent's only when it has one too. With a period in force
+    (``tc=MOVES/BASE``) ``movestogo`` says how many moves, this one included, remain
+    until the mover's clock gets BASE again (``moves_in_period``: moves it has made in
+    the period so far); without it an engine would see its time jump unannounced."""
     shown = mover.base_ms is not None
+    period = mover.moves_per_period if shown else None
     p1 = white if shown and white[0].base_ms is not None else None
     p2 = black if shown and black[0].base_ms is not None else None
     return Go(
@@ -150,6 +159,7 @@ def go_for_turn(
         p1inc=None if p1 is None else p1[0].inc_ms,
         p2time=None if p2 is None else max(0, int(p2[1])),
         p2inc=None if p2 is None else p2[0].inc_ms,
+        movestogo=None if not period else max(1, period - moves_in_period),
         movetime=mover.movetime_ms,
         depth=mover.depth,
         nodes=mover.nodes,

@@ -121,3 +121,63 @@ class Handshake:
             return variant.default
         known = self.known_games()
         return known[0] if known else None
+
+
+class OptionValueError(ValueError):
+    """A configured option the engine did not declare, or a value its declaration rules out."""
+
+
+_CHECK_VALUES = {"true": "true", "false": "false", "on": "true", "off": "false"}
+
+
+def checked_option_value(declared: dict[str, EngineOption], name: str, value: str) -> str:
+    """The value to send for option ``name`` (``option.NAME=value``), checked against the
+    engine's own declaration (``declared``: by lower-case name, as :attr:`Handshake.options`).
+
+    Why here and before any game: an engine answers a bad ``setoption`` with an
+    ``info string error`` that nobody reads during a match, which then runs with the
+    option silently not applied. OptionValueError says what is wrong in one line.
+    A check option takes ``true|false`` (protocol.md 5.2; ``on``/``off`` are read as
+    those), so that is what is sent.
+    """
+    opt = declared.get(name.lower())
+    if opt is None:
+        names = ", ".join(o.name for o in declared.values() if o.name != "UGI_Variant")
+        raise OptionValueError(f"no option {name!r} (it declares: {names or 'none'})")
+    kind = opt.type.lower()
+    if kind == "check":
+        sent = _CHECK_VALUES.get(value.strip().lower())
+        if sent is None:
+            raise OptionValueError(f"{opt.name}={value!r}: a check option takes true or false")
+        return sent
+    if kind == "spin":
+        return _spin_value(opt, value)
+    if kind == "combo" and opt.vars:
+        match = [v for v in opt.vars if v.lower() == value.strip().lower()]
+        if not match:
+            raise OptionValueError(
+                f"{opt.name}={value!r}: not one of its values ({', '.join(opt.vars)})")
+        return match[0]
+    if kind == "button":
+        raise OptionValueError(f"{opt.name} is a button: it takes no value")
+    return value
+
+
+def _spin_value(opt: EngineOption, value: str) -> str:
+    try:
+        number = int(value.strip())
+    except ValueError:
+        raise OptionValueError(
+            f"{opt.name}={value!r}: a spin option takes a whole number") from None
+    low, high = _bound(opt.min), _bound(opt.max)
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise OptionValueError(
+            f"{opt.name}={value}: out of its range {opt.min}..{opt.max}")
+    return str(number)
+
+
+def _bound(text: str | None) -> int | None:
+    try:
+        return None if text is None else int(text)
+    except ValueError:
+        return None

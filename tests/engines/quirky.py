@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""The reference engine with one quirk a stranger's engine had, for tests of what guti says.
+
+Usage: quirky.py [--quirk Q]... [--at N] [--option-line LINE]... [--setlog F]
+
+The commands go to the reference engine (:mod:`engine.ugi`) unless a quirk takes them:
+
+  stdout-debug      also writes a non-protocol line ``debug: got ...`` for every command
+  strict-utf8       exits with status 1 (message on stderr) on a line that is not UTF-8
+  no-extensions     a cutegames-style engine: ``d`` and ``go perft`` are unknown commands,
+                    and errors are worded ``info string invalid ...`` (not ``error``)
+  reject-movestogo  answers a ``go`` with ``movestogo`` by ``info string error`` only
+  panic             at go N writes 30 lines on stderr, the last ones a Rust panic
+                    message and ``note: run with RUST_BACKTRACE=1 ...``, then exits 101
+  reject-options    answers ``setoption`` of a ``--option-line`` option by ``info string error``
+  reject-moves      answers every ``position ... moves ...`` with ``info string error``
+                    (keeping its old position, so its next move is an illegal one)
+
+``--option-line`` adds option declarations to the ``ugi`` answer (accepted by
+``setoption`` silently); ``--setlog F`` appends every ``setoption`` and ``go`` line to F.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+
+sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+from engine.ugi import Output, UgiEngine  # noqa: E402
+
+
+class Quirky:
+    def __init__(self, opts: argparse.Namespace) -> None:
+        self.opts = opts
+        self.quirks = set(opts.quirk or [])
+        self.out = Output(sys.stdout)
+        self.engine_out: Output = _Rewriter(self) if "no-extensions" in self.quirks else self.out
+        self.engine = UgiEngine(self.engine_out)
+        self.goes = 0
+        self.extra = {line.split(" type ")[0].removeprefix("option name ").lower()
+                      for line in opts.option_line or []}
+
+    def log(self, line: str) -> None:
+        if self.opts.setlog:
+            with open(self.opts.setlog, "a") as fh:
+                fh.write(line.strip() + "\n")
+
+    def say(self, line: str) -> None:
+        if "no-extensions" in self.quirks and line.startswith("info string error"):
+            line = "info string invalid" + line[len("info string error"):]
+        self.out.line(line)
+
+    def handle(self, line: str) -> bool:
+        words = line.split()
+        if not words:
+            return True
+        if "stdout-debug" in self.quirks:
+            self.out.line(f"debug: got {line.strip()[:40]}")
+        head = words[0]
+        if head in ("setoption", "go"):
+            self.log(line)
+        if head == "ugi":
+            return self.ugi()
+        if head == "setoption" and " ".join(words[2:]).split(" value")[0].lower() in self.extra:
+            if "reject-options" in self.quirks:
+                self.say(f"info string error {line.strip()}: cannot apply it")
+            return True
+        if "no-extensions" in self.quirks and (head == "d" or words[:2] == ["go", "perft"]):
+            self.out.line(f"info string unknown command {line.strip()}")
+            return True
+        if head == "go":
+            self.goes += 1
+            if "reject-movestogo" in self.quirks and "movestogo" in words:
+                self.say("info string error go: unknown parameter movestogo")
+                return True
+            if "panic" in self.quirks and self.goes >= self.opts.at:
+                self.panic()
+        if head == "position" and "reject-moves" in self.quirks and "moves" in words:
+            self.say("info string error position: moves are not supported here")
+            return True
+        return self.engine.handle(line)
+
+    def ugi(self) -> bool:
+        captured = io.StringIO()
+        self.engine.out = Output(captured)
+        self.engine.handle("ugi")
+        self.engine.out = self.engine_out
+        lines = captured.getvalue().splitlines()
+        for line in lines[:-1]:
+            self.out.line(line)
+        for line in self.opts.option_line or []:
+            self.out.line(line)
+        self.out.line(lines[-1])
+        return True
+
+    def panic(self) -> None:
+        for i in range(24):
+            sys.stderr.write(f"search: iteration {i} done\n")
+        sys.stderr.write("thread 'main' panicked at src/search.rs:42:9:\n")
+        sys.stderr.write("index out of bounds: the len is 23 but the index is 23\n")
+        sys.stderr.write("note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n")
+        sys.stderr.flush()
+        os._exit(101)
+
+
+class _Rewriter(Output):
+    """The reference engine's output with ``info string error`` reworded (no-extensions)."""
+
+    def __init__(self, quirky: Quirky) -> None:
+        super().__init__(sys.stdout)
+        self.quirky = quirky
+
+    def line(self, text: str) -> None:
+        self.quirky.say(text)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quirk", action="append")
+    ap.add_argument("--at", type=int, default=1)
+    ap.add_argument("--option-line", action="append")
+    ap.add_argument("--setlog")
+    opts = ap.parse_args()
+    quirky = Quirky(opts)
+    try:
+        while True:
+            raw = sys.stdin.buffer.readline()
+            if not raw:
+                break
+            try:
+                line = raw.decode("utf-8", "strict" if "strict-utf8" in quirky.quirks else "replace")
+            except UnicodeDecodeError as exc:
+                sys.stderr.write(f"fatal: input is not UTF-8: {exc}\n")
+                return 1
+            if not quirky.handle(line):
+                break
+    finally:
+        quirky.engine.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""``guti check`` as a stranger's engine meets it (issue 12, items 11-13 and 15): stdout
+debugging text, a crash on invalid UTF-8, an engine without guti's extensions, one that
+refuses ``movestogo``, and FAIL lines that carry the position and the engine's own words.
+
+Each run is a real ``guti check`` subprocess on the reference engine wrapped by
+``tests/engines/quirky.py``; all are started together on a small thread pool."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import pytest
+
+from engine.rules import Board
+from referee.tools.check_cases import cases_for
+from tests.conftest import ENGINE_ARGV, GUTI, ROOT
+
+QUIRKY = str(ROOT / "tests" / "engines" / "quirky.py")
+QUIRKS = ("stdout-debug", "strict-utf8", "no-extensions", "reject-movestogo", "reject-moves")
+
+
+def _run(argv: list[str]) -> tuple[int, list[str]]:
+    done = subprocess.run([*GUTI, "check", "--game", "egara-guti", "--", *argv],
+                          capture_output=True, text=True, timeout=180, cwd=ROOT)
+    return done.returncode, done.stdout.splitlines()
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Future]:
+    pool = ThreadPoolExecutor(max_workers=3)
+    futures = {q: pool.submit(_run, [sys.executable, QUIRKY, "--quirk", q]) for q in QUIRKS}
+    futures["reference"] = pool.submit(_run, ENGINE_ARGV)
+    yield futures
+    pool.shutdown(wait=True)
+
+
+def result(runs: dict[str, Future], name: str) -> tuple[int, list[str]]:
+    return runs[name].result()
+
+
+def test_the_reference_engine_meets_ugi_and_the_extensions(runs) -> None:
+    code, lines = result(runs, "reference")
+    assert code == 0, lines
+    assert lines[-1].endswith("0 failed, 0 warnings, 0 skipped: the engine conforms to UGI "
+                              "and to guti's extensions"), lines[-1]
+    for item in ("stdout: protocol lines only", "egara-guti: go with movestogo",
+                 "egara-guti: bad input, invalid UTF-8 still answers isready",
+                 "egara-guti: d (guti extension)"):
+        assert any(line.startswith(f"PASS {item}") for line in lines), item
+
+
+def test_debugging_text_on_stdout_is_a_warning(runs) -> None:
+    code, lines = result(runs, "stdout-debug")
+    warn = [line for line in lines if line.startswith("WARN stdout: protocol lines only")]
+    assert warn and "'debug: got ugi'" in warn[0], lines
+    assert code == 0 and "conforms to UGI, not to all of guti's extensions" in lines[-1]
+
+
+def test_an_engine_that_dies_on_invalid_utf8_fails(runs) -> None:
+    code, lines = result(runs, "strict-utf8")
+    fail = [line for line in lines
+            if line.startswith("FAIL egara-guti: bad input, invalid UTF-8 still answers isready")]
+    assert fail and "exit code 1" in fail[0] and "not UTF-8" in fail[0], lines
+    assert code == 1 and "does NOT conform to UGI" in lines[-1]
+
+
+def test_an_engine_without_guti_extensions_still_conforms_to_ugi(runs) -> None:
+    code, lines = result(runs, "no-extensions")
+    assert code == 0, lines
+    assert not [line for line in lines if line.startswith("FAIL")], lines
+    warned = {line.split(":")[1].strip() for line in lines if line.startswith("WARN")}
+    assert {"d (guti extension)", "bad input, illegal move (guti's wording)",
+            "bad input, bad FEN (guti's wording)"} <= warned, warned
+    assert any(line.startswith("SKIP egara-guti: go perft:") for line in lines)
+    assert "conforms to UGI, not to all of guti's extensions" in lines[-1]
+
+
+def test_an_engine_that_refuses_movestogo_fails(runs) -> None:
+    code, lines = result(runs, "reject-movestogo")
+    fail = [line for line in lines if line.startswith("FAIL egara-guti: go with movestogo")]
+    assert fail and "unknown parameter movestogo" in fail[0], lines
+    assert code == 1
+
+
+def test_every_fail_line_shows_the_position_and_the_engines_error(runs) -> None:
+    code, lines = result(runs, "reject-moves")
+    fails = [line for line in lines if line.startswith("FAIL")]
+    assert code == 1 and fails, lines
+    assert all(re.search(r"\[(FEN \S|no position sent yet)", line) for line in fails), fails
+    movetime = [line for line in fails if line.startswith("FAIL egara-guti: go movetime")]
+    cases = cases_for("egara-guti")
+    assert cases is not None
+    fen = cases.startpos_moves.board("egara-guti").fen()
+    assert fen != Board("egara-guti").fen()
+    assert movetime and f"[FEN {fen};" in movetime[0], movetime
+    assert ("the engine said: 'info string error position: moves are not supported here'"
+            in movetime[0])
