@@ -31,8 +31,6 @@ was played, 2 for a command-line mistake or an engine that cannot start
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 import sys
 from collections.abc import Callable
 
@@ -44,17 +42,18 @@ from referee.process.engine_process import EngineStartError
 from referee.process.traffic_log import TrafficLog
 from referee.tournament.match import MatchScore, run_match
 from referee.tournament.settings import MatchSettings
+from referee.tournament.stopping import RunControl
 
 
-async def run_until_signalled(settings: MatchSettings) -> MatchScore:
-    """Run the match; SIGTERM/SIGHUP cancel it like Ctrl-C, so engines are still reaped."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, task.cancel)
-    return await run_match(settings, _print_game(settings.games))
+async def run_until_signalled(settings: MatchSettings, control: RunControl) -> MatchScore:
+    """Run the match under the signal rules of :mod:`referee.tournament.stopping`
+    (the same as a tournament's)."""
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    with control.signals(say, lambda: 1):
+        return await run_match(settings, _print_game(settings.games), control)
 
 
 def _print_game(total: int) -> Callable[[int, GameRecord], None]:
@@ -81,8 +80,9 @@ def main(argv: list[str]) -> int:
         print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2
     settings.traffic = traffic
+    control = RunControl()
     try:
-        score = asyncio.run(run_until_signalled(settings))
+        score = asyncio.run(run_until_signalled(settings, control))
     except EngineStartError as exc:
         print(f"guti match: {exc}", file=sys.stderr)
         return 2
@@ -96,4 +96,7 @@ def main(argv: list[str]) -> int:
         if traffic is not None:
             traffic.close()
     print(score.line(), flush=True)
+    if control.stopping:
+        print("guti match: interrupted", file=sys.stderr, flush=True)
+        return 130
     return 0
