@@ -37,6 +37,7 @@ from rich.progress import (
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
 from referee.process.traffic_log import TrafficLog
+from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
 from referee.tournament.executor import Executor
 from referee.tournament.export import sync_pdn
 from referee.tournament.scheduler import ScheduledGame, schedule
@@ -174,35 +175,51 @@ async def run_tournament(
     display_say = functools.partial(say_plain, console)
     running: list[Executor] = []
     with control.signals(display_say, lambda: sum(len(e.running) for e in running)):
-        store = open_tournament(s, display_say)
-        traffic = TrafficLog(s.log_path) if s.log_path else None
-        writer: PdnWriter | None = None
         try:
-            if s.pdn_path:
-                note = sync_pdn(store, s.pdn_path)
-                if note:
-                    display_say(note)
-                writer = PdnWriter(s.pdn_path)
-            table = standings_from_store(store, store.engine_names(), s.fmt, s.sprt)
-            outcome = Outcome(store.count_finished(), store.count_scheduled(), table)
-            if outcome.finished:
-                display_say(f"resuming: {outcome.finished}/{outcome.total} games already played")
-            decided = table.sprt_state()
-            if decided is not None and decided.decision:
-                outcome.stopped = "SPRT already decided"
-                return outcome
-            if outcome.finished == outcome.total:
-                return outcome
-            executor = Executor(s.engines, s.game, s.concurrency, traffic)
-            running.append(executor)
-            await _play(s, executor, store, writer, traffic, outcome, control, console)
-            return outcome
+            lock = DatabaseLock(s.db_path)
+            lock.acquire()
+        except DatabaseBusy as exc:
+            raise TournamentError(str(exc)) from None
+        try:
+            return await _open_and_play(s, console, control, running)
         finally:
-            if writer is not None:
-                writer.close()
-            if traffic is not None:
-                traffic.close()
-            store.close()
+            lock.release()
+
+
+async def _open_and_play(
+    s: TournamentSettings, console: Console, control: RunControl, running: list[Executor]
+) -> Outcome:
+    """The locked part of a run: open the database, bring the PDN in line, play."""
+    display_say = functools.partial(say_plain, console)
+    store = open_tournament(s, display_say)
+    traffic = TrafficLog(s.log_path) if s.log_path else None
+    writer: PdnWriter | None = None
+    try:
+        if s.pdn_path:
+            note = sync_pdn(store, s.pdn_path)
+            if note:
+                display_say(note)
+            writer = PdnWriter(s.pdn_path)
+        table = standings_from_store(store, store.engine_names(), s.fmt, s.sprt)
+        outcome = Outcome(store.count_finished(), store.count_scheduled(), table)
+        if outcome.finished:
+            display_say(f"resuming: {outcome.finished}/{outcome.total} games already played")
+        decided = table.sprt_state()
+        if decided is not None and decided.decision:
+            outcome.stopped = "SPRT already decided"
+            return outcome
+        if outcome.finished == outcome.total:
+            return outcome
+        executor = Executor(s.engines, s.game, s.concurrency, traffic)
+        running.append(executor)
+        await _play(s, executor, store, writer, traffic, outcome, control, console)
+        return outcome
+    finally:
+        if writer is not None:
+            writer.close()
+        if traffic is not None:
+            traffic.close()
+        store.close()
 
 
 async def _play(

@@ -119,8 +119,12 @@ class TournamentStore:
             if not tables:
                 if not create:
                     raise StoreError(f"{path}: empty database, no tournament in it")
-                self.conn.executescript(_SCHEMA)
-                self._put_meta({"schema": SCHEMA_VERSION})
+                # Tables and version in one transaction: a kill in between leaves an
+                # empty file (created again), never tables without a version.
+                self.conn.executescript(
+                    f"BEGIN IMMEDIATE;{_SCHEMA}INSERT INTO meta(key, value) "
+                    f"VALUES ('schema', '{SCHEMA_VERSION}');COMMIT;"
+                )
             version = self.meta("schema")
             if version != SCHEMA_VERSION:
                 raise StoreError(f"{path}: database schema {version!r}, this guti reads {SCHEMA_VERSION!r}")
