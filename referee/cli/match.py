@@ -40,6 +40,7 @@ from referee.config.options import MATCH_OPTIONS
 from referee.game.record import GameRecord
 from referee.process.engine_process import EngineStartError
 from referee.process.traffic_log import TrafficLog
+from referee.text import visible
 from referee.tournament.match import MatchScore, run_match
 from referee.tournament.settings import MatchSettings
 from referee.tournament.stopping import RunControl
@@ -50,7 +51,7 @@ async def run_until_signalled(settings: MatchSettings, control: RunControl) -> M
     (the same as a tournament's)."""
 
     def say(text: str) -> None:
-        print(text, flush=True)
+        print(visible(text), flush=True)
 
     with control.signals(say, lambda: 1):
         return await run_match(settings, _print_game(settings.games), control)
@@ -58,7 +59,7 @@ async def run_until_signalled(settings: MatchSettings, control: RunControl) -> M
 
 def _print_game(total: int) -> Callable[[int, GameRecord], None]:
     def show(index: int, record: GameRecord) -> None:
-        print(f"Game {index + 1}/{total}: {record.summary()}", flush=True)
+        print(visible(f"Game {index + 1}/{total}: {record.summary()}"), flush=True)
 
     return show
 
@@ -74,7 +75,7 @@ def main(argv: list[str]) -> int:
         log_path = args.token_dict("log").get("file")
         traffic = TrafficLog(log_path) if log_path else None
     except CliError as exc:
-        print(f"guti match: {exc}", file=sys.stderr)
+        print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
@@ -84,7 +85,7 @@ def main(argv: list[str]) -> int:
     try:
         score = asyncio.run(run_until_signalled(settings, control))
     except EngineStartError as exc:
-        print(f"guti match: {exc}", file=sys.stderr)
+        print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
@@ -95,7 +96,7 @@ def main(argv: list[str]) -> int:
     finally:
         if traffic is not None:
             traffic.close()
-    print(score.line(), flush=True)
+    print(visible(score.line()), flush=True)
     if control.stopping:
         print("guti match: interrupted", file=sys.stderr, flush=True)
         return 130

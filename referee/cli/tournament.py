@@ -31,6 +31,7 @@ from referee.config.tournament import (
     sprt_from_args,
 )
 from referee.process.engine_process import EngineStartError
+from referee.text import visible
 from referee.tournament.export import export_json, export_pdn
 from referee.tournament.ratings import DRAW_MODELS, RatingOptions
 from referee.tournament.run import TournamentError, run_tournament, standings_from_store
@@ -39,7 +40,7 @@ from referee.tournament.store import StoreError, TournamentStore
 
 
 def _err(prog: str, text: str) -> int:
-    print(f"guti {prog}: {text}", file=sys.stderr, flush=True)
+    print(f"guti {prog}: {visible(text)}", file=sys.stderr, flush=True)
     return 2
 
 
@@ -53,7 +54,7 @@ def main_tournament(argv: list[str]) -> int:
         settings = settings_from_argv(argv, lambda line: print(line, flush=True))
     except CliError as exc:
         return _err("tournament", str(exc))
-    names = ", ".join(c.name for c in settings.engines)
+    names = visible(", ".join(c.name for c in settings.engines))
     print(
         f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
         f"{settings.total_games} games, concurrency {settings.concurrency}, db {settings.db_path}",

@@ -43,17 +43,18 @@ from __future__ import annotations
 import os
 
 from referee.game.record import GameRecord
+from referee.text import visible
 
 LINE_WIDTH = 79
 
 
 def _tag(name: str, value: str) -> str:
-    value = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    value = visible(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
     return f'[{name} "{value}"]'
 
 
 def _comment(text: str) -> str:
-    return "{" + text.replace("}", ")").replace("{", "(").replace("\n", " ") + "}"
+    return "{" + visible(text).replace("}", ")").replace("{", "(").replace("\n", " ") + "}"
 
 
 def format_clock(ms: float) -> str:

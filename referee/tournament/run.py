@@ -37,6 +37,7 @@ from rich.progress import (
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
 from referee.process.traffic_log import TrafficLog
+from referee.text import visible
 from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
 from referee.tournament.executor import Executor
 from referee.tournament.export import sync_pdn
@@ -104,8 +105,9 @@ def open_tournament(settings: TournamentSettings, say: Callable[[str], None]) ->
 
 
 def say_plain(console: Console, text: str) -> None:
-    """One line as it is (no rich markup or highlighting: engine names stay literal)."""
-    console.print(text, highlight=False, markup=False)
+    """One line, never wrapped, control characters escaped, no rich markup or highlighting
+    (engine names stay literal)."""
+    console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
 
 
 class _Display:
@@ -126,7 +128,7 @@ class _Display:
                 TimeElapsedColumn(),
                 TextColumn("eta"),
                 TimeRemainingColumn(),
-                TextColumn("{task.fields[leader]}"),
+                TextColumn("{task.fields[leader]}", markup=False),
                 console=console,
                 transient=True,
             )
@@ -154,7 +156,7 @@ class _Display:
         if self.progress is not None:
             rate = self.played / max(1e-9, time.monotonic() - self.began)
             lead = table.leader()
-            leader = f"leader {lead.name} {lead.points:g}/{lead.games}" if lead else ""
+            leader = f"leader {visible(lead.name)} {lead.points:g}/{lead.games}" if lead else ""
             self.progress.update(self.task, completed=done, rate=f"{rate:.2f} games/s",
                                  leader=leader)
         every = self.settings.rating_interval
