@@ -39,8 +39,8 @@ from referee.config.match import match_settings
 from referee.config.options import MATCH_OPTIONS
 from referee.game.record import GameRecord
 from referee.process.engine_process import EngineStartError
+from referee.process.text import visible
 from referee.process.traffic_log import TrafficLog
-from referee.text import visible
 from referee.tournament.match import MatchScore, run_match
 from referee.tournament.settings import MatchSettings
 from referee.tournament.stopping import RunControl

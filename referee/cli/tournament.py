@@ -31,7 +31,7 @@ from referee.config.tournament import (
     sprt_from_args,
 )
 from referee.process.engine_process import EngineStartError
-from referee.text import visible
+from referee.process.text import visible
 from referee.tournament.export import export_json, export_pdn
 from referee.tournament.ratings import DRAW_MODELS, RatingOptions
 from referee.tournament.run import TournamentError, run_tournament, standings_from_store

@@ -43,7 +43,7 @@ from __future__ import annotations
 import os
 
 from referee.game.record import GameRecord
-from referee.text import visible
+from referee.process.text import visible
 
 LINE_WIDTH = 79
 

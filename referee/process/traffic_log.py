@@ -19,7 +19,7 @@ import datetime as _dt
 from typing import TextIO
 
 from referee.process.engine_process import TrafficHook
-from referee.text import visible
+from referee.process.text import visible
 
 
 class TrafficLog:

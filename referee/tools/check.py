@@ -31,7 +31,7 @@ from referee.process.engine_process import (
     EngineTimeout,
 )
 from referee.process.group import live_members
-from referee.text import visible
+from referee.process.text import visible
 from referee.tools.check_cases import GameCases, PositionCase, cases_for
 from referee.tools.engine_argv import split_engine_argv
 from referee.tools.perft_diff import PerftCollector, diff_perft

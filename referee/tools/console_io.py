@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, TextIO
 
-from referee.text import visible
+from referee.process.text import visible
 
 if TYPE_CHECKING:
     from referee.tools.console import Console

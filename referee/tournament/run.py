@@ -36,8 +36,8 @@ from rich.progress import (
 
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
+from referee.process.text import visible
 from referee.process.traffic_log import TrafficLog
-from referee.text import visible
 from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
 from referee.tournament.executor import Executor
 from referee.tournament.export import sync_pdn

@@ -39,7 +39,7 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.game.reasons import Reason
-from referee.text import visible
+from referee.process.text import visible
 from referee.tournament.ratings import RatingError, RatingList, RatingOptions, rate
 from referee.tournament.stats import (
     SprtSpec,

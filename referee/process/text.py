@@ -8,6 +8,9 @@ sits in a PDN tag. Every terminal, PDN and log output passes such text through
 ``\\r``, ``\\t``, ``\\x9b``) and so does the Unicode direction overrides that can make
 text read differently than it is. Everything else, accents and all, stays as it is.
 (Rich markup such as ``[/]`` is a separate matter: consoles print with markup off.)
+
+It lives in the lowest layer, where engine text enters guti, so that every layer above
+(game records, tournament displays, tools, the command line) can use the same one.
 """
 
 from __future__ import annotations
