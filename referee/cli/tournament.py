@@ -13,6 +13,7 @@ import asyncio
 import itertools
 import math
 import os
+import sqlite3
 import sys
 
 from referee.config.args import (
@@ -64,6 +65,9 @@ def main_tournament(argv: list[str]) -> int:
         outcome = asyncio.run(run_tournament(settings, console))
     except (TournamentError, StoreError, EngineStartError) as exc:
         return _err("tournament", str(exc))
+    except sqlite3.Error as exc:  # the database failed under us (damaged, ...)
+        _err("tournament", f"{settings.db_path}: {exc}; resume with -resume once it is fixed")
+        return 1
     except OSError as exc:
         return _err("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
     except KeyboardInterrupt:  # before or after the games, outside the signal handlers
@@ -79,6 +83,9 @@ def main_tournament(argv: list[str]) -> int:
                 finished, total = store.count_finished(), store.count_scheduled()
         except StoreError as exc:
             return _err("tournament", str(exc))
+    if outcome is not None and outcome.failed:
+        _err("tournament", outcome.failed)
+        return 1
     table.print(console)
     print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
     if outcome is None or outcome.stopped == "interrupted":
@@ -184,6 +191,8 @@ def main_standings(argv: list[str]) -> int:
         table, finished, total = _merged_standings(paths, args)
     except (CliError, StoreError) as exc:
         return _err("standings", str(exc))
+    except sqlite3.Error as exc:
+        return _err("standings", f"{' '.join(paths)}: {exc}")
     console = make_console(sys.stdout)
     table.print(console)
     print(f"{finished}/{total} games played", flush=True)
@@ -216,6 +225,8 @@ def main_export(argv: list[str]) -> int:
                 print(f"{n} games written to {args.value('json')}", flush=True)
     except (CliError, StoreError) as exc:
         return _err("export", str(exc))
+    except sqlite3.Error as exc:
+        return _err("export", f"{argv[0]}: {exc}")
     except OSError as exc:
         return _err("export", f"{exc.filename or ''}: {exc.strerror or exc}")
     return 0

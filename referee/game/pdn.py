@@ -161,12 +161,20 @@ class PdnWriter:
         if not self._first:
             text = "\n" + text
         self._first = False
-        self._fh.write(text)
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        try:
+            self._fh.write(text)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:  # disk full, ...: say which file
+            raise OSError(exc.errno, exc.strerror, self.path) from None
 
     def close(self) -> None:
-        self._fh.close()
+        # Every write is flushed at once, so only a write that already failed (and
+        # was reported) can leave data to flush here: do not fail a second time.
+        try:
+            self._fh.close()
+        except OSError:
+            pass
 
     def __enter__(self) -> PdnWriter:
         return self

@@ -20,7 +20,7 @@ import os
 
 
 class DatabaseBusy(Exception):
-    """Another guti holds the database; one line, exit 2."""
+    """Another guti holds the database (or no lock can be taken); one line, exit 2."""
 
 
 class DatabaseLock:
@@ -33,7 +33,13 @@ class DatabaseLock:
 
     def acquire(self) -> None:
         for _ in range(10):
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise DatabaseBusy(
+                    f"{self.db_path}: cannot write its lock file {self.path}: {exc.strerror} "
+                    "(a run needs the database's folder writable)"
+                ) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -61,6 +61,7 @@ class Outcome:
     standings: Standings
     stopped: str | None = None  # None: every scheduled game is stored
     interrupted: bool = False
+    failed: str | None = None  # storage failed: one line saying what was lost
 
 
 def standings_from_store(
@@ -224,6 +225,37 @@ async def _open_and_play(
         store.close()
 
 
+def _stored(
+    job: ScheduledGame,
+    record: GameRecord,
+    store: TournamentStore,
+    writer: PdnWriter | None,
+    outcome: Outcome,
+    control: RunControl,
+) -> bool:
+    """Store the game (committed before anything else sees it), then append it to the
+    PDN. A storage failure stops the run at once (abort: the running games cannot be
+    stored either) with one line saying what is lost and what is safe."""
+    number = job.game_id + 1
+    try:
+        store.record_game(job, record)
+    except StoreError as exc:
+        outcome.failed = (f"{exc}; game {number} ({record.white} vs {record.black}) is lost "
+                          "and is played again on -resume; every game stored before is safe")
+        control.abort()
+        return False
+    outcome.finished += 1
+    if writer is not None:
+        try:
+            writer.write(record)
+        except OSError as exc:
+            outcome.failed = (f"PDN file {exc.filename}: {exc.strerror}; game {number} is "
+                              "stored in the database, and -resume rewrites the PDN file from it")
+            control.abort()
+            return False
+    return True
+
+
 async def _play(
     settings: TournamentSettings,
     executor: Executor,
@@ -250,10 +282,8 @@ async def _play(
     with _Display(console, settings, outcome.total, outcome.finished) as display:
 
         def on_result(job: ScheduledGame, record: GameRecord) -> None:
-            store.record_game(job, record)  # committed before anything else sees it
-            outcome.finished += 1
-            if writer is not None:
-                writer.write(record)
+            if not _stored(job, record, store, writer, outcome, control):
+                return
             if traffic is not None:
                 traffic.flush()
             table.add(job.white, job.black, record.result,
