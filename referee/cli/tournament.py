@@ -2,9 +2,10 @@
 
 Exit status: 0 when the tournament ran (all scheduled games stored, or an
 SPRT decided), 2 for a mistake on the command line, in the config file, a
-database that does not match, or an engine that cannot start (one line on
-stderr), 130 when interrupted (the database is resumable: run the same
-command with ``-resume``).
+database that does not match or is in use by another guti, or an engine that
+cannot start (one line on stderr), 1 when storing failed (disk full, damaged
+database: one line naming what is lost), 130 when interrupted (the database is
+resumable: run the same command with ``-resume``).
 """
 
 from __future__ import annotations
