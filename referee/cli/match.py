@@ -32,8 +32,6 @@ was played, 2 for a command-line mistake or an engine that cannot start
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 import sys
 from collections.abc import Callable
 
@@ -43,25 +41,27 @@ from referee.config.match import match_settings
 from referee.config.options import MATCH_OPTIONS
 from referee.game.record import GameRecord
 from referee.process.engine_process import EngineStartError
+from referee.process.text import visible
 from referee.process.traffic_log import TrafficLog
 from referee.tournament.match import MatchScore, run_match
 from referee.tournament.settings import MatchSettings
+from referee.tournament.stopping import RunControl
 
 
-async def run_until_signalled(settings: MatchSettings) -> MatchScore:
-    """Run the match; SIGTERM/SIGHUP cancel it like Ctrl-C, so engines are still reaped."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, task.cancel)
-    return await run_match(settings, _print_game(settings.games))
+async def run_until_signalled(settings: MatchSettings, control: RunControl) -> MatchScore:
+    """Run the match under the signal rules of :mod:`referee.tournament.stopping`
+    (the same as a tournament's)."""
+
+    def say(text: str) -> None:
+        print(visible(text), flush=True)
+
+    with control.signals(say, lambda: 1):
+        return await run_match(settings, _print_game(settings.games), control)
 
 
 def _print_game(total: int) -> Callable[[int, GameRecord], None]:
     def show(index: int, record: GameRecord) -> None:
-        print(f"Game {index + 1}/{total}: {record.summary()}", flush=True)
+        print(visible(f"Game {index + 1}/{total}: {record.summary()}"), flush=True)
 
     return show
 
@@ -77,17 +77,18 @@ def main(argv: list[str]) -> int:
         log_path = args.token_dict("log").get("file")
         traffic = TrafficLog(log_path) if log_path else None
     except CliError as exc:
-        print(f"guti match: {exc}", file=sys.stderr)
+        print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2
     settings.traffic = traffic
     watch = Stopwatch()
+    control = RunControl()
     try:
-        score = asyncio.run(run_until_signalled(settings))
+        score = asyncio.run(run_until_signalled(settings, control))
     except EngineStartError as exc:
-        print(f"guti match: {exc}", file=sys.stderr)
+        print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
@@ -98,6 +99,9 @@ def main(argv: list[str]) -> int:
     finally:
         if traffic is not None:
             traffic.close()
-    print(score.line(), flush=True)
+    print(visible(score.line()), flush=True)
     print(watch.line(), flush=True)
+    if control.stopping:
+        print("guti match: interrupted", file=sys.stderr, flush=True)
+        return 130
     return 0

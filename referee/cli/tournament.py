@@ -2,9 +2,10 @@
 
 Exit status: 0 when the tournament ran (all scheduled games stored, or an
 SPRT decided), 2 for a mistake on the command line, in the config file, a
-database that does not match, or an engine that cannot start (one line on
-stderr), 130 when interrupted (the database is resumable: run the same
-command with ``-resume``).
+database that does not match or is in use by another guti, or an engine that
+cannot start (one line on stderr), 1 when storing failed (disk full, damaged
+database: one line naming what is lost), 130 when interrupted (the database is
+resumable: run the same command with ``-resume``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 import itertools
 import math
 import os
+import sqlite3
 import sys
 
 from referee.cli.elapsed import Stopwatch
@@ -32,6 +34,7 @@ from referee.config.tournament import (
     sprt_from_args,
 )
 from referee.process.engine_process import EngineStartError
+from referee.process.text import visible
 from referee.tournament.export import export_json, export_pdn
 from referee.tournament.ratings import DRAW_MODELS, RatingOptions
 from referee.tournament.run import TournamentError, run_tournament, standings_from_store
@@ -40,7 +43,7 @@ from referee.tournament.store import StoreError, TournamentStore
 
 
 def _err(prog: str, text: str) -> int:
-    print(f"guti {prog}: {text}", file=sys.stderr, flush=True)
+    print(f"guti {prog}: {visible(text)}", file=sys.stderr, flush=True)
     return 2
 
 
@@ -54,7 +57,7 @@ def main_tournament(argv: list[str]) -> int:
         settings = settings_from_argv(argv, lambda line: print(line, flush=True))
     except CliError as exc:
         return _err("tournament", str(exc))
-    names = ", ".join(c.name for c in settings.engines)
+    names = visible(", ".join(c.name for c in settings.engines))
     print(
         f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
         f"{settings.total_games} games, concurrency {settings.concurrency}, db {settings.db_path}",
@@ -65,6 +68,9 @@ def main_tournament(argv: list[str]) -> int:
         outcome = asyncio.run(run_tournament(settings, console))
     except (TournamentError, StoreError, EngineStartError) as exc:
         return _err("tournament", str(exc))
+    except sqlite3.Error as exc:  # the database failed under us (damaged, ...)
+        _err("tournament", f"{settings.db_path}: {exc}; resume with -resume once it is fixed")
+        return 1
     except OSError as exc:
         return _err("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
     except KeyboardInterrupt:  # before or after the games, outside the signal handlers
@@ -80,6 +86,9 @@ def main_tournament(argv: list[str]) -> int:
                 finished, total = store.count_finished(), store.count_scheduled()
         except StoreError as exc:
             return _err("tournament", str(exc))
+    if outcome is not None and outcome.failed:
+        _err("tournament", outcome.failed)
+        return 1
     table.print(console)
     print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
     print(watch.line(), flush=True)
@@ -186,6 +195,8 @@ def main_standings(argv: list[str]) -> int:
         table, finished, total = _merged_standings(paths, args)
     except (CliError, StoreError) as exc:
         return _err("standings", str(exc))
+    except sqlite3.Error as exc:
+        return _err("standings", f"{' '.join(paths)}: {exc}")
     console = make_console(sys.stdout)
     table.print(console)
     print(f"{finished}/{total} games played", flush=True)
@@ -221,6 +232,8 @@ def main_export(argv: list[str]) -> int:
                 print(f"{n} games written to {args.value('json')}", flush=True)
     except (CliError, StoreError) as exc:
         return _err("export", str(exc))
+    except sqlite3.Error as exc:
+        return _err("export", f"{argv[0]}: {exc}")
     except OSError as exc:
         return _err("export", f"{exc.filename or ''}: {exc.strerror or exc}")
     return 0

@@ -12,6 +12,7 @@ from referee.config.options import (
     games_count,
     pdn_path,
 )
+from referee.config.outputs import check_outputs
 from referee.tournament.settings import MatchSettings
 
 
@@ -26,7 +27,9 @@ def match_settings(args: ParsedArgs) -> MatchSettings:
     seed = args.int_value("srand", 0) if args.has("srand") else None
     settings = game_settings(args, game, seed, games, default_event="?")
     pdn = pdn_path(args)
-    check_writable([pdn, args.token_dict("log").get("file")])
+    log = args.token_dict("log").get("file")
+    check_writable([pdn, log])
+    check_outputs([("-pdnout", pdn), ("-log", log), *(("stderr", c.stderr_path) for c in configs)])
     return MatchSettings(
         first=configs[0], second=configs[1], game=settings, games=games, pdn_path=pdn
     )

@@ -48,6 +48,7 @@ from referee.config.options import (
     games_count,
     pdn_path,
 )
+from referee.config.outputs import check_outputs
 from referee.tournament.scheduler import FORMATS, opening_slots
 from referee.tournament.settings import TournamentSettings
 from referee.tournament.stats import SprtModel, SprtSpec
@@ -72,6 +73,9 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
     OptionSpec("quiet", Kind.FLAG, help="no per-game lines"),
 ]
 
+#: Most games at once (each is two engine processes); more is a mistake, not a plan.
+MAX_CONCURRENCY = 1024
+
 #: Keys of an ``[[engine]]`` table besides the ``-engine`` tokens.
 TOML_ENGINE_KEYS = frozenset({"requires", "build", "options"})
 
@@ -87,6 +91,19 @@ def _scalar(value: Any, where: str) -> str:
     raise CliError(f"{where}: expected a string or number, got {type(value).__name__}")
 
 
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def _words(value: Any, where: str) -> list[str]:
+    """A string, or a list of strings (``requires``, ``build``)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(w, str) for w in value):
+        return value
+    raise CliError(f"{where}: expected a string or a list of strings, got {_shown(value)}")
+
+
 def _table_tokens(table: dict[str, Any], where: str) -> list[str]:
     return [f"{key}={_scalar(value, f'{where}.{key}')}" for key, value in table.items()]
 
@@ -96,12 +113,14 @@ def _engine_tokens(
 ) -> list[str] | None:
     """One ``[[engine]]`` table as ``-engine`` tokens; None when it is skipped."""
     name = str(entry.get("name") or entry.get("cmd") or where)
-    requires = entry.get("requires") or []
-    for tool in [requires] if isinstance(requires, str) else requires:
-        if shutil.which(_scalar(tool, f"{where}.requires")) is None:
+    requires = _words(entry.get("requires", []), f"{where}.requires")
+    build = entry.get("build")
+    if build is not None:
+        _words(build, f"{where}.build")
+    for tool in requires:
+        if shutil.which(tool) is None:
             report(f"skipping engine {name}: {tool} is not installed (not found on PATH)")
             return None
-    build = entry.get("build")
     if build:
         argv = ([_scalar(w, f"{where}.build") for w in build] if isinstance(build, list)
                 else shlex.split(_scalar(build, f"{where}.build")))
@@ -158,7 +177,9 @@ def toml_argv(path: str, report: Callable[[str], None]) -> list[str]:
         if spec is None or key == "config":
             raise CliError(f"config {path}: unknown setting {key!r}")
         if spec.kind is Kind.FLAG:
-            if value is True:
+            if not isinstance(value, bool):
+                raise CliError(f"{where}: expected true or false, got {_shown(value)}")
+            if value:
                 argv.append(f"-{key}")
             continue
         if key == "engine":
@@ -256,6 +277,14 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     randomized = spec.get("order") == "random" or spec.get("file", "random:").startswith("random:")
     if seed is None and spec and randomized:
         seed = int.from_bytes(os.urandom(4), "little")  # stored, so a resume replays it
+    concurrency = args.int_value("concurrency", os.cpu_count() or 1, minimum=1)
+    if concurrency > MAX_CONCURRENCY:
+        raise CliError(f"-concurrency: {concurrency} is more than {MAX_CONCURRENCY} games at once")
+    db_path = args.value("db", "guti.db") or "guti.db"
+    pdn = pdn_path(args)
+    log = args.token_dict("log").get("file") or None
+    check_outputs([("-db", db_path), ("-pdnout", pdn), ("-log", log),
+                   *(("stderr", c.stderr_path) for c in configs)])
     slots = opening_slots(rounds, games)
     settings = game_settings(args, game, seed, 2 * slots, default_event="guti tournament")
     fingerprint = {
@@ -279,11 +308,11 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         rounds=rounds,
         games=games,
         seed=seed,
-        concurrency=args.int_value("concurrency", os.cpu_count() or 1, minimum=1),
-        db_path=args.value("db", "guti.db") or "guti.db",
+        concurrency=concurrency,
+        db_path=db_path,
         resume=args.has("resume"),
-        pdn_path=pdn_path(args),
-        log_path=args.token_dict("log").get("file") or None,
+        pdn_path=pdn,
+        log_path=log,
         rating_interval=args.int_value("ratinginterval", 0, minimum=0),
         sprt=sprt_from_args(args),
         quiet=args.has("quiet"),

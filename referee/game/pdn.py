@@ -43,17 +43,18 @@ from __future__ import annotations
 import os
 
 from referee.game.record import GameRecord
+from referee.process.text import visible
 
 LINE_WIDTH = 79
 
 
 def _tag(name: str, value: str) -> str:
-    value = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    value = visible(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
     return f'[{name} "{value}"]'
 
 
 def _comment(text: str) -> str:
-    return "{" + text.replace("}", ")").replace("{", "(").replace("\n", " | ") + "}"
+    return "{" + visible(text.replace("\n", " | ")).replace("}", ")").replace("{", "(") + "}"
 
 
 def format_clock(ms: float) -> str:
@@ -161,12 +162,20 @@ class PdnWriter:
         if not self._first:
             text = "\n" + text
         self._first = False
-        self._fh.write(text)
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        try:
+            self._fh.write(text)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:  # disk full, ...: say which file
+            raise OSError(exc.errno, exc.strerror, self.path) from None
 
     def close(self) -> None:
-        self._fh.close()
+        # Every write is flushed at once, so only a write that already failed (and
+        # was reported) can leave data to flush here: do not fail a second time.
+        try:
+            self._fh.close()
+        except OSError:
+            pass
 
     def __enter__(self) -> PdnWriter:
         return self

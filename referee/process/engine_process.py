@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shlex
 import signal
 import time
@@ -44,6 +45,7 @@ from collections.abc import Callable, Sequence
 from typing import BinaryIO, Protocol
 
 from referee.game.reasons import Reason
+from referee.process import lifeline
 from referee.process.group import (
     enable_subreaper,
     group_members,
@@ -280,6 +282,7 @@ class EngineProcess:
                     f"engine {self.name}: cannot open stderr log {cfg.stderr_path}: {exc.strerror}"
                 ) from None
         loop = asyncio.get_running_loop()
+        referee = os.getpid()
         try:
             transport, pipes = await loop.subprocess_exec(
                 lambda: _Pipes(self),
@@ -289,6 +292,7 @@ class EngineProcess:
                 stderr=asyncio.subprocess.PIPE,
                 cwd=cfg.cwd,
                 start_new_session=True,
+                preexec_fn=lambda: lifeline.die_with_parent(referee),  # killed with guti
             )
         except OSError as exc:
             self._close_stderr()
@@ -303,6 +307,7 @@ class EngineProcess:
         assert isinstance(stdin, asyncio.WriteTransport)
         self._stdin = stdin
         self.pid = transport.get_pid()
+        lifeline.watch(self.pid)  # its whole group is killed if guti dies
 
     @property
     def returncode(self) -> int | None:
@@ -450,6 +455,7 @@ class EngineProcess:
                         signal_group(pgid, signal.SIGKILL)
                         await self._wait_exit(5.0)
             await self._clean_group(pgid)
+            lifeline.release(pgid)
         finally:
             if self._transport is not None:
                 self._transport.close()

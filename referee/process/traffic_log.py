@@ -19,6 +19,7 @@ import datetime as _dt
 from typing import TextIO
 
 from referee.process.engine_process import TrafficHook
+from referee.process.text import visible
 
 
 class TrafficLog:
@@ -33,7 +34,7 @@ class TrafficLog:
         if fh is None:
             return
         stamp = _dt.datetime.fromtimestamp(wall).isoformat(timespec="microseconds")
-        fh.write(f"{stamp} [{name}] {direction} {line}\n")
+        fh.write(f"{stamp} [{visible(name)}] {direction} {visible(line)}\n")
 
     def hook(self, tag: str) -> TrafficHook:
         """A hook that prefixes engine names with ``tag`` (e.g. a game number), for

@@ -38,6 +38,7 @@ from referee.process.engine_process import (
     EngineTimeout,
 )
 from referee.process.group import live_members
+from referee.process.text import visible
 from referee.tools.check_cases import GameCases, PositionCase, cases_for
 from referee.tools.engine_argv import parse_options, split_engine_argv
 from referee.tools.perft_diff import PerftCollector, diff_perft
@@ -805,7 +806,7 @@ def main(argv: list[str]) -> int:
         ap.error("no engine command: give it after '--', e.g. guti check -- python -m engine")
 
     def emit(line: str) -> None:
-        print(line, flush=True)
+        print(visible(line), flush=True)
 
     try:
         failures = asyncio.run(run_check(cmd, opts.game, emit))  # UGI failures only

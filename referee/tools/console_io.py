@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Protocol, TextIO
 
+from referee.process.text import visible
+
 
 class Console(Protocol):
     """What the input loops need of the console, and nothing more: its commands and state
@@ -72,7 +74,7 @@ class Screen:
 
     def say(self, text: str, style: str = "default") -> None:
         for line in text.splitlines() or [""]:
-            self.rich.print(line, style=style)
+            self.rich.print(visible(line), style=style)
 
     def traffic(self, when: float, direction: str, line: str) -> None:
         stamp = datetime.fromtimestamp(when).strftime("%H:%M:%S.%f")[:-3]
@@ -82,10 +84,11 @@ class Screen:
             style = "blue"
         else:
             style = "dim"
-        self.rich.print(f"{stamp} {direction} {line}", style=style)
+        shown = visible(line)
+        self.rich.print(f"{stamp} {direction} {shown}", style=style)
         if self.log is not None:
             with contextlib.suppress(OSError, ValueError):
-                self.log.write(f"{stamp} {direction} {line}\n")
+                self.log.write(f"{stamp} {direction} {shown}\n")
                 self.log.flush()
 
 

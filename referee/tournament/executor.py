@@ -9,11 +9,13 @@ three calls.
 Engine processes come from one :class:`~referee.tournament.engine_pool.EnginePool` per
 engine, so a process is owned by exactly one game at a time.
 
-Stopping: ``stop`` (an :class:`asyncio.Event`) means "start no new game";
-running games finish (every wait in a game is bounded by its time control,
-see :mod:`referee.game.runner`) and are reported. Cancelling
-:meth:`Executor.run` aborts running games: they are never reported, so
-nothing half-played is ever stored, and every engine process is killed.
+Stopping is a :class:`~referee.tournament.stopping.RunControl`: when it is
+*stopping* no new game starts, and running games finish (every wait in a game is
+bounded by its time control, see :mod:`referee.game.runner`) and are reported.
+When it is *aborted* every game's wait ends at once (its engines are killed),
+and no game still running is ever reported, so nothing half-played and no
+"disconnect" that guti itself caused is ever stored; every engine is killed.
+Cancelling :meth:`Executor.run` does the same.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from referee.game.settings import GameSettings
 from referee.process.engine_process import EngineStartError, TrafficHook
 from referee.tournament.engine_pool import EnginePool
 from referee.tournament.scheduler import ScheduledGame
+from referee.tournament.stopping import ABORT_GRACE, RunControl
 from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig
 
@@ -70,36 +73,47 @@ class Executor:
         self,
         next_job: Callable[[], ScheduledGame | None],
         on_result: Callable[[ScheduledGame, GameRecord], None],
-        stop: asyncio.Event,
+        control: RunControl,
+        games: int | None = None,
     ) -> None:
-        """Play until ``next_job()`` returns None or ``stop`` is set; engines are
-        closed on the way out (killed when cancelled)."""
+        """Play until ``next_job()`` returns None or ``control`` stops; at most ``games``
+        at once besides the concurrency (no idle workers). Engines are closed on the
+        way out (killed when aborted or cancelled)."""
 
         async def worker() -> None:
-            while not stop.is_set():
+            while not control.stopping:
                 job = next_job()
                 if job is None:
                     return
                 self.running[job.game_id] = job
                 try:
-                    record = await self.play(job)
+                    record = await control.unless_aborted(self.play(job))
                 finally:
                     self.running.pop(job.game_id, None)
+                if record is None or control.aborted:
+                    return  # aborted: this game has no true result; never reported
                 on_result(job, record)
 
-        tasks = [asyncio.create_task(worker()) for _ in range(self.concurrency)]
+        count = self.concurrency if games is None else max(1, min(self.concurrency, games))
+        tasks = [asyncio.create_task(worker()) for _ in range(count)]
         try:
             await asyncio.gather(*tasks)
-        except BaseException:
+        except BaseException:  # cancelled (or a bug): abort this run's games
+            control.aborted = control.stopping = True
             for task in tasks:
                 task.cancel()
-            for pool in self.pools:
-                pool.kill_all()
             with contextlib.suppress(BaseException):
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await asyncio.wait(tasks, timeout=ABORT_GRACE)
             raise
         finally:
+            if control.aborted:
+                self.kill_all()
             await asyncio.shield(self.close())
+
+    def kill_all(self) -> None:
+        """SIGKILL every engine process of every pool (an abort)."""
+        for pool in self.pools:
+            pool.kill_all()
 
     async def play(self, job: ScheduledGame) -> GameRecord:
         """One game between the job's engines; every engine fault becomes a loss."""

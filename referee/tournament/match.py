@@ -30,6 +30,7 @@ from referee.game.record import GameRecord
 from referee.tournament.executor import Executor
 from referee.tournament.scheduler import ScheduledGame, pairs_per_encounter, schedule
 from referee.tournament.settings import MatchSettings
+from referee.tournament.stopping import RunControl
 
 
 @dataclass
@@ -83,28 +84,39 @@ def match_schedule(games: int, openings: Sequence[Opening] | None) -> Iterator[S
 async def run_match(
     settings: MatchSettings,
     on_game: Callable[[int, GameRecord], None] | None = None,
+    control: RunControl | None = None,
 ) -> MatchScore:
-    """Play the match; ``on_game(index, record)`` after each game. Engines are always
-    quit (and their process groups reaped) on the way out, also when cancelled."""
+    """Play the match; ``on_game(index, record)`` after each game. A stop of ``control``
+    starts no further game; an abort ends the running one unreported (nothing written).
+    Engines are always quit (and their process groups reaped) on the way out."""
     s = settings
+    control = control or RunControl()
     executor = Executor(
         [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False
     )
     score = MatchScore(s.first.name, s.second.name)
     writer = PdnWriter(s.pdn_path) if s.pdn_path else None
+    jobs = match_schedule(s.games, s.game.schedule_openings())
+
+    def on_result(job: ScheduledGame, record: GameRecord) -> None:
+        score.add(record)
+        if writer is not None:
+            writer.write(record)
+        if on_game is not None:
+            on_game(job.game_id, record)
+        flush = getattr(s.traffic, "flush", None)
+        if flush is not None:
+            flush()
+
     try:
-        await executor.check_engines()  # a start failure before game 1 ends the match
-        for job in match_schedule(s.games, s.game.schedule_openings()):
-            record = await executor.play(job)
-            score.add(record)
-            if writer is not None:
-                writer.write(record)
-            if on_game is not None:
-                on_game(job.game_id, record)
-            flush = getattr(s.traffic, "flush", None)
-            if flush is not None:
-                flush()
+        # a start failure before game 1 ends the match
+        await control.unless_aborted(executor.check_engines())
+        if control.aborted:
+            return score
+        await executor.run(lambda: next(jobs, None), on_result, control, games=s.games)
     finally:
+        if control.aborted:
+            executor.kill_all()
         with contextlib.suppress(Exception):
             await executor.close()
         if writer is not None:

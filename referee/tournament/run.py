@@ -17,11 +17,8 @@ This module wires the parts together and owns the rules of safety:
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import os
-import signal
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -39,12 +36,15 @@ from rich.progress import (
 
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
+from referee.process.text import visible
 from referee.process.traffic_log import TrafficLog
+from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
 from referee.tournament.executor import Executor
 from referee.tournament.export import sync_pdn
 from referee.tournament.scheduler import ScheduledGame, schedule
 from referee.tournament.settings import TournamentSettings
 from referee.tournament.standings import Standings
+from referee.tournament.stopping import RunControl
 from referee.tournament.store import StoreError, TournamentStore
 
 
@@ -61,6 +61,7 @@ class Outcome:
     standings: Standings
     stopped: str | None = None  # None: every scheduled game is stored
     interrupted: bool = False
+    failed: str | None = None  # storage failed: one line saying what was lost
 
 
 def standings_from_store(
@@ -105,8 +106,9 @@ def open_tournament(settings: TournamentSettings, say: Callable[[str], None]) ->
 
 
 def say_plain(console: Console, text: str) -> None:
-    """One line as it is (no rich markup or highlighting: engine names stay literal)."""
-    console.print(text, highlight=False, markup=False)
+    """One line, never wrapped, control characters escaped, no rich markup or highlighting
+    (engine names stay literal)."""
+    console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
 
 
 class _Display:
@@ -127,7 +129,7 @@ class _Display:
                 TimeElapsedColumn(),
                 TextColumn("eta"),
                 TimeRemainingColumn(),
-                TextColumn("{task.fields[leader]}"),
+                TextColumn("{task.fields[leader]}", markup=False),
                 console=console,
                 transient=True,
             )
@@ -155,7 +157,7 @@ class _Display:
         if self.progress is not None:
             rate = self.played / max(1e-9, time.monotonic() - self.began)
             lead = table.leader()
-            leader = f"leader {lead.name} {lead.points:g}/{lead.games}" if lead else ""
+            leader = f"leader {visible(lead.name)} {lead.points:g}/{lead.games}" if lead else ""
             self.progress.update(self.task, completed=done, rate=f"{rate:.2f} games/s",
                                  leader=leader)
         every = self.settings.rating_interval
@@ -163,12 +165,34 @@ class _Display:
             table.print(self.console)
 
 
-async def run_tournament(settings: TournamentSettings, console: Console) -> Outcome:
-    """Play every game of the tournament that is not stored yet (see module docstring)."""
+async def run_tournament(
+    settings: TournamentSettings, console: Console, control: RunControl | None = None
+) -> Outcome:
+    """Play every game of the tournament that is not stored yet (see module docstring).
+    The signals are handled (:meth:`RunControl.signals`) from start to end."""
     s = settings
+    control = control or RunControl()
     for path in (s.db_path, s.pdn_path, s.log_path):
         if path:  # output folders are created, like cutechess-cli does for -pgnout
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    display_say = functools.partial(say_plain, console)
+    running: list[Executor] = []
+    with control.signals(display_say, lambda: sum(len(e.running) for e in running)):
+        try:
+            lock = DatabaseLock(s.db_path)
+            lock.acquire()
+        except DatabaseBusy as exc:
+            raise TournamentError(str(exc)) from None
+        try:
+            return await _open_and_play(s, console, control, running)
+        finally:
+            lock.release()
+
+
+async def _open_and_play(
+    s: TournamentSettings, console: Console, control: RunControl, running: list[Executor]
+) -> Outcome:
+    """The locked part of a run: open the database, bring the PDN in line, play."""
     display_say = functools.partial(say_plain, console)
     store = open_tournament(s, display_say)
     traffic = TrafficLog(s.log_path) if s.log_path else None
@@ -179,51 +203,19 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
             if note:
                 display_say(note)
             writer = PdnWriter(s.pdn_path)
-        names = store.engine_names()
-        table = standings_from_store(store, names, s.fmt, s.sprt)
-        total = store.count_scheduled()
-        finished = store.count_finished()
-        if finished:
-            display_say(f"resuming: {finished}/{total} games already played")
-        outcome = Outcome(finished, total, table)
+        table = standings_from_store(store, store.engine_names(), s.fmt, s.sprt)
+        outcome = Outcome(store.count_finished(), store.count_scheduled(), table)
+        if outcome.finished:
+            display_say(f"resuming: {outcome.finished}/{outcome.total} games already played")
         decided = table.sprt_state()
         if decided is not None and decided.decision:
             outcome.stopped = "SPRT already decided"
             return outcome
-        executor = Executor(
-            s.engines,
-            s.game,
-            s.concurrency,
-            traffic,
-        )
-        pending: Iterator[ScheduledGame] = store.pending()
-        stop = asyncio.Event()
-        if finished == total:
+        if outcome.finished == outcome.total:
             return outcome
-        await executor.check_engines()
-
-        def next_job() -> ScheduledGame | None:
-            return next(pending, None)
-
-        with _Display(console, s, total, finished) as display:
-
-            def on_result(job: ScheduledGame, record: GameRecord) -> None:
-                store.record_game(job, record)  # committed before anything else sees it
-                outcome.finished += 1
-                if writer is not None:
-                    writer.write(record)
-                if traffic is not None:
-                    traffic.flush()
-                table.add(job.white, job.black, record.result,
-                          str(record.reason) if record.reason else None, record.fault, job.pair_id)
-                display.game(outcome.finished, job, record, table)
-                state = table.sprt_state()
-                if state is not None and state.decision and not stop.is_set():
-                    outcome.stopped = f"SPRT: {state.decision} accepted"
-                    display.say(f"{outcome.stopped}; finishing the running games")
-                    stop.set()
-
-            await _run_with_signals(executor, next_job, on_result, stop, outcome, display.say)
+        executor = Executor(s.engines, s.game, s.concurrency, traffic)
+        running.append(executor)
+        await _play(s, executor, store, writer, traffic, outcome, control, console)
         return outcome
     finally:
         if writer is not None:
@@ -233,39 +225,79 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
         store.close()
 
 
-async def _run_with_signals(executor, next_job, on_result, stop, outcome, say) -> None:
-    """Run the executor; first SIGINT = graceful stop, second SIGINT/SIGTERM/SIGHUP = abort."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None
-
-    def on_sigint() -> None:
-        if not stop.is_set():
-            stop.set()
-            outcome.stopped = "interrupted"
-            running = len(executor.running)
-            say(f"stopping: no new games; finishing {running} running game(s) "
-                "(Ctrl-C again to abort them)")
-        else:
-            outcome.interrupted = True
-            task.cancel()
-
-    def on_term() -> None:
-        outcome.stopped = "interrupted"
-        outcome.interrupted = True
-        task.cancel()
-
-    installed = []
-    for sig, handler in ((signal.SIGINT, on_sigint), (signal.SIGTERM, on_term),
-                         (signal.SIGHUP, on_term)):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, handler)
-            installed.append(sig)
+def _stored(
+    job: ScheduledGame,
+    record: GameRecord,
+    store: TournamentStore,
+    writer: PdnWriter | None,
+    outcome: Outcome,
+    control: RunControl,
+) -> bool:
+    """Store the game (committed before anything else sees it), then append it to the
+    PDN. A storage failure stops the run at once (abort: the running games cannot be
+    stored either) with one line saying what is lost and what is safe."""
+    number = job.game_id + 1
     try:
-        await executor.run(next_job, on_result, stop)
-    except asyncio.CancelledError:
-        if not outcome.interrupted:
-            raise
+        store.record_game(job, record)
+    except StoreError as exc:
+        outcome.failed = (f"{exc}; game {number} ({record.white} vs {record.black}) is lost "
+                          "and is played again on -resume; every game stored before is safe")
+        control.abort()
+        return False
+    outcome.finished += 1
+    if writer is not None:
+        try:
+            writer.write(record)
+        except OSError as exc:
+            outcome.failed = (f"PDN file {exc.filename}: {exc.strerror}; game {number} is "
+                              "stored in the database, and -resume rewrites the PDN file from it")
+            control.abort()
+            return False
+    return True
+
+
+async def _play(
+    settings: TournamentSettings,
+    executor: Executor,
+    store: TournamentStore,
+    writer: PdnWriter | None,
+    traffic: TrafficLog | None,
+    outcome: Outcome,
+    control: RunControl,
+    console: Console,
+) -> None:
+    """Check the engines start, then play the pending games, storing each as it ends."""
+    table = outcome.standings
+    pending: Iterator[ScheduledGame] = store.pending()
+    try:
+        await control.unless_aborted(executor.check_engines())
     finally:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
+        if control.aborted:
+            executor.kill_all()
+            await executor.close()
+    if control.aborted:
+        outcome.stopped, outcome.interrupted = "interrupted", True
+        return
+
+    with _Display(console, settings, outcome.total, outcome.finished) as display:
+
+        def on_result(job: ScheduledGame, record: GameRecord) -> None:
+            if not _stored(job, record, store, writer, outcome, control):
+                return
+            if traffic is not None:
+                traffic.flush()
+            table.add(job.white, job.black, record.result,
+                      str(record.reason) if record.reason else None, record.fault, job.pair_id)
+            display.game(outcome.finished, job, record, table)
+            state = table.sprt_state()
+            if state is not None and state.decision and control.stop(
+                f"SPRT: {state.decision} accepted"
+            ):
+                outcome.stopped = control.reason
+                display.say(f"{outcome.stopped}; finishing the running games")
+
+        await executor.run(lambda: next(pending, None), on_result, control,
+                           games=outcome.total - outcome.finished)
+    if control.stopping and outcome.stopped is None:
+        outcome.stopped = control.reason
+    outcome.interrupted = control.aborted

@@ -39,6 +39,7 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.game.reasons import Reason
+from referee.process.text import visible
 from referee.tournament.ratings import RatingError, RatingList, RatingOptions, rate
 from referee.tournament.stats import (
     SprtSpec,
@@ -204,7 +205,7 @@ class Standings:
             else:
                 elo = score = draws = los_text = "-"
             t.add_row(
-                str(rank), ln.name, str(ln.games), f"{ln.points:g}", score, draws, elo, los_text,
+                str(rank), visible(ln.name), str(ln.games), f"{ln.points:g}", score, draws, elo, los_text,
                 str(ln.rules), *(str(ln.faults[c]) for c in FAULT_COLUMNS),
             )
         t.caption = (
@@ -228,7 +229,7 @@ class Standings:
             t.add_column(head, justify="left" if head == "engine" else "right")
         for rank, r in enumerate(field.ratings, 1):
             t.add_row(
-                str(rank), r.name, f"{r.elo:.1f}", f"{r.margin:.1f}", str(r.games),
+                str(rank), visible(r.name), f"{r.elo:.1f}", f"{r.margin:.1f}", str(r.games),
                 f"{r.points:g}", f"{100 * r.points / r.games:.1f}%", f"{r.opponents:.1f}",
             )
         t.caption = _ratings_caption(field)
@@ -256,7 +257,7 @@ class Standings:
                     w, lo = lo, w
                 games = w + d + lo
                 cells.append(f"{w + d / 2:g}/{games}" if games else "")
-            t.add_row(f"{n} {row.name}", *cells)
+            t.add_row(f"{n} {visible(row.name)}", *cells)
         return t
 
     def pairs_table(self) -> Table | None:
@@ -269,7 +270,7 @@ class Standings:
         for (i, j), counts in sorted(self.ptnml.items()):
             est = pentanomial_elo(counts)
             t.add_row(
-                f"{self.names[i]} vs {self.names[j]}", str(sum(counts)), *map(str, counts),
+                visible(f"{self.names[i]} vs {self.names[j]}"), str(sum(counts)), *map(str, counts),
                 format_elo(est.elo, est.margin),
             )
         return t if self.ptnml else None
@@ -280,7 +281,7 @@ class Standings:
             return None
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continue"}[state.decision]
         unit = "pairs" if self.paired else "games"
-        return (
+        return visible(
             f"SPRT {self.names[0]} vs {self.names[1]} ({self.sprt.describe()}, {unit}): "
             f"LLR {state.llr:.2f} [{state.lower:.2f}, {state.upper:.2f}] {verdict}"
         )
@@ -290,7 +291,7 @@ class Standings:
         console.print(self.table())
         ratings = self.ratings_table()
         if isinstance(ratings, str):
-            console.print(ratings, highlight=False, markup=False)
+            console.print(visible(ratings), highlight=False, markup=False)
         elif ratings is not None:
             console.print(ratings)
         if len(self.names) > 2:
@@ -327,7 +328,7 @@ def _ratings_caption(field: RatingList) -> str:
 def make_console(stream=None) -> Console:
     """A console for tables: real width on a terminal, a wide fixed width otherwise
     (so CI logs and tests see whole rows)."""
-    probe = Console(file=stream)
+    probe = Console(file=stream, markup=False)  # names such as "[/]" are text, not markup
     if probe.is_terminal:
         return probe
-    return Console(file=stream, width=160, no_color=True, highlight=False)
+    return Console(file=stream, width=160, no_color=True, highlight=False, markup=False)

@@ -27,8 +27,10 @@ of games.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
@@ -41,6 +43,7 @@ from referee.tournament.scheduler import ScheduledGame
 from referee.ugi.engine_config import EngineConfig
 
 SCHEMA_VERSION = "1"
+_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
 BATCH = 256
 
 _SCHEMA = """
@@ -68,7 +71,38 @@ CREATE TABLE IF NOT EXISTS games (
 
 
 class StoreError(Exception):
-    """The database cannot be used (not a guti database, unreadable, ...); one line."""
+    """The database cannot be used (not a guti database, unreadable, full, read-only,
+    damaged, ...); one line."""
+
+
+def _why(exc: sqlite3.Error) -> str:
+    """SQLite's message, with what it means for the user when that is not obvious."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return f"{text} (the database or its folder is read-only)"
+    if "malformed" in text or "not a database" in text:
+        return f"{text} (the file is damaged)"
+    return text
+
+
+def _number(game_id: object) -> str:
+    """A game's number as guti shows it (ids are 0-based, numbers 1-based)."""
+    return str(game_id + 1) if isinstance(game_id, int) else repr(game_id)
+
+
+def _open_read_only(path: str) -> sqlite3.Connection:
+    """Read-only; on storage where not even SQLite's side files can be made (read-only
+    medium), as an immutable file."""
+    if not os.path.exists(path):
+        raise StoreError(f"{path}: no such database")
+    quoted = urllib.parse.quote(os.path.abspath(path))
+    conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, isolation_level=None)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, isolation_level=None)
 
 
 # --------------------------------------------------------------------------- #
@@ -103,29 +137,37 @@ class TournamentStore:
     """One open tournament database (``with TournamentStore(path) as db: ...``)."""
 
     def __init__(self, path: str, create: bool = True) -> None:
+        """``create=True``: open for a run (created if missing, must be writable);
+        ``create=False``: open an existing database read-only (standings, export), also
+        on read-only storage."""
         self.path = path
         try:
-            if not create:
-                # Open read-only-ish: refuse to create an empty file by mistake.
-                self.conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, isolation_level=None)
-            else:
+            if create:
                 self.conn = sqlite3.connect(path, isolation_level=None)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=FULL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=FULL")
+                self.conn.execute("PRAGMA foreign_keys=ON")
+            else:
+                self.conn = _open_read_only(path)
             tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if tables and "meta" not in tables:
                 raise StoreError(f"{path}: not a guti tournament database")
             if not tables:
                 if not create:
                     raise StoreError(f"{path}: empty database, no tournament in it")
-                self.conn.executescript(_SCHEMA)
-                self._put_meta({"schema": SCHEMA_VERSION})
+                # Tables and version in one transaction: a kill in between leaves an
+                # empty file (created again), never tables without a version.
+                self.conn.executescript(
+                    f"BEGIN IMMEDIATE;{_SCHEMA}INSERT INTO meta(key, value) "
+                    f"VALUES ('schema', '{SCHEMA_VERSION}');COMMIT;"
+                )
             version = self.meta("schema")
             if version != SCHEMA_VERSION:
                 raise StoreError(f"{path}: database schema {version!r}, this guti reads {SCHEMA_VERSION!r}")
+            if create:  # find out now, not after a whole game, that it cannot be written
+                self.set_meta("opened", time.strftime("%Y-%m-%d %H:%M:%S"))
         except sqlite3.Error as exc:
-            raise StoreError(f"{path}: {exc}") from None
+            raise StoreError(f"{path}: {_why(exc)}") from None
 
     # -- meta ----------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -243,8 +285,8 @@ class TournamentStore:
                         r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
                     ),
                 )
-        except sqlite3.IntegrityError as exc:
-            raise StoreError(f"{self.path}: game {job.game_id} not stored: {exc}") from None
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: game {job.game_id + 1} not stored: {_why(exc)}") from None
         return int(cur.lastrowid or 0)
 
     _RECORD_COLUMNS = (
@@ -265,7 +307,11 @@ class TournamentStore:
                 return
             for row in rows:
                 last = row[0]
-                yield _row_to_record(row)
+                try:
+                    yield _row_to_record(row)
+                except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                    raise StoreError(f"{self.path}: game {_number(row[1])} is stored damaged "
+                                     f"({type(exc).__name__}: {exc})") from None
 
     def records_by_game(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
         """Every stored game in game-id order (how exports list them), in batches."""
@@ -285,6 +331,7 @@ class TournamentStore:
     def results(self) -> Iterator[tuple[int, int, int, int, str, str | None, str | None]]:
         """Light rows for standings, in finishing order:
         ``(game_id, pair_id, white_idx, black_idx, result, reason, fault)``."""
+        engines = len(self.engine_names())
         last = 0
         while True:
             rows = self.conn.execute(
@@ -296,6 +343,10 @@ class TournamentStore:
                 return
             for row in rows:
                 last = row[0]
+                if not all(isinstance(i, int) and 0 <= i < engines for i in row[3:5]) \
+                        or row[5] not in _RESULTS:
+                    raise StoreError(f"{self.path}: game {_number(row[1])} is stored damaged "
+                                     f"(engines {row[3]!r}, {row[4]!r}, result {row[5]!r})")
                 yield row[1:]
 
     # -- plumbing ------------------------------------------------------------

@@ -138,10 +138,17 @@ def engine_config_from_tokens(
 
 
 def make_names_unique(configs: list[EngineConfig]) -> None:
-    """Give engines with the same name a ``-2``, ``-3`` suffix (in place), so results stay apart."""
+    """Give engines with the same name a ``-2``, ``-3`` suffix (in place), so results stay
+    apart; a suffix another engine already has as its own name is skipped (``a, a, a-2``
+    become ``a, a-3, a-2``)."""
+    taken = {cfg.name for cfg in configs}
     seen: dict[str, int] = {}
     for cfg in configs:
         count = seen.get(cfg.name, 0) + 1
         seen[cfg.name] = count
         if count > 1:
+            while f"{cfg.name}-{count}" in taken:
+                count += 1
+            seen[cfg.name] = count
             cfg.name = f"{cfg.name}-{count}"
+            taken.add(cfg.name)

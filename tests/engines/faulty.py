@@ -21,6 +21,8 @@ Modes (N = the engine's N-th ``go``, 1-based, default 1):
   exit-now      exits with status 0 before reading anything
   startup-crash raises an exception at start-up (traceback on stderr, status 1)
   no-ugiok      never finishes the handshake
+``--name TEXT`` is the ``id name`` it reports and ``--stderr TEXT`` a line it writes to
+stderr at start (both with ``\\x1b``-style escapes decoded, for hostile-text tests).
 Every process of the engine appends ``PID STARTTIME`` to the pidfile, so tests
 can check that none survives. With ``--mark F`` the engine appends its mode to F the
 moment the fault strikes (at go N), so a test can wait for that event instead of sleeping.
@@ -61,9 +63,14 @@ def main() -> None:
     ap.add_argument("--mark")
     ap.add_argument("--variants", default="egara-guti,pretwa")
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--name", help="the id name it reports (\\x escapes decoded)")
+    ap.add_argument("--stderr", help="written to stderr at start (\\x escapes decoded)")
     opts = ap.parse_args()
     mode = opts.mode
     record_pid(opts.pidfile)
+    if opts.stderr:
+        sys.stderr.write(opts.stderr.encode().decode("unicode_escape") + "\n")
+        sys.stderr.flush()
     if mode == "exit-now":
         sys.exit(0)
     if mode == "startup-crash":
@@ -116,7 +123,8 @@ def main() -> None:
             continue
         cmd = words[0]
         if cmd == "ugi":
-            out("id name faulty-" + mode)
+            name = opts.name.encode().decode("unicode_escape") if opts.name else "faulty-" + mode
+            out("id name " + name)
             out("id author guti tests")
             if variants:
                 vars_ = " ".join(f"var {v}" for v in variants)

@@ -1,0 +1,130 @@
+"""Engines die with their referee, even when the referee is killed with SIGKILL.
+
+Why: an engine that ignores EOF on stdin (or a grandchild it forked that ignores
+SIGTERM) would otherwise run on for ever after ``kill -9`` of guti, since guti gets
+no chance to clean up. Two mechanisms, both done by the kernel or by a process that
+outlives guti:
+
+- **parent-death signal**: each engine's process-group leader is started with
+  ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (:func:`die_with_parent`, run between fork and
+  exec), so the kernel kills it the moment guti dies. The kernel does not pass this
+  on to the engine's own children, hence:
+- **the lifeline**: a tiny watcher process (started with the first engine, in its own
+  session so terminal signals do not reach it) reads ``+PGID`` / ``-PGID`` lines from
+  a pipe whose only writer is guti. When the pipe ends (guti exited, normally or
+  killed), it SIGKILLs every process group still registered, grandchildren included
+  (they stay in the engine's group unless they call ``setsid`` themselves), and exits.
+
+:func:`watch` registers a group when an engine starts, :func:`release` after it has
+been reaped; :func:`kill_registered` SIGKILLs every registered group at once (an abort,
+or the referee's last-resort exit). Off Linux only the lifeline applies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+from typing import IO
+
+_PR_SET_PDEATHSIG = 1
+
+_WATCHER = r"""
+import os, signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+groups, rest = set(), b""
+while True:
+    try:
+        data = os.read(0, 4096)
+    except InterruptedError:
+        continue
+    except OSError:
+        break
+    if not data:
+        break
+    *lines, rest = (rest + data).split(b"\n")
+    for line in lines:
+        if line[:1] == b"+":
+            groups.add(int(line[1:]))
+        elif line[:1] == b"-":
+            groups.discard(int(line[1:]))
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+_registered: set[int] = set()
+_watcher: subprocess.Popen[bytes] | None = None
+_pipe: IO[bytes] | None = None
+_prctl = None
+if sys.platform.startswith("linux"):
+    with contextlib.suppress(OSError, AttributeError):
+        _prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved now, not after fork
+
+
+def die_with_parent(parent: int) -> None:
+    """In a forked child before exec: have the kernel SIGKILL it when ``parent`` dies
+    (and exit at once if ``parent`` is already gone). Must stay async-signal simple."""
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(137)
+
+
+def _start_watcher() -> IO[bytes] | None:
+    global _watcher, _pipe
+    if _pipe is not None and _watcher is not None and _watcher.poll() is None:
+        return _pipe
+    try:
+        _watcher = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _WATCHER],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True,
+        )
+    except OSError:
+        return None
+    _pipe = _watcher.stdin
+    for pgid in _registered:
+        _send(f"+{pgid}")
+    return _pipe
+
+
+def _send(line: str) -> None:
+    pipe = _pipe
+    if pipe is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        pipe.write(line.encode() + b"\n")
+        pipe.flush()
+
+
+def watch(pgid: int) -> None:
+    """Register an engine's process group: killed by the lifeline if guti dies."""
+    _registered.add(pgid)
+    if _start_watcher() is not None:
+        _send(f"+{pgid}")
+
+
+def release(pgid: int) -> None:
+    """The group is gone (reaped): nothing left to kill for it."""
+    if pgid in _registered:
+        _registered.discard(pgid)
+        _send(f"-{pgid}")
+
+
+def registered() -> list[int]:
+    """Process groups of engines started and not yet released."""
+    return sorted(_registered)
+
+
+def kill_registered() -> None:
+    """SIGKILL every registered engine group now (safe in a signal handler: no locks)."""
+    for pgid in list(_registered):
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)

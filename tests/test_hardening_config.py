@@ -1,0 +1,183 @@
+"""Mistakes in outputs, settings and engine names, and a second guti on a database:
+each is one line and exit 2, found before anything is written (README, reliability).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GUTI, ROOT, wait_for
+
+FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
+PY = sys.executable
+
+
+def engine(name: str, *extra: str) -> list[str]:
+    return ["-engine", f"cmd={PY}", f"args={FAULTY} {' '.join(extra)}", f"name={name}"]
+
+
+PAIR = [*engine("a"), *engine("b"), "-each", "tc=30+0.5"]
+
+
+def guti(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([*GUTI, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def one_line_exit_2(done: subprocess.CompletedProcess, *words: str) -> None:
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+# ----------------------------------------------------------------------------- 17.12 outputs
+@pytest.mark.parametrize("command", ["tournament", "match"])
+def test_pdnout_and_log_naming_the_same_file_are_refused(tmp_path, command):
+    (tmp_path / "sub").mkdir()
+    done = guti(command, *PAIR, "-pdnout", "x.out", "-log", "file=./sub/../x.out",
+                cwd=tmp_path)
+    one_line_exit_2(done, "same file")
+    assert not (tmp_path / "x.out").exists()
+
+
+def test_pdnout_equal_to_db_leaves_the_database_alone(tmp_path):
+    first = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    os.link(tmp_path / "t.db", tmp_path / "hard.db")
+    for pdn in ("t.db", "hard.db"):
+        done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-resume",
+                    "-pdnout", pdn, cwd=tmp_path)
+        one_line_exit_2(done, "same file")
+    with sqlite3.connect(tmp_path / "t.db") as conn:
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone() == (2,)
+
+
+@pytest.mark.parametrize("flag", ["-pdnout", "-log", "-db"])
+def test_an_output_that_is_a_directory_is_refused_and_left_alone(tmp_path, flag):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "keep").write_text("x")
+    value = "file=d" if flag == "-log" else "d"
+    done = guti("tournament", *PAIR, flag, value, cwd=tmp_path)
+    one_line_exit_2(done, "directory")
+    assert (tmp_path / "d" / "keep").exists() and not (tmp_path / "d.bak").exists()
+
+
+# ----------------------------------------------------------------------------- 17.14, 17.15
+def test_absurd_concurrency_is_refused_and_a_large_one_is_capped(tmp_path):
+    one_line_exit_2(guti("tournament", *PAIR, "-concurrency", "1000000", cwd=tmp_path),
+                    "-concurrency", "1024")
+    done = guti("tournament", *PAIR, "-games", "2", "-concurrency", "1024", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_duplicate_engine_names_are_numbered_apart_from_given_names(tmp_path):
+    done = guti("tournament", *engine("a"), *engine("a"), *engine("a-2"),
+                "-each", "tc=30+0.5", "-games", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(tmp_path / "guti.db") as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM engines ORDER BY idx")]
+    assert names == ["a", "a-3", "a-2"]
+
+
+# ----------------------------------------------------------------------------- 17.16 TOML
+@pytest.mark.parametrize("setting, key", [
+    ("requires = 5", "requires"),
+    ("build = 5", "build"),
+])
+def test_wrong_types_in_an_engine_table_are_one_line(tmp_path, setting, key):
+    toml = tmp_path / "t.toml"
+    toml.write_text(textwrap.dedent(f"""
+        [[engine]]
+        name = "a"
+        cmd = "{PY}"
+        args = ["{FAULTY}"]
+        {setting}
+        [[engine]]
+        name = "b"
+        cmd = "{PY}"
+        args = ["{FAULTY}"]
+        [each]
+        tc = "30+0.5"
+    """))
+    one_line_exit_2(guti("tournament", str(toml), cwd=tmp_path), key)
+
+
+@pytest.mark.parametrize("setting, key", [('resume = "yes"', "resume"), ("quiet = 1", "quiet"),
+                                          ("rounds = [1]", "rounds")])
+def test_wrong_types_of_top_level_settings_are_one_line(tmp_path, setting, key):
+    toml = tmp_path / "t.toml"
+    toml.write_text(f"{setting}\n")
+    one_line_exit_2(guti("tournament", str(toml), *PAIR, cwd=tmp_path), key)
+
+
+# ----------------------------------------------------------------------------- 17.18 schema
+KILL_AT_STATEMENT = """
+import os, sqlite3, sys
+real = sqlite3.connect
+def connect(*a, **k):
+    conn = real(*a, **k)
+    n = [0]
+    def trace(sql):
+        n[0] += 1
+        if n[0] == int(sys.argv[2]):
+            os._exit(9)
+    conn.set_trace_callback(trace)
+    return conn
+sqlite3.connect = connect
+from referee.tournament.store import TournamentStore
+TournamentStore(sys.argv[1]).close()
+"""
+
+
+def test_a_kill_while_creating_the_database_never_leaves_it_unusable(tmp_path):
+    """Kill the creation after each SQL statement in turn: every result opens."""
+    sys.path.insert(0, str(ROOT))
+    from referee.tournament.store import TournamentStore
+
+    for n in range(1, 16):
+        db = tmp_path / f"k{n}.db"
+        subprocess.run([PY, "-c", KILL_AT_STATEMENT, str(db), str(n)], cwd=ROOT, check=False,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+        TournamentStore(str(db)).close()  # raised StoreError ("schema None") before
+
+
+# ----------------------------------------------------------------------------- 17.3 lock
+def test_a_second_guti_on_a_database_in_use_refuses_naming_the_first(tmp_path):
+    argv = [*GUTI, "tournament", *PAIR, "-games", "200", "-db", "t.db", "-pdnout", "t.pdn"]
+    first = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        def stored() -> bool:
+            assert first.poll() is None
+            try:
+                with sqlite3.connect(tmp_path / "t.db") as conn:
+                    return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] > 0
+            except sqlite3.OperationalError:
+                return False
+
+        wait_for(stored, "a game stored by the first guti", 60)
+        second = guti("tournament", *PAIR, "-games", "200", "-db", "t.db", "-pdnout", "t.pdn",
+                      "-resume", cwd=tmp_path)
+        one_line_exit_2(second, "in use", f"pid {first.pid}")
+    finally:
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(30) == 130
+    # The first one's lock died with it: a resume now runs (stale lock taken over).
+    (tmp_path / "t.db.lock").write_text("999999999\n")
+    again = guti("tournament", *PAIR, "-games", "2", "-db", "u.db", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    (tmp_path / "u.db.lock").write_text("999999999\n")
+    again = guti("tournament", *PAIR, "-games", "2", "-db", "u.db", "-resume", cwd=tmp_path)
+    assert again.returncode == 0 and "2/2 games stored" in again.stdout, again.stderr
+    assert not (tmp_path / "u.db.lock").exists()

@@ -1,0 +1,55 @@
+"""No engine outlives a SIGKILL of guti (README, reliability).
+
+Why: guti cannot clean up after ``kill -9``, so the kernel must: each engine's leader
+has a parent-death signal, and the lifeline process kills the engines' whole process
+groups (grandchildren included) when guti's end of its pipe closes. The engines here
+ignore EOF, ``quit`` and SIGTERM, and one forks a grandchild that does the same.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import GUTI, ROOT, survivors, wait_for
+
+FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
+
+
+def engine(name: str, mode: str, pids, *extra: str) -> list[str]:
+    args = f"{FAULTY} --mode {mode} --pidfile {pids} {' '.join(extra)}"
+    return ["-engine", f"cmd={sys.executable}", f"args={args}", f"name={name}"]
+
+
+def kill_guti_mid_game(tmp_path, command: list[str], mark) -> None:
+    proc = subprocess.Popen([*GUTI, *command], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        wait_for(lambda: mark.exists() or proc.poll() is not None, "the engines playing", 60)
+        assert proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_sigkill_of_match_leaves_no_engine_nor_grandchild(tmp_path, trial):
+    pids, mark = tmp_path / "pids", tmp_path / "mark"
+    kill_guti_mid_game(tmp_path, [
+        "match", *engine("forker", "fork", pids, "--at", str(3 + 7 * trial), "--mark", str(mark)),
+        *engine("deaf", "ignore-quit", pids), "-each", "tc=60+1", "-games", "50"], mark)
+    assert len(pids.read_text().split("\n")) >= 4  # leader + grandchild + deaf engine
+    wait_for(lambda: not survivors(pids), "every engine process ended by the kernel", 10)
+
+
+def test_sigkill_of_tournament_leaves_no_engine_nor_grandchild(tmp_path):
+    pids, mark = tmp_path / "pids", tmp_path / "mark"
+    kill_guti_mid_game(tmp_path, [
+        "tournament", *engine("forker", "fork", pids, "--at", "5", "--mark", str(mark)),
+        *engine("deaf", "ignore-quit", pids), *engine("forker2", "fork", pids),
+        "-each", "tc=60+1", "-games", "20", "-concurrency", "2"], mark)
+    wait_for(lambda: not survivors(pids), "every engine process ended by the kernel", 10)

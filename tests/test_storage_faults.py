@@ -1,0 +1,162 @@
+"""Storage that fails: a full disk, read-only storage, a damaged or tampered database.
+
+Each is one clear line, never a traceback; nothing already stored is lost, and a game
+that could not be stored is named as lost (README, reliability). Full and read-only
+storage are real: a small or read-only tmpfs mounted in a private mount namespace
+(``unshare -m``; skipped where that is not allowed).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GUTI, ROOT, read_pdn
+
+FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
+PY = sys.executable
+PAIR = ["-engine", f"cmd={PY}", f"args={FAULTY} --seed 1", "name=a",
+        "-engine", f"cmd={PY}", f"args={FAULTY} --seed 2", "name=b", "-each", "tc=30+0.5"]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def guti(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*GUTI, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, env=ENV)
+
+
+def one_line(done: subprocess.CompletedProcess, code: int, *words: str) -> str:
+    assert done.returncode == code, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    for word in words:
+        assert word.lower() in lines[0].lower(), lines[0]
+    return lines[0]
+
+
+def stored(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT game_id, result, moves FROM games ORDER BY seq").fetchall()
+
+
+@pytest.fixture
+def finished_db(tmp_path: Path) -> Path:
+    done = guti("tournament", *PAIR, "-games", "4", "-db", "t.db", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "t.db"
+
+
+# ----------------------------------------------------------------------------- damaged
+@pytest.mark.parametrize("tamper, word", [
+    ("UPDATE games SET white_idx = 7 WHERE seq = 2", "game"),
+    ("UPDATE games SET result = 'won' WHERE seq = 1", "damaged"),
+    ("UPDATE games SET elapsed_ms = '{' WHERE seq = 3", "damaged"),
+])
+def test_tampered_rows_are_one_line_in_standings_and_export(finished_db, tamper, word):
+    with sqlite3.connect(finished_db) as conn:
+        conn.execute(tamper)
+    standings = guti("standings", "t.db", cwd=finished_db.parent)
+    export = guti("export", "t.db", "-pdn", "x.pdn", "-json", "x.json", cwd=finished_db.parent)
+    for done in (standings, export):
+        if done.returncode != 0:
+            one_line(done, 2, "t.db")
+    assert standings.returncode == 2 or export.returncode == 2
+    assert not (finished_db.parent / "x.pdn.tmp").exists() or export.returncode == 2
+
+
+def test_a_corrupted_database_is_one_line(finished_db):
+    data = bytearray(finished_db.read_bytes())
+    data[4096:] = b"\xa5" * (len(data) - 4096)  # every page but the first
+    finished_db.write_bytes(bytes(data))
+    for args in (["standings", "t.db"], ["export", "t.db", "-pdn", "x.pdn"],
+                 ["tournament", *PAIR, "-games", "4", "-db", "t.db", "-resume"]):
+        done = guti(*args, cwd=finished_db.parent)
+        assert done.returncode in (1, 2), done.stderr
+        one_line(done, done.returncode, "t.db")
+
+
+# ----------------------------------------------------------------------------- namespaces
+def _namespace_ok() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-m", "sh", "-c",
+                            "mount -t tmpfs -o size=64k tmpfs /mnt && umount /mnt"],
+                           capture_output=True)
+    return probe.returncode == 0
+
+
+needs_namespace = pytest.mark.skipif(not _namespace_ok(),
+                                     reason="cannot mount a tmpfs (unshare -m) here")
+
+
+def in_namespace(tmp_path: Path, script: str) -> subprocess.CompletedProcess:
+    """Run ``script`` (sh) with a private tmpfs at ``$M`` = tmp_path/mnt."""
+    mnt = tmp_path / "mnt"
+    mnt.mkdir(exist_ok=True)
+    guti_cmd = shlex.join(GUTI)
+    full = f"set -u; M={shlex.quote(str(mnt))}; GUTI={shlex.quote(guti_cmd)}; {script}"
+    return subprocess.run(["unshare", "-m", "sh", "-c", full], cwd=tmp_path, env=ENV,
+                          capture_output=True, text=True, timeout=300)
+
+
+@needs_namespace
+def test_standings_and_export_read_a_database_on_read_only_storage(finished_db, tmp_path):
+    done = in_namespace(tmp_path, f"""
+        mount -t tmpfs tmpfs $M && cp {finished_db} $M/ && mount -o remount,ro $M &&
+        $GUTI standings $M/t.db && $GUTI export $M/t.db -pdn {tmp_path}/ro.pdn""")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4/4 games played" in done.stdout
+    assert len(read_pdn((tmp_path / "ro.pdn").read_text())) == 4
+
+
+@needs_namespace
+def test_resume_on_a_read_only_database_refuses_before_playing(finished_db, tmp_path):
+    with sqlite3.connect(finished_db) as conn:
+        conn.execute("DELETE FROM games WHERE seq > 2")  # two games left to play
+    before = stored(finished_db)
+    args = shlex.join(["tournament", *PAIR, "-games", "4", "-db", "t.db", "-resume"])
+    done = in_namespace(tmp_path, f"""
+        mount -t tmpfs tmpfs $M && cp {finished_db} $M/ && touch $M/t.db-wal $M/t.db-shm &&
+        mount -o remount,ro $M && cd $M && $GUTI {args}""")
+    one_line(done, 2, "t.db", "read-only")
+    assert "Finished game" not in done.stdout
+    assert stored(finished_db) == before
+
+
+@needs_namespace
+def test_a_full_disk_stops_the_tournament_naming_the_lost_game(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    args = shlex.join(["tournament", *PAIR, "-games", "400", "-db", "t.db", "-pdnout",
+                       f"{out}/t.pdn", "-concurrency", "2"])
+    done = in_namespace(tmp_path, f"""
+        mount -t tmpfs -o size=160k tmpfs $M && cd $M && $GUTI {args};
+        echo "exit $?"; cp $M/t.db* {out}/""")
+    assert "exit 1" in done.stdout, done.stdout + done.stderr
+    line = one_line(subprocess.CompletedProcess([], 1, done.stdout, done.stderr), 1,
+                    "full", "is lost", "-resume")
+    finished = [x for x in done.stdout.splitlines() if x.startswith("Finished game")]
+    kept = stored(out / "t.db")
+    assert len(kept) == len(finished) > 0  # every game reported as finished is stored
+    lost = int(line.split(" is lost")[0].rsplit("game ", 1)[1].split()[0])
+    assert lost - 1 not in {g[0] for g in kept}
+    assert len(read_pdn((out / "t.pdn").read_text())) == len(kept)
+
+
+@needs_namespace
+def test_a_full_disk_under_the_pdn_file_names_the_file(tmp_path):
+    args = shlex.join(["tournament", *PAIR, "-games", "400", "-db", f"{tmp_path}/t.db",
+                       "-pdnout", "full.pdn"])
+    done = in_namespace(tmp_path, f"""
+        mount -t tmpfs -o size=8k tmpfs $M && cd $M && $GUTI {args}""")
+    one_line(done, 1, "full.pdn", "No space left", "stored in the database")
+    finished = [x for x in done.stdout.splitlines() if x.startswith("Finished game")]
+    assert len(stored(tmp_path / "t.db")) == len(finished) + 1  # stored, then the PDN failed
