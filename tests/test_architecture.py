@@ -54,9 +54,7 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
         "fixed by branch cousins (picture drawn from coordinates)",
     frozenset({"referee.tools.console", "referee.tools.console_io"}): NO_FIX_SEEN,
 }
-KNOWN_LAYER_BREAKS: dict[tuple[str, str], str] = {
-    ("referee.process.engine_process", "referee.game.reasons"): NO_FIX_SEEN,
-}
+KNOWN_LAYER_BREAKS: dict[tuple[str, str], str] = {}
 KNOWN_LONG_FUNCTIONS: dict[str, str] = {}
 
 

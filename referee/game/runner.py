@@ -41,8 +41,16 @@ from referee.game.settings import (
     DEFAULT_STALL_GRACE,
 )
 from referee.game.timecontrol import Clock, Limits, go_arguments
-from referee.process.engine_process import EngineError, EngineTimeout
+from referee.process.engine_process import EngineError, EngineTimeout, ErrorKind
 from referee.ugi.client import GoReply, Position, UgiEngine
+
+#: The reason a game is lost for, by the kind of engine-process fault.
+REASON_OF_FAULT = {
+    ErrorKind.START: Reason.START_FAILURE,
+    ErrorKind.DISCONNECT: Reason.DISCONNECT,
+    ErrorKind.TIMEOUT: Reason.STALLED,
+    ErrorKind.PROTOCOL: Reason.PROTOCOL_ERROR,
+}
 
 
 def start_board(game_name: str, start_fen: str | None) -> Board:
@@ -183,10 +191,10 @@ class _Game:
         return record
 
     def not_ready(self, side: Side, exc: EngineError) -> GameRecord:
-        return self.lose(side, exc.reason, str(exc))
+        return self.lose(side, REASON_OF_FAULT[exc.kind], str(exc))
 
     def engine_failed(self, side: Side, exc: EngineError) -> GameRecord:
-        return self.lose(side, exc.reason, str(exc))
+        return self.lose(side, REASON_OF_FAULT[exc.kind], str(exc))
 
     def stalled(self, side: Side, allowed: float | None) -> GameRecord:
         name = self.engines[side].name

@@ -84,7 +84,8 @@ def go_line(go: Go) -> str:
 
 
 def is_bestmove(line: str) -> bool:
-    return line.startswith("bestmove") and line.split()[0] == "bestmove"
+    """A ``bestmove`` line: its first word, blanks around words ignored (protocol.md 5.1)."""
+    return line.split()[:1] == ["bestmove"]
 
 
 def is_readyok(line: str) -> bool:
@@ -334,7 +335,9 @@ class UgiEngine:
     async def wait_bestmove(self, sent_at: float, timeout: float) -> GoReply:
         """The ``bestmove`` reply to a search started at ``sent_at``, within ``timeout`` s of it."""
         try:
-            lines, at = await self._read_until(is_bestmove, sent_at + timeout, MAX_INFOS + 1)
+            lines, at = await self.transport.read_through(
+                "bestmove", sent_at + timeout, MAX_INFOS + 1
+            )
         except EngineTimeout as exc:
             raise EngineTimeout(
                 f"engine {self.name}: no bestmove within {timeout:.3f} s of go",
