@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from engine.rules import Board, Move, Result, Side
+from engine.rules import Board, Move, Result, RulesError, Side
 from referee.game.judge import Fault, Verdict, judge_reply
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
@@ -216,7 +216,8 @@ class _Game:
         fault = verdict.fault or Fault.NONE_WITH_MOVES
         fen = self.board.fen()
         if fault is Fault.TIME:
-            detail = f"engine {name} used {reply.elapsed_ms:.0f} ms, {allowed:.0f} ms allowed"
+            used, limit = _ms_apart(reply.elapsed_ms, allowed or 0.0)
+            detail = f"engine {name} used {used} ms, {limit} ms allowed"
         elif fault is Fault.NO_MOVE:
             detail = f"engine {name} sent {reply.line!r}"
         elif fault is Fault.NONE_WITH_MOVES:
@@ -227,7 +228,35 @@ class _Game:
             detail = f"engine {name} sent malformed {shown!r}"
         else:
             detail = f"engine {name} played illegal {verdict.text} in {fen}: {verdict.error}"
+            earlier = self.asked_before(verdict.text)
+            if earlier is not None:
+                detail += (f"; it answers a previous request (legal in {earlier}, the position"
+                           f" of this engine's previous go): a second bestmove for one go?")
         return self.lose(side, fault.reason, detail)
+
+    def asked_before(self, text: str | None) -> str | None:
+        """The FEN of the position the side to move was asked about at its previous go,
+        when ``text`` is a legal move there (a stale answer); else None."""
+        if text is None or len(self.record.moves) - self.record.opening_plies < 2:
+            return None
+        before = self.board.copy()
+        before.pop()
+        before.pop()
+        try:
+            before.parse_move(text)
+        except RulesError:
+            return None
+        return before.fen()
+
+
+def _ms_apart(used: float, allowed: float) -> tuple[str, str]:
+    """Both times in ms with as few decimals (at most 3) as show them apart: a move of
+    50.2 ms against 50 allowed reads ``50.2`` and ``50.0``, not ``50`` and ``50``."""
+    for digits in range(4):
+        a, b = f"{used:.{digits}f}", f"{allowed:.{digits}f}"
+        if a != b:
+            break
+    return a, b
 
 
 def _time_control_tag(white: Limits, black: Limits) -> str:
