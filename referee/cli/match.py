@@ -30,24 +30,27 @@ was played, 2 for a command-line mistake or an engine that cannot start
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import signal
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from referee.config.args import CliError, parse_cli, usage
-from referee.config.match import match_settings
 from referee.config.options import MATCH_OPTIONS
-from referee.game.record import GameRecord
-from referee.process.engine_process import EngineStartError
-from referee.process.traffic_log import TrafficLog
-from referee.tournament.match import MatchScore, run_match
-from referee.tournament.settings import MatchSettings
+
+if TYPE_CHECKING:  # the match machinery is imported when a match runs, not for --help
+    from referee.game.record import GameRecord
+    from referee.tournament.match import MatchScore
+    from referee.tournament.settings import MatchSettings
 
 
 async def run_until_signalled(settings: MatchSettings) -> MatchScore:
     """Run the match; SIGTERM/SIGHUP cancel it like Ctrl-C, so engines are still reaped."""
+    import asyncio
+    import signal
+
+    from referee.tournament.match import run_match
+
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     assert task is not None
@@ -71,6 +74,12 @@ def main(argv: list[str]) -> int:
         if args.has("help"):
             print(usage("guti match", MATCH_OPTIONS))
             return 0
+        import asyncio
+
+        from referee.config.match import match_settings
+        from referee.process.engine_process import EngineStartError
+        from referee.process.traffic_log import TrafficLog
+
         settings = match_settings(args)
         log_path = args.token_dict("log").get("file")
         traffic = TrafficLog(log_path) if log_path else None
