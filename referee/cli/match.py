@@ -77,6 +77,7 @@ def main(argv: list[str]) -> int:
         import asyncio
 
         from referee.config.match import match_settings
+        from referee.process import event_loop
         from referee.process.engine_process import EngineStartError
         from referee.process.traffic_log import TrafficLog
 
@@ -91,7 +92,7 @@ def main(argv: list[str]) -> int:
         return 2
     settings.traffic = traffic
     try:
-        score = asyncio.run(run_until_signalled(settings))
+        score = event_loop.run(run_until_signalled(settings))
     except EngineStartError as exc:
         print(f"guti match: {exc}", file=sys.stderr)
         return 2

@@ -9,7 +9,6 @@ command with ``-resume``).
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import math
 import os
@@ -30,6 +29,7 @@ from referee.config.tournament import (
     settings_from_argv,
     sprt_from_args,
 )
+from referee.process import event_loop
 from referee.process.engine_process import EngineStartError
 from referee.tournament.export import export_json, export_pdn
 from referee.tournament.ratings import DRAW_MODELS, RatingOptions
@@ -60,7 +60,7 @@ def main_tournament(argv: list[str]) -> int:
         flush=True,
     )
     try:
-        outcome = asyncio.run(run_tournament(settings, console))
+        outcome = event_loop.run(run_tournament(settings, console))
     except (TournamentError, StoreError, EngineStartError) as exc:
         return _err("tournament", str(exc))
     except OSError as exc:

@@ -138,7 +138,9 @@ class _Game:
             except EngineError as exc:
                 return self.not_ready(side, exc)
         while True:
-            if self.board.outcome() is not None:
+            # Legal moves are needed to judge the reply anyway; while there are some the
+            # game goes on (the rules core's legal_moves are empty once it is over).
+            if not self.board.legal_moves and self.board.outcome() is not None:
                 return self.ended_by_rules()
             side = self.board.turn
             allowed = self.clocks[side].allowed_ms()
@@ -170,7 +172,7 @@ class _Game:
         self.record.moves.append(text)
         self.record.elapsed_ms.append(elapsed)
         self.record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
-        self.position = Position(self.position.fen, (*self.position.moves, text))
+        self.position = self.position.then(text)
 
     # -- the ways a game ends -------------------------------------------------------------
     def ended_by_rules(self) -> GameRecord:

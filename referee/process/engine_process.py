@@ -46,7 +46,7 @@ import time
 from array import array
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import BinaryIO, Protocol
+from typing import BinaryIO, Protocol, cast
 
 from referee.process.group import (
     enable_subreaper,
@@ -413,9 +413,8 @@ class EngineProcess:
             ) from None
         self._transport = transport
         self._pipes = pipes
-        stdin = transport.get_pipe_transport(0)
-        assert isinstance(stdin, asyncio.WriteTransport)
-        self._stdin = stdin
+        # A write transport, though uvloop's is not a subclass of asyncio's class.
+        self._stdin = cast(asyncio.WriteTransport, transport.get_pipe_transport(0))
         self.pid = transport.get_pid()
 
     @property

@@ -31,7 +31,7 @@ import functools
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.rules import Board
 from referee.process.engine_process import (
@@ -62,6 +62,15 @@ class Position:
 
     fen: str | None = None
     moves: tuple[str, ...] = ()
+    #: Its ``position`` line once written (carried over by :meth:`then`), so the line for
+    #: the next ply is this one plus a move, not the whole game joined again.
+    line: str | None = field(default=None, compare=False, repr=False)
+
+    def then(self, move: str) -> Position:
+        """This position with ``move`` played."""
+        text = position_line(self)
+        return Position(self.fen, (*self.moves, move),
+                        f"{text} {move}" if self.moves else f"{text} moves {move}")
 
     @classmethod
     def of(cls, board: Board) -> Position:
@@ -74,6 +83,8 @@ class Position:
 
 def position_line(position: Position) -> str:
     """``position startpos|fen F [moves M...]``: the only place that writes it."""
+    if position.line is not None:
+        return position.line
     head = "position startpos" if position.fen is None else f"position fen {position.fen}"
     return f"{head} moves {' '.join(position.moves)}" if position.moves else head
 
