@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import shlex
 import signal
 import time
@@ -174,6 +175,9 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.exited = False
         self.waiter: asyncio.Future[None] | None = None
         self.want: bytes | None = None  # a waiting reader wants a line with this first word
+        self.deadline = math.inf  # the waiting reader's (monotonic)
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_at = math.inf
         self.exit_event = asyncio.Event()
         self.err_partial = bytearray()
         self.err_tail = bytearray()
@@ -206,6 +210,29 @@ class _Pipes(asyncio.SubprocessProtocol):
         waiter = self.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+
+    def arm(self, deadline: float) -> None:
+        """Wake the reader at ``deadline``. One timer serves many waits: it is moved only
+        to an earlier time; fired early, it re-arms itself for the reader's deadline then,
+        so a game's waits (whose deadlines only grow) make a timer every few seconds, not
+        one per ply."""
+        self.deadline = deadline
+        if self.timer is not None and self.timer_at <= deadline:
+            return
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer_at = deadline
+        delay = max(0.0, deadline - time.monotonic())
+        self.timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
+
+    def _timer_fired(self) -> None:
+        self.timer, self.timer_at = None, math.inf
+        if self.waiter is None:
+            return
+        if time.monotonic() >= self.deadline:
+            self.wake()
+        else:
+            self.arm(self.deadline)
 
     def _fail(self, message: str) -> None:
         if self.overflow is None:
@@ -503,7 +530,6 @@ class EngineProcess:
         if p is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
         loop = asyncio.get_running_loop()
-        timer: asyncio.TimerHandle | None = None
         try:
             while True:
                 newline = p.find_line(word)
@@ -518,14 +544,11 @@ class EngineProcess:
                     seen = p.find_line(None) is not None
                     lines = p.take(p.line_start - 1, keep)[0] if seen else []
                     raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
-                if timer is None:
-                    timer = loop.call_later(remaining, p.wake)
+                p.arm(deadline)
                 p.waiter, p.want = loop.create_future(), word
                 await p.waiter
         finally:
             p.waiter = p.want = None
-            if timer is not None:
-                timer.cancel()
 
     async def _disconnect_text(self) -> str:
         p = self._pipes
@@ -564,6 +587,8 @@ class EngineProcess:
                         await self._wait_exit(5.0)
             await self._clean_group(pgid)
         finally:
+            if p is not None and p.timer is not None:
+                p.timer.cancel()
             if self._transport is not None:
                 self._transport.close()
             self._close_stderr()
