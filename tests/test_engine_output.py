@@ -20,7 +20,7 @@ from referee.game.timecontrol import parse_limits
 from referee.process.engine_process import QUEUE_LIMIT, EngineProcess
 from referee.process.traffic_log import TrafficLog
 from referee.tournament.engine_pool import EnginePool
-from referee.ugi.client import Position, UgiEngine
+from referee.ugi.client import Position, UgiEngine, position_line
 from referee.ugi.engine_config import EngineConfig
 from referee.ugi.fake_transport import Answer, Reply
 from referee.ugi.limits import Go
@@ -276,3 +276,17 @@ def test_go_reply_elapsed_runs_to_the_arrival_of_the_bestmove_chunk() -> None:
             await eng.quit(grace=0)
 
     assert asyncio.run(main()) < 900
+
+
+# -- issue 16: the per-ply shortcuts say the same as the long way ------------------------------
+
+
+def test_position_line_built_ply_by_ply_is_the_whole_line() -> None:
+    board = Board("egara-guti")
+    position = Position.of(board)
+    for _ in range(12):
+        move = board.legal_moves[-1]
+        board.push(move)
+        position = position.then(str(move))
+        assert position_line(position) == position_line(Position(position.fen, position.moves))
+    assert position == Position.of(board)
