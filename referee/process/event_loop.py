@@ -11,6 +11,7 @@ compare, or to rule uvloop out when chasing a fault).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -22,8 +23,8 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop's loop factory when installed and not declined, else None (asyncio's)."""
     if os.environ.get("GUTI_EVENT_LOOP", "").lower() == "asyncio":
         return None
-    try:
-        import uvloop
+    try:  # by name: the extra is optional, so type-checking must not need it either
+        uvloop = importlib.import_module("uvloop")
     except ImportError:
         return None
     factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
