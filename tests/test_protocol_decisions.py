@@ -8,30 +8,25 @@ document and the engine cannot drift apart.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from engine_driver import Engine  # noqa: E402
-from perft_reference import load_perft_tables, load_start_fens  # noqa: E402
+from tests.conftest import ENGINE_ARGV, UgiProgram
+from tests.perft_reference import load_perft_tables, load_start_fens
 
 
 @pytest.fixture
 def engine():
-    eng = Engine()
+    eng = UgiProgram(ENGINE_ARGV)
     eng.handshake()
     yield eng
     eng.close()
 
 
-def _search_until_depth(engine: Engine, depth: int) -> list[str]:
+def _search_until_depth(engine: UgiProgram, depth: int) -> list[str]:
     """Lines up to the first ``info depth D`` with D >= ``depth``; fails on a bestmove first."""
     seen: list[str] = []
     while True:
-        _, line = engine.read()
+        line = engine.read()
         seen.append(line)
         assert not line.startswith("bestmove"), f"search ended before depth {depth}: {seen}"
         words = line.split()
@@ -44,7 +39,7 @@ def test_bare_go_searches_until_stop(engine):
     engine.send("go")
     _search_until_depth(engine, 3)  # went past depth 1: no limit ended it
     engine.send("stop")
-    _, lines = engine.read_until("bestmove")
+    lines = engine.read_until("bestmove")
     assert lines[-1].split()[1] in {"13-12", "14-12", "15-12"}
 
 
@@ -55,7 +50,7 @@ def test_infinite_wins_over_depth(engine):
     # Depth 1 is done, and the bestmove still waits for stop.
     assert not any(x.startswith("bestmove") for x in engine.ask("isready"))
     engine.send("stop")
-    _, lines = engine.read_until("bestmove")
+    lines = engine.read_until("bestmove")
     assert lines[-1].split()[1] in {"13-12", "14-12", "15-12"}
 
 
@@ -126,5 +121,5 @@ def test_readyok_during_a_search_comes_at_once(engine):
 def test_movestogo_is_accepted(engine):
     engine.send("position startpos")
     engine.send("go p1time 2000 p2time 2000 movestogo 1")
-    _, lines = engine.read_until("bestmove", timeout=10)
+    lines = engine.read_until("bestmove", timeout=10)
     assert not any(x.startswith("info string error") for x in lines), lines
