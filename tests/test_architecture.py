@@ -51,9 +51,7 @@ LONG_FUNCTION_ALLOWED = {
 NO_FIX_SEEN = "present at 9620604; no branch fixing it seen yet"
 KNOWN_CYCLES: dict[frozenset[str], str] = {
 }
-KNOWN_LAYER_BREAKS: dict[tuple[str, str], str] = {
-    ("referee.process.engine_process", "referee.game.reasons"): NO_FIX_SEEN,
-}
+KNOWN_LAYER_BREAKS: dict[tuple[str, str], str] = {}
 KNOWN_LONG_FUNCTIONS: dict[str, str] = {}
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from engine.rules import Board
 from referee.game.reasons import Reason
-from referee.game.runner import play_game
+from referee.game.runner import REASON_OF_FAULT, play_game
 from referee.game.timecontrol import parse_limits
 from referee.process.engine_process import EngineStartError
 from referee.ugi.client import UgiEngine
@@ -230,7 +230,7 @@ def test_start_failures_are_reported_not_hung(tmp_path, mode, extra, expect):
 
     with pytest.raises(EngineStartError) as info:
         run(launch(), bound=5)  # reported, not hung: a hang would be a TimeoutError
-    assert info.value.reason is Reason.START_FAILURE
+    assert REASON_OF_FAULT[info.value.kind] is Reason.START_FAILURE
     assert expect in str(info.value)
     assert survivors(pids) == []
 

@@ -31,26 +31,25 @@ was played, 2 for a command-line mistake or an engine that cannot start
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from referee.cli.elapsed import Stopwatch
 from referee.config.args import CliError, parse_cli, usage
-from referee.config.match import match_settings
 from referee.config.options import MATCH_OPTIONS
-from referee.game.record import GameRecord
-from referee.process.engine_process import EngineStartError
 from referee.process.text import visible
-from referee.process.traffic_log import TrafficLog
-from referee.tournament.match import MatchScore, run_match
-from referee.tournament.settings import MatchSettings
-from referee.tournament.stopping import RunControl
+
+if TYPE_CHECKING:  # the match machinery is imported when a match runs, not for --help
+    from referee.game.record import GameRecord
+    from referee.tournament.match import MatchScore
+    from referee.tournament.settings import MatchSettings
+    from referee.tournament.stopping import RunControl
 
 
 async def run_until_signalled(settings: MatchSettings, control: RunControl) -> MatchScore:
     """Run the match under the signal rules of :mod:`referee.tournament.stopping`
     (the same as a tournament's)."""
+    from referee.tournament.match import run_match
 
     def say(text: str) -> None:
         print(visible(text), flush=True)
@@ -73,6 +72,15 @@ def main(argv: list[str]) -> int:
         if args.has("help"):
             print(usage("guti match", MATCH_OPTIONS))
             return 0
+        import asyncio
+
+        from referee.cli.elapsed import Stopwatch
+        from referee.config.match import match_settings
+        from referee.process import event_loop
+        from referee.process.engine_process import EngineStartError
+        from referee.process.traffic_log import TrafficLog
+        from referee.tournament.stopping import RunControl
+
         settings = match_settings(args)
         log_path = args.token_dict("log").get("file")
         traffic = TrafficLog(log_path) if log_path else None
@@ -86,7 +94,7 @@ def main(argv: list[str]) -> int:
     watch = Stopwatch()
     control = RunControl()
     try:
-        score = asyncio.run(run_until_signalled(settings, control))
+        score = event_loop.run(run_until_signalled(settings, control))
     except EngineStartError as exc:
         print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2

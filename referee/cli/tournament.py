@@ -10,7 +10,6 @@ resumable: run the same command with ``-resume``).
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import math
 import os
@@ -33,6 +32,7 @@ from referee.config.tournament import (
     settings_from_argv,
     sprt_from_args,
 )
+from referee.process import event_loop
 from referee.process.engine_process import EngineStartError
 from referee.process.text import visible
 from referee.tournament.export import export_json, export_pdn
@@ -65,7 +65,7 @@ def main_tournament(argv: list[str]) -> int:
     )
     watch = Stopwatch()
     try:
-        outcome = asyncio.run(run_tournament(settings, console))
+        outcome = event_loop.run(run_tournament(settings, console))
     except (TournamentError, StoreError, EngineStartError) as exc:
         return _err("tournament", str(exc))
     except sqlite3.Error as exc:  # the database failed under us (damaged, ...)

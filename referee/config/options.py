@@ -18,7 +18,6 @@ from referee.game.openings import (
     random_openings,
 )
 from referee.game.output_paths import create_parent_dirs
-from referee.game.runner import start_board
 from referee.game.settings import (
     DEFAULT_GAME,
     DEFAULT_HANDSHAKE_TIMEOUT,
@@ -151,6 +150,8 @@ def start_openings(
     if fen and spec:
         raise CliError("-fen and -openings cannot be used together")
     if fen:
+        from referee.game.runner import start_board  # here: the game loop pulls in asyncio
+
         try:
             return start_board(game, fen).fen(), None
         except RulesError as exc:

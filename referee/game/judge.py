@@ -68,14 +68,17 @@ def judge_reply(
         return Verdict(Fault.TIME, text=bestmove)
     if bestmove is None:
         return Verdict(Fault.NO_MOVE)
-    has_moves = bool(board.legal_moves)
+    legal = board.legal_moves
     if bestmove == "none":
-        return Verdict(Fault.NONE_WITH_MOVES if has_moves else None, text=bestmove)
-    if not has_moves:
+        return Verdict(Fault.NONE_WITH_MOVES if legal else None, text=bestmove)
+    if not legal:
         return Verdict(Fault.MOVE_WHEN_OVER, text=bestmove)
     if MOVE_SYNTAX.fullmatch(bestmove) is None:
         return Verdict(Fault.MALFORMED, text=bestmove)
-    try:
+    for move in legal:  # well-formed text (no leading zeros) names one move: look it up
+        if str(move) == bestmove:
+            return Verdict(None, move=move, text=bestmove)
+    try:  # not legal: the rules core says why
         move = board.parse_move(bestmove)
     except RulesError as exc:
         return Verdict(Fault.ILLEGAL, text=bestmove, error=str(exc))

@@ -125,9 +125,10 @@ def random_openings(game: str, plies: int, count: int, seed: int | None = None) 
     seen: set[tuple[str, ...]] = set()
     found: list[Opening] = []
     attempts = 0
+    start = Board(game)  # copied for each attempt: parsing the start FEN again costs more
     while len(found) < count and attempts < count * 50:
         attempts += 1
-        board = Board(game)
+        board = start.copy()
         moves: list[str] = []
         while len(moves) < plies and not board.is_game_over():
             move = rng.choice(board.legal_moves)

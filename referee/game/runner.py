@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from engine.rules import Board, Move, Result, Side
+from engine.rules import Board, Move, Result, RulesError, Side
 from referee.game.judge import Fault, Verdict, judge_reply
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
@@ -41,8 +41,16 @@ from referee.game.settings import (
     DEFAULT_STALL_GRACE,
 )
 from referee.game.timecontrol import Clock, Limits, go_arguments
-from referee.process.engine_process import EngineError, EngineTimeout
+from referee.process.engine_process import EngineError, EngineTimeout, ErrorKind
 from referee.ugi.client import GoReply, Position, UgiEngine
+
+#: The reason a game is lost for, by the kind of engine-process fault.
+REASON_OF_FAULT = {
+    ErrorKind.START: Reason.START_FAILURE,
+    ErrorKind.DISCONNECT: Reason.DISCONNECT,
+    ErrorKind.TIMEOUT: Reason.STALLED,
+    ErrorKind.PROTOCOL: Reason.PROTOCOL_ERROR,
+}
 
 
 def start_board(game_name: str, start_fen: str | None) -> Board:
@@ -130,7 +138,9 @@ class _Game:
             except EngineError as exc:
                 return self.not_ready(side, exc)
         while True:
-            if self.board.outcome() is not None:
+            # Legal moves are needed to judge the reply anyway; while there are some the
+            # game goes on (the rules core's legal_moves are empty once it is over).
+            if not self.board.legal_moves and self.board.outcome() is not None:
                 return self.ended_by_rules()
             side = self.board.turn
             allowed = self.clocks[side].allowed_ms()
@@ -162,7 +172,7 @@ class _Game:
         self.record.moves.append(text)
         self.record.elapsed_ms.append(elapsed)
         self.record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
-        self.position = Position(self.position.fen, (*self.position.moves, text))
+        self.position = self.position.then(text)
 
     # -- the ways a game ends -------------------------------------------------------------
     def ended_by_rules(self) -> GameRecord:
@@ -183,7 +193,7 @@ class _Game:
         return record
 
     def not_ready(self, side: Side, exc: EngineError) -> GameRecord:
-        return self.lose(side, exc.reason, str(exc))
+        return self.lose(side, REASON_OF_FAULT[exc.kind], str(exc))
 
     def engine_failed(self, side: Side, exc: EngineError) -> GameRecord:
         """A crash, a disconnect or a protocol error: the detail's first line says what
@@ -193,7 +203,7 @@ class _Game:
         lines = self.engines[side].stderr_lines()
         if lines:
             detail += f"\nlast {len(lines)} stderr lines of the engine:\n" + "\n".join(lines)
-        return self.lose(side, exc.reason, detail)
+        return self.lose(side, REASON_OF_FAULT[exc.kind], detail)
 
     def stalled(self, side: Side, allowed: float | None) -> GameRecord:
         name = self.engines[side].name
@@ -215,7 +225,8 @@ class _Game:
         fault = verdict.fault or Fault.NONE_WITH_MOVES
         fen = self.board.fen()
         if fault is Fault.TIME:
-            detail = f"engine {name} used {reply.elapsed_ms:.0f} ms, {allowed:.0f} ms allowed"
+            used, limit = _ms_apart(reply.elapsed_ms, allowed or 0.0)
+            detail = f"engine {name} used {used} ms, {limit} ms allowed"
         elif fault is Fault.NO_MOVE:
             detail = f"engine {name} sent {reply.line!r}"
         elif fault is Fault.NONE_WITH_MOVES:
@@ -226,7 +237,35 @@ class _Game:
             detail = f"engine {name} sent malformed {shown!r}"
         else:
             detail = f"engine {name} played illegal {verdict.text} in {fen}: {verdict.error}"
+            earlier = self.asked_before(verdict.text)
+            if earlier is not None:
+                detail += (f"; it answers a previous request (legal in {earlier}, the position"
+                           f" of this engine's previous go): a second bestmove for one go?")
         return self.lose(side, fault.reason, detail + _error_reply(reply))
+
+    def asked_before(self, text: str | None) -> str | None:
+        """The FEN of the position the side to move was asked about at its previous go,
+        when ``text`` is a legal move there (a stale answer); else None."""
+        if text is None or len(self.record.moves) - self.record.opening_plies < 2:
+            return None
+        before = self.board.copy()
+        before.pop()
+        before.pop()
+        try:
+            before.parse_move(text)
+        except RulesError:
+            return None
+        return before.fen()
+
+
+def _ms_apart(used: float, allowed: float) -> tuple[str, str]:
+    """Both times in ms with as few decimals (at most 3) as show them apart: a move of
+    50.2 ms against 50 allowed reads ``50.2`` and ``50.0``, not ``50`` and ``50``."""
+    for digits in range(4):
+        a, b = f"{used:.{digits}f}", f"{allowed:.{digits}f}"
+        if a != b:
+            break
+    return a, b
 
 
 def _error_reply(reply: GoReply) -> str:

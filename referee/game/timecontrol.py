@@ -12,7 +12,7 @@ Spellings accepted (values of ``-each``/``-engine`` tokens):
   loses on time (cutechess semantics).
 
 The referee keeps the clocks itself (:class:`Clock`), measured from the
-moment ``go`` is written to the moment ``bestmove`` is read, and tells the
+moment ``go`` is written to the arrival of the ``bestmove`` line, and tells the
 engine its remaining time with ``p1time/p2time/p1inc/p2inc`` (milliseconds).
 The value type :class:`~referee.ugi.limits.Limits`, the parsing of the
 spellings above and the building of ``go`` live in :mod:`referee.ugi.limits`

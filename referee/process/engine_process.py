@@ -8,7 +8,7 @@ lines mean is the business of :mod:`referee.ugi.client`, which sees this
 class only through :class:`referee.ugi.transport.Transport`.
 
 Every wait has a hard bound and ends in one of four exceptions, each
-carrying the :class:`~referee.game.reasons.Reason` a game runner needs:
+carrying its :class:`ErrorKind` (the game maps kinds to its reasons for a loss):
 
 - :class:`EngineStartError` (``start failure``): cannot exec (the UGI client
   raises it too, for a failed handshake);
@@ -16,12 +16,16 @@ carrying the :class:`~referee.game.reasons.Reason` a game runner needs:
   exited; the message includes the exit code or signal;
 - :class:`EngineTimeout` (``stalled``): no line within the bound;
 - :class:`EngineProtocolError` (``protocol error``): a line over 1 MiB, or
-  more than 16 MiB of unread output. Memory stays bounded either way.
+  more than 16 MiB of unread output, counted in bytes of memory (raw bytes plus
+  16 bytes per arrival stamp), so the bound holds for any mix of lines.
 
-Reading uses a small asyncio ``SubprocessProtocol`` that splits lines as
-chunks arrive and stamps each with the monotonic arrival time, so move
-times are measured from the write to the line received, free of
-event-loop delays on our side.
+Reading uses a small asyncio ``SubprocessProtocol`` that keeps the raw bytes and
+stamps each chunk with its monotonic arrival time; lines are split and decoded only
+when read, and :meth:`EngineProcess.read_through` finds the answer it waits for
+(``bestmove``) with byte searches, decoding only the lines it keeps. So an engine
+that floods output costs a copy per chunk, not Python work per line, and cannot delay
+the reading of other engines; a move's time runs from the write to the arrival of
+the chunk that completed its ``bestmove`` line.
 
 Typical use::
 
@@ -36,15 +40,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import shlex
 import signal
 import time
-from collections import deque
+from array import array
 from collections.abc import Callable, Sequence
-from typing import BinaryIO, Protocol
+from enum import Enum
+from typing import BinaryIO, Protocol, cast
 
-from referee.game.reasons import Reason
 from referee.process import lifeline
 from referee.process.group import (
     enable_subreaper,
@@ -59,6 +64,9 @@ from referee.process.stderr_summary import tail_lines, telling_line
 LINE_LIMIT = 1 << 20
 #: Most output that may wait unread before the engine is called faulty.
 QUEUE_LIMIT = 16 << 20
+#: Bytes of the unread-output budget charged per arrival stamp (its two array slots), so
+#: that the bound holds in memory for any mix of lines and chunks.
+STAMP_COST = 16
 #: Bytes of stderr kept for error messages and a crashed engine's record.
 STDERR_TAIL = 4096
 #: After the engine process exits, how long its stdout may stay open (held by
@@ -68,48 +76,60 @@ ORPHAN_PIPE_GRACE = 0.25
 #: ``hook(wall_time, direction, engine_name, line)``; direction ``">"`` to the
 #: engine, ``"<"`` from it, ``"!"`` a line of its stderr (logged, never parsed).
 TrafficHook = Callable[[float, str, str, str], None]
+#: ``block(wall_time, direction, engine_name, text)``: several lines at once, joined by "\n".
+TrafficBlockHook = Callable[[float, str, str, str], None]
+
+
+class ErrorKind(Enum):
+    """What went wrong with an engine process; the game layer maps each kind to its
+    reason for losing (process is below game and knows no game reasons)."""
+
+    START = "start"  # cannot exec, or no complete handshake
+    DISCONNECT = "disconnect"  # stdout closed / process exited
+    TIMEOUT = "timeout"  # no line in time
+    PROTOCOL = "protocol"  # overlong line, too much unread output, bad answer
 
 
 class EngineError(Exception):
-    """Base of engine faults; ``reason`` is the verdict, ``str(exc)`` the one-line detail."""
+    """Base of engine faults; ``kind`` says which, ``str(exc)`` is the one-line detail."""
 
-    reason: Reason = Reason.PROTOCOL_ERROR
+    kind: ErrorKind = ErrorKind.PROTOCOL
 
-    def __init__(self, message: str, reason: Reason | None = None) -> None:
+    def __init__(self, message: str, kind: ErrorKind | None = None) -> None:
         super().__init__(message)
-        if reason is not None:
-            self.reason = reason
+        if kind is not None:
+            self.kind = kind
 
 
 class EngineStartError(EngineError):
-    reason = Reason.START_FAILURE
+    kind = ErrorKind.START
 
 
 class EngineDisconnected(EngineError):
-    reason = Reason.DISCONNECT
+    kind = ErrorKind.DISCONNECT
 
 
 class EngineTimeout(EngineError):
     """No line in time. ``lines``: what a read-until saw before the bound (for messages);
     ``elapsed_ms``: how long a ``go`` had been waiting, when that is what timed out."""
 
-    reason = Reason.STALLED
+    kind = ErrorKind.TIMEOUT
 
     def __init__(
         self,
         message: str,
-        reason: Reason | None = None,
+        kind: ErrorKind | None = None,
         *,
         lines: list[str] | None = None,
         elapsed_ms: float | None = None,
     ) -> None:
-        super().__init__(message, reason)
+        super().__init__(message, kind)
         self.lines: list[str] = lines or []
         self.elapsed_ms = elapsed_ms
 
 
 class EngineProtocolError(EngineError):
-    reason = Reason.PROTOCOL_ERROR
+    kind = ErrorKind.PROTOCOL
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -125,18 +145,42 @@ def describe_exit(returncode: int | None) -> str:
     return f"exit code {returncode}"
 
 
+def _longest_line(data: bytes) -> int:
+    """Length of the longest line in ``data`` (only for chunks larger than a line may be)."""
+    return max(len(line) for line in data.split(b"\n"))
+
+
 class _Pipes(asyncio.SubprocessProtocol):
-    """Collects stdout lines (bounded), stderr (tail + sinks) and the exit, and wakes readers."""
+    """Collects stdout (bounded), stderr (tail + sinks) and the exit, and wakes readers.
+
+    stdout is kept as raw bytes and split only when a reader asks for lines, so a chunk
+    costs a copy and a few C-level searches whatever its number of lines: an engine that
+    floods ``info`` lines cannot hold up the event loop, and with it the reading of other
+    engines. A chunk that completes at least one line is stamped with its arrival time
+    (``ends``/``times``: the chunk's end offset, its ``time.monotonic()``); a line's arrival
+    is the stamp of the chunk holding its newline. Offsets are absolute (bytes since the
+    process started), ``buf`` holds those from ``base`` on; ``pos`` is the read position,
+    ``line_start`` the start of the unfinished line.
+    """
 
     def __init__(self, owner: EngineProcess) -> None:
         self.owner = owner
-        self.lines: deque[tuple[str, float]] = deque()
-        self.queued = 0
-        self.partial = bytearray()
+        self.buf = bytearray()
+        self.base = 0
+        self.pos = 0
+        self.line_start = 0
+        self.scanned = 0  # complete lines before this offset hold no line ``want`` looks for
+        self.ends: array[int] = array("q")
+        self.times: array[float] = array("d")
+        self.first_stamp = 0
         self.overflow: str | None = None
         self.stdout_closed = False
         self.exited = False
         self.waiter: asyncio.Future[None] | None = None
+        self.want: bytes | None = None  # a waiting reader wants a line with this first word
+        self.deadline = math.inf  # the waiting reader's (monotonic)
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_at = math.inf
         self.exit_event = asyncio.Event()
         self.err_closed = asyncio.Event()  # stderr at EOF: its tail is complete
         self.err_partial = bytearray()
@@ -151,11 +195,10 @@ class _Pipes(asyncio.SubprocessProtocol):
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
         if fd == 1:
-            if self.partial and not self.overflow:
-                self._push(bytes(self.partial), time.monotonic())
-            self.partial.clear()
+            if self.overflow is None and self.base + len(self.buf) > self.line_start:
+                self._stdout(b"\n", time.monotonic())  # the unfinished last line
             self.stdout_closed = True
-            self._wake()
+            self.wake()
         elif fd == 2:
             self.err_closed.set()
             if self.err_partial:
@@ -165,52 +208,154 @@ class _Pipes(asyncio.SubprocessProtocol):
     def process_exited(self) -> None:
         self.exited = True
         self.exit_event.set()
-        self._wake()
+        self.wake()
         self.owner._on_exit()
 
     # -- helpers ---------------------------------------------------------------------
-    def _wake(self) -> None:
+    def wake(self) -> None:
         waiter = self.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
+    def arm(self, deadline: float) -> None:
+        """Wake the reader at ``deadline``. One timer serves many waits: it is moved only
+        to an earlier time; fired early, it re-arms itself for the reader's deadline then,
+        so a game's waits (whose deadlines only grow) make a timer every few seconds, not
+        one per ply."""
+        self.deadline = deadline
+        if self.timer is not None and self.timer_at <= deadline:
+            return
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer_at = deadline
+        delay = max(0.0, deadline - time.monotonic())
+        self.timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
+
+    def _timer_fired(self) -> None:
+        self.timer, self.timer_at = None, math.inf
+        if self.waiter is None:
+            return
+        if time.monotonic() >= self.deadline:
+            self.wake()
+        else:
+            self.arm(self.deadline)
+
     def _fail(self, message: str) -> None:
         if self.overflow is None:
             self.overflow = message
-        self.partial = bytearray()
-        self._wake()
+        del self.buf[self.line_start - self.base :]  # the unfinished line is never read
+        self.wake()
 
-    def _push(self, raw: bytes | bytearray, now: float) -> None:
-        line = raw.decode("utf-8", "replace")
-        if line.endswith("\r"):
-            line = line[:-1]
-        hook = self.owner.traffic
-        if hook is not None:
-            hook(time.time(), "<", self.owner.name, line)
-        self.lines.append((line, now))
-        self.queued += len(raw) + 1
+    def unread_cost(self) -> int:
+        """Memory held for unread output: its bytes plus the stamps' slots."""
+        stamps = len(self.ends) - self.first_stamp
+        return self.base + len(self.buf) - self.pos + STAMP_COST * stamps
 
     def _stdout(self, data: bytes, now: float) -> None:
         if self.overflow is not None:
             return
-        if b"\n" not in data:
-            self.partial += data
-            if len(self.partial) > LINE_LIMIT:
+        start = self.base + len(self.buf)
+        self.buf += data
+        last = data.rfind(b"\n")
+        if last < 0:
+            if start + len(data) - self.line_start > LINE_LIMIT:
                 self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
             return
-        self.partial += data
-        parts = self.partial.split(b"\n")
-        self.partial = bytearray(parts.pop())
-        for raw in parts:
-            if len(raw) > LINE_LIMIT:
-                self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
-                return
-            self._push(raw, now)
-        if len(self.partial) > LINE_LIMIT:
+        first = data.find(b"\n")
+        if (start + first - self.line_start > LINE_LIMIT or len(data) - last - 1 > LINE_LIMIT
+                or (len(data) > LINE_LIMIT and _longest_line(data) > LINE_LIMIT)):
             self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
-        elif self.queued > QUEUE_LIMIT:
+            return
+        done_from, self.line_start = self.line_start, start + last + 1
+        self.ends.append(start + len(data))
+        self.times.append(now)
+        if self.owner.traffic is not None:
+            self._log(done_from, self.line_start)
+        if self.unread_cost() > QUEUE_LIMIT:
             self._fail(f"left more than {QUEUE_LIMIT} bytes of output unread")
-        self._wake()
+            return
+        want = self.want
+        if want is None or self.buf.find(want, done_from - self.base) >= 0:
+            self.wake()
+
+    def _log(self, begin: int, end: int) -> None:
+        """Hand the lines between offsets ``begin`` and ``end`` to the traffic hook (in one
+        call when it takes blocks of lines)."""
+        owner = self.owner
+        text = self.buf[begin - self.base : end - self.base - 1].decode("utf-8", "replace")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").removesuffix("\r")
+        wall = time.time()
+        if owner.traffic_block is not None:
+            owner.traffic_block(wall, "<", owner.name, text)
+        elif owner.traffic is not None:
+            for line in text.split("\n"):
+                owner.traffic(wall, "<", owner.name, line)
+
+    # -- reading (lazily) ------------------------------------------------------------
+    def stamp(self, newline: int) -> float:
+        """Arrival time of the line whose newline is at absolute offset ``newline``."""
+        ends, i = self.ends, self.first_stamp
+        while ends[i] <= newline:
+            i += 1
+        self.first_stamp = i
+        return self.times[i]
+
+    def find_line(self, word: bytes | None) -> int | None:
+        """Absolute offset of the newline ending the first complete unread line (whose
+        first word is ``word``, when given); None if there is none yet."""
+        buf, base = self.buf, self.base
+        if word is None:
+            nl = buf.find(b"\n", self.pos - base, self.line_start - base)
+            return None if nl < 0 else base + nl
+        i = max(self.pos, self.scanned) - base
+        end = self.line_start - base
+        while True:
+            j = buf.find(word, i, end)
+            if j < 0:
+                self.scanned = self.line_start
+                return None
+            begin = max(buf.rfind(b"\n", self.pos - base, j) + 1, self.pos - base)
+            nl = buf.find(b"\n", j)
+            if buf[begin:nl].split()[:1] == [word]:
+                return base + nl
+            i = nl + 1
+
+    def take(self, newline: int, keep: int) -> tuple[list[str], float]:
+        """Consume the unread lines through the one ending at ``newline``; the last
+        ``keep`` of them, decoded, and the arrival time of the last."""
+        buf, lo = self.buf, self.pos - self.base
+        end = start = newline - self.base
+        for _ in range(keep):
+            start = max(buf.rfind(b"\n", lo, end) + 1, lo)
+            if start <= lo:
+                break
+            end = start - 1
+        text = buf[start : newline - self.base].decode("utf-8", "replace")
+        lines = [line.removesuffix("\r") for line in text.split("\n")] if keep else []
+        at = self.stamp(newline)
+        self.pos = newline + 1
+        self._compact()
+        return lines, at
+
+    def drop(self) -> None:
+        """Forget the complete lines not read yet."""
+        self.pos = self.line_start
+        self._compact()
+
+    def _compact(self) -> None:
+        ends, i = self.ends, self.first_stamp
+        while i < len(ends) and ends[i] <= self.pos:
+            i += 1
+        if i > 256 and 2 * i > len(ends):
+            del ends[:i]
+            del self.times[:i]
+            i = 0
+        self.first_stamp = i
+        rel = self.pos - self.base
+        if rel > 65536 and 2 * rel > len(self.buf):
+            del self.buf[:rel]
+            self.base = self.pos
 
     def _stderr(self, data: bytes) -> None:
         self.err_tail += data
@@ -259,6 +404,9 @@ class EngineProcess:
         self.spec = spec
         self.name = spec.name
         self.traffic = traffic
+        #: The hook's bulk form (``hook.block(wall, direction, name, text)``, ``text`` the
+        #: lines of one chunk joined by newlines), used when it has one: far cheaper per line.
+        self.traffic_block: TrafficBlockHook | None = getattr(traffic, "block", None)
         self.pid: int | None = None
         #: Members of the group that guti itself had to kill after the leader exited with
         #: its pipes still held open: evidence that the engine left processes behind.
@@ -303,9 +451,8 @@ class EngineProcess:
             ) from None
         self._transport = transport
         self._pipes = pipes
-        stdin = transport.get_pipe_transport(0)
-        assert isinstance(stdin, asyncio.WriteTransport)
-        self._stdin = stdin
+        # A write transport, though uvloop's is not a subclass of asyncio's class.
+        self._stdin = cast(asyncio.WriteTransport, transport.get_pipe_transport(0))
         self.pid = transport.get_pid()
         lifeline.watch(self.pid)  # its whole group is killed if guti dies
 
@@ -362,10 +509,8 @@ class EngineProcess:
 
     def drop_pending(self) -> None:
         """Forget lines received but not read yet (they cannot answer what comes next)."""
-        p = self._pipes
-        if p is not None and p.lines:
-            p.lines.clear()
-            p.queued = 0
+        if self._pipes is not None:
+            self._pipes.drop()
 
     def send_raw(self, data: bytes) -> None:
         """Write bytes exactly as given, even ones that are not UTF-8 (``guti check``
@@ -392,29 +537,46 @@ class EngineProcess:
 
     async def read_stamped(self, deadline: float) -> tuple[str, float]:
         """The next line and its ``time.monotonic()`` arrival, by ``deadline`` (monotonic)."""
+        lines, at = await self._read(None, deadline, 1)
+        return lines[-1], at
+
+    async def read_through(
+        self, word: str, deadline: float, keep: int
+    ) -> tuple[list[str], float]:
+        """The lines up to and including the first whose first word is ``word`` (blanks
+        around words ignored), by ``deadline``: the last ``keep`` of them and the arrival
+        time of that line. Lines are searched in the raw bytes and only the kept ones
+        decoded. On timeout the EngineTimeout's ``lines`` are the last ``keep`` seen."""
+        return await self._read(word.encode(), deadline, keep)
+
+    async def _read(
+        self, word: bytes | None, deadline: float, keep: int
+    ) -> tuple[list[str], float]:
+        """One wait with one timer: woken by a line that may be the one (or EOF, exit,
+        overflow), not by every chunk."""
         p = self._pipes
         if p is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
-        while True:
-            if p.lines:
-                item = p.lines.popleft()
-                p.queued -= len(item[0]) + 1
-                return item
-            if p.overflow is not None:
-                raise EngineProtocolError(f"engine {self.name} {p.overflow}")
-            if p.stdout_closed:
-                raise EngineDisconnected(await self._disconnect_text())
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise EngineTimeout(f"engine {self.name} did not answer in time")
-            fut = asyncio.get_running_loop().create_future()
-            p.waiter = fut
-            try:
-                await asyncio.wait_for(fut, remaining)
-            except TimeoutError:
-                pass
-            finally:
-                p.waiter = None
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                newline = p.find_line(word)
+                if newline is not None:
+                    return p.take(newline, keep)
+                if p.overflow is not None:
+                    raise EngineProtocolError(f"engine {self.name} {p.overflow}")
+                if p.stdout_closed:
+                    raise EngineDisconnected(await self._disconnect_text())
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    seen = p.find_line(None) is not None
+                    lines = p.take(p.line_start - 1, keep)[0] if seen else []
+                    raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
+                p.arm(deadline)
+                p.waiter, p.want = loop.create_future(), word
+                await p.waiter
+        finally:
+            p.waiter = p.want = None
 
     async def _disconnect_text(self) -> str:
         p = self._pipes
@@ -457,6 +619,8 @@ class EngineProcess:
             await self._clean_group(pgid)
             lifeline.release(pgid)
         finally:
+            if p is not None and p.timer is not None:
+                p.timer.cancel()
             if self._transport is not None:
                 self._transport.close()
             self._close_stderr()

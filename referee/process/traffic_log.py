@@ -16,9 +16,9 @@ so logging costs next to nothing per line.
 from __future__ import annotations
 
 import datetime as _dt
+import time
 from typing import TextIO
 
-from referee.process.engine_process import TrafficHook
 from referee.process.text import visible
 
 
@@ -36,19 +36,25 @@ class TrafficLog:
         stamp = _dt.datetime.fromtimestamp(wall).isoformat(timespec="microseconds")
         fh.write(f"{stamp} [{visible(name)}] {direction} {visible(line)}\n")
 
-    def hook(self, tag: str) -> TrafficHook:
-        """A hook that prefixes engine names with ``tag`` (e.g. a game number), for
+    def block(self, wall: float, direction: str, name: str, text: str) -> None:
+        """Several lines that arrived together (``text``: joined by newlines), one stamp:
+        the prefix is formatted once and the lines written in one string operation, so
+        an engine flooding output costs the log no Python work per line."""
+        fh = self._fh
+        if fh is None:
+            return
+        stamp = _dt.datetime.fromtimestamp(wall).isoformat(timespec="microseconds")
+        prefix = f"{stamp} [{visible(name)}] {direction} "
+        shown = "\n".join(visible(line) for line in text.split("\n"))
+        fh.write(prefix + shown.replace("\n", "\n" + prefix) + "\n")
+
+    def hook(self, tag: str) -> TaggedHook:
+        """A hook that prefixes engine names with ``tag`` (e.g. a process number), for
         concurrent games sharing one log."""
-
-        def tagged(wall: float, direction: str, name: str, line: str) -> None:
-            self(wall, direction, f"{tag} {name}", line)
-
-        return tagged
+        return TaggedHook(self, tag)
 
     def note(self, text: str, wall: float | None = None) -> None:
         """A referee line (``#``), e.g. game start and result."""
-        import time
-
         self(time.time() if wall is None else wall, "#", "referee", text)
 
     def flush(self) -> None:
@@ -65,3 +71,19 @@ class TrafficLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class TaggedHook:
+    """A :data:`~referee.process.engine_process.TrafficHook` (with the bulk ``block``
+    form) writing to ``log`` with engine names prefixed by ``tag``."""
+
+    __slots__ = ("log", "tag")
+
+    def __init__(self, log: TrafficLog, tag: str) -> None:
+        self.log, self.tag = log, tag
+
+    def __call__(self, wall: float, direction: str, name: str, line: str) -> None:
+        self.log(wall, direction, f"{self.tag} {name}", line)
+
+    def block(self, wall: float, direction: str, name: str, text: str) -> None:
+        self.log.block(wall, direction, f"{self.tag} {name}", text)

@@ -55,12 +55,13 @@ class EnginePool:
             self.number.pop(proc, None)
             await proc.quit(grace=0.0)
         self.starts += 1
+        number = self.starts  # taken before the await: another take() may start one meanwhile
         traffic = self.traffic
         tagged = getattr(traffic, "hook", None) if self.tag_processes else None
         if tagged is not None:  # concurrent games share one log: "#2 ref" is ref's 2nd process
-            traffic = tagged(f"#{self.starts}")
+            traffic = tagged(f"#{number}")
         proc = await UgiEngine.launch(self.config, self.game, self.handshake_timeout, traffic)
-        self.number[proc] = self.starts
+        self.number[proc] = number
         self.busy.add(proc)
         return proc
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.game.settings import GameSettings
-from referee.process.engine_process import TrafficHook
 from referee.tournament.scheduler import pairings
-from referee.tournament.stats import SprtSpec
 from referee.ugi.engine_config import EngineConfig
+
+if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ... --help`
+    from referee.process.engine_process import TrafficHook
+    from referee.tournament.stats import SprtSpec
 
 #: Games per encounter (per round) when ``-games`` is not given; also a match's length.
 DEFAULT_GAMES = 2

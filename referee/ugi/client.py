@@ -31,7 +31,7 @@ import functools
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.rules import Board
 from referee.process.engine_process import (
@@ -68,6 +68,15 @@ class Position:
 
     fen: str | None = None
     moves: tuple[str, ...] = ()
+    #: Its ``position`` line once written (carried over by :meth:`then`), so the line for
+    #: the next ply is this one plus a move, not the whole game joined again.
+    line: str | None = field(default=None, compare=False, repr=False)
+
+    def then(self, move: str) -> Position:
+        """This position with ``move`` played."""
+        text = position_line(self)
+        return Position(self.fen, (*self.moves, move),
+                        f"{text} {move}" if self.moves else f"{text} moves {move}")
 
     @classmethod
     def of(cls, board: Board) -> Position:
@@ -80,6 +89,8 @@ class Position:
 
 def position_line(position: Position) -> str:
     """``position startpos|fen F [moves M...]``: the only place that writes it."""
+    if position.line is not None:
+        return position.line
     head = "position startpos" if position.fen is None else f"position fen {position.fen}"
     return f"{head} moves {' '.join(position.moves)}" if position.moves else head
 
@@ -90,7 +101,8 @@ def go_line(go: Go) -> str:
 
 
 def is_bestmove(line: str) -> bool:
-    return line.startswith("bestmove") and line.split()[0] == "bestmove"
+    """A ``bestmove`` line: its first word, blanks around words ignored (protocol.md 5.1)."""
+    return line.split()[:1] == ["bestmove"]
 
 
 def is_readyok(line: str) -> bool:
@@ -354,7 +366,9 @@ class UgiEngine:
     async def wait_bestmove(self, sent_at: float, timeout: float) -> GoReply:
         """The ``bestmove`` reply to a search started at ``sent_at``, within ``timeout`` s of it."""
         try:
-            lines, at = await self._read_until(is_bestmove, sent_at + timeout, MAX_INFOS + 1)
+            lines, at = await self.transport.read_through(
+                "bestmove", sent_at + timeout, MAX_INFOS + 1
+            )
         except EngineTimeout as exc:
             raise EngineTimeout(
                 f"engine {self.name}: no bestmove within {timeout:.3f} s of go",

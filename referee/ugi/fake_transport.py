@@ -109,6 +109,19 @@ class FakeTransport:
             except TimeoutError:
                 pass
 
+    async def read_through(
+        self, word: str, deadline: float, keep: int
+    ) -> tuple[list[str], float]:
+        seen: deque[str] = deque(maxlen=keep)
+        while True:
+            try:
+                line, at = await self.read_stamped(deadline)
+            except EngineTimeout as exc:
+                raise EngineTimeout(str(exc), lines=list(seen)) from None
+            seen.append(line)
+            if line.split()[:1] == [word]:
+                return list(seen), at
+
     async def read_line(self, timeout: float) -> str:
         line, _ = await self.read_stamped(time.monotonic() + timeout)
         return line

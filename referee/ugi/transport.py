@@ -45,6 +45,13 @@ class Transport(Protocol):
         """The next line and its arrival time, by ``deadline`` (``time.monotonic()``)."""
         ...
 
+    async def read_through(
+        self, word: str, deadline: float, keep: int
+    ) -> tuple[list[str], float]:
+        """The lines through the first whose first word is ``word``: the last ``keep`` of
+        them and that line's arrival time (``EngineTimeout`` with ``lines`` at ``deadline``)."""
+        ...
+
     async def read_line(self, timeout: float) -> str: ...
 
     def stderr_tail(self) -> str: ...

@@ -1,0 +1,37 @@
+"""The event loop the referee runs on: uvloop when it is installed, else asyncio's own.
+
+uvloop (the optional extra ``fast``: ``pip install 'guti[fast]'``) runs the same
+coroutines with less CPU per event, which with instant-reply engines is most of the
+referee's time per ply. Behaviour is the same either way: every time the referee
+measures comes from ``time.monotonic()``, never from the loop's clock.
+``GUTI_EVENT_LOOP=asyncio`` chooses asyncio's loop even when uvloop is there (to
+compare, or to rule uvloop out when chasing a fault).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop factory when installed and not declined, else None (asyncio's)."""
+    if os.environ.get("GUTI_EVENT_LOOP", "").lower() == "asyncio":
+        return None
+    try:  # by name: the extra is optional, so type-checking must not need it either
+        uvloop = importlib.import_module("uvloop")
+    except ImportError:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(main)`` on the loop :func:`loop_factory` chooses."""
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        return runner.run(main)
