@@ -42,6 +42,7 @@ from referee.game.record import GameRecord
 from referee.process.traffic_log import TrafficLog
 from referee.tournament.executor import Executor
 from referee.tournament.export import sync_pdn
+from referee.tournament.observer import TournamentObserver
 from referee.tournament.scheduler import ScheduledGame, schedule
 from referee.tournament.settings import TournamentSettings
 from referee.tournament.standings import Standings
@@ -163,7 +164,8 @@ class _Display:
             table.print(self.console)
 
 
-async def run_tournament(settings: TournamentSettings, console: Console) -> Outcome:
+async def run_tournament(settings: TournamentSettings, console: Console,
+                         observer: TournamentObserver | None = None) -> Outcome:
     """Play every game of the tournament that is not stored yet (see module docstring)."""
     s = settings
     for path in (s.db_path, s.pdn_path, s.log_path):
@@ -195,6 +197,7 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
             s.game,
             s.concurrency,
             traffic,
+            observer=observer,
         )
         pending: Iterator[ScheduledGame] = store.pending()
         stop = asyncio.Event()
@@ -217,6 +220,8 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
                 table.add(job.white, job.black, record.result,
                           str(record.reason) if record.reason else None, record.fault, job.pair_id)
                 display.game(outcome.finished, job, record, table)
+                if observer is not None:
+                    observer.finished(job, record)
                 state = table.sprt_state()
                 if state is not None and state.decision and not stop.is_set():
                     outcome.stopped = f"SPRT: {state.decision} accepted"
