@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -136,7 +137,10 @@ async def _page(request: web.Request) -> web.Response:
         with TournamentStore(hub.db_path, create=False) as store:
             data = report_data(store, hub.sprt)
     except StoreError as exc:
-        return web.Response(text=f"no tournament to show yet: {exc}\n", status=503,
+        # The tournament is being created: a plain page that looks again in a second.
+        waiting = ('<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="1">'
+                   f"<title>guti</title><p>no tournament to show yet ({html.escape(str(exc))})")
+        return web.Response(text=waiting, status=503, content_type="text/html",
                             headers=_HEADERS)
     return web.Response(text=render_page(data, live=True), content_type="text/html",
                         headers=_HEADERS)
