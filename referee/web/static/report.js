@@ -151,9 +151,11 @@
     const text = (x, y, s, anchor) => {
       const t = svg("text", { x, y, "text-anchor": anchor || "middle" }); t.textContent = s; root.append(t);
     };
-    text(m.l - 4, sy(ymax) + 4, String(Math.round(ymax * 10) / 10), "end");
-    text(m.l - 4, sy(ymin), String(Math.round(ymin * 10) / 10), "end");
-    text(width / 2, height - 4, xlabel); text(12, m.t + 8, ylabel, "start");
+    if (ylabel) {
+      text(m.l - 4, sy(ymax) + 4, String(Math.round(ymax * 10) / 10), "end");
+      text(m.l - 4, sy(ymin), String(Math.round(ymin * 10) / 10), "end");
+    }
+    text(width / 2, height - 4, xlabel); text(m.l + 4, m.t + 8, ylabel, "start");
     return { root, sx, sy, text };
   }
   function finite(x, lo, hi) { return x === "inf" ? hi : x === "-inf" ? lo : x; }
