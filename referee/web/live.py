@@ -131,8 +131,11 @@ class LiveHub:
         return event("hello", {"running": list(self.running.values())})
 
 
+_HUB = web.AppKey("hub", LiveHub)
+
+
 async def _page(request: web.Request) -> web.Response:
-    hub: LiveHub = request.app["hub"]
+    hub: LiveHub = request.app[_HUB]
     try:
         with TournamentStore(hub.db_path, create=False) as store:
             data = report_data(store, hub.sprt)
@@ -147,7 +150,7 @@ async def _page(request: web.Request) -> web.Response:
 
 
 async def _events(request: web.Request) -> web.StreamResponse:
-    hub: LiveHub = request.app["hub"]
+    hub: LiveHub = request.app[_HUB]
     response = web.StreamResponse(headers={**_HEADERS, "Content-Type": "text/event-stream"})
     await response.prepare(request)
     queue: asyncio.Queue[bytes | None] = asyncio.Queue(CLIENT_QUEUE)
@@ -169,7 +172,7 @@ async def _events(request: web.Request) -> web.StreamResponse:
 def make_app(hub: LiveHub) -> web.Application:
     """The server's two read-only routes (any other method or path is refused)."""
     app = web.Application()
-    app["hub"] = hub
+    app[_HUB] = hub
     app.router.add_get("/", _page)
     app.router.add_get("/events", _events)
     return app
