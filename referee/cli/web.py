@@ -8,6 +8,7 @@ imported only when a server is asked for, with a one-line error naming the extra
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -110,6 +111,8 @@ async def run_with_live_page(settings: Any, run: Callable[[Any], Awaitable[Any]]
 
     host, port = parse_address(settings.serve)
     hub = LiveHub(settings.db_path, settings.sprt)
+    if os.path.exists(settings.db_path):  # a resume: its standings so far, read once now
+        hub.load_tally()
     async with serving(hub, host, port) as url:
         print(f"live page: {url}", flush=True)
         return await run(hub)

@@ -137,16 +137,20 @@ _HUB = web.AppKey("hub", LiveHub)
 async def _page(request: web.Request) -> web.Response:
     hub: LiveHub = request.app[_HUB]
     try:
-        with TournamentStore(hub.db_path, create=False) as store:
-            data = report_data(store, hub.sprt)
+        # In a thread: reading a large database must not hold up the games in this loop.
+        page = await asyncio.to_thread(_render, hub.db_path, hub.sprt)
     except StoreError as exc:
         # The tournament is being created: a plain page that looks again in a second.
         waiting = ('<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="1">'
                    f"<title>guti</title><p>no tournament to show yet ({html.escape(str(exc))})")
         return web.Response(text=waiting, status=503, content_type="text/html",
                             headers=_HEADERS)
-    return web.Response(text=render_page(data, live=True), content_type="text/html",
-                        headers=_HEADERS)
+    return web.Response(text=page, content_type="text/html", headers=_HEADERS)
+
+
+def _render(db_path: str, sprt: SprtSpec | None) -> str:
+    with TournamentStore(db_path, create=False) as store:
+        return render_page(report_data(store, sprt), live=True)
 
 
 async def _events(request: web.Request) -> web.StreamResponse:
