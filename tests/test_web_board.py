@@ -173,3 +173,22 @@ def test_report_usage_mistakes_exit_2(tmp_path: Path) -> None:
         assert done.returncode == 2 and message in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1
 
+
+
+def test_report_of_an_sprt_run_charts_its_llr(tmp_path: Path) -> None:
+    """The SPRT is stored with the settings, so ``guti report`` needs no flag for it; the
+    chart's last point is the LLR ``guti standings -sprt`` prints."""
+    done = run_tournament(tmp_path, "-sprt", "elo0=0", "elo1=10", "model=logistic")
+    assert done.returncode == 0, done.stderr
+    db = str(tmp_path / "t.db")
+    report = subprocess.run([*GUTI, "report", db, "-html", str(tmp_path / "r.html")],
+                            capture_output=True, text=True, timeout=120)
+    assert report.returncode == 0, report.stderr
+    sprt = embedded_data((tmp_path / "r.html").read_text())["tally"]["sprt"]
+    assert sprt is not None and "elo1=10" in sprt["describe"]
+    assert [p[0] for p in sprt["path"]] == [1, 2]
+    standings = subprocess.run([*GUTI, "standings", db, "-sprt", "elo0=0", "elo1=10",
+                                "model=logistic"], capture_output=True, text=True, timeout=120)
+    printed = re.search(r"LLR (-?[\d.]+)", standings.stdout)
+    assert printed, standings.stdout
+    assert f"{sprt['path'][-1][1]:.2f}" == printed.group(1) == f"{sprt['llr']:.2f}"
