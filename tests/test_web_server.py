@@ -134,3 +134,13 @@ def test_guti_serve_shows_a_database_read_only(small_db: Path) -> None:
     bad = subprocess.run([*GUTI, "serve", str(small_db.parent / "none.db")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "none.db" in bad.stderr
+
+
+def test_tournament_refuses_a_bad_serve_address(tmp_path: Path) -> None:
+    done = subprocess.run([*GUTI, "tournament", "-engine", "cmd=a", "-engine", "cmd=b",
+                           "-each", "tc=1", "-db", str(tmp_path / "x.db"), "-serve", "nowhere"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("guti tournament: -serve: 'nowhere' is not [HOST:]PORT "
+                                   "with PORT 0..65535")
+    assert not (tmp_path / "x.db").exists()
