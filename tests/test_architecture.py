@@ -37,6 +37,9 @@ LAYERS = ("cli", "config", "tournament", "game", "ugi", "process")
 #: ``tools`` (console, check, perft diff) stands beside the tournament side: it may use the
 #: protocol client, the game and the processes, and nothing above them.
 TOOLS_MAY_IMPORT = ("tools", "ugi", "game", "process")
+#: ``web`` (SVG boards, the HTML report, the live page) reads the tournament side and the
+#: game; only cli imports it.
+WEB_MAY_IMPORT = ("web", "tournament", "game")
 
 #: Functions allowed over the limit, by qualified name, and why. Their lines do not count
 #: towards the function that encloses them either.
@@ -216,6 +219,10 @@ def layer_break(importer: str, imported: str) -> str | None:
         return None
     if mine == "tools":
         return None if theirs in TOOLS_MAY_IMPORT else f"tools may import only {TOOLS_MAY_IMPORT}"
+    if mine == "web":
+        return None if theirs in WEB_MAY_IMPORT else f"web may import only {WEB_MAY_IMPORT}"
+    if theirs == "web":
+        return None if mine == "cli" else "only cli may reach web"
     if theirs == "tools":
         # The entry point dispatches to the tools; nothing else on the tournament side uses them.
         return None if mine == "cli" else "only cli may reach the tools"
@@ -268,6 +275,9 @@ def test_layer_rules_see_real_imports() -> None:
     assert layer_break("referee.tools.check", "referee.tournament.store")
     assert layer_break("engine.rules.board", "engine.search.searcher")
     assert not layer_break("referee.cli.match", "referee.process.group")
+    assert layer_break("referee.tournament.run", "referee.web.live")
+    assert layer_break("referee.web.report", "referee.ugi.client")
+    assert not layer_break("referee.web.data", "referee.tournament.store")
     assert strongly_connected({"a": {"b": 1}, "b": {"a": 1}, "c": {"a": 1}}) == [
         frozenset({"a", "b"})]
 

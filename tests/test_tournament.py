@@ -318,6 +318,9 @@ def test_bundled_tournament_config_runs(tmp_path):
     assert names == expected
     faults = rows(tmp_path / "b.db", "SELECT COUNT(*) FROM games WHERE fault IS NOT NULL")
     assert faults == [(0,)]
+    # The config asks for the HTML report; its path is the last line, to open.
+    assert done.stdout.rstrip().splitlines()[-1] == "out/bundled.html"
+    assert (tmp_path / "out" / "bundled.html").stat().st_size > 10_000
 
 
 def test_terminal_shows_live_progress_with_rate_eta_and_leader(tmp_path):

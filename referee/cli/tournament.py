@@ -10,6 +10,7 @@ resumable: run the same command with ``-resume``).
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import math
 import os
@@ -17,6 +18,7 @@ import sqlite3
 import sys
 
 from referee.cli.elapsed import Stopwatch
+from referee.cli.web import run_with_live_page, write_tournament_report
 from referee.config.args import (
     CliError,
     Kind,
@@ -63,9 +65,12 @@ def main_tournament(argv: list[str]) -> int:
         f"{settings.total_games} games, concurrency {settings.concurrency}, db {settings.db_path}",
         flush=True,
     )
+    if settings.serve and importlib.util.find_spec("aiohttp") is None:
+        return _err("tournament", "-serve needs aiohttp: pip install 'guti[web]'")
     watch = Stopwatch()
     try:
-        outcome = event_loop.run(run_tournament(settings, console))
+        outcome = event_loop.run(run_with_live_page(
+            settings, lambda observer: run_tournament(settings, console, observer=observer)))
     except (TournamentError, StoreError, EngineStartError) as exc:
         return _err("tournament", str(exc))
     except sqlite3.Error as exc:  # the database failed under us (damaged, ...)
@@ -101,6 +106,18 @@ def main_tournament(argv: list[str]) -> int:
         return 130
     if outcome.stopped:
         print(outcome.stopped, flush=True)
+    return _report(settings)
+
+
+def _report(settings) -> int:
+    """``-report FILE``: write it and print its path as the very last line."""
+    try:
+        path = write_tournament_report(settings)
+    except (StoreError, OSError) as exc:
+        return _err("tournament", f"report not written: {exc}")
+    if path is not None:
+        print("report written; open it in a browser:", flush=True)
+        print(path, flush=True)
     return 0
 
 

@@ -71,6 +71,9 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
     OptionSpec("ratinginterval", Kind.VALUE, help="print standings every N games (0: at the end)"),
     SPRT_OPTION,
     OptionSpec("quiet", Kind.FLAG, help="no per-game lines"),
+    OptionSpec("report", Kind.VALUE, help="write the HTML report to this file at the end"),
+    OptionSpec("serve", Kind.VALUE,
+               help="[HOST:]PORT: serve the live page while it runs (host 127.0.0.1 unless given)"),
 ]
 
 #: Most games at once (each is two engine processes); more is a mistake, not a plan.
@@ -317,4 +320,16 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         sprt=sprt_from_args(args),
         quiet=args.has("quiet"),
         fingerprint_data=fingerprint,
+        report_path=args.value("report"),
+        serve=serve_address(args.value("serve")),
     )
+
+
+def serve_address(text: str | None) -> str | None:
+    """``-serve [HOST:]PORT``, checked; None when not given."""
+    if text is None:
+        return None
+    _, _, port = text.rpartition(":")
+    if not port.isdigit() or int(port) > 65535:
+        raise CliError(f"-serve: {text!r} is not [HOST:]PORT with PORT 0..65535")
+    return text

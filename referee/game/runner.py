@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from engine.rules import Board, Move, Result, RulesError, Side
 from referee.game.judge import Fault, Verdict, judge_reply
+from referee.game.observer import MoveObserver
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
 from referee.game.settings import (
@@ -83,6 +84,7 @@ async def play_game(
     move_timeout: float = DEFAULT_MOVE_TIMEOUT,
     sync_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     stall_grace: float = DEFAULT_STALL_GRACE,
+    observer: MoveObserver | None = None,
 ) -> GameRecord:
     """Play one game; return its record. ``limits`` apply to White, and to Black
     unless ``black_limits`` is given. Bad ``start_fen``/``opening_moves`` raise
@@ -111,7 +113,7 @@ async def play_game(
     record.opening_plies = len(record.moves)
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
                  {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
-                 Bounds(move_timeout, sync_timeout, stall_grace))
+                 Bounds(move_timeout, sync_timeout, stall_grace), observer)
     return await game.play()
 
 
@@ -126,6 +128,7 @@ class _Game:
     engines: dict[Side, UgiEngine]
     clocks: dict[Side, Clock]
     bounds: Bounds
+    observer: MoveObserver | None = None  # told every move (the live page)
     position: Position = field(init=False)
 
     def __post_init__(self) -> None:
@@ -173,6 +176,8 @@ class _Game:
         self.record.elapsed_ms.append(elapsed)
         self.record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
         self.position = self.position.then(text)
+        if self.observer is not None:
+            self.observer.moved(self.record, self.board)
 
     # -- the ways a game ends -------------------------------------------------------------
     def ended_by_rules(self) -> GameRecord:

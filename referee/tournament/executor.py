@@ -30,6 +30,7 @@ from referee.game.runner import play_game, start_failure_record
 from referee.game.settings import GameSettings
 from referee.process.engine_process import EngineStartError, TrafficHook
 from referee.tournament.engine_pool import EnginePool
+from referee.tournament.observer import TournamentObserver
 from referee.tournament.scheduler import ScheduledGame
 from referee.tournament.stopping import ABORT_GRACE, RunControl
 from referee.ugi.client import UgiEngine
@@ -46,8 +47,10 @@ class Executor:
         concurrency: int,
         traffic: TrafficHook | None = None,
         tag_processes: bool = True,
+        observer: TournamentObserver | None = None,
     ) -> None:
         self.settings = settings
+        self.observer = observer  # told of every game start (the live page)
         self.concurrency = max(1, concurrency)
         self.tag_processes = tag_processes
         self.pools = [
@@ -141,11 +144,12 @@ class Executor:
                 b_tag = f"#{black.number.get(procs[1])} " if self.tag_processes else ""
                 note(f"game {job.game_id + 1}: {w_tag}{white.name} (white)"
                      f" vs {b_tag}{black.name} (black)")
+            watch = self.observer.started(job, white.name, black.name) if self.observer else None
             record = await play_game(
                 procs[0], procs[1], s.name, start_fen, moves, s.limits_for(white.config.limits),
                 black_limits=s.limits_for(black.config.limits), round=round_, event=s.event,
                 site=s.site, move_timeout=s.timeouts.move, sync_timeout=s.timeouts.handshake,
-                stall_grace=s.timeouts.stall_grace,
+                stall_grace=s.timeouts.stall_grace, observer=watch,
             )
             record.number = job.game_id + 1  # stored ids are 0-based; people read 1-based
         except BaseException:

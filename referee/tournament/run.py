@@ -41,6 +41,7 @@ from referee.process.traffic_log import TrafficLog
 from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
 from referee.tournament.executor import Executor
 from referee.tournament.export import sync_pdn
+from referee.tournament.observer import TournamentObserver
 from referee.tournament.scheduler import ScheduledGame, schedule
 from referee.tournament.settings import TournamentSettings
 from referee.tournament.standings import Standings
@@ -166,10 +167,14 @@ class _Display:
 
 
 async def run_tournament(
-    settings: TournamentSettings, console: Console, control: RunControl | None = None
+    settings: TournamentSettings,
+    console: Console,
+    control: RunControl | None = None,
+    observer: TournamentObserver | None = None,
 ) -> Outcome:
     """Play every game of the tournament that is not stored yet (see module docstring).
-    The signals are handled (:meth:`RunControl.signals`) from start to end."""
+    The signals are handled (:meth:`RunControl.signals`) from start to end; ``observer``
+    (the live page) hears of every move and every stored game."""
     s = settings
     control = control or RunControl()
     for path in (s.db_path, s.pdn_path, s.log_path):
@@ -184,13 +189,17 @@ async def run_tournament(
         except DatabaseBusy as exc:
             raise TournamentError(str(exc)) from None
         try:
-            return await _open_and_play(s, console, control, running)
+            return await _open_and_play(s, console, control, running, observer)
         finally:
             lock.release()
 
 
 async def _open_and_play(
-    s: TournamentSettings, console: Console, control: RunControl, running: list[Executor]
+    s: TournamentSettings,
+    console: Console,
+    control: RunControl,
+    running: list[Executor],
+    observer: TournamentObserver | None,
 ) -> Outcome:
     """The locked part of a run: open the database, bring the PDN in line, play."""
     display_say = functools.partial(say_plain, console)
@@ -213,9 +222,9 @@ async def _open_and_play(
             return outcome
         if outcome.finished == outcome.total:
             return outcome
-        executor = Executor(s.engines, s.game, s.concurrency, traffic)
+        executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer)
         running.append(executor)
-        await _play(s, executor, store, writer, traffic, outcome, control, console)
+        await _play(s, executor, store, writer, traffic, outcome, control, console, observer)
         return outcome
     finally:
         if writer is not None:
@@ -265,6 +274,7 @@ async def _play(
     outcome: Outcome,
     control: RunControl,
     console: Console,
+    observer: TournamentObserver | None = None,
 ) -> None:
     """Check the engines start, then play the pending games, storing each as it ends."""
     table = outcome.standings
@@ -289,6 +299,8 @@ async def _play(
             table.add(job.white, job.black, record.result,
                       str(record.reason) if record.reason else None, record.fault, job.pair_id)
             display.game(outcome.finished, job, record, table)
+            if observer is not None:
+                observer.finished(job, record)
             state = table.sprt_state()
             if state is not None and state.decision and control.stop(
                 f"SPRT: {state.decision} accepted"

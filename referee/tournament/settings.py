@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from referee.game.settings import GameSettings
@@ -61,6 +61,8 @@ class TournamentSettings:
     sprt: SprtSpec | None = None
     quiet: bool = False
     fingerprint_data: dict[str, Any] = field(default_factory=dict)
+    report_path: str | None = None  # HTML report written at the end
+    serve: str | None = None  # [HOST:]PORT of the live page
 
     @property
     def total_games(self) -> int:
@@ -78,4 +80,5 @@ class TournamentSettings:
             "pdnout": self.pdn_path,
             "event": self.game.event,
             "site": self.game.site,
+            "sprt": asdict(self.sprt) if self.sprt is not None else None,
         }

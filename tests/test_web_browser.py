@@ -1,0 +1,162 @@
+"""The report and the live page in a real browser: Debian's chromium driven by Playwright.
+
+Why a browser: the report is mostly JavaScript (standings, game list, viewer, charts) and
+the live page is a stream of server-sent events; only a browser shows that they render,
+that the viewer reaches a game's stored final position, that a move appears live, and
+that an engine named like a script stays text. Skips, with the reason, when chromium or
+Playwright is missing (``.ci/run`` installs both). Playwright's own browser download is
+never used: chromium is launched from ``/usr/bin/chromium`` with a fresh profile.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.tournament.run import standings_from_store
+from referee.tournament.store import TournamentStore
+from tests.conftest import BOTS_DIR, GUTI, ROOT
+from tests.test_web_board import INJECTION, run_tournament
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+try:
+    from playwright.sync_api import Page, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None  # type: ignore[assignment]
+
+pytestmark = [
+    pytest.mark.skipif(sync_playwright is None,
+                       reason="Playwright for Python is not installed (pip install playwright)"),
+    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
+                       reason="chromium is not installed (apt-get install -y chromium)"),
+]
+
+
+class BrowserPage:
+    """One page in a fresh headless chromium, recording console errors and dialogs."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+        def on_dialog(dialog: Any) -> None:
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[BrowserPage]:
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True)
+        try:
+            yield BrowserPage(context.new_page())
+        finally:
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real three-engine tournament (one engine named like a script) with its report."""
+    folder = tmp_path_factory.mktemp("report")
+    done = run_tournament(folder, "-report", "t.html", engines=3)
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def test_report_opens_with_standings_and_replays_a_game(browser: BrowserPage,
+                                                        tournament: Path) -> None:
+    with TournamentStore(str(tournament / "t.db"), create=False) as store:
+        names = store.engine_names()
+        expected = [ln.name for ln in standings_from_store(store, names, "roundrobin").ranking()]
+        games = [(info["game_id"] + 1, rec.final_fen, len(rec.moves))
+                 for info, rec in store.records()]
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())
+    page.wait_for_selector("#games-body tr")
+    shown = page.locator("#standings tbody tr td:nth-child(2)").all_text_contents()
+    assert shown == expected
+    number, final, plies = max(games, key=lambda g: g[2])
+    page.click(f'#games-body tr[data-game="{number}"]')
+    assert page.text_content("#ply") == f"ply 0 / {plies}"
+    for _ in range(plies):
+        page.click("#next")
+    assert page.text_content("#fen") == final
+    page.keyboard.press("ArrowLeft")
+    assert page.text_content("#ply") == f"ply {plies - 1} / {plies}"
+    page.keyboard.press("End")
+    assert page.text_content("#fen") == final
+    assert page.locator("#board svg .piece").count() == sum(
+        final.split()[0].count(c) for c in "wb")
+    page.select_option("#f-engine", str(names.index("greedy")))
+    rows = page.locator("#games-body tr td:nth-child(3), #games-body tr td:nth-child(4)")
+    pairs = rows.all_text_contents()
+    assert pairs and all(pairs[i] == "greedy" or pairs[i + 1] == "greedy"
+                         for i in range(0, len(pairs), 2))
+    assert browser.errors == []
+
+
+def test_engine_named_like_a_script_shows_as_text(browser: BrowserPage, tournament: Path) -> None:
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())
+    page.wait_for_selector("#games-body tr")
+    assert INJECTION in page.locator("#standings").inner_text()
+    assert page.locator("#standings script").count() == 0
+    page.wait_for_timeout(300)
+    assert browser.dialogs == []
+    assert browser.errors == []
+
+
+def test_live_page_shows_moves_as_they_are_played(browser: BrowserPage, tmp_path: Path) -> None:
+    argv = [*GUTI, "tournament",
+            "-engine", f"cmd={sys.executable}", "args=-m engine", f"dir={ROOT}", "name=guti",
+            "-engine", f"cmd={sys.executable}", f"args={BOTS_DIR / 'python' / 'random_bot.py'}",
+            "name=random", "-each", "tc=20+0.5", "-games", "2", "-concurrency", "1",
+            "-db", str(tmp_path / "live.db"), "-serve", "0"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        url = None
+        for line in proc.stdout:
+            found = re.search(r"live page: (http://127\.0\.0\.1:\d+/)", line)
+            if found:
+                url = found.group(1)
+                break
+        assert url, "no live page address printed"
+        page = browser.page
+        page.goto(url)
+        page.wait_for_selector(".live-game .live-ply", timeout=60_000)
+        first = _ply(page)
+        page.wait_for_function(
+            f"() => [...document.querySelectorAll('.live-ply')].some("
+            f"e => +e.textContent.split(':')[0].slice(4) > {first})", timeout=60_000)
+        assert _ply(page) > first
+        assert re.search(r"ply \d+: \d+[-x]\d+", page.locator(".live-ply").first.inner_text())
+        assert page.text_content("#live-status") == "connected"
+        assert browser.errors == []
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+
+
+def _ply(page: Page) -> int:
+    text = page.locator(".live-ply").first.inner_text()
+    return int(text.split(":")[0].removeprefix("ply "))
