@@ -42,6 +42,7 @@ from referee.config.args import CliError, Kind, OptionSpec, ParsedArgs, parse_cl
 from referee.config.options import (
     MATCH_OPTIONS,
     check_limits,
+    cluster_address,
     engine_configs,
     game_name,
     game_settings,
@@ -287,5 +288,6 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         rating_interval=args.int_value("ratinginterval", 0, minimum=0),
         sprt=sprt_from_args(args),
         quiet=args.has("quiet"),
+        cluster=cluster_address(args),
         fingerprint_data=fingerprint,
     )

@@ -27,6 +27,7 @@ from engine.rules import Result
 from referee.game.openings import Opening
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
+from referee.tournament.cluster_address import cluster_executor
 from referee.tournament.executor import Executor
 from referee.tournament.scheduler import ScheduledGame, pairs_per_encounter, schedule
 from referee.tournament.settings import MatchSettings
@@ -87,9 +88,12 @@ async def run_match(
     """Play the match; ``on_game(index, record)`` after each game. Engines are always
     quit (and their process groups reaped) on the way out, also when cancelled."""
     s = settings
-    executor = Executor(
-        [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False
-    )
+    if s.cluster is not None:  # played by Dask workers; Dask is imported only here
+        executor = cluster_executor(s.cluster, [s.first, s.second], s.game, s.traffic)
+    else:
+        executor = Executor(
+            [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False
+        )
     score = MatchScore(s.first.name, s.second.name)
     writer = PdnWriter(s.pdn_path) if s.pdn_path else None
     try:

@@ -40,6 +40,7 @@ from rich.progress import (
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
 from referee.process.traffic_log import TrafficLog
+from referee.tournament.cluster_address import cluster_executor
 from referee.tournament.executor import Executor
 from referee.tournament.export import sync_pdn
 from referee.tournament.scheduler import ScheduledGame, schedule
@@ -190,12 +191,10 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
         if decided is not None and decided.decision:
             outcome.stopped = "SPRT already decided"
             return outcome
-        executor = Executor(
-            s.engines,
-            s.game,
-            s.concurrency,
-            traffic,
-        )
+        if s.cluster is not None:  # played by Dask workers; Dask is imported only here
+            executor = cluster_executor(s.cluster, s.engines, s.game, traffic)
+        else:
+            executor = Executor(s.engines, s.game, s.concurrency, traffic)
         pending: Iterator[ScheduledGame] = store.pending()
         stop = asyncio.Event()
         if finished == total:

@@ -16,6 +16,7 @@ from typing import Any
 
 from referee.game.settings import GameSettings
 from referee.process.engine_process import TrafficHook
+from referee.tournament.cluster_address import ClusterAddress
 from referee.tournament.scheduler import pairings
 from referee.tournament.stats import SprtSpec
 from referee.ugi.engine_config import EngineConfig
@@ -34,6 +35,7 @@ class MatchSettings:
     games: int = DEFAULT_GAMES
     pdn_path: str | None = None
     traffic: TrafficHook | None = None
+    cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
 
 
 @dataclass
@@ -58,6 +60,7 @@ class TournamentSettings:
     rating_interval: int = 0
     sprt: SprtSpec | None = None
     quiet: bool = False
+    cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
     fingerprint_data: dict[str, Any] = field(default_factory=dict)
 
     @property
