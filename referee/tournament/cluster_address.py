@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from referee.process.engine_process import EngineStartError
 
@@ -52,14 +51,3 @@ def parse_cluster(text: str) -> ClusterAddress:
         f"-cluster {text}: expected a Dask scheduler address tcp://HOST:PORT or local:N"
     )
 
-
-def cluster_executor(address: ClusterAddress, *args: Any, **kwargs: Any) -> Any:
-    """A :class:`~referee.tournament.cluster.ClusterExecutor` (arguments as its own);
-    Dask is imported here, only when ``-cluster`` was given."""
-    try:
-        from referee.tournament.cluster import ClusterExecutor
-    except ImportError as exc:
-        raise ClusterError(
-            f"-cluster {address.text} needs Dask: pip install 'guti[cluster]' ({exc})"
-        ) from None
-    return ClusterExecutor(address, *args, **kwargs)

@@ -27,8 +27,8 @@ from engine.rules import Result
 from referee.game.openings import Opening
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
-from referee.tournament.cluster_address import cluster_executor
 from referee.tournament.executor import Executor
+from referee.tournament.executors import cluster_executor
 from referee.tournament.scheduler import ScheduledGame, pairs_per_encounter, schedule
 from referee.tournament.settings import MatchSettings
 

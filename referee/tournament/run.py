@@ -40,8 +40,8 @@ from rich.progress import (
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
 from referee.process.traffic_log import TrafficLog
-from referee.tournament.cluster_address import cluster_executor
 from referee.tournament.executor import Executor
+from referee.tournament.executors import cluster_executor
 from referee.tournament.export import sync_pdn
 from referee.tournament.scheduler import ScheduledGame, schedule
 from referee.tournament.settings import TournamentSettings
