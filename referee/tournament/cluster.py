@@ -34,7 +34,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from distributed import Client, Future, LocalCluster, as_completed, wait
+from distributed import Client, Future, LocalCluster, as_completed
 from distributed.scheduler import KilledWorker
 
 from referee.game.record import GameRecord
@@ -194,7 +194,8 @@ class ClusterExecutor:
         """One game on the cluster (a match plays its games one by one this way)."""
         future = self._submit(job)
         while True:
-            await wait([future])
+            async for _ in as_completed([future], loop=self.client.loop):
+                pass  # finished, failed or cancelled: _settle tells which
             settled = await self._settle(future, job)
             if isinstance(settled, GameOutcome):
                 break
