@@ -81,21 +81,43 @@ def check_tournament(tmp_path: Path, games: int) -> None:
 # --------------------------------------------------------------------- a local cluster
 
 
-def test_local_cluster_plays_stores_logs_and_leaves_no_engine(tmp_path):
+def test_local_cluster_from_toml_builds_per_worker_plays_stores_logs(tmp_path):
     pids = tmp_path / "pids"
-    done = guti("tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=10+0.1",
-                "-games", "12", "-cluster", "local:2", "-pdnout", "t.pdn",
-                "-log", "file=t.log", "-quiet", cwd=tmp_path)
+
+    def engine(name: str) -> str:
+        return f"""
+[[engine]]
+name = "{name}"
+cmd = "{{python}}"
+args = [{str(FAULTY)!r}, "--mode", "good", "--pidfile", {str(pids)!r}]
+build = ["sh", "-c", "echo {name}:$PPID >> builds.txt"]
+"""
+    (tmp_path / "t.toml").write_text(f"""
+cluster = "local:2"
+games = 12
+pdnout = "t.pdn"
+log = "t.log"
+quiet = true
+[each]
+tc = "10+0.1"
+{engine("A")}
+{engine("B")}
+""")
+    done = guti("tournament", "t.toml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "12/12 games stored" in done.stdout
     check_tournament(tmp_path, 12)
+    # Each engine's build ran once on each of the two workers, never in the client.
+    builds = (tmp_path / "builds.txt").read_text().split()
+    workers = {b.split(":")[1] for b in builds}
+    assert len(builds) == len(set(builds)) == 4 and len(workers) == 2
     log = (tmp_path / "t.log").read_text()
     workers = {line.split(" on ")[-1] for line in log.splitlines() if "(black) on tcp://" in line}
     assert len(workers) == 2  # both workers played, each game's traffic came back with it
     assert log.count("> go ") == sum(len(g.moves) for g in read_pdn((tmp_path / "t.pdn")
                                                                        .read_text()))
     # Warm engines: each worker started each engine once (4 processes), not once per game.
-    assert len(pids.read_text().split("\n")) - 1 == 4
+    assert len(pids.read_text().split()) // 2 == 4
     assert survivors(pids) == []
 
 

@@ -58,8 +58,9 @@ from referee.ugi.engine_config import EngineConfig
 
 #: Seconds between a task's checks that the scheduler still wants its game.
 WATCH_INTERVAL = 0.25
-#: A run unused this long (its client is gone) has its engines quit.
-IDLE_CLOSE = 60.0
+#: A run unused this long (its client is gone) has its engines quit; a live run keeps its
+#: workers busy, and should a game of it come later its engines are simply started again.
+IDLE_CLOSE = 15.0
 #: Most traffic lines one game sends back with its result (``-log``); the rest are counted.
 TRAFFIC_LINES = 20_000
 
@@ -309,7 +310,7 @@ def play_task(spec: RunSpec, job: ScheduledGame) -> GameOutcome:
     run = _run_for(spec)
     if run.stopped:
         return GameOutcome(job.game_id, None, worker.address)
-    errors = on_engine_loop(run.check()).result()
+    errors = run.checked if run.checked is not None else on_engine_loop(run.check()).result()
     if errors:
         raise WorkerUnfit(f"worker {worker.address}: {errors[0]}")
     sink = GameTraffic() if spec.traffic else None
@@ -352,7 +353,10 @@ async def close_run(run_id: str) -> None:
 class GutiWorkerPlugin(WorkerPlugin):
     """Registered by the client on every worker. ``local``: the worker is a child of
     guti (``-cluster local:N``), so Ctrl-C at the terminal must reach guti alone, as
-    it does engines in local mode. On shutdown every engine of every run is quit."""
+    it does engines in local mode. Dask's statistical profiler is stopped: it samples
+    every thread's stack every 10 ms, taking the GIL from the engine loop in the middle
+    of games, and guti's tasks have nothing to profile. On shutdown every engine of
+    every run is quit."""
 
     name = "guti"
 
@@ -360,6 +364,10 @@ class GutiWorkerPlugin(WorkerPlugin):
         self.local = local
 
     def setup(self, worker: Any) -> None:
+        for name in ("profile", "profile-cycle"):
+            callback = worker.periodic_callbacks.get(name)
+            if callback is not None:
+                callback.stop()
         if self.local:
             with contextlib.suppress(ValueError):  # only possible in the main thread
                 signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -192,7 +192,7 @@ async def run_tournament(settings: TournamentSettings, console: Console) -> Outc
             outcome.stopped = "SPRT already decided"
             return outcome
         if s.cluster is not None:  # played by Dask workers; Dask is imported only here
-            executor = cluster_executor(s.cluster, s.engines, s.game, traffic)
+            executor = cluster_executor(s.cluster, s.engines, s.game, traffic, builds=s.builds)
         else:
             executor = Executor(s.engines, s.game, s.concurrency, traffic)
         pending: Iterator[ScheduledGame] = store.pending()

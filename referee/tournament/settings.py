@@ -61,6 +61,7 @@ class TournamentSettings:
     sprt: SprtSpec | None = None
     quiet: bool = False
     cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
+    builds: tuple[tuple[str, tuple[str, ...], str], ...] = ()  # (engine, argv, cwd) per worker
     fingerprint_data: dict[str, Any] = field(default_factory=dict)
 
     @property
