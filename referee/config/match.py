@@ -6,6 +6,7 @@ from referee.config.args import CliError, ParsedArgs
 from referee.config.options import (
     check_limits,
     check_writable,
+    cluster_address,
     engine_configs,
     game_name,
     game_settings,
@@ -31,5 +32,6 @@ def match_settings(args: ParsedArgs) -> MatchSettings:
     check_writable([pdn, log])
     check_outputs([("-pdnout", pdn), ("-log", log), *(("stderr", c.stderr_path) for c in configs)])
     return MatchSettings(
-        first=configs[0], second=configs[1], game=settings, games=games, pdn_path=pdn
+        first=configs[0], second=configs[1], game=settings, games=games, pdn_path=pdn,
+        cluster=cluster_address(args),
     )

@@ -26,6 +26,7 @@ from referee.game.settings import (
     GameSettings,
     Timeouts,
 )
+from referee.tournament.cluster_address import ClusterAddress, ClusterAddressError, parse_cluster
 from referee.tournament.settings import DEFAULT_GAMES
 from referee.ugi.engine_config import (
     EngineConfig,
@@ -81,6 +82,8 @@ MATCH_OPTIONS: list[OptionSpec] = [
                help=f"seconds per move without a clock (default {DEFAULT_MOVE_TIMEOUT:g})"),
     OptionSpec("stall-timeout", Kind.VALUE,
                help=f"seconds past the time before 'stalled' (default {DEFAULT_STALL_GRACE:g})"),
+    OptionSpec("cluster", Kind.VALUE,
+               help="play on Dask: tcp://HOST:PORT (a running scheduler) or local:N workers"),
     OptionSpec("recover", Kind.FLAG, help="accepted for cutechess compatibility (always on)"),
     OptionSpec("help", Kind.FLAG, help="show this help"),
 ]
@@ -209,3 +212,14 @@ def check_writable(paths: list[str | None]) -> None:
                 create_parent_dirs(path)
             except OSError as exc:
                 raise CliError(f"{exc.strerror} ({exc.filename})") from None
+
+
+def cluster_address(args: ParsedArgs) -> ClusterAddress | None:
+    """``-cluster tcp://HOST:PORT`` or ``local:N`` (None: games are played here)."""
+    text = args.value("cluster")
+    if not text:
+        return None
+    try:
+        return parse_cluster(text)
+    except ClusterAddressError as exc:
+        raise CliError(str(exc)) from None

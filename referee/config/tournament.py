@@ -42,6 +42,7 @@ from referee.config.args import CliError, Kind, OptionSpec, ParsedArgs, parse_cl
 from referee.config.options import (
     MATCH_OPTIONS,
     check_limits,
+    cluster_address,
     engine_configs,
     game_name,
     game_settings,
@@ -112,9 +113,12 @@ def _table_tokens(table: dict[str, Any], where: str) -> list[str]:
 
 
 def _engine_tokens(
-    entry: dict[str, Any], base: str, where: str, report: Callable[[str], None]
+    entry: dict[str, Any], base: str, where: str, report: Callable[[str], None],
+    builds: list[tuple[str, tuple[str, ...], str]] | None = None,
 ) -> list[str] | None:
-    """One ``[[engine]]`` table as ``-engine`` tokens; None when it is skipped."""
+    """One ``[[engine]]`` table as ``-engine`` tokens; None when it is skipped. With
+    ``builds`` (a tournament on a cluster) the build is not run here but added to it:
+    it runs once on every worker, where the engine runs."""
     name = str(entry.get("name") or entry.get("cmd") or where)
     requires = _words(entry.get("requires", []), f"{where}.requires")
     build = entry.get("build")
@@ -128,6 +132,10 @@ def _engine_tokens(
         argv = ([_scalar(w, f"{where}.build") for w in build] if isinstance(build, list)
                 else shlex.split(_scalar(build, f"{where}.build")))
         where_to = os.path.join(base, str(entry["dir"])) if "dir" in entry else base
+        if builds is not None:
+            builds.append((name, tuple(argv), where_to))
+            build = None
+    if build:
         try:
             done = subprocess.run(argv, cwd=where_to, capture_output=True, text=True, timeout=300)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -162,8 +170,15 @@ def _engine_tokens(
     return tokens
 
 
-def toml_argv(path: str, report: Callable[[str], None]) -> list[str]:
-    """The command line a TOML tournament file stands for."""
+def toml_argv(
+    path: str,
+    report: Callable[[str], None],
+    builds: list[tuple[str, tuple[str, ...], str]] | None = None,
+    on_cluster: bool = False,
+) -> list[str]:
+    """The command line a TOML tournament file stands for. On a cluster (``on_cluster``,
+    or a ``cluster`` key in the file) engine builds are not run here but added to
+    ``builds``, to run on every worker (see :func:`_engine_tokens`)."""
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -191,7 +206,8 @@ def toml_argv(path: str, report: Callable[[str], None]) -> list[str]:
             for n, entry in enumerate(value, 1):
                 if not isinstance(entry, dict):
                     raise CliError(f"{where} #{n}: expected a table")
-                tokens = _engine_tokens(entry, base, f"{path}: engine #{n}", report)
+                deferred = builds if on_cluster or "cluster" in data else None
+                tokens = _engine_tokens(entry, base, f"{path}: engine #{n}", report, deferred)
                 if tokens is not None:
                     argv += ["-engine", *tokens]
         elif spec.kind is Kind.TOKENS:
@@ -263,7 +279,9 @@ def split_config(argv: list[str]) -> tuple[str | None, list[str]]:
 def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> TournamentSettings:
     """Check the command line (and config file) and build the settings."""
     config, flags = split_config(argv)
-    full = merge_argv(toml_argv(config, report), flags) if config else flags
+    builds: list[tuple[str, tuple[str, ...], str]] = []
+    on_cluster = parse_cli(flags, TOURNAMENT_OPTIONS).has("cluster")
+    full = merge_argv(toml_argv(config, report, builds, on_cluster), flags) if config else flags
     args = parse_cli(full, TOURNAMENT_OPTIONS)
     game = game_name(args)
     configs = engine_configs(args)
@@ -319,6 +337,8 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         rating_interval=args.int_value("ratinginterval", 0, minimum=0),
         sprt=sprt_from_args(args),
         quiet=args.has("quiet"),
+        cluster=cluster_address(args),
+        builds=tuple(builds),
         fingerprint_data=fingerprint,
         report_path=args.value("report"),
         serve=serve_address(args.value("serve")),

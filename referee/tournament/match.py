@@ -28,6 +28,7 @@ from referee.game.openings import Opening
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
 from referee.tournament.executor import Executor
+from referee.tournament.executors import cluster_executor
 from referee.tournament.scheduler import ScheduledGame, pairs_per_encounter, schedule
 from referee.tournament.settings import MatchSettings
 from referee.tournament.stopping import RunControl
@@ -91,9 +92,12 @@ async def run_match(
     Engines are always quit (and their process groups reaped) on the way out."""
     s = settings
     control = control or RunControl()
-    executor = Executor(
-        [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False
-    )
+    if s.cluster is not None:  # played by Dask workers; Dask is imported only here
+        executor = cluster_executor(s.cluster, [s.first, s.second], s.game, s.traffic)
+    else:
+        executor = Executor(
+            [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False
+        )
     score = MatchScore(s.first.name, s.second.name)
     writer = PdnWriter(s.pdn_path) if s.pdn_path else None
     jobs = match_schedule(s.games, s.game.schedule_openings())

@@ -40,6 +40,7 @@ from referee.process.text import visible
 from referee.process.traffic_log import TrafficLog
 from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
 from referee.tournament.executor import Executor
+from referee.tournament.executors import cluster_executor
 from referee.tournament.export import sync_pdn
 from referee.tournament.observer import TournamentObserver
 from referee.tournament.scheduler import ScheduledGame, schedule
@@ -222,7 +223,11 @@ async def _open_and_play(
             return outcome
         if outcome.finished == outcome.total:
             return outcome
-        executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer)
+        executor: Executor
+        if s.cluster is not None:  # played by Dask workers; Dask is imported only here
+            executor = cluster_executor(s.cluster, s.engines, s.game, traffic, builds=s.builds)
+        else:
+            executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer)
         running.append(executor)
         await _play(s, executor, store, writer, traffic, outcome, control, console, observer)
         return outcome

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from referee.game.settings import GameSettings
+from referee.tournament.cluster_address import ClusterAddress
 from referee.tournament.scheduler import pairings
 from referee.ugi.engine_config import EngineConfig
 
@@ -36,6 +37,7 @@ class MatchSettings:
     games: int = DEFAULT_GAMES
     pdn_path: str | None = None
     traffic: TrafficHook | None = None
+    cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
 
 
 @dataclass
@@ -60,6 +62,8 @@ class TournamentSettings:
     rating_interval: int = 0
     sprt: SprtSpec | None = None
     quiet: bool = False
+    cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
+    builds: tuple[tuple[str, tuple[str, ...], str], ...] = ()  # (engine, argv, cwd) per worker
     fingerprint_data: dict[str, Any] = field(default_factory=dict)
     report_path: str | None = None  # HTML report written at the end
     serve: str | None = None  # [HOST:]PORT of the live page

@@ -1,0 +1,299 @@
+"""The cluster executor: a tournament's games played by Dask workers, kept by guti.
+
+:class:`ClusterExecutor` honours the local :class:`~referee.tournament.executor.Executor`'s
+calls (``check_engines``, ``run(next_job, on_result, stop)``, ``play``, ``close``,
+``running``), so :mod:`referee.tournament.run` and :mod:`referee.tournament.match` use
+either. The workers play (:mod:`referee.tournament.cluster_worker`); this process, the
+client, stays the only writer of the database: each result is handed to ``on_result``
+the moment it arrives (``as_completed``), so it is stored in its own transaction
+exactly as locally, and ``-resume``, standings, SPRT, PDN and ``-log`` are unchanged.
+
+- Games in flight: twice the cluster's worker threads (re-read as workers come and
+  go, so a worker that joins gets work): one playing per thread and one waiting in
+  the scheduler's queue, so a worker never waits for a round trip to this client.
+- A worker that dies mid-game: Dask plays the game again elsewhere; after Dask gives
+  up (``KilledWorker``) it is submitted again here. A game is reported once, whatever
+  arrives twice (and the store's UNIQUE game id would refuse it anyway).
+- ``stop`` (first Ctrl-C, an SPRT decision): every worker is told to start no game of
+  this run; queued tasks return unplayed, running games finish and are stored.
+- Cancelled (second Ctrl-C, SIGTERM): the tasks are cancelled and every worker kills
+  this run's games; nothing unfinished is stored. A client that is killed outright
+  has its tasks released by the scheduler, and each worker cancels a game whose task
+  it no longer holds (see ``cluster_worker``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import signal
+import sys
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from distributed import Client, Future, LocalCluster, as_completed
+from distributed.scheduler import KilledWorker
+
+from referee.game.record import GameRecord
+from referee.game.settings import GameSettings
+from referee.process.engine_process import TrafficHook
+from referee.tournament.cluster_address import ClusterAddress, ClusterError
+from referee.tournament.cluster_worker import (
+    GameOutcome,
+    GutiWorkerPlugin,
+    RunSpec,
+    WorkerUnfit,
+    abort_run,
+    check_worker,
+    close_run,
+    guti_version,
+    play_task,
+    stop_run,
+)
+from referee.tournament.scheduler import ScheduledGame
+from referee.ugi.engine_config import EngineConfig
+
+#: Seconds to reach a remote scheduler, and for its first worker to be there.
+CONNECT_TIMEOUT = 30.0
+#: Times one game is submitted again after Dask gave it up (its workers kept dying).
+RESUBMITS = 3
+#: Seconds the end of a run may take on the workers (quitting engines) before giving up.
+CLOSE_TIMEOUT = 30.0
+
+
+def say_error(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+class ClusterExecutor:
+    """Plays jobs on a Dask cluster; see the module docstring."""
+
+    def __init__(
+        self,
+        address: ClusterAddress,
+        engines: list[EngineConfig],
+        settings: GameSettings,
+        traffic: TrafficHook | None = None,
+        say: Callable[[str], None] = say_error,
+        builds: tuple[tuple[str, tuple[str, ...], str], ...] = (),
+    ) -> None:
+        self.address = address
+        self.traffic = traffic
+        self.say = say
+        # The openings travel with each game: the settings sent with every task stay small.
+        slim = dataclasses.replace(settings, openings=None, start_fen=None)
+        self.spec = RunSpec(uuid.uuid4().hex, engines, slim, guti_version(),
+                            traffic is not None, builds)
+        self.running: dict[int, ScheduledGame] = {}
+        self.reported: set[int] = set()
+        self.client: Any = None
+        self.cluster: Any = None
+        self.attempts: dict[int, int] = {}
+
+    # ------------------------------------------------------------------ connecting
+    async def connect(self) -> None:
+        """Start the local cluster, or reach the scheduler and wait for a worker."""
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+        a = self.address
+        if a.local:
+            # Ctrl-C at the terminal is guti's alone (as engines' are locally): the worker
+            # processes start with SIGINT ignored (kept across exec), the plugin keeps it so.
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                self.cluster = await LocalCluster(
+                    n_workers=a.local, threads_per_worker=1, processes=True,
+                    asynchronous=True, dashboard_address=None, silence_logs=logging.ERROR)
+            finally:
+                signal.signal(signal.SIGINT, previous)
+            self.client = await Client(self.cluster, asynchronous=True, set_as_default=False)
+        else:
+            try:
+                self.client = await Client(a.scheduler, asynchronous=True, set_as_default=False,
+                                           timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as exc:
+                raise ClusterError(f"cannot reach the Dask scheduler at {a.text}: {exc}") from None
+            try:
+                await self.client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as exc:
+                raise ClusterError(f"no Dask worker joined {a.text} within "
+                                   f"{CONNECT_TIMEOUT:g} s ({exc})") from None
+        await self.client.register_plugin(GutiWorkerPlugin(local=bool(a.local)), name="guti")
+
+    async def check_engines(self) -> None:
+        """Every engine started once on every worker (and kept warm), same guti everywhere;
+        else :class:`ClusterError` naming the worker, and nothing is left running."""
+        try:
+            await self.connect()
+            answers = await self.client.run(check_worker, self.spec, on_error="return")
+            bad = {w: a for w, a in sorted(answers.items()) if a}
+            if bad:
+                worker, why = next(iter(bad.items()))
+                if isinstance(why, BaseException):
+                    why = f"cannot run guti's tasks ({type(why).__name__}: {why})"
+                more = f" (and {len(bad) - 1} more worker(s))" if len(bad) > 1 else ""
+                raise ClusterError(f"worker {worker}: {why}{more}")
+        except BaseException:
+            await asyncio.shield(self.close())
+            raise
+
+    def capacity(self) -> int:
+        """Tasks to keep submitted: two per worker thread (the cached scheduler info)."""
+        threads = self.client.scheduler_info().get("total_threads", 0) if self.client else 0
+        return 2 * max(1, int(threads))
+
+    # ------------------------------------------------------------------ playing
+    def _submit(self, job: ScheduledGame) -> Future:
+        attempt = self.attempts.get(job.game_id, 0)
+        key = f"guti-game-{self.spec.run_id}-{job.game_id}-{attempt}"
+        return self.client.submit(play_task, self.spec, job, key=key, pure=False)
+
+    async def _settle(self, future: Future, job: ScheduledGame) -> GameOutcome | Future:
+        """The outcome of a finished task, or the future of the same game submitted again
+        (a worker kept dying under it, or the worker cannot play the run)."""
+        if future.status == "finished":
+            outcome: GameOutcome = await future
+            return outcome
+        exc = await future.exception() if future.status == "error" else None
+        again = self.attempts.get(job.game_id, 0) + 1
+        if isinstance(exc, WorkerUnfit):
+            worker = str(exc).split(":")[0].removeprefix("worker ")
+            self.say(f"{exc}; it is retired from the cluster")
+            with contextlib.suppress(Exception):
+                await self.client.retire_workers([worker])
+        elif not isinstance(exc, KilledWorker) or again > RESUBMITS:
+            raise ClusterError(f"game {job.game_id + 1} failed on the cluster: "
+                               f"{type(exc).__name__}: {exc}") from exc
+        else:
+            self.say(f"game {job.game_id + 1}: its workers died ({exc}); playing it again")
+        self.attempts[job.game_id] = again
+        return self._submit(job)
+
+    def _log(self, job: ScheduledGame, outcome: GameOutcome) -> None:
+        """The game's traffic, as the worker saw it, into ``-log`` (one block per game)."""
+        traffic = self.traffic
+        if traffic is None or outcome.record is None:
+            return
+        note = getattr(traffic, "note", None)
+        record = outcome.record
+        if note is not None:  # stamped as the game began on the worker
+            began = outcome.traffic[0][0] if outcome.traffic else None
+            note(f"game {job.game_id + 1}: {record.white} (white) vs {record.black} (black)"
+                 f" on {outcome.worker}", began)
+        for line in outcome.traffic:
+            traffic(*line)
+        if note is not None:
+            if outcome.dropped:
+                note(f"game {job.game_id + 1}: {outcome.dropped} more lines not kept")
+            note(f"game {job.game_id + 1}: {record.result} ({record.reason}) "
+                 f"{record.detail}".rstrip())
+
+    async def play(self, job: ScheduledGame) -> GameRecord:
+        """One game on the cluster (a match plays its games one by one this way)."""
+        future = self._submit(job)
+        while True:
+            async for _ in as_completed([future], loop=self.client.loop):
+                pass  # finished, failed or cancelled: _settle tells which
+            settled = await self._settle(future, job)
+            if isinstance(settled, GameOutcome):
+                break
+            future = settled
+        self._log(job, settled)
+        if settled.record is None:
+            raise ClusterError(f"game {job.game_id + 1} was not played (the run was stopped)")
+        return settled.record
+
+    async def run(
+        self,
+        next_job: Callable[[], ScheduledGame | None],
+        on_result: Callable[[ScheduledGame, GameRecord], None],
+        stop: asyncio.Event,
+    ) -> None:
+        """Play until ``next_job()`` returns None or ``stop`` is set (see module docstring)."""
+        jobs: dict[Future, ScheduledGame] = {}
+        done = as_completed(loop=self.client.loop)
+        feed = _Feed(next_job, stop)
+
+        def top_up() -> None:
+            while len(jobs) < self.capacity() and (job := feed.next()) is not None:
+                future = self._submit(job)
+                jobs[future] = job
+                self.running[job.game_id] = job
+                done.add(future)
+
+        stopper = asyncio.ensure_future(self._stop_when(stop))
+        try:
+            top_up()
+            async for future in done:
+                job = jobs.pop(future)
+                settled = await self._settle(future, job)
+                if isinstance(settled, GameOutcome):
+                    self.running.pop(job.game_id, None)
+                    self._report(job, settled, on_result)
+                else:
+                    jobs[settled] = job
+                    done.add(settled)
+                top_up()
+        except BaseException:
+            await asyncio.shield(self._abort(list(jobs)))
+            raise
+        finally:
+            stopper.cancel()
+            await asyncio.shield(self.close())
+
+    def _report(self, job: ScheduledGame, outcome: GameOutcome,
+                on_result: Callable[[ScheduledGame, GameRecord], None]) -> None:
+        if outcome.record is None or job.game_id in self.reported:
+            return  # not played (stopping), or a second result of a stored game
+        self.reported.add(job.game_id)
+        self._log(job, outcome)
+        on_result(job, outcome.record)
+
+    async def _stop_when(self, stop: asyncio.Event) -> None:
+        await stop.wait()
+        with contextlib.suppress(Exception):
+            await self.client.run(stop_run, self.spec.run_id, on_error="ignore")
+
+    async def _abort(self, futures: list[Future]) -> None:
+        """Cancel the tasks and kill this run's games on every worker (bounded)."""
+        if self.client is None:
+            return
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.client.cancel(futures, force=True), 5)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                self.client.run(abort_run, self.spec.run_id, on_error="ignore"), 5)
+
+    async def close(self) -> None:
+        """Quit this run's engines on every worker, leave the scheduler, stop a local
+        cluster. Safe to call twice."""
+        client, self.client = self.client, None
+        cluster, self.cluster = self.cluster, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    client.run(close_run, self.spec.run_id, on_error="ignore"), CLOSE_TIMEOUT)
+            with contextlib.suppress(Exception):
+                await client.close()
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                await cluster.close()
+
+
+class _Feed:
+    """The jobs still to submit: none once ``stop`` is set or ``next_job`` ran dry."""
+
+    def __init__(self, next_job: Callable[[], ScheduledGame | None], stop: asyncio.Event):
+        self.next_job = next_job
+        self.stop = stop
+        self.dry = False
+
+    def next(self) -> ScheduledGame | None:
+        if self.dry or self.stop.is_set():
+            return None
+        job = self.next_job()
+        self.dry = job is None
+        return job
+

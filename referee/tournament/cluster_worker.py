@@ -1,0 +1,388 @@
+"""The worker side of ``-cluster``: what runs inside a Dask worker process.
+
+Each scheduled game is one Dask task (:func:`play_task`). Both of its engines run on
+the worker that plays it, and the real game loop
+(:func:`referee.game.runner.play_game`) runs there too, so a clock runs from the write
+of ``go`` to the read of ``bestmove`` on that machine, exactly as locally: the network
+is never on any clock.
+
+Why one asyncio loop per worker *process*, in a thread of its own: engine processes are
+kept warm between games, and an asyncio subprocess belongs to the loop that started
+it. ``asyncio.run`` per task would close that loop (and the engines' pipes) after
+every game; a loop per worker thread would split one engine's processes between
+threads. So every task thread hands its game to the one engine loop
+(``run_coroutine_threadsafe``) and waits for the record; the loop holds one
+:class:`~referee.tournament.engine_pool.EnginePool` per engine per tournament
+(:class:`WorkerRun`, a module-level registry keyed by the tournament's run id), and
+a worker with K threads plays K games at once from the same pools, like the local
+executor. It is also not Dask's own event loop, so the worker's network traffic
+never delays the stamps of the engines' lines.
+
+Life cycle, all keyed by run id: :func:`check_worker` (run on every worker before
+the first game: same guti version, ``build`` once per worker, every engine started
+once and kept warm), :func:`play_task` (one game), :func:`stop_run` (start no new
+game: queued tasks return without playing), :func:`abort_run` (kill the running
+games' engines), :func:`close_run` (quit every engine of the run). A task whose key
+the scheduler has released (its client cancelled it, or the client went away) has
+its game cancelled within :data:`WATCH_INTERVAL`; a run that has not been used for
+:data:`IDLE_CLOSE` seconds (its client died) has its engines quit; and
+:class:`GutiWorkerPlugin` quits everything when the worker shuts down. A worker
+that dies closes its engines' stdin, which is every engine's signal to exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import importlib.metadata
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from distributed import WorkerPlugin, get_worker
+
+from engine.rules import Side
+from referee.game.record import GameRecord
+from referee.game.runner import play_game, start_failure_record
+from referee.game.settings import GameSettings
+from referee.process.engine_process import EngineStartError
+from referee.tournament.engine_pool import EnginePool
+from referee.tournament.scheduler import ScheduledGame
+from referee.ugi.client import UgiEngine
+from referee.ugi.engine_config import EngineConfig
+
+#: Seconds between a task's checks that the scheduler still wants its game.
+WATCH_INTERVAL = 0.25
+#: A run unused this long (its client is gone) has its engines quit; a live run keeps its
+#: workers busy, and should a game of it come later its engines are simply started again.
+IDLE_CLOSE = 15.0
+#: Most traffic lines one game sends back with its result (``-log``); the rest are counted.
+TRAFFIC_LINES = 20_000
+
+TrafficLine = tuple[float, str, str, str]
+
+
+def guti_version() -> str:
+    """The installed guti's version (workers must run the same one as the client)."""
+    try:
+        return importlib.metadata.version("guti")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a worker needs to play a tournament's games: sent with every task (small:
+    the openings travel with each game, not here)."""
+
+    run_id: str
+    engines: list[EngineConfig]
+    settings: GameSettings
+    version: str
+    traffic: bool = False
+    builds: tuple[tuple[str, tuple[str, ...], str], ...] = ()  # (engine, argv, cwd)
+
+
+@dataclass
+class GameOutcome:
+    """A task's answer: the record (None: not played, the run was stopping), where it
+    was played, and its engines' traffic when ``-log`` asked for it."""
+
+    game_id: int
+    record: GameRecord | None
+    worker: str
+    traffic: list[TrafficLine] = field(default_factory=list)
+    dropped: int = 0
+
+
+class WorkerUnfit(Exception):
+    """This worker cannot play the run's games (an engine does not start, or a build
+    failed); the message is one line naming the worker."""
+
+
+class GameTraffic:
+    """One game's traffic, bounded: the first :data:`TRAFFIC_LINES` lines, then a count."""
+
+    def __init__(self) -> None:
+        self.lines: list[TrafficLine] = []
+        self.dropped = 0
+
+    def add(self, wall: float, direction: str, name: str, line: str) -> None:
+        if len(self.lines) < TRAFFIC_LINES:
+            self.lines.append((wall, direction, name, line[:4096]))
+        else:
+            self.dropped += 1
+
+
+class PoolTraffic:
+    """The traffic hook of one engine's pool: each process's lines go to the game that
+    holds the process (tag ``#N``, its start number), none between games."""
+
+    def __init__(self) -> None:
+        self.sinks: dict[str, GameTraffic] = {}
+
+    def __call__(self, wall: float, direction: str, name: str, line: str) -> None:
+        """Untagged lines (never sent: the pool tags every process)."""
+
+    def hook(self, tag: str) -> Any:
+        def tagged(wall: float, direction: str, name: str, line: str) -> None:
+            sink = self.sinks.get(tag)
+            if sink is not None:
+                sink.add(wall, direction, f"{tag} {name}", line)
+
+        return tagged
+
+
+class WorkerRun:
+    """One tournament's engines on this worker (lives on the engine loop)."""
+
+    def __init__(self, spec: RunSpec) -> None:
+        self.spec = spec
+        timeout = spec.settings.timeouts.handshake
+        self.traffic = [PoolTraffic() for _ in spec.engines]
+        self.pools = [
+            EnginePool(c, spec.settings.name, timeout, t if spec.traffic else None,
+                       tag_processes=spec.traffic)
+            for c, t in zip(spec.engines, self.traffic, strict=True)
+        ]
+        self.running: set[asyncio.Task[Any]] = set()
+        self.stopped = False
+        self.checked: list[str] | None = None  # the check's errors, once it has run
+        self.checking = asyncio.Lock()  # one check, however many threads ask at once
+        self.last_used = time.monotonic()
+
+    async def check(self) -> list[str]:
+        """Build what must be built, start every engine once (kept warm); the errors."""
+        async with self.checking:
+            if self.checked is None:
+                errors = [e for b in self.spec.builds if (e := await _build_once(*b))]
+                if not errors:
+                    for pool in self.pools:
+                        try:
+                            await pool.give_back(await pool.take(), faulty=False, played=False)
+                        except EngineStartError as exc:
+                            errors.append(str(exc))
+                self.checked = errors
+            return self.checked
+
+    async def play(self, job: ScheduledGame, sink: GameTraffic | None) -> GameRecord:
+        """One game, as :meth:`referee.tournament.executor.Executor.play` plays it, with
+        each process's traffic routed to ``sink`` while the game holds it."""
+        task = asyncio.current_task()
+        assert task is not None
+        self.running.add(task)
+        self.last_used = time.monotonic()
+        s = self.spec.settings
+        white, black = self.pools[job.white], self.pools[job.black]
+        start_fen = job.opening.fen if job.opening else None
+        procs: list[UgiEngine] = []
+        try:
+            for side, pool in ((Side.WHITE, white), (Side.BLACK, black)):
+                try:
+                    procs.append(await pool.take())
+                except EngineStartError as exc:
+                    if procs:  # black could not start: white did nothing wrong
+                        await white.give_back(procs.pop(), faulty=False, played=False)
+                    return start_failure_record(
+                        s.name, white.name, black.name, side, str(exc), start_fen,
+                        str(job.round), s.event, s.site, s.limits_for(pool.config.limits))
+            self._route(job, procs, sink)
+            record = await play_game(
+                procs[0], procs[1], s.name, start_fen, job.opening.moves if job.opening else (),
+                s.limits_for(white.config.limits), black_limits=s.limits_for(black.config.limits),
+                round=str(job.round), event=s.event, site=s.site, move_timeout=s.timeouts.move,
+                sync_timeout=s.timeouts.handshake, stall_grace=s.timeouts.stall_grace)
+        except BaseException:
+            for proc in procs:  # aborted mid-game: these processes are not reusable
+                proc.kill_now()
+            raise
+        finally:
+            self._route(job, procs, None)
+            self.running.discard(task)
+            self.last_used = time.monotonic()
+        await white.give_back(procs[0], record.fault is Side.WHITE)
+        await black.give_back(procs[1], record.fault is Side.BLACK)
+        return record
+
+    def _route(self, job: ScheduledGame, procs: list[UgiEngine], sink: GameTraffic | None) -> None:
+        if not self.spec.traffic:
+            return
+        for index, proc in zip((job.white, job.black), procs, strict=False):
+            tag = f"#{self.pools[index].number.get(proc)}"
+            if sink is None:
+                self.traffic[index].sinks.pop(tag, None)
+            else:
+                self.traffic[index].sinks[tag] = sink
+
+    def abort(self) -> None:
+        """Cancel the running games (their engines are killed) and start no new one."""
+        self.stopped = True
+        for task in list(self.running):
+            task.cancel()
+        for pool in self.pools:
+            pool.kill_all()
+
+    async def close(self) -> None:
+        await asyncio.gather(*(p.close() for p in self.pools), return_exceptions=True)
+
+
+# ------------------------------------------------------------------ the engine loop
+_LOCK = threading.Lock()
+_LOOP: asyncio.AbstractEventLoop | None = None
+_RUNS: dict[str, WorkerRun] = {}
+_BUILDS: dict[tuple[tuple[str, ...], str], str] = {}  # (argv, cwd) -> error ("" = built)
+
+
+def engine_loop() -> asyncio.AbstractEventLoop:
+    """This process's engine loop, started on first use in a daemon thread."""
+    global _LOOP
+    with _LOCK:
+        if _LOOP is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="guti-engines", daemon=True).start()
+            asyncio.run_coroutine_threadsafe(_close_idle_runs(), loop)
+            _LOOP = loop
+        return _LOOP
+
+
+def on_engine_loop(coro: Any) -> concurrent.futures.Future[Any]:
+    return asyncio.run_coroutine_threadsafe(coro, engine_loop())
+
+
+def _run_for(spec: RunSpec) -> WorkerRun:
+    with _LOCK:
+        run = _RUNS.get(spec.run_id)
+        if run is None:
+            run = _RUNS[spec.run_id] = WorkerRun(spec)
+        return run
+
+
+async def _close_idle_runs() -> None:
+    """Quit the engines of runs nobody has used for :data:`IDLE_CLOSE` s (a dead client)."""
+    while True:
+        await asyncio.sleep(IDLE_CLOSE / 4)
+        now = time.monotonic()
+        for run_id, run in list(_RUNS.items()):
+            if not run.running and now - run.last_used > IDLE_CLOSE:
+                _RUNS.pop(run_id, None)
+                await run.close()
+
+
+async def _build_once(engine: str, argv: tuple[str, ...], cwd: str) -> str:
+    """Run an engine's ``build`` once per worker process; the error line ("" if built)."""
+    key = (argv, cwd)
+    if key not in _BUILDS:
+        try:
+            done = await asyncio.to_thread(
+                subprocess.run, list(argv), cwd=cwd, capture_output=True, text=True, timeout=600)
+            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            _BUILDS[key] = "" if done.returncode == 0 else last[0]
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            _BUILDS[key] = str(exc)
+    error = _BUILDS[key]
+    return f"engine {engine}: build {shlex.join(argv)} failed: {error}" if error else ""
+
+
+# ------------------------------------------------------------------ the tasks
+async def check_worker(spec: RunSpec) -> str:
+    """Run by the client on every worker before the first game: "" when this worker can
+    play the run, else one line saying why not (another guti, an engine that does not
+    start, a failed build)."""
+    mine = guti_version()
+    if mine != spec.version:
+        return f"runs guti {mine}, this guti is {spec.version}: install the same version"
+    errors = await asyncio.wrap_future(on_engine_loop(_run_for(spec).check()))
+    return errors[0] if errors else ""
+
+
+def play_task(spec: RunSpec, job: ScheduledGame) -> GameOutcome:
+    """One game (a Dask task, run in a worker thread): played on the engine loop while
+    this thread watches that the scheduler still wants it."""
+    from distributed.worker import thread_state
+
+    worker = get_worker()
+    key = getattr(thread_state, "key", None)
+    run = _run_for(spec)
+    if run.stopped:
+        return GameOutcome(job.game_id, None, worker.address)
+    errors = run.checked if run.checked is not None else on_engine_loop(run.check()).result()
+    if errors:
+        raise WorkerUnfit(f"worker {worker.address}: {errors[0]}")
+    sink = GameTraffic() if spec.traffic else None
+    game = on_engine_loop(run.play(job, sink))
+    while True:
+        try:
+            record = game.result(timeout=WATCH_INTERVAL)
+            break
+        except concurrent.futures.TimeoutError:
+            ts = worker.state.tasks.get(key) if key is not None else None
+            if key is not None and (ts is None or ts.state == "cancelled"):
+                game.cancel()  # its client cancelled it or is gone: kill the engines
+                raise concurrent.futures.CancelledError(f"game {job.game_id + 1}") from None
+    lines = sink.lines if sink is not None else []
+    return GameOutcome(job.game_id, record, worker.address, lines, sink.dropped if sink else 0)
+
+
+def stop_run(run_id: str) -> None:
+    """``client.run``: start no new game of this run (queued tasks return unplayed)."""
+    run = _RUNS.get(run_id)
+    if run is not None:
+        run.stopped = True
+
+
+def abort_run(run_id: str) -> None:
+    """``client.run``: kill this run's running games and engines."""
+    run = _RUNS.get(run_id)
+    if run is not None and _LOOP is not None:
+        _LOOP.call_soon_threadsafe(run.abort)
+
+
+async def close_run(run_id: str) -> None:
+    """``client.run`` at the end: quit every engine of this run on this worker."""
+    with _LOCK:
+        run = _RUNS.pop(run_id, None)
+    if run is not None:
+        await asyncio.wrap_future(on_engine_loop(run.close()))
+
+
+class GutiWorkerPlugin(WorkerPlugin):
+    """Registered by the client on every worker. ``local``: the worker is a child of
+    guti (``-cluster local:N``), so Ctrl-C at the terminal must reach guti alone, as
+    it does engines in local mode. Dask's statistical profiler is stopped: it samples
+    every thread's stack every 10 ms, taking the GIL from the engine loop in the middle
+    of games, and guti's tasks have nothing to profile. On shutdown every engine of
+    every run is quit."""
+
+    name = "guti"
+
+    def __init__(self, local: bool = False) -> None:
+        self.local = local
+
+    def setup(self, worker: Any) -> None:
+        for name in ("profile", "profile-cycle"):
+            callback = worker.periodic_callbacks.get(name)
+            if callback is not None:
+                callback.stop()
+        if self.local:
+            with contextlib.suppress(ValueError):  # only possible in the main thread
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def teardown(self, worker: Any) -> None:
+        with _LOCK:
+            runs = list(_RUNS.values())
+            _RUNS.clear()
+        if _LOOP is None or not runs:
+            return
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(_abort_all(runs), _LOOP).result(timeout=10)
+
+
+async def _abort_all(runs: list[WorkerRun]) -> None:
+    for run in runs:
+        run.abort()
+    await asyncio.gather(*(r.close() for r in runs), return_exceptions=True)

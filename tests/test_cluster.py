@@ -1,0 +1,269 @@
+"""Tournaments played by Dask workers (``-cluster``), stored by the guti that started them.
+
+The engines are the instant-reply test engine, so the time goes to Dask, not to play.
+One group of tests starts a local cluster (``-cluster local:2``); the other starts real
+``dask scheduler`` and ``dask worker`` processes on 127.0.0.1, as a user would on
+several machines, kills a worker mid-run and adds a worker that lacks an engine.
+Every check reads what guti wrote (database, PDN, traffic log) with the tests' own
+readers, and every game is replayed move by move by the rules core.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.rules import Board
+from tests.conftest import GUTI, ROOT, read_pdn, survivors, wait_for
+
+pytest.importorskip("distributed", reason="-cluster needs the cluster extra (distributed)")
+
+FAULTY = ROOT / "tests" / "engines" / "faulty.py"
+PY = sys.executable
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def instant(name: str, pidfile: Path) -> list[str]:
+    args = shlex.join([str(FAULTY), "--mode", "good", "--pidfile", str(pidfile)])
+    return ["-engine", f"cmd={PY}", f"args={args}", f"name={name}"]
+
+
+def guti(*args: str, cwd: Path, timeout: float = 180,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*GUTI, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env or ENV)
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def stored(db: Path) -> int:
+    try:
+        return rows(db, "SELECT COUNT(*) FROM games")[0][0] if db.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
+
+
+def replay_all(pdn: Path) -> int:
+    """Replay every game of a PDN file with the rules core; the number of games."""
+    games = read_pdn(pdn.read_text())
+    for game in games:
+        fen = game.tags.get("FEN")
+        board = Board("egara-guti") if fen is None else Board.from_fen("egara-guti", fen)
+        for move in game.move_texts:
+            board.push_str(move)  # raises on an illegal move
+        if game.result in ("1-0", "0-1", "1/2-1/2") and not game.notes:
+            assert board.outcome() is not None, "a game ended by the rules must be over"
+    return len(games)
+
+
+def check_tournament(tmp_path: Path, games: int) -> None:
+    """Exactly the scheduled games are stored, once each, and agree with the PDN file."""
+    db = tmp_path / "guti.db"
+    scheduled = sorted(r[0] for r in rows(db, "SELECT game_id FROM schedule"))
+    ids = [r[0] for r in rows(db, "SELECT game_id FROM games")]
+    assert len(scheduled) == games
+    assert sorted(ids) == scheduled  # every scheduled game, none twice
+    assert replay_all(tmp_path / "t.pdn") == games
+
+
+# --------------------------------------------------------------------- a local cluster
+
+
+def test_local_cluster_from_toml_builds_per_worker_plays_stores_logs(tmp_path):
+    pids = tmp_path / "pids"
+
+    def engine(name: str) -> str:
+        return f"""
+[[engine]]
+name = "{name}"
+cmd = "{{python}}"
+args = [{str(FAULTY)!r}, "--mode", "good", "--pidfile", {str(pids)!r}]
+build = ["sh", "-c", "echo {name}:$PPID >> builds.txt"]
+"""
+    (tmp_path / "t.toml").write_text(f"""
+cluster = "local:2"
+games = 12
+pdnout = "t.pdn"
+log = "t.log"
+quiet = true
+[each]
+tc = "10+0.1"
+{engine("A")}
+{engine("B")}
+""")
+    done = guti("tournament", "t.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "12/12 games stored" in done.stdout
+    check_tournament(tmp_path, 12)
+    # Each engine's build ran once on each of the two workers, never in the client.
+    builds = (tmp_path / "builds.txt").read_text().split()
+    workers = {b.split(":")[1] for b in builds}
+    assert len(builds) == len(set(builds)) == 4 and len(workers) == 2
+    log = (tmp_path / "t.log").read_text()
+    workers = {line.split(" on ")[-1] for line in log.splitlines() if "(black) on tcp://" in line}
+    assert len(workers) == 2  # both workers played, each game's traffic came back with it
+    assert log.count("> go ") == sum(len(g.moves) for g in read_pdn((tmp_path / "t.pdn")
+                                                                       .read_text()))
+    # Warm engines: each worker started each engine once (4 processes), not once per game.
+    assert len(pids.read_text().split()) // 2 == 4
+    assert survivors(pids) == []
+
+
+def test_match_on_a_local_cluster(tmp_path):
+    pids = tmp_path / "pids"
+    done = guti("match", *instant("A", pids), *instant("B", pids), "-each", "tc=10+0.1",
+                "-games", "4", "-cluster", "local:1", "-pdnout", "t.pdn", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Game 4/4" in done.stdout and "4 games" in done.stdout
+    assert replay_all(tmp_path / "t.pdn") == 4
+    assert survivors(pids) == []
+
+
+def test_without_cluster_dask_is_never_imported(tmp_path):
+    pids = tmp_path / "pids"
+    code = ("import sys; from referee.cli.main import main; rc = main(sys.argv[1:]); "
+            "print('DASK', sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('dask', 'distributed'))); sys.exit(rc)")
+    done = subprocess.run(
+        [PY, "-c", code, "tournament", *instant("A", pids), *instant("B", pids),
+         "-each", "tc=10+0.1", "-games", "2", "-quiet"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=ENV)
+    assert done.returncode == 0, done.stderr
+    assert "DASK []" in done.stdout
+
+
+@pytest.mark.parametrize("value", ["local:0", "tcp://nowhere", "cluster9"])
+def test_a_bad_cluster_address_is_one_line(tmp_path, value):
+    pids = tmp_path / "pids"
+    done = guti("tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=1+0.1",
+                "-cluster", value, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "-cluster" in done.stderr
+
+
+# --------------------------------------------------------------------- real dask processes
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def dask_command() -> list[str]:
+    script = Path(PY).parent / "dask"
+    return [str(script)] if script.exists() else [PY, "-m", "dask"]
+
+
+def start_worker(address: str, nworkers: int, env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*dask_command(), "worker", address, "--nworkers", str(nworkers), "--nthreads", "1",
+         "--host", "127.0.0.1", "--no-dashboard"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """End a dask process and everything it started (its own session)."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+def worker_pids(address: str) -> dict[str, int]:
+    from distributed import Client
+
+    with Client(address, timeout=30) as client:
+        return client.run(os.getpid)
+
+
+def wait_for_workers(address: str, count: int) -> None:
+    wait_for(lambda: len(worker_pids(address)) >= count, f"{count} dask workers", 90)
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A real ``dask scheduler`` and ``dask worker --nworkers 2`` on 127.0.0.1; the
+    worker's PATH holds ``guti-test-engine`` (the instant engine), guti's does not."""
+    folder = tmp_path_factory.mktemp("dask")
+    bin_dir = folder / "bin"
+    bin_dir.mkdir()
+    engine = bin_dir / "guti-test-engine"
+    engine.write_text(f'#!/bin/sh\nexec {shlex.quote(PY)} {shlex.quote(str(FAULTY))} '
+                      f'--mode good --pidfile {shlex.quote(str(folder / "pids"))} "$@"\n')
+    engine.chmod(0o755)
+    address = f"tcp://127.0.0.1:{free_port()}"
+    scheduler = subprocess.Popen(
+        [*dask_command(), "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":")[-1],
+         "--no-dashboard"],
+        env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    worker = start_worker(address, 2, {**ENV, "PATH": f"{bin_dir}:{ENV['PATH']}"})
+    try:
+        wait_for_workers(address, 2)
+        yield address, folder
+    finally:
+        stop(worker)
+        stop(scheduler)
+
+
+def engine_on_path(name: str) -> list[str]:
+    return ["-engine", "cmd=guti-test-engine", f"name={name}"]
+
+
+def test_real_workers_play_40_games_and_a_killed_worker_loses_none(tmp_path, dask_cluster):
+    address, folder = dask_cluster
+    pids = folder / "pids"
+    proc = subprocess.Popen(
+        [*GUTI, "tournament", *engine_on_path("A"), *engine_on_path("B"), "-each", "tc=10+0.1",
+         "-games", "40", "-cluster", address, "-pdnout", "t.pdn", "-quiet"],
+        cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        db = tmp_path / "guti.db"
+        wait_for(lambda: stored(db) >= 1, "the first game stored", 90)
+        victim = sorted(worker_pids(address).values())[0]
+        os.kill(victim, signal.SIGKILL)  # a worker process dies mid-run (mid-game)
+        killed_at = stored(db)
+        out, err = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert killed_at < 40, "the tournament ended before a worker could be killed"
+    assert "40/40 games stored" in out
+    check_tournament(tmp_path, 40)
+    # The killed worker's engines saw their stdin close and left; the others were quit.
+    wait_for(lambda: survivors(pids) == [], "every engine process gone", 30)
+    wait_for_workers(address, 2)  # the nanny has started a new worker in its place
+
+
+def test_a_worker_without_an_engine_is_named_and_refused(tmp_path, dask_cluster):
+    address, _folder = dask_cluster
+    lacking = start_worker(address, 1, ENV)  # no guti-test-engine on this worker's PATH
+    try:
+        wait_for_workers(address, 3)
+        done = guti("tournament", *engine_on_path("A"), *engine_on_path("B"), "-each",
+                    "tc=10+0.1", "-games", "4", "-cluster", address, cwd=tmp_path)
+    finally:
+        stop(lacking)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "worker tcp://127.0.0.1:" in lines[0] and "guti-test-engine" in lines[0]
+    assert "No such file" in lines[0]
+    assert stored(tmp_path / "guti.db") == 0
