@@ -54,6 +54,7 @@ from referee.tournament.cluster_worker import (
     stop_run,
 )
 from referee.tournament.scheduler import ScheduledGame
+from referee.tournament.stopping import RunControl
 from referee.ugi.engine_config import EngineConfig
 
 #: Seconds to reach a remote scheduler, and for its first worker to be there.
@@ -209,9 +210,30 @@ class ClusterExecutor:
         self,
         next_job: Callable[[], ScheduledGame | None],
         on_result: Callable[[ScheduledGame, GameRecord], None],
+        control: RunControl,
+        games: int | None = None,
+    ) -> None:
+        """Play until ``next_job()`` returns None or ``control`` stops (see module
+        docstring); an abort cancels every task and reports nothing more. ``games`` (the
+        local executor's cap on idle workers) does not apply: the cluster's size does."""
+        stop = asyncio.Event()
+        watcher = asyncio.ensure_future(_set_when_stopping(control, stop))
+
+        def report(job: ScheduledGame, record: GameRecord) -> None:
+            if not control.aborted:  # an aborted run reports nothing (no true result)
+                on_result(job, record)
+
+        try:
+            await control.unless_aborted(self._run(next_job, report, stop))
+        finally:
+            watcher.cancel()
+
+    async def _run(
+        self,
+        next_job: Callable[[], ScheduledGame | None],
+        on_result: Callable[[ScheduledGame, GameRecord], None],
         stop: asyncio.Event,
     ) -> None:
-        """Play until ``next_job()`` returns None or ``stop`` is set (see module docstring)."""
         jobs: dict[Future, ScheduledGame] = {}
         done = as_completed(loop=self.client.loop)
         feed = _Feed(next_job, stop)
@@ -297,3 +319,10 @@ class _Feed:
         self.dry = job is None
         return job
 
+
+async def _set_when_stopping(control: RunControl, stop: asyncio.Event) -> None:
+    """Bridge the run's stop state (a flag set by signal handlers and the SPRT) to the
+    event the submitting loop waits on."""
+    while not control.stopping:
+        await asyncio.sleep(0.05)
+    stop.set()
