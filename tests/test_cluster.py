@@ -267,3 +267,23 @@ def test_a_worker_without_an_engine_is_named_and_refused(tmp_path, dask_cluster)
     assert "worker tcp://127.0.0.1:" in lines[0] and "guti-test-engine" in lines[0]
     assert "No such file" in lines[0]
     assert stored(tmp_path / "guti.db") == 0
+
+
+def test_a_killed_client_leaves_no_game_running_on_the_workers(tmp_path, dask_cluster):
+    address, _folder = dask_cluster
+    pids, mark = tmp_path / "pids", tmp_path / "mark"
+    hang = ["-engine", "cmd=guti-test-engine", "name=H",
+            f"args=--mode hang --at 3 --mark {mark} --pidfile {pids}"]
+    proc = subprocess.Popen(
+        [*GUTI, "tournament", *engine_on_path("A"), *hang, "-each", "tc=60+1", "-games", "2",
+         "-cluster", address, "-quiet"],
+        cwd=tmp_path, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(mark.exists, "a game in progress (the engine hangs on its 3rd go)", 90)
+        os.kill(proc.pid, signal.SIGKILL)  # the client goes; its game would run 61 s more
+    finally:
+        proc.wait(30)
+    # The scheduler drops the client's tasks and the workers cancel the game (its
+    # engines are killed), long before the time control would have ended it.
+    wait_for(lambda: survivors(pids) == [], "the hanging engine killed", 30)
+    assert stored(tmp_path / "guti.db") == 0
