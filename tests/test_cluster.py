@@ -121,6 +121,33 @@ tc = "10+0.1"
     assert survivors(pids) == []
 
 
+def test_ctrl_c_at_the_terminal_stops_a_local_cluster_run_gracefully_and_it_resumes(tmp_path):
+    pids = tmp_path / "pids"
+    argv = [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=60+1",
+            "-games", "60", "-cluster", "local:2", "-pdnout", "t.pdn", "-quiet"]
+    # Its own session, so Ctrl-C can be sent as a terminal sends it: to the whole
+    # foreground group, guti and its local workers alike.
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for(lambda: stored(tmp_path / "guti.db") >= 3, "3 games stored", 90)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "stopping: no new games" in out
+    first = stored(tmp_path / "guti.db")
+    assert 3 <= first < 60 and replay_all(tmp_path / "t.pdn") == first
+    again = guti(*argv[len(GUTI):], "-resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert f"resuming: {first}/60" in again.stdout
+    check_tournament(tmp_path, 60)
+    assert survivors(pids) == []
+
+
 def test_match_on_a_local_cluster(tmp_path):
     pids = tmp_path / "pids"
     done = guti("match", *instant("A", pids), *instant("B", pids), "-each", "tc=10+0.1",
@@ -266,4 +293,24 @@ def test_a_worker_without_an_engine_is_named_and_refused(tmp_path, dask_cluster)
     assert len(lines) == 1, done.stderr
     assert "worker tcp://127.0.0.1:" in lines[0] and "guti-test-engine" in lines[0]
     assert "No such file" in lines[0]
+    assert stored(tmp_path / "guti.db") == 0
+
+
+def test_a_killed_client_leaves_no_game_running_on_the_workers(tmp_path, dask_cluster):
+    address, _folder = dask_cluster
+    pids, mark = tmp_path / "pids", tmp_path / "mark"
+    hang = ["-engine", "cmd=guti-test-engine", "name=H",
+            f"args=--mode hang --at 3 --mark {mark} --pidfile {pids}"]
+    proc = subprocess.Popen(
+        [*GUTI, "tournament", *engine_on_path("A"), *hang, "-each", "tc=60+1", "-games", "2",
+         "-cluster", address, "-quiet"],
+        cwd=tmp_path, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(mark.exists, "a game in progress (the engine hangs on its 3rd go)", 90)
+        os.kill(proc.pid, signal.SIGKILL)  # the client goes; its game would run 61 s more
+    finally:
+        proc.wait(30)
+    # The scheduler drops the client's tasks and the workers cancel the game (its
+    # engines are killed), long before the time control would have ended it.
+    wait_for(lambda: survivors(pids) == [], "the hanging engine killed", 30)
     assert stored(tmp_path / "guti.db") == 0
