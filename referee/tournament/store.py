@@ -285,8 +285,10 @@ class TournamentStore:
                         r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
                     ),
                 )
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: game {job.game_id + 1} not stored: {_why(exc)}") from None
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"{self.path}: game {job.game_id} not stored: {exc}") from None
+        except sqlite3.Error as exc:  # full, read-only, damaged: the caller names the game
+            raise StoreError(f"{self.path}: {_why(exc)}") from None
         return int(cur.lastrowid or 0)
 
     _RECORD_COLUMNS = (
