@@ -299,36 +299,34 @@ class TournamentStore:
 
     def records(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
         """Every stored game in finishing order as (row info, GameRecord), in batches."""
-        last = 0
+        return self._records("seq", 0, 0)
+
+    def records_by_game(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
+        """Every stored game in game-id order (how exports list them), in batches."""
+        return self._records("game_id", 1, -1)
+
+    def _records(
+        self, order: str, key_index: int, start: int
+    ) -> Iterator[tuple[dict[str, Any], GameRecord]]:
+        """Rows ordered by ``order`` (a column of :attr:`_RECORD_COLUMNS`, at ``key_index``),
+        read in batches after ``start``; a row that cannot be read back is a StoreError
+        naming the game, never a traceback."""
+        last = start
         while True:
             rows = self.conn.execute(
-                f"SELECT {self._RECORD_COLUMNS} FROM games WHERE seq > ? ORDER BY seq LIMIT ?",
+                f"SELECT {self._RECORD_COLUMNS} FROM games WHERE {order} > ?"
+                f" ORDER BY {order} LIMIT ?",
                 (last, BATCH),
             ).fetchall()
             if not rows:
                 return
             for row in rows:
-                last = row[0]
+                last = row[key_index]
                 try:
                     yield _row_to_record(row)
                 except (ValueError, TypeError, KeyError, AttributeError) as exc:
                     raise StoreError(f"{self.path}: game {_number(row[1])} is stored damaged "
                                      f"({type(exc).__name__}: {exc})") from None
-
-    def records_by_game(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
-        """Every stored game in game-id order (how exports list them), in batches."""
-        last = -1
-        while True:
-            rows = self.conn.execute(
-                f"SELECT {self._RECORD_COLUMNS} FROM games WHERE game_id > ?"
-                " ORDER BY game_id LIMIT ?",
-                (last, BATCH),
-            ).fetchall()
-            if not rows:
-                return
-            for row in rows:
-                last = row[1]
-                yield _row_to_record(row)
 
     def results(self) -> Iterator[tuple[int, int, int, int, str, str | None, str | None]]:
         """Light rows for standings, in finishing order:
