@@ -319,3 +319,19 @@ def test_the_same_game_on_either_event_loop(monkeypatch: pytest.MonkeyPatch) -> 
     assert event_loop.loop_factory() is None
     assert event_loop.run(one_game()) == fast
     assert fast[2] is not None and len(fast[0]) > 4
+
+
+def test_a_cancelled_wait_for_one_word_hides_no_line_from_the_next() -> None:
+    cfg = writer("W", "out.write(b'a x\\nb y\\n'); out.flush(); time.sleep(30)\n")
+
+    async def main() -> list[str]:
+        proc = await started(cfg)
+        try:
+            with pytest.raises(TimeoutError):  # cancelled from outside, nothing consumed
+                await asyncio.wait_for(proc.read_through("c", time.monotonic() + 30, 5), 1.0)
+            lines, _ = await proc.read_through("b", time.monotonic() + 5, 5)
+            return lines
+        finally:
+            await proc.quit(grace=0)
+
+    assert asyncio.run(main()) == ["a x", "b y"]
