@@ -14,9 +14,13 @@ import tracemalloc
 from collections.abc import Iterable
 from pathlib import Path
 
+import pytest
+
 from engine.rules import Board
 from referee.game.reasons import Reason
+from referee.game.runner import play_game
 from referee.game.timecontrol import parse_limits
+from referee.process import event_loop
 from referee.process.engine_process import QUEUE_LIMIT, EngineProcess
 from referee.process.traffic_log import TrafficLog
 from referee.tournament.engine_pool import EnginePool
@@ -290,3 +294,44 @@ def test_position_line_built_ply_by_ply_is_the_whole_line() -> None:
         position = position.then(str(move))
         assert position_line(position) == position_line(Position(position.fen, position.moves))
     assert position == Position.of(board)
+
+
+# -- issue 16: uvloop (the 'fast' extra) plays the same games -----------------------------------
+
+
+@pytest.mark.skipif(event_loop.loop_factory() is None, reason="uvloop (extra 'fast') not installed")
+def test_the_same_game_on_either_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two reference engines at depth 1 (deterministic), once on each loop: same game."""
+    cfg = EngineConfig(name="R", argv=[sys.executable, "-m", "engine"])
+
+    async def one_game() -> tuple[list[str], str | None, str | None]:
+        white = await UgiEngine.launch(cfg, "egara-guti", 30)
+        black = await UgiEngine.launch(cfg, "egara-guti", 30)
+        try:
+            rec = await play_game(white, black, "egara-guti", limits=parse_limits({"depth": "1"}))
+        finally:
+            await white.quit(grace=0.5)
+            await black.quit(grace=0.5)
+        return rec.moves, rec.result, rec.reason
+
+    fast = event_loop.run(one_game())
+    monkeypatch.setenv("GUTI_EVENT_LOOP", "asyncio")
+    assert event_loop.loop_factory() is None
+    assert event_loop.run(one_game()) == fast
+    assert fast[2] is not None and len(fast[0]) > 4
+
+
+def test_a_cancelled_wait_for_one_word_hides_no_line_from_the_next() -> None:
+    cfg = writer("W", "out.write(b'a x\\nb y\\n'); out.flush(); time.sleep(30)\n")
+
+    async def main() -> list[str]:
+        proc = await started(cfg)
+        try:
+            with pytest.raises(TimeoutError):  # cancelled from outside, nothing consumed
+                await asyncio.wait_for(proc.read_through("c", time.monotonic() + 30, 5), 1.0)
+            lines, _ = await proc.read_through("b", time.monotonic() + 5, 5)
+            return lines
+        finally:
+            await proc.quit(grace=0)
+
+    assert asyncio.run(main()) == ["a x", "b y"]

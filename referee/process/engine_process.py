@@ -169,7 +169,8 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.base = 0
         self.pos = 0
         self.line_start = 0
-        self.scanned = 0  # complete lines before this offset hold no line ``want`` looks for
+        self.scanned = 0  # complete lines before this offset hold no line ``scanned_for``
+        self.scanned_for = b""  # starts with (as its first word)
         self.ends: array[int] = array("q")
         self.times: array[float] = array("d")
         self.first_stamp = 0
@@ -308,12 +309,12 @@ class _Pipes(asyncio.SubprocessProtocol):
         if word is None:
             nl = buf.find(b"\n", self.pos - base, self.line_start - base)
             return None if nl < 0 else base + nl
-        i = max(self.pos, self.scanned) - base
+        i = (max(self.pos, self.scanned) if word == self.scanned_for else self.pos) - base
         end = self.line_start - base
         while True:
             j = buf.find(word, i, end)
             if j < 0:
-                self.scanned = self.line_start
+                self.scanned, self.scanned_for = self.line_start, word
                 return None
             begin = max(buf.rfind(b"\n", self.pos - base, j) + 1, self.pos - base)
             nl = buf.find(b"\n", j)

@@ -9,7 +9,6 @@ runners in this package only read them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -73,6 +72,8 @@ class TournamentSettings:
         return len(pairings(self.fmt, len(self.engines))) * self.rounds * self.games
 
     def fingerprint(self) -> str:
+        import hashlib  # here, not at the top: `guti ... --help` imports this module
+
         text = json.dumps(self.fingerprint_data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
