@@ -8,7 +8,8 @@ real tournament loop, writes its report with ``write_report`` and opens it from
 - writing the report (reading the database, standings, JSON, the file);
 - the browser: navigation start to the games list rendered (the page's own
   ``performance.now()``), and the wall time of ``goto`` until then;
-- opening the longest game in the viewer and stepping to its end with the End key.
+- opening the longest game in the viewer and stepping to its end with the End key;
+- listing 500 more games (the list shows 500 at a time).
 
     python benchmarks/web_report.py [--games 10000] [--db FILE]
 """
@@ -77,10 +78,16 @@ def browse(html: str) -> None:
         page.keyboard.press("End")
         page.wait_for_function(f"document.getElementById('ply').textContent.startsWith('ply {longest} ')")
         step = time.perf_counter() - began
+        began = time.perf_counter()
+        page.click("#show-more")
+        page.wait_for_function("() => document.querySelectorAll('#games-body tr').length > 500")
+        more = time.perf_counter() - began
+        all_rows = page.locator("#games-body tr").count()
         context.close()
     print(f"browser: games list rendered {rendered / 1000:.2f} s after navigation start "
           f"(goto to rendered {wall:.2f} s wall), {rows} rows shown; longest game "
-          f"({longest} plies) opened and stepped to its end in {step:.2f} s; "
+          f"({longest} plies) opened and stepped to its end in {step:.2f} s; 500 more "
+          f"rows listed in {more:.2f} s ({all_rows} in all); "
           f"page errors: {len(errors)}", flush=True)
 
 
@@ -94,11 +101,11 @@ def main() -> int:
         if not os.path.exists(db):
             build(db, args.games)
         html = os.path.join(folder, "big.html")
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         with TournamentStore(db, create=False) as store:
             games = write_report(store, html)
-        seconds = time.perf_counter() - began
-        print(f"report: {games} games written in {seconds:.1f} s, "
+        seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
+        print(f"report: {games} games written in {seconds:.1f} s ({cpu:.1f} s CPU), "
               f"{os.path.getsize(html) / 2**20:.1f} MiB", flush=True)
         browse(html)
     return 0

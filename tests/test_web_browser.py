@@ -124,11 +124,11 @@ def test_engine_named_like_a_script_shows_as_text(browser: BrowserPage, tourname
     assert browser.errors == []
 
 
-def test_live_page_shows_moves_as_they_are_played(browser: BrowserPage, tmp_path: Path) -> None:
+def test_live_page_shows_moves_and_standings_as_they_happen(browser: BrowserPage, tmp_path: Path) -> None:
     argv = [*GUTI, "tournament",
             "-engine", f"cmd={sys.executable}", "args=-m engine", f"dir={ROOT}", "name=guti",
             "-engine", f"cmd={sys.executable}", f"args={BOTS_DIR / 'python' / 'random_bot.py'}",
-            "name=random", "-each", "tc=20+0.5", "-games", "2", "-concurrency", "1",
+            "name=random", "-each", "tc=6+0.1", "-games", "4", "-concurrency", "1",
             "-db", str(tmp_path / "live.db"), "-serve", "0"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             cwd=tmp_path)
@@ -151,6 +151,13 @@ def test_live_page_shows_moves_as_they_are_played(browser: BrowserPage, tmp_path
         assert _ply(page) > first
         assert re.search(r"ply \d+: \d+[-x]\d+", page.locator(".live-ply").first.inner_text())
         assert page.text_content("#live-status") == "connected"
+        # After a game is stored, its result reaches the standings and the game list.
+        page.wait_for_function(
+            "() => /^[1-9]\\/4 games/.test(document.getElementById('progress').textContent)",
+            timeout=120_000)
+        played = page.locator("#standings tbody tr td:nth-child(3)").all_text_contents()
+        assert sum(map(int, played)) >= 2  # each game counts for both engines
+        assert page.locator("#games-body tr").count() >= 1
         assert browser.errors == []
     finally:
         proc.send_signal(signal.SIGTERM)
