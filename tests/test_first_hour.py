@@ -50,7 +50,7 @@ def assert_elapsed_last(stdout: str, took: float) -> None:
 def test_readme_promises_no_duration() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "about\n12 s" not in readme and "about 12 s" not in readme
-    assert "the last line says how long it took" in readme
+    assert "guti does not promise a time" in readme and "`Elapsed: ...`" in readme
 
 
 # -- 5: engine options are checked against the engine's own declaration ------------------

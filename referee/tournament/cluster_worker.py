@@ -46,12 +46,11 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 
-from engine.rules import Side
 from referee.game.record import GameRecord
-from referee.game.runner import play_game, start_failure_record
 from referee.game.settings import GameSettings
 from referee.process.engine_process import EngineStartError
 from referee.tournament.engine_pool import EnginePool
+from referee.tournament.pairing import play_job
 from referee.tournament.scheduler import ScheduledGame
 from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig
@@ -171,43 +170,26 @@ class WorkerRun:
             return self.checked
 
     async def play(self, job: ScheduledGame, sink: GameTraffic | None) -> GameRecord:
-        """One game, as :meth:`referee.tournament.executor.Executor.play` plays it, with
-        each process's traffic routed to ``sink`` while the game holds it."""
+        """One game, as the local executor plays it (:func:`~referee.tournament.pairing.
+        play_job`), with each process's traffic routed to ``sink`` while the game holds it."""
         task = asyncio.current_task()
         assert task is not None
         self.running.add(task)
         self.last_used = time.monotonic()
-        s = self.spec.settings
-        white, black = self.pools[job.white], self.pools[job.black]
-        start_fen = job.opening.fen if job.opening else None
-        procs: list[UgiEngine] = []
+        taken: list[UgiEngine] = []
+
+        def before_play(white: UgiEngine, black: UgiEngine) -> None:
+            taken.extend((white, black))
+            self._route(job, taken, sink)
+
         try:
-            for side, pool in ((Side.WHITE, white), (Side.BLACK, black)):
-                try:
-                    procs.append(await pool.take())
-                except EngineStartError as exc:
-                    if procs:  # black could not start: white did nothing wrong
-                        await white.give_back(procs.pop(), faulty=False, played=False)
-                    return start_failure_record(
-                        s.name, white.name, black.name, side, str(exc), start_fen,
-                        str(job.round), s.event, s.site, s.limits_for(pool.config.limits))
-            self._route(job, procs, sink)
-            record = await play_game(
-                procs[0], procs[1], s.name, start_fen, job.opening.moves if job.opening else (),
-                s.limits_for(white.config.limits), black_limits=s.limits_for(black.config.limits),
-                round=str(job.round), event=s.event, site=s.site, move_timeout=s.timeouts.move,
-                sync_timeout=s.timeouts.handshake, stall_grace=s.timeouts.stall_grace)
-        except BaseException:
-            for proc in procs:  # aborted mid-game: these processes are not reusable
-                proc.kill_now()
-            raise
+            pools = self.pools
+            return await play_job(job, pools[job.white], pools[job.black], self.spec.settings,
+                                  before_play)
         finally:
-            self._route(job, procs, None)
+            self._route(job, taken, None)
             self.running.discard(task)
             self.last_used = time.monotonic()
-        await white.give_back(procs[0], record.fault is Side.WHITE)
-        await black.give_back(procs[1], record.fault is Side.BLACK)
-        return record
 
     def _route(self, job: ScheduledGame, procs: list[UgiEngine], sink: GameTraffic | None) -> None:
         if not self.spec.traffic:

@@ -24,13 +24,13 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
-from engine.rules import Side
+from referee.game.observer import MoveObserver
 from referee.game.record import GameRecord
-from referee.game.runner import play_game, start_failure_record
 from referee.game.settings import GameSettings
-from referee.process.engine_process import EngineStartError, TrafficHook
+from referee.process.engine_process import TrafficHook
 from referee.tournament.engine_pool import EnginePool
 from referee.tournament.observer import TournamentObserver
+from referee.tournament.pairing import play_job
 from referee.tournament.scheduler import ScheduledGame
 from referee.tournament.stopping import ABORT_GRACE, RunControl
 from referee.ugi.client import UgiEngine
@@ -119,45 +119,20 @@ class Executor:
             pool.kill_all()
 
     async def play(self, job: ScheduledGame) -> GameRecord:
-        """One game between the job's engines; every engine fault becomes a loss."""
-        s = self.settings
+        """One game between the job's engines (:func:`~referee.tournament.pairing.play_job`),
+        announced in the traffic log and to the observer."""
         white, black = self.pools[job.white], self.pools[job.black]
-        opening = job.opening
-        start_fen = opening.fen if opening else None
-        moves = opening.moves if opening else ()
-        round_ = str(job.round)
         note = getattr(self.traffic, "note", None)
-        procs: list[UgiEngine] = []
-        try:
-            for side, pool in ((Side.WHITE, white), (Side.BLACK, black)):
-                try:
-                    procs.append(await pool.take())
-                except EngineStartError as exc:
-                    if procs:  # black could not start: white did nothing wrong
-                        await white.give_back(procs.pop(), faulty=False, played=False)
-                    return start_failure_record(
-                        s.name, white.name, black.name, side, str(exc), start_fen, round_,
-                        s.event, s.site, s.limits_for(pool.config.limits),
-                    )
+
+        def before_play(w: UgiEngine, b: UgiEngine) -> MoveObserver | None:
             if note is not None:
-                w_tag = f"#{white.number.get(procs[0])} " if self.tag_processes else ""
-                b_tag = f"#{black.number.get(procs[1])} " if self.tag_processes else ""
+                w_tag = f"#{white.number.get(w)} " if self.tag_processes else ""
+                b_tag = f"#{black.number.get(b)} " if self.tag_processes else ""
                 note(f"game {job.game_id + 1}: {w_tag}{white.name} (white)"
                      f" vs {b_tag}{black.name} (black)")
-            watch = self.observer.started(job, white.name, black.name) if self.observer else None
-            record = await play_game(
-                procs[0], procs[1], s.name, start_fen, moves, s.limits_for(white.config.limits),
-                black_limits=s.limits_for(black.config.limits), round=round_, event=s.event,
-                site=s.site, move_timeout=s.timeouts.move, sync_timeout=s.timeouts.handshake,
-                stall_grace=s.timeouts.stall_grace, observer=watch,
-            )
-            record.number = job.game_id + 1  # stored ids are 0-based; people read 1-based
-        except BaseException:
-            for proc in procs:  # aborted mid-game: these processes are not reusable
-                proc.kill_now()
-            raise
-        await white.give_back(procs[0], record.fault is Side.WHITE)
-        await black.give_back(procs[1], record.fault is Side.BLACK)
+            return self.observer.started(job, white.name, black.name) if self.observer else None
+
+        record = await play_job(job, white, black, self.settings, before_play)
         if note is not None:
             note(f"game {job.game_id + 1}: {record.result} ({record.reason}) {record.detail}".rstrip())
         return record
