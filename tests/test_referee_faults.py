@@ -20,7 +20,7 @@ from engine.rules import Board
 from referee.game.reasons import Reason
 from referee.game.runner import REASON_OF_FAULT, play_game
 from referee.game.timecontrol import parse_limits
-from referee.process.engine_process import EngineStartError
+from referee.process.errors import EngineStartError
 from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig
 from tests.conftest import survivors

@@ -20,7 +20,7 @@ from referee.game.reasons import Reason
 from referee.game.record import GameRecord
 from referee.game.runner import play_game
 from referee.game.timecontrol import parse_limits
-from referee.process.engine_process import EngineStartError, EngineTimeout
+from referee.process.errors import EngineStartError, EngineTimeout
 from referee.ugi.client import Position, UgiEngine, position_line
 from referee.ugi.engine_config import EngineConfig
 from referee.ugi.fake_transport import Answer, FakeTransport, Reply

@@ -77,7 +77,7 @@ def main(argv: list[str]) -> int:
         from referee.cli.elapsed import Stopwatch
         from referee.config.match import match_settings
         from referee.process import event_loop
-        from referee.process.engine_process import EngineStartError
+        from referee.process.errors import EngineStartError
         from referee.process.traffic_log import TrafficLog
         from referee.tournament.stopping import RunControl
 

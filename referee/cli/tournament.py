@@ -35,7 +35,7 @@ from referee.config.tournament import (
     sprt_from_args,
 )
 from referee.process import event_loop
-from referee.process.engine_process import EngineStartError
+from referee.process.errors import EngineStartError
 from referee.process.text import visible
 from referee.tournament.export import export_json, export_pdn
 from referee.tournament.ratings import DRAW_MODELS, RatingOptions

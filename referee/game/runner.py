@@ -42,7 +42,7 @@ from referee.game.settings import (
     DEFAULT_STALL_GRACE,
 )
 from referee.game.timecontrol import Clock, Limits, go_arguments
-from referee.process.engine_process import EngineError, EngineTimeout, ErrorKind
+from referee.process.errors import EngineError, EngineTimeout, ErrorKind
 from referee.ugi.client import GoReply, Position, UgiEngine
 
 #: The reason a game is lost for, by the kind of engine-process fault.

@@ -47,10 +47,15 @@ import signal
 import time
 from array import array
 from collections.abc import Callable, Sequence
-from enum import Enum
 from typing import BinaryIO, Protocol, cast
 
 from referee.process import lifeline
+from referee.process.errors import (
+    EngineDisconnected,
+    EngineProtocolError,
+    EngineStartError,
+    EngineTimeout,
+)
 from referee.process.group import (
     enable_subreaper,
     group_members,
@@ -78,58 +83,6 @@ ORPHAN_PIPE_GRACE = 0.25
 TrafficHook = Callable[[float, str, str, str], None]
 #: ``block(wall_time, direction, engine_name, text)``: several lines at once, joined by "\n".
 TrafficBlockHook = Callable[[float, str, str, str], None]
-
-
-class ErrorKind(Enum):
-    """What went wrong with an engine process; the game layer maps each kind to its
-    reason for losing (process is below game and knows no game reasons)."""
-
-    START = "start"  # cannot exec, or no complete handshake
-    DISCONNECT = "disconnect"  # stdout closed / process exited
-    TIMEOUT = "timeout"  # no line in time
-    PROTOCOL = "protocol"  # overlong line, too much unread output, bad answer
-
-
-class EngineError(Exception):
-    """Base of engine faults; ``kind`` says which, ``str(exc)`` is the one-line detail."""
-
-    kind: ErrorKind = ErrorKind.PROTOCOL
-
-    def __init__(self, message: str, kind: ErrorKind | None = None) -> None:
-        super().__init__(message)
-        if kind is not None:
-            self.kind = kind
-
-
-class EngineStartError(EngineError):
-    kind = ErrorKind.START
-
-
-class EngineDisconnected(EngineError):
-    kind = ErrorKind.DISCONNECT
-
-
-class EngineTimeout(EngineError):
-    """No line in time. ``lines``: what a read-until saw before the bound (for messages);
-    ``elapsed_ms``: how long a ``go`` had been waiting, when that is what timed out."""
-
-    kind = ErrorKind.TIMEOUT
-
-    def __init__(
-        self,
-        message: str,
-        kind: ErrorKind | None = None,
-        *,
-        lines: list[str] | None = None,
-        elapsed_ms: float | None = None,
-    ) -> None:
-        super().__init__(message, kind)
-        self.lines: list[str] = lines or []
-        self.elapsed_ms = elapsed_ms
-
-
-class EngineProtocolError(EngineError):
-    kind = ErrorKind.PROTOCOL
 
 
 def describe_exit(returncode: int | None) -> str:

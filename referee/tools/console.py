@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 from engine.rules import GAMES, Board, RulesError, divide
 from referee.game.judge import Fault, judge_reply
-from referee.process.engine_process import (
+from referee.process.engine_process import EngineProcess
+from referee.process.errors import (
     EngineDisconnected,
     EngineError,
-    EngineProcess,
     EngineProtocolError,
     EngineTimeout,
 )

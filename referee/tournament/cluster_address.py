@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from referee.process.engine_process import EngineStartError
+from referee.process.errors import EngineStartError
 
 #: ``local:N``: a cluster of N worker processes started (and stopped) by guti itself.
 _LOCAL = re.compile(r"local:(\d+)")

@@ -48,7 +48,7 @@ from distributed import WorkerPlugin, get_worker
 
 from referee.game.record import GameRecord
 from referee.game.settings import GameSettings
-from referee.process.engine_process import EngineStartError
+from referee.process.errors import EngineStartError
 from referee.tournament.engine_pool import EnginePool
 from referee.tournament.pairing import play_job
 from referee.tournament.scheduler import ScheduledGame

@@ -16,7 +16,7 @@ from referee.game.observer import MoveObserver
 from referee.game.record import GameRecord
 from referee.game.runner import play_game, start_failure_record
 from referee.game.settings import GameSettings
-from referee.process.engine_process import EngineStartError
+from referee.process.errors import EngineStartError
 from referee.tournament.engine_pool import EnginePool
 from referee.tournament.scheduler import ScheduledGame
 from referee.ugi.client import UgiEngine

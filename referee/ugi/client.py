@@ -34,13 +34,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from engine.rules import Board
-from referee.process.engine_process import (
-    EngineError,
-    EngineProcess,
-    EngineStartError,
-    EngineTimeout,
-    TrafficHook,
-)
+from referee.process.engine_process import EngineProcess, TrafficHook
+from referee.process.errors import EngineError, EngineStartError, EngineTimeout
 from referee.ugi.engine_config import EngineConfig
 from referee.ugi.limits import Go
 from referee.ugi.options import (

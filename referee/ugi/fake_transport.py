@@ -17,11 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from referee.process.engine_process import (
-    EngineDisconnected,
-    EngineProtocolError,
-    EngineTimeout,
-)
+from referee.process.errors import EngineDisconnected, EngineProtocolError, EngineTimeout
 
 
 @dataclass(frozen=True)
