@@ -144,3 +144,23 @@ def test_tournament_refuses_a_bad_serve_address(tmp_path: Path) -> None:
     assert done.stderr.strip() == ("guti tournament: -serve: 'nowhere' is not [HOST:]PORT "
                                    "with PORT 0..65535")
     assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
+def test_guti_serve_stops_on_a_signal_even_if_started_with_sigint_ignored(
+    small_db: Path, signo: signal.Signals
+) -> None:
+    """A server started in the background (SIGINT ignored, as a shell's ``&`` does) still
+    stops on Ctrl-C or SIGTERM: it installs its own handlers."""
+    proc = subprocess.Popen([*GUTI, "serve", str(small_db), "-port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert proc.stdout is not None
+        assert "serving" in proc.stdout.readline()
+        proc.send_signal(signo)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

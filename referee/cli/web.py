@@ -8,7 +8,9 @@ imported only when a server is asked for, with a one-line error naming the extra
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -89,10 +91,20 @@ def main_serve(argv: list[str]) -> int:
         return _err("serve", NO_AIOHTTP)
 
     async def serve() -> None:
+        # Stop on Ctrl-C, SIGTERM or SIGHUP by handlers of our own, so the server stops
+        # even when it was started with SIGINT ignored (as a background job, or by a
+        # parent that ignores it): the page is read-only, nothing is left half-done.
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signo, task.cancel)
         hub = LiveHub(path, sprt)
-        async with serving(hub, host, port) as url:
-            print(f"serving {path} at {url} (read-only; Ctrl-C to stop)", flush=True)
-            await watch_database(hub)
+        with contextlib.suppress(asyncio.CancelledError):
+            async with serving(hub, host, port) as url:
+                print(f"serving {path} at {url} (read-only; Ctrl-C to stop)", flush=True)
+                await watch_database(hub)
 
     try:
         asyncio.run(serve())
