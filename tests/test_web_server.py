@@ -130,7 +130,12 @@ def test_guti_serve_shows_a_database_read_only(small_db: Path) -> None:
         assert refused.value.code == 405
     finally:
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 0
+        try:
+            assert proc.wait(timeout=30) == 0
+        finally:  # never leave a server behind, even when the test fails
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     bad = subprocess.run([*GUTI, "serve", str(small_db.parent / "none.db")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "none.db" in bad.stderr
