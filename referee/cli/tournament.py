@@ -17,6 +17,7 @@ import os
 import sqlite3
 import sys
 
+from referee.cli.common import database_and_rest, fail
 from referee.cli.elapsed import Stopwatch
 from referee.cli.web import run_with_live_page, write_tournament_report
 from referee.config.args import (
@@ -44,11 +45,6 @@ from referee.tournament.standings import Standings, make_console
 from referee.tournament.store import StoreError, TournamentStore
 
 
-def _err(prog: str, text: str) -> int:
-    print(f"guti {prog}: {visible(text)}", file=sys.stderr, flush=True)
-    return 2
-
-
 def main_tournament(argv: list[str]) -> int:
     """Entry point of ``guti tournament``."""
     console = make_console(sys.stdout)
@@ -58,7 +54,7 @@ def main_tournament(argv: list[str]) -> int:
     try:
         settings = settings_from_argv(argv, lambda line: print(line, flush=True))
     except CliError as exc:
-        return _err("tournament", str(exc))
+        return fail("tournament", str(exc))
     names = visible(", ".join(c.name for c in settings.engines))
     print(
         f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
@@ -66,18 +62,18 @@ def main_tournament(argv: list[str]) -> int:
         flush=True,
     )
     if settings.serve and importlib.util.find_spec("aiohttp") is None:
-        return _err("tournament", "-serve needs aiohttp: pip install 'guti[web]'")
+        return fail("tournament", "-serve needs aiohttp: pip install 'guti[web]'")
     watch = Stopwatch()
     try:
         outcome = event_loop.run(run_with_live_page(
             settings, lambda observer: run_tournament(settings, console, observer=observer)))
     except (TournamentError, StoreError, EngineStartError) as exc:
-        return _err("tournament", str(exc))
+        return fail("tournament", str(exc))
     except sqlite3.Error as exc:  # the database failed under us (damaged, ...)
-        _err("tournament", f"{settings.db_path}: {exc}; resume with -resume once it is fixed")
+        fail("tournament", f"{settings.db_path}: {exc}; resume with -resume once it is fixed")
         return 1
     except OSError as exc:
-        return _err("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
+        return fail("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
     except KeyboardInterrupt:  # before or after the games, outside the signal handlers
         outcome = None
     if outcome is not None:
@@ -90,9 +86,9 @@ def main_tournament(argv: list[str]) -> int:
                 )
                 finished, total = store.count_finished(), store.count_scheduled()
         except StoreError as exc:
-            return _err("tournament", str(exc))
+            return fail("tournament", str(exc))
     if outcome is not None and outcome.failed:
-        _err("tournament", outcome.failed)
+        fail("tournament", outcome.failed)
         return 1
     table.print(console)
     print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
@@ -114,7 +110,7 @@ def _report(settings) -> int:
     try:
         path = write_tournament_report(settings)
     except (StoreError, OSError) as exc:
-        return _err("tournament", f"report not written: {exc}")
+        return fail("tournament", f"report not written: {exc}")
     if path is not None:
         print("report written; open it in a browser:", flush=True)
         print(path, flush=True)
@@ -130,11 +126,6 @@ STANDINGS_OPTIONS = [
     OptionSpec("help", Kind.FLAG, help="show this help"),
 ]
 
-
-def _db_and_rest(prog: str, argv: list[str]) -> tuple[str, list[str]]:
-    if not argv or argv[0].startswith("-"):
-        raise CliError(f"usage: guti {prog} DB [options]")
-    return argv[0], argv[1:]
 
 
 def _rating_options(args: ParsedArgs) -> RatingOptions:
@@ -211,9 +202,9 @@ def main_standings(argv: list[str]) -> int:
             raise CliError("usage: guti standings DB [DB...] [options]")
         table, finished, total = _merged_standings(paths, args)
     except (CliError, StoreError) as exc:
-        return _err("standings", str(exc))
+        return fail("standings", str(exc))
     except sqlite3.Error as exc:
-        return _err("standings", f"{' '.join(paths)}: {exc}")
+        return fail("standings", f"{' '.join(paths)}: {exc}")
     console = make_console(sys.stdout)
     table.print(console)
     print(f"{finished}/{total} games played", flush=True)
@@ -233,7 +224,7 @@ def main_export(argv: list[str]) -> int:
         print(usage("guti export DB", EXPORT_OPTIONS))
         return 0
     try:
-        path, rest = _db_and_rest("export", argv)
+        path, rest = database_and_rest("export", argv)
         args = parse_cli(rest, EXPORT_OPTIONS)
         if args.has("help"):
             print(usage("guti export DB", EXPORT_OPTIONS))
@@ -248,9 +239,9 @@ def main_export(argv: list[str]) -> int:
                 n = export_json(store, args.value("json") or "")
                 print(f"{n} games written to {args.value('json')}", flush=True)
     except (CliError, StoreError) as exc:
-        return _err("export", str(exc))
+        return fail("export", str(exc))
     except sqlite3.Error as exc:
-        return _err("export", f"{argv[0]}: {exc}")
+        return fail("export", f"{argv[0]}: {exc}")
     except OSError as exc:
-        return _err("export", f"{exc.filename or ''}: {exc.strerror or exc}")
+        return fail("export", f"{exc.filename or ''}: {exc.strerror or exc}")
     return 0

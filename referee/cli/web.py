@@ -11,10 +11,10 @@ import asyncio
 import contextlib
 import os
 import signal
-import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from referee.cli.common import database_and_rest, fail
 from referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from referee.config.tournament import SPRT_OPTION, sprt_from_args
 from referee.tournament.store import StoreError, TournamentStore
@@ -33,15 +33,6 @@ SERVE_OPTIONS = [
 NO_AIOHTTP = "serving pages needs aiohttp: pip install 'guti[web]'"
 
 
-def _err(prog: str, text: str) -> int:
-    print(f"guti {prog}: {text}", file=sys.stderr, flush=True)
-    return 2
-
-
-def _db(prog: str, argv: list[str]) -> tuple[str, list[str]]:
-    if not argv or argv[0].startswith("-"):
-        raise CliError(f"usage: guti {prog} DB [options] (-help for the options)")
-    return argv[0], argv[1:]
 
 
 def main_report(argv: list[str]) -> int:
@@ -52,7 +43,7 @@ def main_report(argv: list[str]) -> int:
         if any(w in ("-help", "--help", "-h") for w in argv):
             print(usage("guti report DB", REPORT_OPTIONS))
             return 0
-        path, rest = _db("report", argv)
+        path, rest = database_and_rest("report", argv)
         args = parse_cli(rest, REPORT_OPTIONS)
         html = args.value("html")
         if not html:
@@ -60,9 +51,9 @@ def main_report(argv: list[str]) -> int:
         with TournamentStore(path, create=False) as store:
             games = write_report(store, html, sprt_from_args(args))
     except (CliError, StoreError) as exc:
-        return _err("report", str(exc))
+        return fail("report", str(exc))
     except OSError as exc:
-        return _err("report", f"{exc.filename or ''}: {exc.strerror or exc}")
+        return fail("report", f"{exc.filename or ''}: {exc.strerror or exc}")
     print(f"{games} games in the report; open it in a browser:", flush=True)
     print(html, flush=True)
     return 0
@@ -74,7 +65,7 @@ def main_serve(argv: list[str]) -> int:
         if any(w in ("-help", "--help", "-h") for w in argv):
             print(usage("guti serve DB", SERVE_OPTIONS))
             return 0
-        path, rest = _db("serve", argv)
+        path, rest = database_and_rest("serve", argv)
         args = parse_cli(rest, SERVE_OPTIONS)
         port = args.int_value("port", 8080, minimum=0)
         if port > 65535:
@@ -84,11 +75,11 @@ def main_serve(argv: list[str]) -> int:
         with TournamentStore(path, create=False) as store:
             store.settings()  # a database without a tournament is a mistake now, not later
     except (CliError, StoreError) as exc:
-        return _err("serve", str(exc))
+        return fail("serve", str(exc))
     try:
         from referee.web.live import LiveHub, serving, watch_database
     except ModuleNotFoundError:
-        return _err("serve", NO_AIOHTTP)
+        return fail("serve", NO_AIOHTTP)
 
     async def serve() -> None:
         # Stop on Ctrl-C, SIGTERM or SIGHUP by handlers of our own, so the server stops
@@ -109,7 +100,7 @@ def main_serve(argv: list[str]) -> int:
     try:
         asyncio.run(serve())
     except OSError as exc:
-        return _err("serve", f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        return fail("serve", f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         return 0
     return 0
