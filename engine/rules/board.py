@@ -150,6 +150,11 @@ class Board:
             legal = self._legal = {str(move): move for move in moves}
         return legal
 
+    def legal_move(self, text: str) -> Move | None:
+        """The legal move whose canonical string is ``text``, or None: one dict lookup (the
+        referee's judge asks this once per ply; :meth:`parse_move` says why when it is not)."""
+        return self._legal_index().get(text)
+
     @property
     def legal_moves(self) -> list[Move]:
         """Legal moves sorted by move string; empty when the game is over."""

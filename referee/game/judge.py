@@ -68,6 +68,9 @@ def judge_reply(
         return Verdict(Fault.TIME, text=bestmove)
     if bestmove is None:
         return Verdict(Fault.NO_MOVE)
+    found = board.legal_move(bestmove)  # the usual case: one lookup, nothing else to check
+    if found is not None:
+        return Verdict(None, move=found, text=bestmove)
     legal = board.legal_moves
     if bestmove == "none":
         return Verdict(Fault.NONE_WITH_MOVES if legal else None, text=bestmove)
@@ -75,9 +78,6 @@ def judge_reply(
         return Verdict(Fault.MOVE_WHEN_OVER, text=bestmove)
     if MOVE_SYNTAX.fullmatch(bestmove) is None:
         return Verdict(Fault.MALFORMED, text=bestmove)
-    for move in legal:  # well-formed text (no leading zeros) names one move: look it up
-        if str(move) == bestmove:
-            return Verdict(None, move=move, text=bestmove)
     try:  # not legal: the rules core says why
         move = board.parse_move(bestmove)
     except RulesError as exc:
