@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from engine.rules.result import Result, Side
 from referee.game.reasons import Reason
+from referee.ugi.search_info import SearchInfo
 
 
 @dataclass
@@ -21,6 +22,8 @@ class GameRecord:
     opening (book) plies first: ``opening_plies`` of them. ``elapsed_ms[i]`` is the
     time the engine took for ply i (None for book plies); ``clock_ms[i]`` the time
     left on its clock after ply i, increment included (None without a clock).
+    ``search[i]`` is what the engine reported with ply i (its last ``info`` line with
+    search fields before ``bestmove``; None for book plies and silent engines).
     ``result`` is a :class:`~engine.rules.result.Result` (``1-0``/``0-1``/``1/2-1/2``/``*``);
     ``reason`` from the one vocabulary; ``detail`` a one-line human explanation (the
     illegal move and the FEN, exit code or signal, ...). ``fault`` is the
@@ -35,6 +38,7 @@ class GameRecord:
     moves: list[str] = field(default_factory=list)
     elapsed_ms: list[float | None] = field(default_factory=list)
     clock_ms: list[float | None] = field(default_factory=list)
+    search: list[SearchInfo | None] = field(default_factory=list)
     opening_plies: int = 0
     result: Result = Result.UNFINISHED
     reason: Reason | None = None

@@ -110,6 +110,7 @@ async def play_game(
         record.moves.append(str(board.move_stack[-1]))
         record.elapsed_ms.append(None)
         record.clock_ms.append(None)
+        record.search.append(None)
     record.opening_plies = len(record.moves)
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
                  {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
@@ -157,7 +158,7 @@ class _Game:
             self.clocks[side].charge(reply.elapsed_ms)
             if verdict.move is None:
                 return self.bad_reply(side, verdict, reply, allowed)
-            self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply.elapsed_ms)
+            self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply)
 
     def wait_for(self, allowed: float | None) -> float:
         """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
@@ -167,13 +168,14 @@ class _Game:
         go = go_arguments(side, self.clocks[Side.WHITE], self.clocks[Side.BLACK])
         return await self.engines[side].go(self.position, go, self.wait_for(allowed))
 
-    def play_move(self, side: Side, move: Move, text: str, elapsed: float) -> None:
+    def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:
         """Play the judged move (``text`` as the engine wrote it); the ``position`` sent
         next is this one's plus the move."""
         self.board.push(move)
         clock = self.clocks[side]
         self.record.moves.append(text)
-        self.record.elapsed_ms.append(elapsed)
+        self.record.elapsed_ms.append(reply.elapsed_ms)
+        self.record.search.append(reply.search)
         self.record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
         self.position = self.position.then(text)
         if self.observer is not None:

@@ -45,6 +45,7 @@ from referee.ugi.options import (
     OptionValueError,
     checked_option_value,
 )
+from referee.ugi.search_info import SearchInfo
 from referee.ugi.transport import Transport
 
 #: Info lines kept per ``go`` (the latest ones).
@@ -110,7 +111,8 @@ class GoReply:
 
     ``bestmove`` is the word after ``bestmove`` (None if missing); ``elapsed_ms``
     runs from ``go`` written (``sent_at``) to the ``bestmove`` line received
-    (``received_at``), both ``time.monotonic()`` seconds.
+    (``received_at``), both ``time.monotonic()`` seconds. ``search`` is what the last
+    ``info`` line with search fields before ``bestmove`` said (None when none came).
     """
 
     bestmove: str | None
@@ -119,15 +121,18 @@ class GoReply:
     elapsed_ms: float
     sent_at: float
     received_at: float
+    search: SearchInfo | None = None
 
     @classmethod
     def read(cls, lines: Sequence[str], sent_at: float, received_at: float) -> GoReply:
         """The reply whose last line is the ``bestmove`` line."""
         words = lines[-1].split()
+        infos = [line for line in lines[:-1] if line.startswith("info")][-MAX_INFOS:]
         return cls(
             bestmove=words[1] if len(words) > 1 else None,
             line=lines[-1],
-            infos=[line for line in lines[:-1] if line.startswith("info")][-MAX_INFOS:],
+            infos=infos,
+            search=SearchInfo.last_of(infos),
             elapsed_ms=(received_at - sent_at) * 1000,
             sent_at=sent_at,
             received_at=received_at,

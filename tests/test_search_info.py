@@ -1,0 +1,37 @@
+"""The fields of an engine's ``info`` lines, as the referee keeps them per move."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.ugi.client import GoReply
+from referee.ugi.search_info import Score, SearchInfo
+
+
+def test_all_fields_are_read() -> None:
+    info = SearchInfo.parse("info depth 12 seldepth 15 score cp -25 nodes 1000 nps 5000 time 200 pv 1-2")
+    assert info == SearchInfo(Score("cp", -25), 12, 15, 1000, 5000, 200)
+
+
+@pytest.mark.parametrize("line", ["info string depth 3 score cp 5", "info", "info pv 1-2", "bestmove 1-2",
+                                  "info depth x score cp y", f"info depth {'9' * 16}"])
+def test_lines_without_search_fields_give_none(line: str) -> None:
+    assert SearchInfo.parse(line) is None
+
+
+def test_forced_results_are_beyond_any_threshold() -> None:
+    win, loss = Score("win", 7), Score("loss", 3)
+    assert win.at_least(10**9) and not win.within(10**9) and loss.at_most(-(10**9))
+    assert (str(win), str(loss), str(Score("cp", 25))) == ("+W7", "-L3", "+0.25")
+
+
+def test_reply_keeps_the_last_info_with_fields_before_bestmove() -> None:
+    lines = ["info depth 1 score cp 3", "info depth 2 score win 5 pv 1-2", "info string done", "bestmove 1-2"]
+    reply = GoReply.read(lines, 0.0, 0.1)
+    assert reply.search == SearchInfo(Score("win", 5), depth=2)
+    assert GoReply.read(["bestmove 1-2"], 0.0, 0.1).search is None
+
+
+def test_json_round_trip() -> None:
+    info = SearchInfo(Score("loss", 4), depth=9, time=31)
+    assert SearchInfo.from_json(info.to_json()) == info
