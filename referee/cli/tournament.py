@@ -58,7 +58,8 @@ def main_tournament(argv: list[str]) -> int:
     names = visible(", ".join(c.name for c in settings.engines))
     print(
         f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
-        f"{settings.total_games} games, concurrency {settings.concurrency}, db {settings.db_path}",
+        f"{'at least ' if settings.knockout else ''}{settings.total_games} games, "
+        f"concurrency {settings.concurrency}, db {settings.db_path}",
         flush=True,
     )
     if settings.serve and importlib.util.find_spec("aiohttp") is None:

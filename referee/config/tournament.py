@@ -50,6 +50,8 @@ from referee.config.options import (
     pdn_path,
 )
 from referee.config.outputs import check_outputs
+from referee.tournament import knockout
+from referee.tournament.knockout import DEFAULT_TIEBREAK, KNOCKOUT
 from referee.tournament.scheduler import FORMATS, opening_slots
 from referee.tournament.settings import TournamentSettings
 from referee.tournament.stats import SprtModel, SprtSpec
@@ -64,7 +66,10 @@ SPRT_OPTION = OptionSpec(
 TOURNAMENT_OPTIONS: list[OptionSpec] = [
     *MATCH_OPTIONS,
     OptionSpec("config", Kind.VALUE, help="TOML file with the tournament (flags override it)"),
-    OptionSpec("tournament", Kind.VALUE, help="roundrobin (default) or gauntlet"),
+    OptionSpec("tournament", Kind.VALUE, help="roundrobin (default), gauntlet or knockout"),
+    OptionSpec("tiebreak", Kind.VALUE,
+               help=f"knockout: extra game pairs of a tied encounter, then the higher seed "
+                    f"advances (default {DEFAULT_TIEBREAK})"),
     OptionSpec("rounds", Kind.VALUE, help="rounds (default 1); -games per encounter per round"),
     OptionSpec("concurrency", Kind.VALUE, help="games at once (default: number of cores)"),
     OptionSpec("db", Kind.VALUE, help="SQLite results database (default guti.db)"),
@@ -286,8 +291,9 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     game = game_name(args)
     configs = engine_configs(args)
     fmt = args.value("tournament", "roundrobin") or "roundrobin"
-    if fmt not in FORMATS:
-        raise CliError(f"-tournament: unknown format {fmt!r} (expected roundrobin or gauntlet)")
+    if fmt not in (*FORMATS, KNOCKOUT):
+        raise CliError(f"-tournament: unknown format {fmt!r} "
+                       "(expected roundrobin, gauntlet or knockout)")
     if len(configs) < 2:
         raise CliError(f"a tournament needs at least two engines, got {len(configs)}")
     check_limits(configs)
@@ -306,7 +312,9 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     log = args.token_dict("log").get("file") or None
     check_outputs([("-db", db_path), ("-pdnout", pdn), ("-log", log),
                    *(("stderr", c.stderr_path) for c in configs)])
-    slots = opening_slots(rounds, games)
+    tiebreak = knockout_tiebreak(args, fmt, games)
+    slots = (knockout.opening_slots(len(configs), games, tiebreak) if fmt == KNOCKOUT
+             else opening_slots(rounds, games))
     settings = game_settings(args, game, seed, 2 * slots, default_event="guti tournament")
     fingerprint = {
         "engines": [
@@ -321,6 +329,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         "fen": args.value("fen"),
         "openings": dict(sorted(spec.items())),
         "srand": args.value("srand"),
+        **({"tiebreak": tiebreak} if fmt == KNOCKOUT else {}),
     }
     return TournamentSettings(
         engines=configs,
@@ -342,7 +351,26 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         fingerprint_data=fingerprint,
         report_path=args.value("report"),
         serve=serve_address(args.value("serve")),
+        tiebreak=tiebreak,
     )
+
+
+def knockout_tiebreak(args: ParsedArgs, fmt: str, games: int) -> int:
+    """``-tiebreak N`` of a knockout, with what a knockout does not allow (an odd
+    ``-games``, ``-rounds``, ``-sprt``, ``-cluster``) as one-line mistakes."""
+    if fmt != KNOCKOUT:
+        if args.has("tiebreak"):
+            raise CliError("-tiebreak: only for -tournament knockout")
+        return DEFAULT_TIEBREAK
+    if games % 2:
+        raise CliError(f"-games: a knockout encounter is game pairs (colours reversed), "
+                       f"so -games must be even, got {games}")
+    for option, why in (("rounds", "a knockout is played once"),
+                        ("sprt", "a knockout has no single pair of engines to test"),
+                        ("cluster", "a knockout is not played on a cluster yet")):
+        if args.has(option) and (option != "rounds" or args.value("rounds") != "1"):
+            raise CliError(f"-{option}: not with -tournament knockout ({why})")
+    return args.int_value("tiebreak", DEFAULT_TIEBREAK, minimum=0)
 
 
 def serve_address(text: str | None) -> str | None:

@@ -79,20 +79,28 @@ class Executor:
         control: RunControl,
         games: int | None = None,
     ) -> None:
-        """Play until ``next_job()`` returns None or ``control`` stops; at most ``games``
-        at once besides the concurrency (no idle workers). Engines are closed on the
-        way out (killed when aborted or cancelled)."""
+        """Play until ``next_job()`` returns None while no game runs, or ``control``
+        stops; at most ``games`` at once besides the concurrency (no idle workers).
+        A worker that finds no job while games run waits for one of them to end: a
+        knockout schedules its next games from their results. Engines are closed on
+        the way out (killed when aborted or cancelled)."""
+        ended = asyncio.Event()  # set whenever a game ends (reported or not)
 
         async def worker() -> None:
             while not control.stopping:
                 job = next_job()
                 if job is None:
-                    return
+                    if not self.running:
+                        return
+                    ended.clear()
+                    await ended.wait()
+                    continue
                 self.running[job.game_id] = job
                 try:
                     record = await control.unless_aborted(self.play(job))
                 finally:
                     self.running.pop(job.game_id, None)
+                    ended.set()
                 if record is None or control.aborted:
                     return  # aborted: this game has no true result; never reported
                 on_result(job, record)

@@ -42,6 +42,8 @@ from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
 from referee.tournament.executor import Executor
 from referee.tournament.executors import cluster_executor
 from referee.tournament.export import sync_pdn
+from referee.tournament.knockout import BracketError
+from referee.tournament.knockout_feed import KnockoutFeed
 from referee.tournament.observer import TournamentObserver
 from referee.tournament.scheduler import ScheduledGame, schedule
 from referee.tournament.settings import TournamentSettings
@@ -99,7 +101,8 @@ def open_tournament(settings: TournamentSettings, say: Callable[[str], None]) ->
             return store
         if s.resume:
             say(f"no tournament in {s.db_path} yet: starting it")
-        jobs = schedule(s.fmt, len(s.engines), s.rounds, s.games, s.game.schedule_openings())
+        jobs = ([] if s.knockout  # scheduled as it advances (KnockoutFeed)
+                else schedule(s.fmt, len(s.engines), s.rounds, s.games, s.game.schedule_openings()))
         store.create({**s.describe(), "seed": s.seed}, s.fingerprint(), s.engines, jobs)
         return store
     except BaseException:
@@ -151,6 +154,12 @@ class _Display:
 
     def say(self, text: str) -> None:
         say_plain(self.console, text)
+
+    def grow(self, games: int) -> None:
+        """More games to play than planned (a knockout's next round or tie-break)."""
+        self.total += games
+        if self.progress is not None:
+            self.progress.update(self.task, total=self.total)
 
     def game(self, done: int, job: ScheduledGame, record: GameRecord, table: Standings) -> None:
         self.played += 1
@@ -213,6 +222,7 @@ async def _open_and_play(
             if note:
                 display_say(note)
             writer = PdnWriter(s.pdn_path)
+        feed = _knockout_feed(s, store, display_say)
         table = standings_from_store(store, store.engine_names(), s.fmt, s.sprt)
         outcome = Outcome(store.count_finished(), store.count_scheduled(), table)
         if outcome.finished:
@@ -229,7 +239,11 @@ async def _open_and_play(
         else:
             executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer)
         running.append(executor)
-        await _play(s, executor, store, writer, traffic, outcome, control, console, observer)
+        await _play(s, executor, store, writer, traffic, outcome, control, console, observer,
+                    feed)
+        if feed is not None:
+            for line in feed.overview():
+                display_say(line)
         return outcome
     finally:
         if writer is not None:
@@ -237,6 +251,22 @@ async def _open_and_play(
         if traffic is not None:
             traffic.close()
         store.close()
+
+
+def _knockout_feed(
+    s: TournamentSettings, store: TournamentStore, say: Callable[[str], None]
+) -> KnockoutFeed | None:
+    """A knockout's feed (its bracket rebuilt from the database, whatever a kill left
+    unscheduled scheduled now), its bracket printed; None for other formats."""
+    if not s.knockout:
+        return None
+    try:
+        feed = KnockoutFeed(store, s.games, s.tiebreak, s.game.schedule_openings())
+    except BracketError as exc:
+        raise TournamentError(f"{s.db_path}: {exc}") from None
+    for line in feed.overview():
+        say(line)
+    return feed
 
 
 def _stored(
@@ -280,10 +310,13 @@ async def _play(
     control: RunControl,
     console: Console,
     observer: TournamentObserver | None = None,
+    feed: KnockoutFeed | None = None,
 ) -> None:
-    """Check the engines start, then play the pending games, storing each as it ends."""
+    """Check the engines start, then play the pending games, storing each as it ends
+    (a knockout's games come from its ``feed``, which schedules more as results come)."""
     table = outcome.standings
     pending: Iterator[ScheduledGame] = store.pending()
+    next_job = feed.next_job if feed is not None else lambda: next(pending, None)
     try:
         await control.unless_aborted(executor.check_engines())
     finally:
@@ -306,6 +339,8 @@ async def _play(
             display.game(outcome.finished, job, record, table)
             if observer is not None:
                 observer.finished(job, record)
+            if feed is not None:
+                _advance(feed, job, record, outcome, control, display)
             state = table.sprt_state()
             if state is not None and state.decision and control.stop(
                 f"SPRT: {state.decision} accepted"
@@ -313,8 +348,26 @@ async def _play(
                 outcome.stopped = control.reason
                 display.say(f"{outcome.stopped}; finishing the running games")
 
-        await executor.run(lambda: next(pending, None), on_result, control,
-                           games=outcome.total - outcome.finished)
+        await executor.run(next_job, on_result, control,
+                           games=None if feed is not None else outcome.total - outcome.finished)
     if control.stopping and outcome.stopped is None:
         outcome.stopped = control.reason
     outcome.interrupted = control.aborted
+
+
+def _advance(feed: KnockoutFeed, job: ScheduledGame, record: GameRecord, outcome: Outcome,
+             control: RunControl, display: _Display) -> None:
+    """A stored knockout game moves the bracket on: say what it decided, count the games
+    it scheduled. Scheduling that cannot be stored aborts like a game that cannot
+    (``-resume`` schedules them again)."""
+    try:
+        said, added = feed.stored(job, record.result)
+    except (StoreError, BracketError) as exc:
+        outcome.failed = (f"{exc}; every game stored so far is safe, and -resume continues "
+                          "the knockout")
+        control.abort()
+        return
+    outcome.total += added
+    display.grow(added)
+    for line in said:
+        display.say(line)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee.game.settings import GameSettings
 from referee.tournament.cluster_address import ClusterAddress
+from referee.tournament.knockout import DEFAULT_TIEBREAK, KNOCKOUT, minimum_games
 from referee.tournament.scheduler import pairings
 from referee.ugi.engine_config import EngineConfig
 
@@ -66,9 +67,17 @@ class TournamentSettings:
     fingerprint_data: dict[str, Any] = field(default_factory=dict)
     report_path: str | None = None  # HTML report written at the end
     serve: str | None = None  # [HOST:]PORT of the live page
+    tiebreak: int = DEFAULT_TIEBREAK  # knockout: extra game pairs of a tied encounter
+
+    @property
+    def knockout(self) -> bool:
+        return self.fmt == KNOCKOUT
 
     @property
     def total_games(self) -> int:
+        """Games to play (a knockout: the least, without tie-break pairs)."""
+        if self.knockout:
+            return minimum_games(len(self.engines), self.games)
         return len(pairings(self.fmt, len(self.engines))) * self.rounds * self.games
 
     def fingerprint(self) -> str:

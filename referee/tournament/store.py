@@ -213,18 +213,36 @@ class TournamentStore:
                 "INSERT INTO engines(idx, name, config) VALUES (?, ?, ?)",
                 [(i, e.name, json.dumps(engine_to_dict(e))) for i, e in enumerate(engines)],
             )
-            self.conn.executemany(
-                "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self._insert_jobs(jobs)
+
+    def add_jobs(self, jobs: Iterable[ScheduledGame]) -> None:
+        """Add games to the schedule in one transaction (a knockout's later rounds and
+        tie-breaks, known only once earlier games are stored)."""
+        try:
+            with self._transaction():
+                self._insert_jobs(jobs)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: games not scheduled: {_why(exc)}") from None
+
+    def _insert_jobs(self, jobs: Iterable[ScheduledGame]) -> None:
+        self.conn.executemany(
+            "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
                 (
-                    (
-                        j.game_id, j.pair_id, j.round, j.white, j.black,
-                        j.opening.fen if j.opening else None,
-                        " ".join(j.opening.moves) if j.opening else "",
-                        j.opening.source if j.opening else "",
-                    )
-                    for j in jobs
-                ),
-            )
+                    j.game_id, j.pair_id, j.round, j.white, j.black,
+                    j.opening.fen if j.opening else None,
+                    " ".join(j.opening.moves) if j.opening else "",
+                    j.opening.source if j.opening else "",
+                )
+                for j in jobs
+            ),
+        )
+
+    def scheduled_games(self) -> list[tuple[int, int, int, int, int]]:
+        """Every scheduled game as ``(game_id, pair_id, round, white, black)``, by id."""
+        return self.conn.execute(
+            "SELECT game_id, pair_id, round, white, black FROM schedule ORDER BY game_id"
+        ).fetchall()
 
     def engines(self) -> list[EngineConfig]:
         rows = self.conn.execute("SELECT config FROM engines ORDER BY idx").fetchall()
