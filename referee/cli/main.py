@@ -11,7 +11,7 @@ import sys
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (module, function, one-line help)
-    "tournament": ("referee.cli.tournament", "main_tournament", "run a tournament (round-robin or gauntlet)"),
+    "tournament": ("referee.cli.tournament", "main_tournament", "run a tournament (round-robin, gauntlet or knockout)"),
     "match": ("referee.cli.match", "main", "play games between two engines"),
     "standings": ("referee.cli.tournament", "main_standings", "standings of a tournament database"),
     "export": ("referee.cli.tournament", "main_export", "export a tournament database to PDN or JSON"),
