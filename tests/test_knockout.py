@@ -279,9 +279,14 @@ def test_knockout_mistakes_are_one_line_and_exit_2(tmp_path, args, words):
     assert other.returncode == 2 and "only for -tournament knockout" in other.stderr
 
 
-KILLED = [*reference("ref2", 2), *reference("ref1", 1), *bot("rnd1"), *bot("rnd2"),
-          "-tournament", "knockout", "-games", "2", "-tiebreak", "1", "-each", "st=0.02",
-          "-concurrency", "2", "-pdnout", "k.pdn"]
+def killed(concurrency: int) -> list[str]:
+    """Four engines, round 1 of reference engine against random mover."""
+    return [*reference("ref2", 2), *reference("ref1", 1), *bot("rnd1"), *bot("rnd2"),
+            "-tournament", "knockout", "-games", "2", "-tiebreak", "1", "-each", "st=0.02",
+            "-concurrency", str(concurrency), "-pdnout", "k.pdn"]
+
+
+KILLED = killed(2)
 
 
 def test_sigkill_mid_bracket_then_resume_finishes_it_with_each_game_once(tmp_path):
@@ -336,3 +341,34 @@ def test_a_kill_between_a_stored_game_and_the_next_round_is_scheduled_on_resume(
     champion, total, _ = walk(db, 3, 2, 0)
     assert total == rows(db, "SELECT COUNT(*) FROM games")[0][0] == 4
     assert rows(db, "SELECT COUNT(*) FROM games WHERE round = 2")[0][0] == 2
+
+
+def test_ctrl_c_mid_bracket_lets_running_games_finish_and_resume_completes(tmp_path):
+    # Concurrency 3 for round 1's four games: once the fourth starts, a worker waits for
+    # results (the final is not known yet); Ctrl-C must end that wait too.
+    args = killed(3)
+    db = tmp_path / "guti.db"
+    proc = subprocess.Popen([*GUTI, "tournament", *args], cwd=tmp_path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+    def two_stored() -> bool:
+        assert proc.poll() is None, "the knockout ended before Ctrl-C"
+        try:
+            return bool(db.exists() and rows(db, "SELECT COUNT(*) FROM games")[0][0] >= 2)
+        except sqlite3.OperationalError:
+            return False
+
+    wait_for(two_stored, "two games stored", 120)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 130, err
+    assert "stopping: no new games" in out and "-resume" in err
+    stored = rows(db, "SELECT result FROM games")
+    assert all(r[0] in ("1-0", "0-1", "1/2-1/2") for r in stored)
+    again = guti(*args, "-resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    champion, total, _ = walk(db, 4, 2, 1)
+    assert rows(db, "SELECT COUNT(DISTINCT game_id), COUNT(*) FROM games")[0] == (total, total)
+    names = [r[0] for r in rows(db, "SELECT name FROM engines ORDER BY idx")]
+    assert f"Knockout winner: {names[champion]}\n" in again.stdout
