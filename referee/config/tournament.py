@@ -48,6 +48,7 @@ from referee.config.options import (
     game_settings,
     games_count,
     pdn_path,
+    scheduling,
 )
 from referee.config.outputs import check_outputs
 from referee.tournament.scheduler import FORMATS, opening_slots
@@ -65,6 +66,8 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
     *MATCH_OPTIONS,
     OptionSpec("config", Kind.VALUE, help="TOML file with the tournament (flags override it)"),
     OptionSpec("tournament", Kind.VALUE, help="roundrobin (default) or gauntlet"),
+    OptionSpec("seeds", Kind.VALUE, help="gauntlet: the first N engines play every engine "
+               "after them (default 1)"),
     OptionSpec("rounds", Kind.VALUE, help="rounds (default 1); -games per encounter per round"),
     OptionSpec("concurrency", Kind.VALUE, help="games at once (default: number of cores)"),
     OptionSpec("db", Kind.VALUE, help="SQLite results database (default guti.db)"),
@@ -194,6 +197,9 @@ def toml_argv(
         where = f"{path}: {key}"
         if spec is None or key == "config":
             raise CliError(f"config {path}: unknown setting {key!r}")
+        if spec.kind is Kind.OPTIONAL and isinstance(value, bool):
+            argv += [f"-{key}"] if value else []  # use-affinity = true: no CPU list
+            continue
         if spec.kind is Kind.FLAG:
             if not isinstance(value, bool):
                 raise CliError(f"{where}: expected true or false, got {_shown(value)}")
@@ -306,6 +312,8 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     log = args.token_dict("log").get("file") or None
     check_outputs([("-db", db_path), ("-pdnout", pdn), ("-log", log),
                    *(("stderr", c.stderr_path) for c in configs)])
+    seeds = seeds_count(args, fmt)
+    rules = scheduling(args, concurrency)
     slots = opening_slots(rounds, games)
     settings = game_settings(args, game, seed, 2 * slots, default_event="guti tournament")
     fingerprint = {
@@ -321,6 +329,9 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         "fen": args.value("fen"),
         "openings": dict(sorted(spec.items())),
         "srand": args.value("srand"),
+        # only when given, so tournaments stored before these options resume unchanged
+        **({"seeds": seeds} if seeds != 1 else {}),
+        **{name: True for name in ("noswap", "reverse") if args.has(name)},
     }
     return TournamentSettings(
         engines=configs,
@@ -342,7 +353,17 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         fingerprint_data=fingerprint,
         report_path=args.value("report"),
         serve=serve_address(args.value("serve")),
+        seeds=seeds,
+        scheduling=rules,
     )
+
+
+def seeds_count(args: ParsedArgs, fmt: str) -> int:
+    """``-seeds N`` (gauntlet only; more than the engines after them is clamped by the
+    scheduler, as fastchess does)."""
+    if args.has("seeds") and fmt != "gauntlet":
+        raise CliError(f"-seeds: only with -tournament gauntlet (this is {fmt})")
+    return args.int_value("seeds", 1, minimum=1)
 
 
 def serve_address(text: str | None) -> str | None:
