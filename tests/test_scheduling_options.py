@@ -342,3 +342,32 @@ def test_help_lists_every_option(tmp_path, command):
         assert f"\n  {option}  " in text, option
     assert "start=N" in text
     assert ("\n  -seeds V  " in text) == (command == "tournament")
+
+
+# --------------------------------------------------------------------------- pure parts
+
+
+def test_seeded_gauntlet_pairings_and_clamp():
+    from referee.tournament.scheduler import pairings, schedule, total_games
+
+    assert pairings("gauntlet", 4) == [(0, 1), (0, 2), (0, 3)]
+    assert pairings("gauntlet", 4, seeds=2) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]
+    assert pairings("gauntlet", 3, seeds=9) == pairings("roundrobin", 3)  # clamped to 2
+    assert total_games("gauntlet", 5, 2, 2, seeds=3) == 9 * 2 * 2
+    jobs = list(schedule("gauntlet", 4, 1, 2, seeds=2, noswap=True))
+    assert [(j.white, j.black) for j in jobs] == [(i, j) for i, j in pairings("gauntlet", 4, 2)
+                                                  for _ in range(2)]
+
+
+def test_cpu_lists_and_slots():
+    from referee.process.affinity import CpuListError, parse_cpu_list, slot_cpus
+
+    assert parse_cpu_list("3,5,7-11,13") == (3, 5, 7, 8, 9, 10, 11, 13)
+    for bad in ("", "a", "1-", "-1", "2-1", "1,1", "0-2,2"):
+        with pytest.raises(CpuListError):
+            parse_cpu_list(bad)
+    cpus = (0, 1, 2, 3, 4)
+    groups = [slot_cpus(cpus, 2, k) for k in range(2)]
+    assert groups == [(0, 1), (2, 3, 4)]
+    assert [slot_cpus(cpus, 5, k) for k in range(5)] == [(c,) for c in cpus]
+    assert slot_cpus(cpus, 1, 0) == cpus

@@ -6,7 +6,8 @@ the option of the same name (``rounds = 2`` is ``-rounds 2``), tables are
 ``[[engine]]`` entries are ``-engine`` definitions. Options given on the
 command line override the file's, option by option (``-engine`` replaces
 the file's whole engine list). So there is one meaning for every setting,
-whichever way it was given.
+whichever way it was given. An option whose value may be left out takes
+``true`` for that (``use-affinity = true`` is ``-use-affinity``, ``"0-3"`` the list).
 
 TOML-only engine keys, for bundles of engines that may not all be
 installable on every machine:
@@ -23,8 +24,9 @@ installable on every machine:
 
 The *fingerprint* of a tournament is a hash of everything that decides
 which games are played and how (engines, game, limits, format, rounds,
-games, openings, seed). ``-resume`` refuses a database whose fingerprint
-differs, so a resume with the same command can never mix two tournaments.
+games, openings, seed; seeds, noswap and reverse when given). ``-resume``
+refuses a database whose fingerprint differs, so a resume with the same
+command can never mix two tournaments.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ SPRT_OPTION = OptionSpec(
 TOURNAMENT_OPTIONS: list[OptionSpec] = [
     *MATCH_OPTIONS,
     OptionSpec("config", Kind.VALUE, help="TOML file with the tournament (flags override it)"),
-    OptionSpec("tournament", Kind.VALUE, help="roundrobin (default) or gauntlet"),
+    OptionSpec("tournament", Kind.VALUE, help="roundrobin (default) or gauntlet (-seeds)"),
     OptionSpec("seeds", Kind.VALUE, help="gauntlet: the first N engines play every engine "
                "after them (default 1)"),
     OptionSpec("rounds", Kind.VALUE, help="rounds (default 1); -games per encounter per round"),
