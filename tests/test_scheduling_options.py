@@ -121,15 +121,6 @@ def test_gauntlet_seeds_play_everyone_after_them(tmp_path):
     assert "10 games" in done.stdout + done.stderr
 
 
-def test_gauntlet_without_seeds_has_one_seed(tmp_path):
-    done = guti("tournament", *engine("S1"), *engine("B"), *engine("C"),
-                "-tournament", "gauntlet", "-games", "2", "-each", "tc=5+0.05", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    played, met = _games_per_engine(tmp_path / "guti.db")
-    assert played == Counter({"S1": 4, "B": 2, "C": 2})
-    assert frozenset({"B", "C"}) not in met
-
-
 # --------------------------------------------------------------------------- openings
 
 

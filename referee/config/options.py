@@ -92,8 +92,8 @@ MATCH_OPTIONS: list[OptionSpec] = [
     OptionSpec("noswap", Kind.FLAG, help="no colour swap: an encounter's first engine is "
                "White in every game"),
     OptionSpec("reverse", Kind.FLAG, help="colours reversed: the second engine is White first"),
-    OptionSpec("use-affinity", Kind.OPTIONAL, help="[CPUS] pin each game slot's engines to "
-               "its own CPUs (list such as 0,2-5; default: all usable CPUs)"),
+    OptionSpec("use-affinity", Kind.OPTIONAL, help="pin each game slot's engines to its own "
+               "CPUs, V a list such as 0,2-5 (default: every usable CPU)"),
     OptionSpec("recover", Kind.FLAG, help="accepted for cutechess compatibility (always on)"),
     OptionSpec("help", Kind.FLAG, help="show this help"),
 ]

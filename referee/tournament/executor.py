@@ -97,11 +97,11 @@ class Executor:
         async def worker(slot: int) -> None:
             played = False
             while not control.stopping:
-                if played and not await self._pause(control):
-                    return
                 job = next_job()
                 if job is None:
                     return
+                if played and not await self._pause(control):
+                    return  # stopped while waiting: the job is not played (nor stored)
                 played = True
                 self.running[job.game_id] = job
                 try:
@@ -129,8 +129,9 @@ class Executor:
             await asyncio.shield(self.close())
 
     async def _pause(self, control: RunControl) -> bool:
-        """``-wait``: sleep between a slot's games, in short steps so that a stop is heard
-        at once; False when the run stopped meanwhile (no further game)."""
+        """``-wait``: sleep before a slot's next game (after its job is taken, so the last
+        game is not followed by a wait), in short steps so that a stop is heard at once;
+        False when the run stopped meanwhile (no further game)."""
         until = time.monotonic() + self.wait
         while not control.stopping and (left := until - time.monotonic()) > 0:
             await asyncio.sleep(min(left, 0.05))
