@@ -18,7 +18,10 @@ Options (each also with two dashes):
   pretwa, lau-kata-kati, dash-guti, gol-skuish, alquerque, butterfly), ``-games N``;
 - ``-fen FEN`` or ``-openings file=F [order=random|sequential] [plies=N]``
   (``file=random:K`` or no ``file=``: random openings of K / ``plies`` plies
-  from the start, seeded by ``-srand``), ``-srand N``;
+  from the start, seeded by ``-srand``; ``start=N``: from the file's N-th opening),
+  ``-srand N``;
+- ``-noswap``, ``-reverse``, ``-wait MS``, ``-use-affinity [CPUS]`` (fastchess's options,
+  see :mod:`referee.config.options`);
 - ``-pdnout [file=]F``, ``-log [file=]F``, ``-event TEXT``, ``-site TEXT``;
 - ``-handshake-timeout S``, ``-move-timeout S`` (moves without a clock),
   ``-stall-timeout S`` (grace after the time is gone); the defaults are in

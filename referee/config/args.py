@@ -5,6 +5,8 @@ same option). Each option has a kind (:class:`Kind`):
 
 - ``FLAG``: no value (``-resume``);
 - ``VALUE``: exactly one value (``-games 10``);
+- ``OPTIONAL``: zero or one value (``-use-affinity`` or ``-use-affinity 0-3``; absent
+  value read as ``""``);
 - ``TEXT``: all following words up to the next option, joined by one space
   (``-fen bbbbb/bbb/bbb/1/www/www/wwwww w 0 1`` works quoted or unquoted);
 - ``TOKENS``: following ``key=value`` words up to the next option
@@ -32,6 +34,7 @@ class CliError(ValueError):
 class Kind(Enum):
     FLAG = "flag"
     VALUE = "value"
+    OPTIONAL = "optional value"
     TEXT = "text"
     TOKENS = "tokens"
 
@@ -138,7 +141,11 @@ def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
         while i < n and option_name(argv[i]) is None:
             i += 1
         words = argv[start:i]
-        if spec.kind is Kind.VALUE:
+        if spec.kind is Kind.OPTIONAL and len(words) <= 1:
+            out.values.setdefault(name, []).append(words[0] if words else "")
+        elif spec.kind is Kind.OPTIONAL:
+            raise CliError(f"-{name} takes at most one value, got {len(words)}: {' '.join(words)!r}")
+        elif spec.kind is Kind.VALUE:
             if len(words) != 1:
                 what = "a value" if not words else f"one value, got {len(words)}: {' '.join(words)!r}"
                 raise CliError(f"-{name} needs {what}")
@@ -176,7 +183,8 @@ def usage(prog: str, specs: list[OptionSpec]) -> str:
     documents its keys), so nothing a command accepts is left to guessing."""
     lines = [f"usage: {prog} [options]", "options (each also with two dashes):"]
     for spec in specs:
-        arg = {Kind.FLAG: "", Kind.VALUE: " V", Kind.TEXT: " TEXT", Kind.TOKENS: " key=value..."}[spec.kind]
+        arg = {Kind.FLAG: "", Kind.VALUE: " V", Kind.OPTIONAL: " [V]", Kind.TEXT: " TEXT",
+               Kind.TOKENS: " key=value..."}[spec.kind]
         lines.append(f"  -{spec.name}{arg}  {spec.help}")
         lines += [f"      {key:<15} {text}" for key, text in spec.key_help]
     return "\n".join(lines)

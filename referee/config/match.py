@@ -12,6 +12,7 @@ from referee.config.options import (
     game_settings,
     games_count,
     pdn_path,
+    scheduling,
 )
 from referee.config.outputs import check_outputs
 from referee.tournament.settings import MatchSettings
@@ -33,5 +34,5 @@ def match_settings(args: ParsedArgs) -> MatchSettings:
     check_outputs([("-pdnout", pdn), ("-log", log), *(("stderr", c.stderr_path) for c in configs)])
     return MatchSettings(
         first=configs[0], second=configs[1], game=settings, games=games, pdn_path=pdn,
-        cluster=cluster_address(args),
+        cluster=cluster_address(args), scheduling=scheduling(args),
     )

@@ -8,6 +8,8 @@ mistake. Defaults come from the settings model; the help texts show them.
 
 from __future__ import annotations
 
+import itertools
+
 from engine.rules import GAMES, RulesError
 from referee.config.args import CliError, Kind, OptionSpec, ParsedArgs
 from referee.game.openings import (
@@ -26,8 +28,9 @@ from referee.game.settings import (
     GameSettings,
     Timeouts,
 )
+from referee.process import affinity
 from referee.tournament.cluster_address import ClusterAddress, ClusterAddressError, parse_cluster
-from referee.tournament.settings import DEFAULT_GAMES
+from referee.tournament.settings import DEFAULT_GAMES, Scheduling
 from referee.ugi.engine_config import (
     EngineConfig,
     EngineConfigError,
@@ -66,9 +69,10 @@ MATCH_OPTIONS: list[OptionSpec] = [
     OptionSpec(
         "openings",
         Kind.TOKENS,
-        keys=frozenset({"file", "order", "plies", "format"}),
+        keys=frozenset({"file", "order", "plies", "format", "start"}),
         bare_key="file",
-        help="file=F|random:K order=random|sequential plies=N",
+        help="file=F|random:K order=random|sequential plies=N start=N (from the file's "
+             "N-th opening, 1-based)",
     ),
     OptionSpec("srand", Kind.VALUE, help="random seed (openings)"),
     OptionSpec("pdnout", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file", help="file=F"),
@@ -84,6 +88,12 @@ MATCH_OPTIONS: list[OptionSpec] = [
                help=f"seconds past the time before 'stalled' (default {DEFAULT_STALL_GRACE:g})"),
     OptionSpec("cluster", Kind.VALUE,
                help="play on Dask: tcp://HOST:PORT (a running scheduler) or local:N workers"),
+    OptionSpec("wait", Kind.VALUE, help="ms each game slot waits between its games (default 0)"),
+    OptionSpec("noswap", Kind.FLAG, help="no colour swap: an encounter's first engine is "
+               "White in every game"),
+    OptionSpec("reverse", Kind.FLAG, help="colours reversed: the second engine is White first"),
+    OptionSpec("use-affinity", Kind.OPTIONAL, help="pin each game slot's engines to its own "
+               "CPUs, V a list such as 0,2-5 (default: every usable CPU)"),
     OptionSpec("recover", Kind.FLAG, help="accepted for cutechess compatibility (always on)"),
     OptionSpec("help", Kind.FLAG, help="show this help"),
 ]
@@ -174,6 +184,7 @@ def start_openings(
     order = spec.get("order", "sequential")
     if order not in ("sequential", "random"):
         raise CliError(f"-openings order={order}: expected sequential or random")
+    start = _opening_start(spec)
     try:
         if "file" in spec:
             found = load_openings(spec["file"], game, plies)
@@ -181,10 +192,60 @@ def start_openings(
             found = random_openings(game, plies, max(1, (games + 1) // 2), seed)
         else:
             raise CliError("-openings needs file=F or plies=N")
+        if start > len(found):
+            raise CliError(f"-openings start={start}: {spec['file']} has {len(found)} "
+                           "usable opening(s)")
         stream = opening_sequence(found, order, seed)
-        return None, [next(stream) for _ in range(max(1, (games + 1) // 2))]
+        skipped = itertools.islice(stream, start - 1, None)  # fastchess: start at the N-th
+        return None, [next(skipped) for _ in range(max(1, (games + 1) // 2))]
     except OpeningsError as exc:
         raise CliError(str(exc)) from None
+
+
+def _opening_start(spec: dict[str, str]) -> int:
+    """``-openings ... start=N``: 1-based, as fastchess; only with a file."""
+    text = spec.get("start", "1")
+    if not text.isdigit() or int(text) < 1:
+        raise CliError(f"-openings start={text}: expected a whole number from 1")
+    if "start" in spec and not spec.get("file"):
+        raise CliError(f"-openings start={text}: needs file=F (an openings file)")
+    return int(text)
+
+
+def scheduling(args: ParsedArgs, concurrency: int = 1) -> Scheduling:
+    """``-noswap``, ``-reverse``, ``-wait MS`` and ``-use-affinity [CPUS]`` for
+    ``concurrency`` game slots. Affinity needs at least one CPU per slot: fewer is a
+    usage mistake (games sharing cores is what pinning is meant to prevent)."""
+    wait_ms = args.int_value("wait", 0, minimum=0)
+    cpus = None
+    if args.has("use-affinity"):
+        cpus = affinity_cpus(args.value("use-affinity") or "", concurrency)
+    for name in ("wait", "use-affinity"):
+        if args.has(name) and args.has("cluster"):
+            raise CliError(f"-{name} cannot be used with -cluster (it is about this "
+                           "machine's game slots)")
+    return Scheduling(noswap=args.has("noswap"), reverse=args.has("reverse"),
+                      wait_ms=wait_ms, cpus=cpus)
+
+
+def affinity_cpus(text: str, concurrency: int) -> tuple[int, ...]:
+    """The CPUs of ``-use-affinity [CPUS]`` (all usable ones when none are listed),
+    checked against those this process may use and against ``concurrency``."""
+    if not affinity.supported():
+        raise CliError("-use-affinity: not supported on this system (needs Linux)")
+    usable = affinity.available_cpus()
+    try:
+        cpus = affinity.parse_cpu_list(text) if text else usable
+    except affinity.CpuListError as exc:
+        raise CliError(f"-use-affinity {text}: {exc}") from None
+    for cpu in cpus:
+        if cpu not in usable:
+            shown = ",".join(map(str, usable))
+            raise CliError(f"-use-affinity: CPU {cpu} is not one guti may use ({shown})")
+    if len(cpus) < concurrency:
+        raise CliError(f"-use-affinity: {len(cpus)} CPU(s) for {concurrency} concurrent "
+                       "games; each game needs its own (list more or lower -concurrency)")
+    return cpus
 
 
 def game_settings(args: ParsedArgs, game: str, seed: int | None, games: int,

@@ -6,7 +6,8 @@ the option of the same name (``rounds = 2`` is ``-rounds 2``), tables are
 ``[[engine]]`` entries are ``-engine`` definitions. Options given on the
 command line override the file's, option by option (``-engine`` replaces
 the file's whole engine list). So there is one meaning for every setting,
-whichever way it was given.
+whichever way it was given. An option whose value may be left out takes
+``true`` for that (``use-affinity = true`` is ``-use-affinity``, ``"0-3"`` the list).
 
 TOML-only engine keys, for bundles of engines that may not all be
 installable on every machine:
@@ -23,8 +24,9 @@ installable on every machine:
 
 The *fingerprint* of a tournament is a hash of everything that decides
 which games are played and how (engines, game, limits, format, rounds,
-games, openings, seed). ``-resume`` refuses a database whose fingerprint
-differs, so a resume with the same command can never mix two tournaments.
+games, openings, seed; seeds, noswap and reverse when given). ``-resume``
+refuses a database whose fingerprint differs, so a resume with the same
+command can never mix two tournaments.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from referee.config.options import (
     game_settings,
     games_count,
     pdn_path,
+    scheduling,
 )
 from referee.config.outputs import check_outputs
 from referee.tournament import knockout
@@ -66,7 +69,10 @@ SPRT_OPTION = OptionSpec(
 TOURNAMENT_OPTIONS: list[OptionSpec] = [
     *MATCH_OPTIONS,
     OptionSpec("config", Kind.VALUE, help="TOML file with the tournament (flags override it)"),
-    OptionSpec("tournament", Kind.VALUE, help="roundrobin (default), gauntlet or knockout"),
+    OptionSpec("tournament", Kind.VALUE,
+               help="roundrobin (default), gauntlet (-seeds) or knockout"),
+    OptionSpec("seeds", Kind.VALUE, help="gauntlet: the first N engines play every engine "
+               "after them (default 1)"),
     OptionSpec("tiebreak", Kind.VALUE,
                help=f"knockout: extra game pairs of a tied encounter, then the higher seed "
                     f"advances (default {DEFAULT_TIEBREAK})"),
@@ -199,6 +205,9 @@ def toml_argv(
         where = f"{path}: {key}"
         if spec is None or key == "config":
             raise CliError(f"config {path}: unknown setting {key!r}")
+        if spec.kind is Kind.OPTIONAL and isinstance(value, bool):
+            argv += [f"-{key}"] if value else []  # use-affinity = true: no CPU list
+            continue
         if spec.kind is Kind.FLAG:
             if not isinstance(value, bool):
                 raise CliError(f"{where}: expected true or false, got {_shown(value)}")
@@ -313,6 +322,8 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     check_outputs([("-db", db_path), ("-pdnout", pdn), ("-log", log),
                    *(("stderr", c.stderr_path) for c in configs)])
     tiebreak = knockout_tiebreak(args, fmt, games)
+    seeds = seeds_count(args, fmt)
+    rules = scheduling(args, concurrency)
     slots = (knockout.opening_slots(len(configs), games, tiebreak) if fmt == KNOCKOUT
              else opening_slots(rounds, games))
     settings = game_settings(args, game, seed, 2 * slots, default_event="guti tournament")
@@ -330,6 +341,9 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         "openings": dict(sorted(spec.items())),
         "srand": args.value("srand"),
         **({"tiebreak": tiebreak} if fmt == KNOCKOUT else {}),
+        # only when given, so tournaments stored before these options resume unchanged
+        **({"seeds": seeds} if seeds != 1 else {}),
+        **{name: True for name in ("noswap", "reverse") if args.has(name)},
     }
     return TournamentSettings(
         engines=configs,
@@ -352,6 +366,8 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         report_path=args.value("report"),
         serve=serve_address(args.value("serve")),
         tiebreak=tiebreak,
+        seeds=seeds,
+        scheduling=rules,
     )
 
 
@@ -367,10 +383,20 @@ def knockout_tiebreak(args: ParsedArgs, fmt: str, games: int) -> int:
                        f"so -games must be even, got {games}")
     for option, why in (("rounds", "a knockout is played once"),
                         ("sprt", "a knockout has no single pair of engines to test"),
-                        ("cluster", "a knockout is not played on a cluster yet")):
+                        ("cluster", "a knockout is not played on a cluster yet"),
+                        ("noswap", "an encounter's game pairs reverse colours"),
+                        ("reverse", "the higher seed takes White first")):
         if args.has(option) and (option != "rounds" or args.value("rounds") != "1"):
             raise CliError(f"-{option}: not with -tournament knockout ({why})")
     return args.int_value("tiebreak", DEFAULT_TIEBREAK, minimum=0)
+
+
+def seeds_count(args: ParsedArgs, fmt: str) -> int:
+    """``-seeds N`` (gauntlet only; more than the engines after them is clamped by the
+    scheduler, as fastchess does)."""
+    if args.has("seeds") and fmt != "gauntlet":
+        raise CliError(f"-seeds: only with -tournament gauntlet (this is {fmt})")
+    return args.int_value("seeds", 1, minimum=1)
 
 
 def serve_address(text: str | None) -> str | None:

@@ -16,17 +16,24 @@ When it is *aborted* every game's wait ends at once (its engines are killed),
 and no game still running is ever reported, so nothing half-played and no
 "disconnect" that guti itself caused is ever stored; every engine is killed.
 Cancelling :meth:`Executor.run` does the same.
+
+Each worker is a *game slot*: with ``wait_ms`` (``-wait``) it pauses that long between
+its games; with ``cpus`` (``-use-affinity``) the CPUs are split among the slots
+(:func:`~referee.process.affinity.slot_cpus`) and a game pins its two engine processes
+to its slot's CPUs when it starts (processes move between slots with the pools).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 
 from referee.game.observer import MoveObserver
 from referee.game.record import GameRecord
 from referee.game.settings import GameSettings
+from referee.process.affinity import pin_process_tree, slot_cpus
 from referee.process.engine_process import TrafficHook
 from referee.tournament.engine_pool import EnginePool
 from referee.tournament.observer import TournamentObserver
@@ -48,8 +55,12 @@ class Executor:
         traffic: TrafficHook | None = None,
         tag_processes: bool = True,
         observer: TournamentObserver | None = None,
+        wait_ms: int = 0,
+        cpus: Sequence[int] | None = None,
     ) -> None:
         self.settings = settings
+        self.wait = wait_ms / 1000
+        self.cpus = tuple(cpus) if cpus else None
         self.observer = observer  # told of every game start (the live page)
         self.concurrency = max(1, concurrency)
         self.tag_processes = tag_processes
@@ -86,7 +97,8 @@ class Executor:
         the way out (killed when aborted or cancelled)."""
         ended = asyncio.Event()  # set whenever a game ends (reported or not)
 
-        async def worker() -> None:
+        async def worker(slot: int) -> None:
+            played = False
             while not control.stopping:
                 job = next_job()
                 if job is None:
@@ -95,9 +107,12 @@ class Executor:
                     ended.clear()
                     await ended.wait()
                     continue
+                if played and not await self._pause(control):
+                    return  # stopped while waiting: the job is not played (nor stored)
+                played = True
                 self.running[job.game_id] = job
                 try:
-                    record = await control.unless_aborted(self.play(job))
+                    record = await control.unless_aborted(self.play(job, slot))
                 finally:
                     self.running.pop(job.game_id, None)
                     ended.set()
@@ -106,7 +121,7 @@ class Executor:
                 on_result(job, record)
 
         count = self.concurrency if games is None else max(1, min(self.concurrency, games))
-        tasks = [asyncio.create_task(worker()) for _ in range(count)]
+        tasks = [asyncio.create_task(worker(slot)) for slot in range(count)]
         try:
             await asyncio.gather(*tasks)
         except BaseException:  # cancelled (or a bug): abort this run's games
@@ -121,18 +136,32 @@ class Executor:
                 self.kill_all()
             await asyncio.shield(self.close())
 
+    async def _pause(self, control: RunControl) -> bool:
+        """``-wait``: sleep before a slot's next game (after its job is taken, so the last
+        game is not followed by a wait), in short steps so that a stop is heard at once;
+        False when the run stopped meanwhile (no further game)."""
+        until = time.monotonic() + self.wait
+        while not control.stopping and (left := until - time.monotonic()) > 0:
+            await asyncio.sleep(min(left, 0.05))
+        return not control.stopping
+
     def kill_all(self) -> None:
         """SIGKILL every engine process of every pool (an abort)."""
         for pool in self.pools:
             pool.kill_all()
 
-    async def play(self, job: ScheduledGame) -> GameRecord:
+    async def play(self, job: ScheduledGame, slot: int = 0) -> GameRecord:
         """One game between the job's engines (:func:`~referee.tournament.pairing.play_job`),
-        announced in the traffic log and to the observer."""
+        announced in the traffic log and to the observer; with ``cpus`` both engines are
+        pinned to game slot ``slot``'s CPUs first."""
         white, black = self.pools[job.white], self.pools[job.black]
         note = getattr(self.traffic, "note", None)
+        cpus = slot_cpus(self.cpus, self.concurrency, slot) if self.cpus else None
 
         def before_play(w: UgiEngine, b: UgiEngine) -> MoveObserver | None:
+            for proc in (w, b):
+                if cpus and proc.pid is not None:
+                    pin_process_tree(proc.pid, cpus)
             if note is not None:
                 w_tag = f"#{white.number.get(w)} " if self.tag_processes else ""
                 b_tag = f"#{black.number.get(b)} " if self.tag_processes else ""

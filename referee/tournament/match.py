@@ -9,7 +9,8 @@ or with ``restart=on``) and of turning engine faults into lost games.
 (:func:`match_schedule`): a match of N games is a two-engine round-robin of
 pairs, so game i (0-based) has the first engine as White when i is even and
 games 2k and 2k+1 share opening k: each engine plays each opening once with
-each colour. If an engine cannot be started before
+each colour (``-reverse``: the second engine is White when i is even; ``-noswap``:
+one engine is White in every game). If an engine cannot be started before
 the first game, :class:`~referee.process.engine_process.EngineStartError` propagates
 (the CLI makes that exit status 2); later start failures become lost games
 with reason ``start failure``.
@@ -30,7 +31,7 @@ from referee.game.record import GameRecord
 from referee.tournament.executor import Executor
 from referee.tournament.executors import cluster_executor
 from referee.tournament.scheduler import ScheduledGame, pairs_per_encounter, schedule
-from referee.tournament.settings import MatchSettings
+from referee.tournament.settings import MatchSettings, Scheduling
 from referee.tournament.stopping import RunControl
 
 
@@ -73,11 +74,16 @@ class MatchScore:
         )
 
 
-def match_schedule(games: int, openings: Sequence[Opening] | None) -> Iterator[ScheduledGame]:
+def match_schedule(
+    games: int, openings: Sequence[Opening] | None, scheduling: Scheduling | None = None
+) -> Iterator[ScheduledGame]:
     """The games of a match, from the tournament scheduler: rounds of one pair (the same
-    opening, colours reversed) between engines 0 and 1, cut at ``games``. A match
-    numbers its games as rounds (the PDN ``Round`` tag is the game number)."""
-    jobs = schedule("roundrobin", 2, pairs_per_encounter(games), 2, openings)
+    opening, colours reversed unless ``noswap``) between engines 0 and 1, cut at
+    ``games``. A match numbers its games as rounds (the PDN ``Round`` tag is the game
+    number)."""
+    rules = scheduling or Scheduling()
+    jobs = schedule("roundrobin", 2, pairs_per_encounter(games), 2, openings,
+                    noswap=rules.noswap, reverse=rules.reverse)
     for job in itertools.islice(jobs, games):
         yield dataclasses.replace(job, round=job.game_id + 1)
 
@@ -96,11 +102,12 @@ async def run_match(
         executor = cluster_executor(s.cluster, [s.first, s.second], s.game, s.traffic)
     else:
         executor = Executor(
-            [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False
+            [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False,
+            wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus,
         )
     score = MatchScore(s.first.name, s.second.name)
     writer = PdnWriter(s.pdn_path) if s.pdn_path else None
-    jobs = match_schedule(s.games, s.game.schedule_openings())
+    jobs = match_schedule(s.games, s.game.schedule_openings(), s.scheduling)
 
     def on_result(job: ScheduledGame, record: GameRecord) -> None:
         score.add(record)

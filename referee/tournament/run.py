@@ -102,7 +102,9 @@ def open_tournament(settings: TournamentSettings, say: Callable[[str], None]) ->
         if s.resume:
             say(f"no tournament in {s.db_path} yet: starting it")
         jobs = ([] if s.knockout  # scheduled as it advances (KnockoutFeed)
-                else schedule(s.fmt, len(s.engines), s.rounds, s.games, s.game.schedule_openings()))
+                else schedule(s.fmt, len(s.engines), s.rounds, s.games, s.game.schedule_openings(),
+                              seeds=s.seeds, noswap=s.scheduling.noswap,
+                              reverse=s.scheduling.reverse))
         store.create({**s.describe(), "seed": s.seed}, s.fingerprint(), s.engines, jobs)
         return store
     except BaseException:
@@ -237,7 +239,8 @@ async def _open_and_play(
         if s.cluster is not None:  # played by Dask workers; Dask is imported only here
             executor = cluster_executor(s.cluster, s.engines, s.game, traffic, builds=s.builds)
         else:
-            executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer)
+            executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer,
+                                wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus)
         running.append(executor)
         await _play(s, executor, store, writer, traffic, outcome, control, console, observer,
                     feed)

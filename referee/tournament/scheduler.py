@@ -16,6 +16,12 @@ Order, chosen so that stopping at any point leaves a balanced result:
 - every pairing uses the same opening in the same (round, pair) slot, so all
   engines face the same positions.
 
+Colours and pairings, with fastchess's options: ``noswap`` keeps colours within a
+pair (the encounter's first engine is White in every game), ``reverse`` swaps every
+game's colours (so a match's second engine is White first); a gauntlet's first
+``seeds`` engines each play every engine listed after them (fastchess: the seeds also
+meet each other), at most ``engines - 1`` seeds (more is clamped, as fastchess does).
+
 Opening slot ``k`` (``round * pairs_per_encounter + pair``) takes opening
 ``k % len(openings)``; the caller provides as many openings as it wants
 distinct (:func:`opening_slots`).
@@ -48,14 +54,16 @@ class ScheduledGame:
     opening: Opening | None
 
 
-def pairings(fmt: str, engines: int) -> list[tuple[int, int]]:
-    """The encounters: every pair ``(i, j)``, ``i < j`` (round-robin) or ``(0, j)`` (gauntlet)."""
+def pairings(fmt: str, engines: int, seeds: int = 1) -> list[tuple[int, int]]:
+    """The encounters: every pair ``(i, j)``, ``i < j`` (round-robin), or those with
+    ``i`` one of the first ``seeds`` engines (gauntlet)."""
     if fmt not in FORMATS:
         raise ScheduleError(f"unknown tournament format {fmt!r} (expected roundrobin or gauntlet)")
     if engines < 2:
         raise ScheduleError(f"a tournament needs at least two engines, got {engines}")
     if fmt == "gauntlet":
-        return [(0, j) for j in range(1, engines)]
+        return [(i, j) for i in range(min(max(1, seeds), engines - 1))
+                for j in range(i + 1, engines)]
     return [(i, j) for i in range(engines) for j in range(i + 1, engines)]
 
 
@@ -69,8 +77,8 @@ def opening_slots(rounds: int, games: int) -> int:
     return rounds * pairs_per_encounter(games)
 
 
-def total_games(fmt: str, engines: int, rounds: int, games: int) -> int:
-    return len(pairings(fmt, engines)) * rounds * games
+def total_games(fmt: str, engines: int, rounds: int, games: int, seeds: int = 1) -> int:
+    return len(pairings(fmt, engines, seeds)) * rounds * games
 
 
 def schedule(
@@ -79,12 +87,16 @@ def schedule(
     rounds: int,
     games: int,
     openings: Sequence[Opening] | None = None,
+    *,
+    seeds: int = 1,
+    noswap: bool = False,
+    reverse: bool = False,
 ) -> Iterator[ScheduledGame]:
     """Every game of the tournament, in playing order, with stable ids (a generator:
     nothing is held per game, so 10,000 games cost no memory here)."""
     if rounds < 1 or games < 1:
         raise ScheduleError(f"rounds and games must be at least 1, got {rounds} and {games}")
-    encounters = pairings(fmt, engines)
+    encounters = pairings(fmt, engines, seeds)
     per = pairs_per_encounter(games)
     game_id = 0
     pair_id = 0
@@ -96,9 +108,11 @@ def schedule(
             for index, (a, b) in enumerate(encounters):
                 # Alternate who is White first across pairings and slots, so that
                 # a stop after the first game of a pair does not favour engine a.
-                first, second = (a, b) if (slot + index) % 2 == 0 else (b, a)
+                first, second = (a, b) if noswap or (slot + index) % 2 == 0 else (b, a)
                 for g in range(in_pair):
-                    white, black = (first, second) if g == 0 else (second, first)
+                    white, black = (first, second) if g == 0 or noswap else (second, first)
+                    if reverse:
+                        white, black = black, white
                     yield ScheduledGame(game_id, pair_id, rnd + 1, white, black, opening)
                     game_id += 1
                 pair_id += 1

@@ -27,6 +27,20 @@ if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ...
 DEFAULT_GAMES = 2
 
 
+@dataclass(frozen=True)
+class Scheduling:
+    """fastchess's options on colours, spacing and placement of games, the same for a
+    match and a tournament: ``noswap`` (no colour swap within a pair), ``reverse``
+    (colours reversed: the second engine is White first), ``wait_ms`` (pause of each
+    game slot between its games, ``-wait``) and ``cpus`` (``-use-affinity``: the CPUs
+    split among the game slots; None: engines are not pinned)."""
+
+    noswap: bool = False
+    reverse: bool = False
+    wait_ms: int = 0
+    cpus: tuple[int, ...] | None = None
+
+
 @dataclass
 class MatchSettings:
     """A match: ``games`` games between two engines (see :mod:`referee.tournament.match`)."""
@@ -38,6 +52,7 @@ class MatchSettings:
     pdn_path: str | None = None
     traffic: TrafficHook | None = None
     cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
+    scheduling: Scheduling = field(default_factory=Scheduling)
 
 
 @dataclass
@@ -68,6 +83,8 @@ class TournamentSettings:
     report_path: str | None = None  # HTML report written at the end
     serve: str | None = None  # [HOST:]PORT of the live page
     tiebreak: int = DEFAULT_TIEBREAK  # knockout: extra game pairs of a tied encounter
+    seeds: int = 1  # -seeds: a gauntlet's first N engines play everyone after them
+    scheduling: Scheduling = field(default_factory=Scheduling)
 
     @property
     def knockout(self) -> bool:
@@ -78,7 +95,7 @@ class TournamentSettings:
         """Games to play (a knockout: the least, without tie-break pairs)."""
         if self.knockout:
             return minimum_games(len(self.engines), self.games)
-        return len(pairings(self.fmt, len(self.engines))) * self.rounds * self.games
+        return len(pairings(self.fmt, len(self.engines), self.seeds)) * self.rounds * self.games
 
     def fingerprint(self) -> str:
         import hashlib  # here, not at the top: `guti ... --help` imports this module

@@ -1,0 +1,86 @@
+"""CPU affinity of engine processes (``-use-affinity [CPUS]``, fastchess's option).
+
+Why: concurrent games on a shared machine steal each other's time when the kernel moves
+engines between cores; pinning each game slot's engines to its own cores keeps one game's
+search off the other's. Linux only (``os.sched_setaffinity``).
+
+- :func:`parse_cpu_list` reads fastchess's list form ``3,5,7-11,13``;
+- :func:`slot_cpus` splits the CPUs among the game slots: ``n`` CPUs for ``c`` slots give
+  slot ``k`` the CPUs at positions ``k*n//c`` up to ``(k+1)*n//c`` of the list (each slot
+  at least one CPU, none shared; ``n < c`` is refused by the command-line readers);
+- :func:`pin_process_tree` pins a running engine: every thread of the process and of its
+  descendants (an engine started through a wrapper script is pinned too). Engine
+  processes are reused by whichever game slot takes them next, so a game pins its two
+  processes when it starts, not once at spawn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+
+
+class CpuListError(ValueError):
+    """A CPU list that cannot be used; one line naming the bad part."""
+
+
+def supported() -> bool:
+    """Whether this system can pin processes (Linux: ``sched_setaffinity``)."""
+    return hasattr(os, "sched_setaffinity") and os.path.isdir("/proc/self/task")
+
+
+def available_cpus() -> tuple[int, ...]:
+    """The CPUs this process may run on, in order."""
+    return tuple(sorted(os.sched_getaffinity(0)))
+
+
+def parse_cpu_list(text: str) -> tuple[int, ...]:
+    """``"0,2-4"`` -> ``(0, 2, 3, 4)``: in the order given, each CPU once."""
+    cpus: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        low, dash, high = part.partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise CpuListError(f"{part!r} is not a CPU number or range such as 2-5")
+        first, last = int(low), int(high) if dash else int(low)
+        if last < first:
+            raise CpuListError(f"{part!r} is a range that goes down")
+        for cpu in range(first, last + 1):
+            if cpu in cpus:
+                raise CpuListError(f"CPU {cpu} is listed twice")
+            cpus.append(cpu)
+    return tuple(cpus)
+
+
+def slot_cpus(cpus: Sequence[int], slots: int, slot: int) -> tuple[int, ...]:
+    """The CPUs of game slot ``slot`` (0-based) of ``slots`` (see the module docstring)."""
+    n = len(cpus)
+    return tuple(cpus[slot * n // slots : (slot + 1) * n // slots])
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (``/proc/PID/task/TID/children``)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        with contextlib.suppress(OSError):
+            for tid in os.listdir(f"/proc/{current}/task"):
+                with contextlib.suppress(OSError), open(f"/proc/{current}/task/{tid}/children") as fh:
+                    todo += [int(child) for child in fh.read().split() if int(child) not in found]
+    return found
+
+
+def pin_process_tree(pid: int, cpus: Sequence[int]) -> None:
+    """Pin every thread of ``pid`` and of its descendants to ``cpus``. A process or thread
+    that ends meanwhile is skipped (the game notices a dead engine on its own)."""
+    mask = set(cpus)
+    for proc in _descendants(pid):
+        try:
+            threads = [int(tid) for tid in os.listdir(f"/proc/{proc}/task")]
+        except OSError:
+            continue
+        for tid in threads:
+            with contextlib.suppress(ProcessLookupError, FileNotFoundError, PermissionError):
+                os.sched_setaffinity(tid, mask)
