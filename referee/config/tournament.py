@@ -322,6 +322,8 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         "openings": dict(sorted(spec.items())),
         "srand": args.value("srand"),
     }
+    if settings.adjudication.active:  # only then: older databases keep their fingerprint
+        fingerprint["adjudication"] = settings.adjudication.describe()
     return TournamentSettings(
         engines=configs,
         game=settings,
