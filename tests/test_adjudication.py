@@ -7,9 +7,13 @@ earlier), with cutechess-cli's meaning (see :mod:`referee.game.adjudication`).""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from engine.rules import Result, Side
 from referee.game.adjudication import Adjudicator, Ruling
@@ -284,3 +288,175 @@ def test_the_rules_come_before_adjudication(tmp_path):
     assert game.move_texts == baseline.move_texts
     game = play(tmp_path, "silent", "silent", "-maxmoves", str(last // 2 - 1), game="egara-guti")
     assert game.tags["Termination"] == "adjudication" and len(game.moves) == last - 2
+
+
+# -- the flags: mistakes, help, TOML, a tournament's standings and database ----------------------
+
+
+@pytest.mark.parametrize("command", ["match", "tournament"])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["-draw", "movenumber=40", "movecount=8"], "-draw: missing score=N"),
+        (["-draw", "movenumber=x", "movecount=8", "score=10"],
+         "-draw movenumber=x: not a whole number >= 0"),
+        (["-draw", "movenumber=40", "movecount=0", "score=10"],
+         "-draw movecount=0: must be at least 1"),
+        (["-draw", "movenumber=40", "movecount=8", "score=-5"],
+         "-draw score=-5: not a whole number >= 0"),
+        (["-draw", "moves=3"], "-draw: unknown key 'moves'"),
+        (["-draw"], "-draw needs key=value settings"),
+        (["-resign", "score=500"], "-resign: missing movecount=N"),
+        (["-resign", "movecount=3", "score=5e2"], "-resign score=5e2: not a whole number >= 0"),
+        (["-resign", "movecount=3", "score=500", "twosided=maybe"],
+         "-resign twosided=maybe: expected true or false"),
+        (["-maxmoves", "-3"], "-maxmoves: -3 is less than 0"),
+        (["-maxmoves", "ten"], "-maxmoves: 'ten' is not a whole number"),
+    ],
+)
+def test_a_bad_adjudication_value_is_one_line_naming_the_flag_and_exit_2(tmp_path, command,
+                                                                          flags, message):
+    done = subprocess.run(
+        [*GUTI, command, *scripted("W", "cp:0"), *scripted("B", "cp:0"), "-each", "depth=1",
+         *flags], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+    assert not list(tmp_path.iterdir()), "nothing is played or written"
+
+
+def test_help_lists_the_adjudication_flags_with_their_keys_and_defaults():
+    for command in ("match", "tournament"):
+        lines = subprocess.run([*GUTI, command, "--help"], capture_output=True, text=True,
+                               timeout=60).stdout.splitlines()
+        found = {line.split()[0]: line for line in lines if line.startswith("  -")}
+        assert "movenumber=N movecount=C score=S" in found["-draw"]
+        assert "(default off)" in found["-draw"]
+        assert "movecount=C score=S [twosided=true]" in found["-resign"]
+        assert "default off" in found["-resign"]
+        assert "full moves (default 0: no limit)" in found["-maxmoves"]
+
+
+def test_tournament_from_toml_counts_adjudications_in_standings_database_and_export(tmp_path):
+    config = tmp_path / "t.toml"
+    config.write_text(f"""
+game = "alquerque"
+games = 2
+concurrency = 1
+db = "adj.db"
+maxmoves = 15
+[each]
+depth = 1
+[resign]
+movecount = 3
+score = 500
+twosided = false
+[[engine]]
+name = "Hopeful"
+cmd = "{{python}}"
+args = ["{SCRIPTED}", "--scores", "cp:0"]
+[[engine]]
+name = "Gloomy"
+cmd = "{{python}}"
+args = ["{SCRIPTED}", "--scores", "cp:-600"]
+""")
+    done = subprocess.run([*GUTI, "tournament", str(config)], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(tmp_path / "adj.db") as db:
+        stored = db.execute("SELECT white, result, reason, detail, fault FROM games"
+                            " ORDER BY game_id").fetchall()
+    # Gloomy resigns on its 3rd move: ply 6 as Black, ply 5 as White.
+    assert stored == [
+        ("Hopeful", "1-0", "adjudication", "resign adjudication: Black's score at or below -500"
+         " cp for 3 moves (-600 -600 -600)", None),
+        ("Gloomy", "0-1", "adjudication", "resign adjudication: White's score at or below -500"
+         " cp for 3 moves (-600 -600 -600)", None),
+    ]
+    table = subprocess.run([*GUTI, "standings", "adj.db"], capture_output=True, text=True,
+                           timeout=60, cwd=tmp_path).stdout
+    head = next(line for line in table.splitlines() if "adjud" in line and "rules" in line)
+    columns = [cell.strip() for cell in head.split("┃")]
+    for name in ("Hopeful", "Gloomy"):
+        row = [cell.strip() for cell in next(
+            line for line in table.splitlines() if f"│ {name} " in line).split("│")]
+        assert row[columns.index("adjud")] == "2" and row[columns.index("rules")] == "0"
+        assert all(row[columns.index(c)] == "0" for c in ("time", "illegal", "crash"))
+    export = subprocess.run([*GUTI, "export", "adj.db", "-json", "g.json", "-pdn", "g.pdn"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert export.returncode == 0, export.stderr
+    exported = json.loads((tmp_path / "g.json").read_text())
+    assert [(g["reason"], g["detail"]) for g in exported] == [s[2:4] for s in stored]
+    games = read_pdn((tmp_path / "g.pdn").read_text())
+    assert [(g.tags["Termination"], g.tags["PlyCount"], g.notes) for g in games] == [
+        ("adjudication", "6", [stored[0][3]]), ("adjudication", "5", [stored[1][3]])]
+    # The flag on the command line wins over the file's; other rules make another tournament.
+    other = subprocess.run([*GUTI, "tournament", str(config), "-maxmoves", "2", "-resume"],
+                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert other.returncode == 2 and "different tournament" in other.stderr
+    short = subprocess.run([*GUTI, "tournament", str(config), "-maxmoves", "2", "-db", "b.db"],
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert short.returncode == 0, short.stderr
+    assert short.stdout.count("(adjudication, 4 plies) - maxmoves adjudication") == 2
+
+
+# -- the reference engine pair ---------------------------------------------------------------------
+
+
+def reference_match(tmp_path: Path, name: str, *flags: str) -> tuple[list[PdnGame], str]:
+    """Two games of the reference engine at depth 4 against itself at depth 1 (a depth
+    limit: the same games on a loaded machine); the PDN and the traffic log."""
+    pdn, log = tmp_path / f"{name}.pdn", tmp_path / f"{name}.log"
+    done = subprocess.run(
+        [*GUTI, "match", "-engine", f"cmd={sys.executable}", "args=-m engine", "name=Deep",
+         "depth=4", "-engine", f"cmd={sys.executable}", "args=-m engine", "name=Shallow",
+         "depth=1", "-games", "2", "-pdnout", str(pdn), "-log", str(log), *flags],
+        capture_output=True, text=True, timeout=300, cwd=Path(__file__).parents[1])
+    assert done.returncode == 0, done.stderr
+    return read_pdn(pdn.read_text()), log.read_text()
+
+
+def logged_scores(log: str) -> list[list[int | None]]:
+    """Per game, per ply: the cp score of the last ``info`` before the ``bestmove``, read
+    from the traffic log (not from the referee's records)."""
+    games: list[list[int | None]] = []
+    last: int | None = None
+    for line in log.splitlines():
+        if "[referee] # game" in line and "(white) vs" in line:
+            games.append([])
+        elif "> go" in line:
+            last = None
+        elif "< info" in line and " score cp " in line:
+            last = int(line.split(" score cp ")[1].split()[0])
+        elif "< bestmove" in line:
+            games[-1].append(last)
+    return games
+
+
+def test_reference_engines_end_earlier_under_draw_and_resign_adjudication(tmp_path):
+    plain, _ = reference_match(tmp_path, "plain")
+    judged, log = reference_match(tmp_path, "judged", "-draw", "movenumber=8", "movecount=3",
+                                  "score=20", "-resign", "movecount=2", "score=150")
+    scores = logged_scores(log)
+    rules = {g.tags["Termination"] for g in judged if g.tags["Termination"] != "adjudication"}
+    assert not rules and {g.tags["Termination"] for g in plain} & {"adjudication"} == set()
+    seen = set()
+    for before, game, played in zip(plain, judged, scores, strict=True):
+        plies = len(game.moves)
+        assert plies < len(before.moves) and game.move_texts == before.move_texts[:plies]
+        assert len(played) == plies
+        [note] = game.notes
+        if note.startswith("draw adjudication"):
+            seen.add("draw")
+            assert game.result == "1/2-1/2" and plies // 2 >= 8
+            last = [s for s in played[-6:] if s is not None]
+            assert len(last) == 6 and all(abs(s) <= 20 for s in last)
+            assert note.endswith(f"from {min(last):+d} to {max(last):+d} cp)")
+        else:
+            seen.add("resign")
+            loser = "White" if plies % 2 == 1 else "Black"  # no opening: White plays ply 1
+            assert note.startswith(f"resign adjudication: {loser}'s score at or below -150")
+            assert game.result == ("0-1" if loser == "White" else "1-0")
+            own = played[-1::-2][:2][::-1]  # the loser's last two moves
+            assert all(s is not None and s <= -150 for s in own)
+            assert note.endswith("(" + " ".join(f"{s:+d}" for s in own) + ")")
+    assert seen == {"draw", "resign"}

@@ -95,7 +95,7 @@ MATCH_OPTIONS: list[OptionSpec] = [
                     " below -S for C moves loses (twosided: and its opponent's at or above +S;"
                     " default off)"),
     OptionSpec("maxmoves", Kind.VALUE,
-               help=f"a draw after N full moves (default {DEFAULT_MAXMOVES}: no limit)"),
+               help=f"a draw after V full moves (default {DEFAULT_MAXMOVES}: no limit)"),
     OptionSpec("cluster", Kind.VALUE,
                help="play on Dask: tcp://HOST:PORT (a running scheduler) or local:N workers"),
     OptionSpec("recover", Kind.FLAG, help="accepted for cutechess compatibility (always on)"),
