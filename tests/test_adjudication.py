@@ -460,3 +460,17 @@ def test_reference_engines_end_earlier_under_draw_and_resign_adjudication(tmp_pa
             assert all(s is not None and s <= -150 for s in own)
             assert note.endswith("(" + " ".join(f"{s:+d}" for s in own) + ")")
     assert seen == {"draw", "resign"}
+
+
+def test_every_reason_is_documented_in_protocol_md_and_the_readme():
+    from referee.game.reasons import Reason
+
+    root = Path(__file__).parents[1]
+    protocol = (root / "protocol.md").read_text()
+    readme = (root / "README.md").read_text()
+    for reason in Reason:
+        assert f"| `{reason}` |" in protocol, reason
+        assert f"`{reason}`" in readme, reason
+    for flag in ("-draw movenumber=N movecount=C score=S", "-resign movecount=C score=S",
+                 "-maxmoves N"):
+        assert flag in protocol and flag in readme, flag
