@@ -474,3 +474,18 @@ def test_every_reason_is_documented_in_protocol_md_and_the_readme():
     for flag in ("-draw movenumber=N movecount=C score=S", "-resign movecount=C score=S",
                  "-maxmoves N"):
         assert flag in protocol and flag in readme, flag
+
+
+def test_standings_count_adjudications_apart_from_rule_endings_and_faults():
+    from referee.tournament.standings import Standings
+
+    table = Standings(["a", "b", "c"])
+    table.add(0, 1, "1-0", "adjudication", None)
+    table.add(1, 2, "1/2-1/2", "adjudication", None)
+    table.add(2, 0, "0-1", "repetition", None)
+    table.add(0, 2, "1-0", "time forfeit", "b")
+    lines = {line.name: line for line in table.lines}
+    assert [lines[n].adjudications for n in "abc"] == [1, 2, 1]
+    assert [lines[n].rules for n in "abc"] == [1, 0, 1]
+    assert lines["c"].faults["time"] == 1 and sum(lines["a"].faults.values()) == 0
+    assert (lines["a"].wins, lines["b"].draws, lines["b"].losses) == (3, 1, 1)
