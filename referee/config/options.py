@@ -23,9 +23,13 @@ from referee.game.output_paths import create_parent_dirs
 from referee.game.settings import (
     DEFAULT_GAME,
     DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MAXMOVES,
     DEFAULT_MOVE_TIMEOUT,
     DEFAULT_STALL_GRACE,
+    Adjudication,
+    DrawRule,
     GameSettings,
+    ResignRule,
     Timeouts,
 )
 from referee.process import affinity
@@ -86,6 +90,16 @@ MATCH_OPTIONS: list[OptionSpec] = [
                help=f"seconds per move without a clock (default {DEFAULT_MOVE_TIMEOUT:g})"),
     OptionSpec("stall-timeout", Kind.VALUE,
                help=f"seconds past the time before 'stalled' (default {DEFAULT_STALL_GRACE:g})"),
+    # Adjudication, cutechess-cli's spellings and meaning (referee.game.adjudication).
+    OptionSpec("draw", Kind.TOKENS, keys=frozenset({"movenumber", "movecount", "score"}),
+               help="movenumber=N movecount=C score=S: a draw once N moves are played and"
+                    " both engines' scores stayed within S cp for C moves each (default off)"),
+    OptionSpec("resign", Kind.TOKENS, keys=frozenset({"movecount", "score", "twosided"}),
+               help="movecount=C score=S [twosided=true]: an engine whose score stayed at or"
+                    " below -S for C moves loses (twosided: and its opponent's at or above +S;"
+                    " default off)"),
+    OptionSpec("maxmoves", Kind.VALUE,
+               help=f"a draw after V full moves (default {DEFAULT_MAXMOVES}: no limit)"),
     OptionSpec("cluster", Kind.VALUE,
                help="play on Dask: tcp://HOST:PORT (a running scheduler) or local:N workers"),
     OptionSpec("wait", Kind.VALUE, help="ms each game slot waits between its games (default 0)"),
@@ -146,6 +160,37 @@ def timeouts(args: ParsedArgs) -> Timeouts:
         move=args.float_value("move-timeout", DEFAULT_MOVE_TIMEOUT),
         stall_grace=args.float_value("stall-timeout", DEFAULT_STALL_GRACE),
     )
+
+
+def adjudication(args: ParsedArgs) -> Adjudication:
+    """``-draw``, ``-resign`` and ``-maxmoves``: every key needed but ``twosided``."""
+    draw, resign = args.token_dict("draw"), args.token_dict("resign")
+    twosided = resign.get("twosided", "false").lower()
+    if twosided not in ("true", "false"):
+        raise CliError(f"-resign twosided={resign['twosided']}: expected true or false")
+    return Adjudication(
+        draw=DrawRule(**_counts("draw", draw, ("movenumber", "movecount", "score")))
+        if draw else None,
+        resign=ResignRule(**_counts("resign", resign, ("movecount", "score")),
+                          twosided=twosided == "true") if resign else None,
+        maxmoves=args.int_value("maxmoves", DEFAULT_MAXMOVES, minimum=0),
+    )
+
+
+def _counts(flag: str, spec: dict[str, str], keys: tuple[str, ...]) -> dict[str, int]:
+    """The whole numbers of ``keys`` in ``-flag``'s settings (``movecount`` at least 1)."""
+    numbers = {}
+    for key in keys:
+        if key not in spec:
+            raise CliError(f"-{flag}: missing {key}=N")
+        text = spec[key]
+        if not (text.isascii() and text.lstrip("+").isdigit()):
+            raise CliError(f"-{flag} {key}={text}: not a whole number >= 0")
+        least = 1 if key == "movecount" else 0
+        if int(text) < least:
+            raise CliError(f"-{flag} {key}={text}: must be at least {least}")
+        numbers[key] = int(text)
+    return numbers
 
 
 def pdn_path(args: ParsedArgs) -> str | None:
@@ -252,7 +297,8 @@ def game_settings(args: ParsedArgs, game: str, seed: int | None, games: int,
                   default_event: str) -> GameSettings:
     """The :class:`GameSettings` of a command line: ``game`` (from :func:`game_name`),
     start or openings for ``games`` games, timeouts, PDN tags. The shared ``limits``
-    stay empty: every engine brings its own (``-engine``/``-each tc=...``)."""
+    stay empty: every engine brings its own (``-engine``/``-each tc=...``); adjudication
+    from ``-draw``/``-resign``/``-maxmoves``."""
     start_fen, openings = start_openings(args, game, seed, games)
     return GameSettings(
         name=game,
@@ -261,6 +307,7 @@ def game_settings(args: ParsedArgs, game: str, seed: int | None, games: int,
         openings=openings,
         event=args.value("event") or default_event,
         site=args.value("site") or "?",
+        adjudication=adjudication(args),
     )
 
 

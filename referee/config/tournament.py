@@ -53,11 +53,13 @@ from referee.config.options import (
     scheduling,
 )
 from referee.config.outputs import check_outputs
+from referee.game.settings import GameSettings
 from referee.tournament import knockout
 from referee.tournament.knockout import DEFAULT_TIEBREAK, KNOCKOUT
 from referee.tournament.scheduler import FORMATS, opening_slots
 from referee.tournament.settings import TournamentSettings
 from referee.tournament.stats import SprtModel, SprtSpec
+from referee.ugi.engine_config import EngineConfig
 
 SPRT_OPTION = OptionSpec(
     "sprt",
@@ -327,24 +329,8 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     slots = (knockout.opening_slots(len(configs), games, tiebreak) if fmt == KNOCKOUT
              else opening_slots(rounds, games))
     settings = game_settings(args, game, seed, 2 * slots, default_event="guti tournament")
-    fingerprint = {
-        "engines": [
-            {"name": c.name, "argv": c.argv, "cwd": c.cwd, "options": c.options,
-             "limits": c.limits.describe() if c.limits else None, "restart": c.restart}
-            for c in configs
-        ],
-        "game": game,
-        "format": fmt,
-        "rounds": rounds,
-        "games": games,
-        "fen": args.value("fen"),
-        "openings": dict(sorted(spec.items())),
-        "srand": args.value("srand"),
-        **({"tiebreak": tiebreak} if fmt == KNOCKOUT else {}),
-        # only when given, so tournaments stored before these options resume unchanged
-        **({"seeds": seeds} if seeds != 1 else {}),
-        **{name: True for name in ("noswap", "reverse") if args.has(name)},
-    }
+    fingerprint = resume_fingerprint(args, configs, settings, fmt, rounds, games, spec,
+                                     tiebreak, seeds)
     return TournamentSettings(
         engines=configs,
         game=settings,
@@ -369,6 +355,35 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         seeds=seeds,
         scheduling=rules,
     )
+
+
+def resume_fingerprint(
+    args: ParsedArgs, configs: list[EngineConfig], settings: GameSettings, fmt: str,
+    rounds: int, games: int, spec: dict[str, str], tiebreak: int, seeds: int,
+) -> dict[str, object]:
+    """What a ``-resume`` must find unchanged in the database. Options added later enter
+    it only when given, so tournaments stored before them resume unchanged."""
+    game = settings.name
+    fingerprint: dict[str, object] = {
+        "engines": [
+            {"name": c.name, "argv": c.argv, "cwd": c.cwd, "options": c.options,
+             "limits": c.limits.describe() if c.limits else None, "restart": c.restart}
+            for c in configs
+        ],
+        "game": game,
+        "format": fmt,
+        "rounds": rounds,
+        "games": games,
+        "fen": args.value("fen"),
+        "openings": dict(sorted(spec.items())),
+        "srand": args.value("srand"),
+        **({"tiebreak": tiebreak} if fmt == KNOCKOUT else {}),
+        **({"seeds": seeds} if seeds != 1 else {}),
+        **{name: True for name in ("noswap", "reverse") if args.has(name)},
+    }
+    if settings.adjudication.active:  # only then: older databases keep their fingerprint
+        fingerprint["adjudication"] = settings.adjudication.describe()
+    return fingerprint
 
 
 def knockout_tiebreak(args: ParsedArgs, fmt: str, games: int) -> int:

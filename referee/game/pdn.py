@@ -30,7 +30,8 @@ Choices (documented here because PDN has no single standard for them):
   command-comment spellings other tools already read.
 - ``Termination`` is the reason from :mod:`referee.game.reasons`
   (``unterminated`` for an unfinished game); the one-line detail of an
-  engine fault is a comment just before the result.
+  engine fault or of an adjudication (the rule and the scores that triggered
+  it) is a comment just before the result.
 - Black-to-move starts are numbered ``1...``; numbers follow the FEN's
   full-move field.
 
@@ -42,6 +43,7 @@ from __future__ import annotations
 
 import os
 
+from referee.game.reasons import Reason
 from referee.game.record import GameRecord
 from referee.process.text import visible
 
@@ -104,7 +106,7 @@ def format_movetext(record: GameRecord) -> list[str]:
         if side == "b":
             number += 1
         side = "b" if side == "w" else "w"
-    if record.fault is not None and record.detail:
+    if record.detail and (record.fault is not None or record.reason is Reason.ADJUDICATION):
         words.append(_comment(record.detail))
     words.append(record.result)
     return words

@@ -5,7 +5,9 @@ tournament database, the terminal summary) uses these exact strings, so a
 reason written by one part can be read back by another without mapping.
 The four rule endings are the rules core's own
 :class:`~engine.rules.result.Termination` (protocol.md section 3, end rules
-1-4), taken from there, not spelt again; the rest are the referee's verdicts
+1-4), taken from there, not spelt again; ``adjudication`` is an end the match
+asked for (``-draw``/``-resign``/``-maxmoves``, :mod:`referee.game.adjudication`),
+decided on the engines' scores, no one's fault; the rest are the referee's verdicts
 on a misbehaving engine, which always lose.
 """
 
@@ -24,6 +26,8 @@ class Reason(StrEnum):
     THREE_OR_FEWER = Termination.THREE_OR_FEWER.value
     FIFTY_PLIES = Termination.FIFTY_PLIES.value
     REPETITION = Termination.REPETITION.value
+    # Ended early by the match's adjudication rules (the detail names the rule).
+    ADJUDICATION = "adjudication"
     # Verdicts of the referee on an engine (the faulty side loses).
     TIME_FORFEIT = "time forfeit"  # bestmove arrived after time + margin
     ILLEGAL_MOVE = "illegal move"  # well-formed move that is not legal here

@@ -83,9 +83,10 @@ class GameRecord:
         return 1.0 if self.winner == name else 0.0
 
     def summary(self) -> str:
-        """One terminal line: ``A vs B: 1-0 (no legal move, 57 plies)`` [+ detail for faults]."""
+        """One terminal line: ``A vs B: 1-0 (no legal move, 57 plies)`` [+ the detail of a
+        fault or an adjudication]."""
         why = str(self.reason) if self.reason is not None else "unfinished"
         text = f"{self.white} vs {self.black}: {self.result} ({why}, {self.plies} plies)"
-        if self.fault is not None and self.detail:
+        if self.detail and (self.fault is not None or self.reason is Reason.ADJUDICATION):
             text += f" - {self.detail.splitlines()[0]}"  # the rest: stderr lines, kept in files
         return text

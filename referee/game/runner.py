@@ -5,7 +5,9 @@ startpos|fen ... moves ...`` and ``go`` with the clock, reads ``bestmove``,
 has it judged (:func:`referee.game.judge.judge_reply`, the same judge the
 console and ``guti check`` use) and decides the end of the game itself by
 protocol.md (``Board.outcome()``); the engines' ``query`` answers are
-never asked for. It never raises for anything an engine does: every fault
+never asked for. When the match turned adjudication on (``-draw``, ``-resign``,
+``-maxmoves``), an :class:`~referee.game.adjudication.Adjudicator` sees every ply after the
+rules and may end the game with reason ``adjudication``. It never raises for anything an engine does: every fault
 becomes a loss for that side with a :class:`~referee.game.reasons.Reason` and a
 one-line detail. Every wait is bounded:
 
@@ -32,6 +34,7 @@ import time
 from dataclasses import dataclass, field
 
 from engine.rules import Board, Move, Result, RulesError, Side
+from referee.game.adjudication import Adjudicator, Ruling
 from referee.game.judge import Fault, Verdict, judge_reply
 from referee.game.observer import MoveObserver
 from referee.game.reasons import Reason
@@ -40,6 +43,7 @@ from referee.game.settings import (
     DEFAULT_HANDSHAKE_TIMEOUT,
     DEFAULT_MOVE_TIMEOUT,
     DEFAULT_STALL_GRACE,
+    Adjudication,
 )
 from referee.game.timecontrol import Clock, Limits, go_arguments
 from referee.process.errors import EngineError, EngineTimeout, ErrorKind
@@ -85,10 +89,12 @@ async def play_game(
     sync_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     stall_grace: float = DEFAULT_STALL_GRACE,
     observer: MoveObserver | None = None,
+    adjudication: Adjudication | None = None,
 ) -> GameRecord:
     """Play one game; return its record. ``limits`` apply to White, and to Black
-    unless ``black_limits`` is given. Bad ``start_fen``/``opening_moves`` raise
-    RulesError before any engine is touched (they are the caller's input)."""
+    unless ``black_limits`` is given; ``adjudication`` rules (default: none) may end it
+    early. Bad ``start_fen``/``opening_moves`` raise RulesError before any engine is
+    touched (they are the caller's input)."""
     wlim = limits or Limits()
     blim = black_limits or wlim
     board = start_board(game_name, start_fen)
@@ -115,14 +121,16 @@ async def play_game(
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
                  {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
                  Bounds(move_timeout, sync_timeout, stall_grace), observer)
+    if adjudication is not None and adjudication.active:
+        game.adjudicator = Adjudicator(adjudication)
     return await game.play()
 
 
 @dataclass
 class _Game:
     """One game in progress. :meth:`play` runs it; every other method is one step, and
-    each way a game ends has its own: :meth:`ended_by_rules`, :meth:`not_ready`,
-    :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`."""
+    each way a game ends has its own: :meth:`ended_by_rules`, :meth:`adjudicated`,
+    :meth:`not_ready`, :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`."""
 
     board: Board
     record: GameRecord
@@ -130,6 +138,7 @@ class _Game:
     clocks: dict[Side, Clock]
     bounds: Bounds
     observer: MoveObserver | None = None  # told every move (the live page)
+    adjudicator: Adjudicator | None = None  # -draw/-resign/-maxmoves, when any is on
     position: Position = field(init=False)
 
     def __post_init__(self) -> None:
@@ -159,6 +168,9 @@ class _Game:
             if verdict.move is None:
                 return self.bad_reply(side, verdict, reply, allowed)
             self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply)
+            ruling = self.adjudicate(side, verdict.move, reply)
+            if ruling is not None and self.board.outcome() is None:  # the rules come first
+                return self.adjudicated(ruling)
 
     def wait_for(self, allowed: float | None) -> float:
         """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
@@ -181,12 +193,26 @@ class _Game:
         if self.observer is not None:
             self.observer.moved(self.record, self.board)
 
+    def adjudicate(self, side: Side, move: Move, reply: GoReply) -> Ruling | None:
+        """The adjudicator's word on the ply just played (None: play on, or no rules)."""
+        if self.adjudicator is None:
+            return None
+        return self.adjudicator.after_ply(side, reply.search, move.is_capture, self.record.plies)
+
     # -- the ways a game ends -------------------------------------------------------------
     def ended_by_rules(self) -> GameRecord:
         outcome = self.board.outcome()
         assert outcome is not None
         self.record.result = outcome.result
         self.record.reason = Reason.from_termination(outcome.reason)
+        self.record.final_fen = self.board.fen()
+        return self.record
+
+    def adjudicated(self, ruling: Ruling) -> GameRecord:
+        """Ended early by ``-draw``/``-resign``/``-maxmoves``: no one's fault."""
+        self.record.result = ruling.result
+        self.record.reason = Reason.ADJUDICATION
+        self.record.detail = ruling.detail
         self.record.final_fen = self.board.fen()
         return self.record
 

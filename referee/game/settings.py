@@ -6,11 +6,14 @@ the time control (shared, unless an engine brings its own), the referee's
 ``Event``/``Site`` tags. A match's and a tournament's settings
 (:mod:`referee.tournament.settings`) hold one; the command line and TOML readers
 (:mod:`referee.config`) build it. Each default is written here and nowhere else.
+
+The adjudication rules (:class:`Adjudication`: ``-draw``, ``-resign``, ``-maxmoves``, with
+cutechess-cli's spellings) are off by default; :mod:`referee.game.adjudication` applies them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from referee.game.openings import Opening
 from referee.game.timecontrol import Limits
@@ -34,6 +37,58 @@ class Timeouts:
     stall_grace: float = DEFAULT_STALL_GRACE
 
 
+@dataclass(frozen=True)
+class DrawRule:
+    """``-draw movenumber=N movecount=C score=S``: a draw once at least ``movenumber`` full
+    moves are played and both engines' scores stayed within ``score`` centipieces of zero
+    for ``movecount`` consecutive moves each (2 * ``movecount`` plies, a capture restarting
+    the count)."""
+
+    movenumber: int
+    movecount: int
+    score: int
+
+
+@dataclass(frozen=True)
+class ResignRule:
+    """``-resign movecount=C score=S [twosided=true]``: an engine whose score stayed at or
+    below ``-score`` for ``movecount`` consecutive moves of its own loses; with
+    ``twosided`` only when its opponent's last ``movecount`` scores were all at least
+    ``+score``."""
+
+    movecount: int
+    score: int
+    twosided: bool = False
+
+
+#: ``-maxmoves``: 0 is no limit (cutechess-cli's spelling of "off").
+DEFAULT_MAXMOVES = 0
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """Which adjudication rules are on: None (and ``maxmoves`` 0) is off."""
+
+    draw: DrawRule | None = None
+    resign: ResignRule | None = None
+    maxmoves: int = DEFAULT_MAXMOVES  # full moves; a draw after this many
+
+    @property
+    def active(self) -> bool:
+        return self.draw is not None or self.resign is not None or self.maxmoves > 0
+
+    def describe(self) -> dict[str, object]:
+        """The rules that are on, as plain data (database settings, fingerprint)."""
+        out: dict[str, object] = {}
+        if self.draw is not None:
+            out["draw"] = asdict(self.draw)
+        if self.resign is not None:
+            out["resign"] = asdict(self.resign)
+        if self.maxmoves:
+            out["maxmoves"] = self.maxmoves
+        return out
+
+
 @dataclass
 class GameSettings:
     """Everything about how each game is played, the same for a match and a tournament.
@@ -50,6 +105,7 @@ class GameSettings:
     openings: list[Opening] | None = None
     event: str = "?"
     site: str = "?"
+    adjudication: Adjudication = field(default_factory=Adjudication)
 
     def limits_for(self, engine_limits: Limits | None) -> Limits:
         """The limits one side plays with: its engine's own, else the shared ones."""

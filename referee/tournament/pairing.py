@@ -58,7 +58,7 @@ async def play_job(
             s.limits_for(white.config.limits), black_limits=s.limits_for(black.config.limits),
             round=round_, event=s.event, site=s.site, move_timeout=s.timeouts.move,
             sync_timeout=s.timeouts.handshake, stall_grace=s.timeouts.stall_grace,
-            observer=observer,
+            observer=observer, adjudication=s.adjudication,
         )
         record.number = job.game_id + 1  # stored ids are 0-based; people read 1-based
     except BaseException:

@@ -15,7 +15,9 @@ What the numbers mean (the formulas are in :mod:`referee.tournament.stats`):
   with the 95 % interval of cutechess-cli; *LOS* is the likelihood that it
   is stronger than that field (cutechess-cli's formula).
 - Ending columns: *rules* counts this engine's games decided by a rule of
-  the game (no legal move, three or fewer, fifty plies, repetition); the
+  the game (no legal move, three or fewer, fifty plies, repetition);
+  *adjud* counts its games ended by adjudication (``-draw``, ``-resign``,
+  ``-maxmoves``: won, drawn or lost, none of them a rule ending); the
   fault columns count the games *this engine lost* by that fault: ``time``
   (time forfeit), ``illegal`` (illegal move), ``crash`` (disconnect or start
   failure), ``stall`` (no reply long after its time) and ``proto``
@@ -71,6 +73,7 @@ class EngineLine:
     draws: int = 0
     losses: int = 0
     rules: int = 0
+    adjudications: int = 0
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_COLUMNS, 0))
 
     @property
@@ -140,6 +143,9 @@ class Standings:
         if why is not None and why.is_rule:
             w.rules += 1
             b.rules += 1
+        elif why is Reason.ADJUDICATION:
+            w.adjudications += 1
+            b.adjudications += 1
         elif why is not None and fault in ("w", "b"):
             loser = w if fault == "w" else b
             loser.faults[_COLUMN_OF[why]] += 1
@@ -193,7 +199,7 @@ class Standings:
         t = Table(title="Standings", title_justify="left")
         for head in ("#", "engine", "games", "points", "score", "draw", "Elo ± 95%", "LOS"):
             t.add_column(head, justify="left" if head == "engine" else "right")
-        for head in ("rules", *FAULT_COLUMNS):
+        for head in ("rules", "adjud", *FAULT_COLUMNS):
             t.add_column(head, justify="right")
         for rank, ln in enumerate(self.ranking(), 1):
             if ln.games:
@@ -206,10 +212,11 @@ class Standings:
                 elo = score = draws = los_text = "-"
             t.add_row(
                 str(rank), visible(ln.name), str(ln.games), f"{ln.points:g}", score, draws, elo, los_text,
-                str(ln.rules), *(str(ln.faults[c]) for c in FAULT_COLUMNS),
+                str(ln.rules), str(ln.adjudications), *(str(ln.faults[c]) for c in FAULT_COLUMNS),
             )
         t.caption = (
             "Elo and LOS against the field met; rules = games ended by a rule; "
+            "adjud = games ended by adjudication; "
             "time/illegal/crash/stall/proto = games this engine lost by that fault"
         )
         t.caption_justify = "left"

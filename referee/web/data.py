@@ -96,7 +96,8 @@ class Tally:
         for ln in self.standings.ranking():
             row: dict[str, Any] = {"name": ln.name, "games": ln.games, "wins": ln.wins,
                                    "draws": ln.draws, "losses": ln.losses, "points": ln.points,
-                                   "rules": ln.rules, "faults": dict(ln.faults)}
+                                   "rules": ln.rules, "adjudications": ln.adjudications,
+                                   "faults": dict(ln.faults)}
             if ln.games:
                 est = score_elo(ln.wins, ln.draws, ln.losses)
                 row |= {"score": _number(100 * ln.score),

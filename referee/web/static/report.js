@@ -220,14 +220,15 @@
   }
   function renderStandings(t) {
     const box = clear("standings");
-    const heads = ["#", "engine", "games", "points", "score", "draw", "Elo ± 95%", "LOS", "rules", ...DATA.fault_columns];
+    const heads = ["#", "engine", "games", "points", "score", "draw", "Elo ± 95%", "LOS", "rules", "adjud", ...DATA.fault_columns];
     box.append(table(heads, t.rows.map((r, i) => [i + 1, r.name, r.games, r.points,
       r.games && r.score !== null ? Number(r.score).toFixed(1) + "%" : "-",
       r.games ? Number(r.draw_ratio).toFixed(1) + "%" : "-",
       r.games ? r.elo_text : "-",
-      r.games && r.los !== null ? Number(r.los).toFixed(1) + "%" : "-", r.rules,
+      r.games && r.los !== null ? Number(r.los).toFixed(1) + "%" : "-", r.rules, r.adjudications ?? 0,
       ...DATA.fault_columns.map(c => r.faults[c])]), [1]));
     box.append(el("p", { class: "note" }, "Elo and LOS against the field met; rules = games ended by a rule; " +
+      "adjud = games ended by adjudication; " +
       DATA.fault_columns.join("/") + " = games this engine lost by that fault" +
       (t.unfinished ? "; " + t.unfinished + " unfinished game(s) not counted" : "")));
     const rt = clear("ratings");
