@@ -48,6 +48,7 @@ from referee.config.options import (
     game_settings,
     games_count,
     pdn_path,
+    record_outputs,
 )
 from referee.config.outputs import check_outputs
 from referee.tournament.scheduler import FORMATS, opening_slots
@@ -304,8 +305,9 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     db_path = args.value("db", "guti.db") or "guti.db"
     pdn = pdn_path(args)
     log = args.token_dict("log").get("file") or None
+    records = record_outputs(args)
     check_outputs([("-db", db_path), ("-pdnout", pdn), ("-log", log),
-                   *(("stderr", c.stderr_path) for c in configs)])
+                   ("-epdout", records.epd_path), *(("stderr", c.stderr_path) for c in configs)])
     slots = opening_slots(rounds, games)
     settings = game_settings(args, game, seed, 2 * slots, default_event="guti tournament")
     fingerprint = {
@@ -342,6 +344,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         fingerprint_data=fingerprint,
         report_path=args.value("report"),
         serve=serve_address(args.value("serve")),
+        records=records,
     )
 
 

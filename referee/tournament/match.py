@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from engine.rules import Result
+from referee.game.epd import EpdWriter
 from referee.game.openings import Opening
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
@@ -99,12 +100,16 @@ async def run_match(
             [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False
         )
     score = MatchScore(s.first.name, s.second.name)
-    writer = PdnWriter(s.pdn_path) if s.pdn_path else None
+    writers: list[PdnWriter] = []
+    if s.pdn_path:
+        writers.append(PdnWriter(s.pdn_path, s.records.pdn_fields))
+    if s.records.epd_path:
+        writers.append(EpdWriter(s.records.epd_path))
     jobs = match_schedule(s.games, s.game.schedule_openings())
 
     def on_result(job: ScheduledGame, record: GameRecord) -> None:
         score.add(record)
-        if writer is not None:
+        for writer in writers:
             writer.write(record)
         if on_game is not None:
             on_game(job.game_id, record)
@@ -123,6 +128,6 @@ async def run_match(
             executor.kill_all()
         with contextlib.suppress(Exception):
             await executor.close()
-        if writer is not None:
+        for writer in writers:
             writer.close()
     return score

@@ -13,6 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from referee.game.pdn import PdnFields
 from referee.game.settings import GameSettings
 from referee.tournament.cluster_address import ClusterAddress
 from referee.tournament.scheduler import pairings
@@ -26,6 +27,17 @@ if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ...
 DEFAULT_GAMES = 2
 
 
+@dataclass(frozen=True)
+class RecordOutputs:
+    """What each game's records carry beyond the PDN file itself: fastchess's optional
+    per-move PDN fields (``-pdnout ... nodes=true ...``), the final positions file
+    (``-epdout``) and the latency lines after each game (``-show-latency``)."""
+
+    pdn_fields: PdnFields = PdnFields()
+    epd_path: str | None = None
+    show_latency: bool = False
+
+
 @dataclass
 class MatchSettings:
     """A match: ``games`` games between two engines (see :mod:`referee.tournament.match`)."""
@@ -37,6 +49,7 @@ class MatchSettings:
     pdn_path: str | None = None
     traffic: TrafficHook | None = None
     cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
+    records: RecordOutputs = RecordOutputs()
 
 
 @dataclass
@@ -66,6 +79,7 @@ class TournamentSettings:
     fingerprint_data: dict[str, Any] = field(default_factory=dict)
     report_path: str | None = None  # HTML report written at the end
     serve: str | None = None  # [HOST:]PORT of the live page
+    records: RecordOutputs = RecordOutputs()
 
     @property
     def total_games(self) -> int:
@@ -83,6 +97,8 @@ class TournamentSettings:
             **self.fingerprint_data,
             "concurrency": self.concurrency,
             "pdnout": self.pdn_path,
+            "pdnfields": self.records.pdn_fields.names(),
+            "epdout": self.records.epd_path,
             "event": self.game.event,
             "site": self.game.site,
             "sprt": asdict(self.sprt) if self.sprt is not None else None,
