@@ -192,7 +192,9 @@ def test_a_tournament_keeps_the_reports_in_its_database_and_exports(tmp_path: Pa
     check_games_against_log(games, log)
     check_epd((tmp_path / "t.epd").read_text().splitlines(), games)
     # The JSON export carries the reports as the log shows them, ply by ply.
-    assert run("export", "t.db", "-json", "g.json", "-pdn", "g.pdn", cwd=tmp_path).returncode == 0
+    exporting = run("export", "t.db", "-json", "g.json", "-pdn", "g.pdn", "-epd", "g.epd",
+                    cwd=tmp_path)
+    assert exporting.returncode == 0, exporting.stderr
     exported = json.loads((tmp_path / "g.json").read_text())
     said = reported_moves(log)
     assert [g["game_id"] for g in exported] == [int(g.tags["Game"]) for g in games]
@@ -207,6 +209,7 @@ def test_a_tournament_keeps_the_reports_in_its_database_and_exports(tmp_path: Pa
     # The PDN exported from the database, with the switches the tournament was started
     # with, is the live file (same games, in game order here: one game at a time).
     assert (tmp_path / "g.pdn").read_text() == live
+    assert (tmp_path / "g.epd").read_text() == (tmp_path / "t.epd").read_text()
 
 
 def test_an_old_database_is_migrated_and_resumed(tmp_path: Path) -> None:

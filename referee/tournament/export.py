@@ -111,6 +111,13 @@ def export_pdn(store: TournamentStore, path: str, fields: PdnFields | None = Non
     return games
 
 
+def export_epd(store: TournamentStore, path: str) -> int:
+    """Every stored game's final position (the ``-epdout`` line); returns the number."""
+    games = _write_games(store.records_by_game(), f"{path}.tmp", _epd)
+    os.replace(f"{path}.tmp", path)
+    return games
+
+
 def export_json(store: TournamentStore, path: str) -> int:
     """Every stored game as a JSON list of objects; returns the number of games."""
     games = _write_games(store.records_by_game(), f"{path}.tmp", _json, head="[", tail="\n]\n")

@@ -228,6 +228,8 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
 def _setting_text(value: Any) -> str:
     if isinstance(value, dict):
         return " ".join(f"{k}={v}" for k, v in value.items()) or "-"
+    if isinstance(value, list):  # pdnfields: the -pdnout switches
+        return " ".join(str(v) for v in value) or "-"
     if value is None:
         return "-"
     return str(value)
