@@ -18,7 +18,7 @@ from referee.game.pdn import PdnFields, PdnWriter, format_game, move_comment
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
 from referee.tournament.scheduler import schedule
-from referee.tournament.store import TournamentStore
+from referee.tournament.store import StoreError, TournamentStore
 from referee.ugi.engine_config import EngineConfig
 from referee.ugi.search_info import Score, SearchInfo
 from tests.conftest import GUTI, read_pdn
@@ -159,10 +159,26 @@ def test_the_search_column_round_trips(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:  # stored as plain JSON, readable without guti
         text, = conn.execute("SELECT search FROM games").fetchone()
     conn.close()
-    assert json.loads(text)[:3] == [None, {"score": {"kind": "cp", "value": 25}, "depth": 12,
-                                           "seldepth": 20, "nodes": 34567, "nps": 123456,
-                                           "time": 1190},
-                                    {"score": {"kind": "loss", "value": 3}, "depth": 1}]
+    # [kind, value, depth, seldepth, nodes, nps, time] per ply (store.py _search_json)
+    assert json.loads(text) == [None, ["cp", 25, 12, 20, 34567, 123456, 1190],
+                                ["loss", 3, 1, None, None, None, None],
+                                [None, None, None, None, 5, None, None]]
+
+
+@pytest.mark.parametrize("damaged", ['[["cp"]]', '{"a": 1}', '[["cp", "x", 1, 1, 1, 1, 1]]',
+                                     "not json"])
+def test_a_damaged_search_entry_names_the_game(tmp_path: Path, damaged: str) -> None:
+    path = str(tmp_path / "t.db")
+    jobs = list(schedule("roundrobin", 2, 1, 2))
+    with TournamentStore(path) as store:
+        store.create({}, "fp", [EngineConfig("W", ["w"]), EngineConfig("B", ["b"])], iter(jobs))
+        store.record_game(jobs[1], _record([None, FULL]))
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE games SET search = ?", (damaged,))
+    conn.close()
+    with TournamentStore(path, create=False) as store, \
+            pytest.raises(StoreError, match="game 2 is stored damaged"):
+        list(store.records())
 
 
 def test_a_schema_1_database_is_read_and_migrated(tmp_path: Path) -> None:

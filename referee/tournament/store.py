@@ -19,7 +19,7 @@ Tables:
   stored twice; ``seq`` is the order games finished in (the PDN file's order).
 
 Columns added after schema 1 was released (``games.search``: per ply the
-engine's last ``info`` fields as JSON, ``null`` for book plies) are nullable and
+engine's last ``info`` fields as JSON, see :func:`_search_json`) are nullable and
 added by ``ALTER TABLE`` when a run opens an older database, so the schema
 version stays 1: an old database keeps working (``-resume`` included; its
 earlier games simply have no search info), and an older guti still reads a
@@ -49,7 +49,7 @@ from referee.game.record import GameRecord
 from referee.game.timecontrol import Limits
 from referee.tournament.scheduler import ScheduledGame
 from referee.ugi.engine_config import EngineConfig
-from referee.ugi.search_info import SearchInfo
+from referee.ugi.search_info import Score, SearchInfo
 
 SCHEMA_VERSION = "1"
 _RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
@@ -416,20 +416,47 @@ class _Transaction:
             self.conn.execute("ROLLBACK")
 
 
+#: The integer fields of a ply's entry in the ``search`` column, after the score's kind
+#: and value: ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` where absent).
+_SEARCH_INTS = ("depth", "seldepth", "nodes", "nps", "time")
+
+
 def _search_json(search: list[SearchInfo | None]) -> str:
-    """The ``search`` column: per ply the reported fields, ``null`` where none."""
-    return json.dumps([None if info is None else info.to_json() for info in search])
+    """The ``search`` column: a JSON list with, per ply, ``null`` (book ply, nothing
+    reported) or ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` for a field
+    not reported). Positional, not objects: a third of the size, and a long game has
+    hundreds of plies (the JSON export spells the fields out)."""
+    rows: list[list[Any] | None] = []
+    for info in search:
+        if info is None:
+            rows.append(None)
+            continue
+        score = [info.score.kind, info.score.value] if info.score is not None else [None, None]
+        rows.append(score + [getattr(info, name) for name in _SEARCH_INTS])
+    return json.dumps(rows, separators=(",", ":"))
 
 
 def _search_from_json(text: str | None) -> list[SearchInfo | None]:
     """The inverse of :func:`_search_json`; a game stored before the column existed
-    (NULL) has none."""
+    (NULL) has none. A damaged entry raises ValueError/TypeError (the caller names the game)."""
     if text is None:
         return []
-    data = json.loads(text)
-    if not isinstance(data, list):
-        raise TypeError(f"search is a {type(data).__name__}, not a list")
-    return [SearchInfo.from_json(item) for item in data]
+    rows = json.loads(text)
+    if not isinstance(rows, list):
+        raise TypeError(f"search is a {type(rows).__name__}, not a list")
+    search: list[SearchInfo | None] = []
+    for row in rows:
+        if row is None:
+            search.append(None)
+            continue
+        if not isinstance(row, list) or len(row) != 2 + len(_SEARCH_INTS):
+            raise ValueError(f"search entry {row!r} is not [kind, value, {', '.join(_SEARCH_INTS)}]")
+        kind, value, *numbers = row
+        score = Score(str(kind), int(value)) if kind is not None else None
+        fields = {name: int(n) for name, n in zip(_SEARCH_INTS, numbers, strict=True)
+                  if n is not None}
+        search.append(SearchInfo(score=score, **fields))
+    return search
 
 
 def _row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
