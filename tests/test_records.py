@@ -184,8 +184,16 @@ def test_a_tournament_keeps_the_reports_in_its_database_and_exports(tmp_path: Pa
     done = run("tournament", *reference("RefA", 1), *reference("RefB", 2), "-each",
                "tc=1+0.02", "-games", "2", "-concurrency", "1", "-db", "t.db", "-log", "t.log",
                "-pdnout", "file=t.pdn", "nodes=true", "seldepth=true", "nps=true",
-               "timeleft=true", "latency=true", "-epdout", "t.epd", cwd=tmp_path)
+               "timeleft=true", "latency=true", "-epdout", "t.epd", "-show-latency",
+               cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    for number in (1, 2):  # each game's line, then its latency lines (White's engine first)
+        at = next(i for i, line in enumerate(out) if line.startswith(f"Finished game {number} "))
+        shown = [LATENCY.match(line) for line in out[at + 1: at + 3]]
+        assert all(shown), out[at: at + 3]
+        white, black = re.search(r": (\S+) vs (\S+): ", out[at]).groups()  # type: ignore[union-attr]
+        assert [m.group(1) for m in shown if m] == [white, black]
     live = (tmp_path / "t.pdn").read_text()
     games = read_pdn(live)
     log = (tmp_path / "t.log").read_text()

@@ -221,3 +221,19 @@ def test_mistakes_in_the_record_options_are_one_line(tmp_path: Path, args: list[
                               text=True, timeout=60, cwd=tmp_path)
         assert done.returncode == 2, (command, done.stdout, done.stderr)
         assert needle in done.stderr and done.stderr.count("\n") == 1, (command, done.stderr)
+
+
+def test_a_toml_file_gives_the_record_options(tmp_path: Path) -> None:
+    from referee.config.tournament import settings_from_argv
+
+    (tmp_path / "t.toml").write_text(
+        'show-latency = true\nepdout = "out/t.epd"\n'
+        'pdnout = { file = "t.pdn", nodes = true, latency = false }\n'
+        '[each]\ntc = "1"\n[[engine]]\ncmd = "true"\nname = "A"\n[[engine]]\ncmd = "true"\n'
+        'name = "B"\n')
+    settings = settings_from_argv([str(tmp_path / "t.toml"), "-db", str(tmp_path / "t.db")],
+                                  lambda _line: None)
+    assert settings.records.show_latency
+    assert settings.records.epd_path == "out/t.epd"
+    assert settings.records.pdn_fields == PdnFields(nodes=True)
+    assert settings.describe()["pdnfields"] == ["nodes"]
