@@ -21,7 +21,7 @@ say how the game got there for tools (and people) that want more.
 
 from __future__ import annotations
 
-from referee.game.pdn import PdnWriter
+from referee.game.game_file import GameFileWriter
 from referee.game.record import GameRecord
 from referee.process.text import visible
 
@@ -45,14 +45,10 @@ def format_epd(record: GameRecord) -> str:
     return "; ".join([record.final_fen, *ops]) + "\n"
 
 
-class EpdWriter(PdnWriter):
-    """Appends one line per game, flushed and fsynced, as :class:`PdnWriter` does."""
+class EpdWriter(GameFileWriter):
+    """Appends one line per game, flushed and fsynced."""
 
     kind = "EPD"
-    separator = ""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(path)
 
     def render(self, record: GameRecord) -> str:
         return format_epd(record)

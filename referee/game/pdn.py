@@ -50,9 +50,9 @@ crash never leaves a half-written game behind a complete one.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from referee.game.game_file import GameFileWriter
 from referee.game.record import GameRecord
 from referee.process.text import visible
 
@@ -227,46 +227,15 @@ def format_game(record: GameRecord, fields: PdnFields = NO_FIELDS) -> str:
     return "\n".join(tags) + "\n\n" + _wrap(format_movetext(record, fields)) + "\n"
 
 
-class PdnWriter:
-    """Appends games to a PDN file, each one flushed and fsynced before returning.
-    Subclasses write other per-game files the same way (:class:`~referee.game.epd.EpdWriter`)."""
+class PdnWriter(GameFileWriter):
+    """Appends games to a PDN file, each one flushed and fsynced before returning."""
 
-    #: What the file is, in messages (``PDN file out.pdn: No space left on device``).
     kind = "PDN"
-    #: Put between two games.
     separator = "\n"
 
     def __init__(self, path: str, fields: PdnFields = NO_FIELDS) -> None:
-        self.path = path
+        super().__init__(path)
         self.fields = fields
-        self._fh = open(path, "a", encoding="utf-8")  # noqa: SIM115
-        self._first = self._fh.tell() == 0
 
     def render(self, record: GameRecord) -> str:
         return format_game(record, self.fields)
-
-    def write(self, record: GameRecord) -> None:
-        text = self.render(record)
-        if not self._first:
-            text = self.separator + text
-        self._first = False
-        try:
-            self._fh.write(text)
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-        except OSError as exc:  # disk full, ...: say which file
-            raise OSError(exc.errno, exc.strerror, self.path) from None
-
-    def close(self) -> None:
-        # Every write is flushed at once, so only a write that already failed (and
-        # was reported) can leave data to flush here: do not fail a second time.
-        try:
-            self._fh.close()
-        except OSError:
-            pass
-
-    def __enter__(self) -> PdnWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

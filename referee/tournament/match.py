@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from engine.rules import Result
 from referee.game.epd import EpdWriter
+from referee.game.game_file import GameFileWriter
 from referee.game.openings import Opening
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
@@ -100,7 +101,7 @@ async def run_match(
             [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False
         )
     score = MatchScore(s.first.name, s.second.name)
-    writers: list[PdnWriter] = []
+    writers: list[GameFileWriter] = []
     if s.pdn_path:
         writers.append(PdnWriter(s.pdn_path, s.records.pdn_fields))
     if s.records.epd_path:

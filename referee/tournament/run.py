@@ -35,6 +35,7 @@ from rich.progress import (
 )
 
 from referee.game.epd import EpdWriter
+from referee.game.game_file import GameFileWriter
 from referee.game.latency import latency_lines
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
@@ -211,7 +212,7 @@ async def _open_and_play(
     display_say = functools.partial(say_plain, console)
     store = open_tournament(s, display_say)
     traffic = TrafficLog(s.log_path) if s.log_path else None
-    writers: list[PdnWriter] = []
+    writers: list[GameFileWriter] = []
     try:
         writers = _open_writers(s, store, display_say)
         table = standings_from_store(store, store.engine_names(), s.fmt, s.sprt)
@@ -242,10 +243,10 @@ async def _open_and_play(
 
 def _open_writers(
     s: TournamentSettings, store: TournamentStore, say: Callable[[str], None]
-) -> list[PdnWriter]:
+) -> list[GameFileWriter]:
     """The per-game files (``-pdnout``, ``-epdout``), each first made to hold exactly the
     database's games (a resume after a kill), then opened for appending."""
-    writers: list[PdnWriter] = []
+    writers: list[GameFileWriter] = []
     try:
         if s.pdn_path:
             note = sync_pdn(store, s.pdn_path, s.records.pdn_fields)
@@ -268,7 +269,7 @@ def _stored(
     job: ScheduledGame,
     record: GameRecord,
     store: TournamentStore,
-    writers: list[PdnWriter],
+    writers: list[GameFileWriter],
     outcome: Outcome,
     control: RunControl,
 ) -> bool:
@@ -300,7 +301,7 @@ async def _play(
     settings: TournamentSettings,
     executor: Executor,
     store: TournamentStore,
-    writers: list[PdnWriter],
+    writers: list[GameFileWriter],
     traffic: TrafficLog | None,
     outcome: Outcome,
     control: RunControl,
