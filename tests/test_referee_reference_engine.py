@@ -45,7 +45,10 @@ SLACK_MS = 2  # the PDN and the go lines round the same clock to whole ms
 LOG_LINE = re.compile(
     r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}) \[(RefA|RefB|referee)\] ([<>!#]) (.*)$"
 )
-CLOCK = re.compile(r"^\[%emt (\d+\.\d{3})\] \[%clk (\d+):(\d\d):(\d\d)\.(\d{3})\]$")
+#: ``[%emt S] [%clk H:MM:SS.mmm]``, after cutechess's ``SCORE/DEPTH TIMEs`` when the engine
+#: reported a score or depth with the move (README "Game records"; the reference engine does).
+CLOCK = re.compile(r"^(?:\S+/\S+ (\d+\.\d{3})s )?"
+                   r"\[%emt (\d+\.\d{3})\] \[%clk (\d+):(\d\d):(\d\d)\.(\d{3})\]$")
 SUMMARY = re.compile(
     r"^Game (\d+)/(\d+): (\S+) vs (\S+): (1-0|0-1|1/2-1/2) \(([a-z ]+), (\d+) plies\)$"
 )
@@ -68,8 +71,9 @@ def _clock_ms(comment: str) -> tuple[int, int]:
     """(time used, clock after the move) in ms from ``[%emt S] [%clk H:MM:SS.mmm]``."""
     m = CLOCK.match(comment)
     assert m, f"not a clock comment: {comment!r}"
-    h, mi, s, ms = (int(g) for g in m.groups()[1:])
-    return round(float(m.group(1)) * 1000), ((h * 60 + mi) * 60 + s) * 1000 + ms
+    assert m.group(1) in (None, m.group(2)), comment  # the report's time is the move's time
+    h, mi, s, ms = (int(g) for g in m.groups()[2:])
+    return round(float(m.group(2)) * 1000), ((h * 60 + mi) * 60 + s) * 1000 + ms
 
 
 def _check_record(record: PdnGame, index: int, game: str, today: set[str]) -> list[int]:

@@ -22,7 +22,8 @@ Options (each also with two dashes):
   ``-srand N``;
 - ``-noswap``, ``-reverse``, ``-wait MS``, ``-use-affinity [CPUS]`` (fastchess's options,
   see :mod:`referee.config.options`);
-- ``-pdnout [file=]F``, ``-log [file=]F``, ``-event TEXT``, ``-site TEXT``;
+- ``-pdnout [file=]F [nodes=true seldepth=true nps=true timeleft=true latency=true]``,
+  ``-epdout [file=]F``, ``-show-latency``, ``-log [file=]F``, ``-event TEXT``, ``-site TEXT``;
 - ``-handshake-timeout S``, ``-move-timeout S`` (moves without a clock),
   ``-stall-timeout S`` (grace after the time is gone); the defaults are in
   :mod:`referee.game.settings` and ``guti match -help``.
@@ -58,12 +59,17 @@ async def run_until_signalled(settings: MatchSettings, control: RunControl) -> M
         print(visible(text), flush=True)
 
     with control.signals(say, lambda: 1):
-        return await run_match(settings, _print_game(settings.games), control)
+        return await run_match(settings, _print_game(settings), control)
 
 
-def _print_game(total: int) -> Callable[[int, GameRecord], None]:
+def _print_game(settings: MatchSettings) -> Callable[[int, GameRecord], None]:
+    from referee.game.latency import latency_lines
+
     def show(index: int, record: GameRecord) -> None:
-        print(visible(f"Game {index + 1}/{total}: {record.summary()}"), flush=True)
+        print(visible(f"Game {index + 1}/{settings.games}: {record.summary()}"), flush=True)
+        if settings.records.show_latency:
+            for line in latency_lines(record):
+                print(visible(line), flush=True)
 
     return show
 

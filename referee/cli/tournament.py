@@ -38,7 +38,7 @@ from referee.config.tournament import (
 from referee.process import event_loop
 from referee.process.errors import EngineStartError
 from referee.process.text import visible
-from referee.tournament.export import export_json, export_pdn
+from referee.tournament.export import export_epd, export_json, export_pdn
 from referee.tournament.ratings import DRAW_MODELS, RatingOptions
 from referee.tournament.run import TournamentError, run_tournament, standings_from_store
 from referee.tournament.standings import Standings, make_console
@@ -215,12 +215,14 @@ def main_standings(argv: list[str]) -> int:
 EXPORT_OPTIONS = [
     OptionSpec("pdn", Kind.VALUE, help="write every game as PDN to this file"),
     OptionSpec("json", Kind.VALUE, help="write every game as a JSON list to this file"),
+    OptionSpec("epd", Kind.VALUE, help="write every game's final position (one line each, "
+                                       "as -epdout) to this file"),
     OptionSpec("help", Kind.FLAG, help="show this help"),
 ]
 
 
 def main_export(argv: list[str]) -> int:
-    """``guti export DB -pdn FILE -json FILE``."""
+    """``guti export DB -pdn FILE -json FILE -epd FILE``."""
     if any(option_name(word) in ("help", "h") for word in argv):
         print(usage("guti export DB", EXPORT_OPTIONS))
         return 0
@@ -230,8 +232,8 @@ def main_export(argv: list[str]) -> int:
         if args.has("help"):
             print(usage("guti export DB", EXPORT_OPTIONS))
             return 0
-        if not (args.has("pdn") or args.has("json")):
-            raise CliError("nothing to do: give -pdn FILE and/or -json FILE")
+        if not (args.has("pdn") or args.has("json") or args.has("epd")):
+            raise CliError("nothing to do: give -pdn FILE, -json FILE and/or -epd FILE")
         with TournamentStore(path, create=False) as store:
             if args.has("pdn"):
                 n = export_pdn(store, args.value("pdn") or "")
@@ -239,6 +241,9 @@ def main_export(argv: list[str]) -> int:
             if args.has("json"):
                 n = export_json(store, args.value("json") or "")
                 print(f"{n} games written to {args.value('json')}", flush=True)
+            if args.has("epd"):
+                n = export_epd(store, args.value("epd") or "")
+                print(f"{n} games written to {args.value('epd')}", flush=True)
     except (CliError, StoreError) as exc:
         return fail("export", str(exc))
     except sqlite3.Error as exc:

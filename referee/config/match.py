@@ -12,6 +12,7 @@ from referee.config.options import (
     game_settings,
     games_count,
     pdn_path,
+    record_outputs,
     scheduling,
 )
 from referee.config.outputs import check_outputs
@@ -30,9 +31,11 @@ def match_settings(args: ParsedArgs) -> MatchSettings:
     settings = game_settings(args, game, seed, games, default_event="?")
     pdn = pdn_path(args)
     log = args.token_dict("log").get("file")
-    check_writable([pdn, log])
-    check_outputs([("-pdnout", pdn), ("-log", log), *(("stderr", c.stderr_path) for c in configs)])
+    records = record_outputs(args)
+    check_writable([pdn, log, records.epd_path])
+    check_outputs([("-pdnout", pdn), ("-log", log), ("-epdout", records.epd_path),
+                   *(("stderr", c.stderr_path) for c in configs)])
     return MatchSettings(
         first=configs[0], second=configs[1], game=settings, games=games, pdn_path=pdn,
-        cluster=cluster_address(args), scheduling=scheduling(args),
+        cluster=cluster_address(args), scheduling=scheduling(args), records=records,
     )

@@ -20,6 +20,7 @@ from referee.game.openings import (
     random_openings,
 )
 from referee.game.output_paths import create_parent_dirs
+from referee.game.pdn import PDN_FIELD_NAMES, PdnFields
 from referee.game.settings import (
     DEFAULT_GAME,
     DEFAULT_HANDSHAKE_TIMEOUT,
@@ -34,7 +35,7 @@ from referee.game.settings import (
 )
 from referee.process import affinity
 from referee.tournament.cluster_address import ClusterAddress, ClusterAddressError, parse_cluster
-from referee.tournament.settings import DEFAULT_GAMES, Scheduling
+from referee.tournament.settings import DEFAULT_GAMES, RecordOutputs, Scheduling
 from referee.ugi.engine_config import (
     EngineConfig,
     EngineConfigError,
@@ -60,6 +61,20 @@ ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
     ("proto=ugi", "the protocol (ugi is the only one)"),
 )
 
+#: The keys of ``-pdnout``: the file and fastchess's optional per-move fields.
+PDNOUT_KEYS = frozenset({"file", *PDN_FIELD_NAMES})
+
+#: The per-move field switches of ``-pdnout``, one help line each.
+PDNOUT_KEY_HELP: tuple[tuple[str, str], ...] = (
+    ("file=F", "the PDN file (games appended); each engine move's comment starts with "
+               "score/depth time (+0.25/12 0.012s)"),
+    ("nodes=true", "and n=NODES"),
+    ("seldepth=true", "and sd=SELDEPTH"),
+    ("nps=true", "and nps=NPS"),
+    ("timeleft=true", "and tl=S, the clock after the move"),
+    ("latency=true", "and latency=S: time measured minus the time the engine reported"),
+)
+
 #: The options every cutechess-style command here accepts; the tournament
 #: command extends this list (``MATCH_OPTIONS + [...]``).
 MATCH_OPTIONS: list[OptionSpec] = [
@@ -79,8 +94,16 @@ MATCH_OPTIONS: list[OptionSpec] = [
              "N-th opening, 1-based)",
     ),
     OptionSpec("srand", Kind.VALUE, help="random seed (openings)"),
-    OptionSpec("pdnout", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file", help="file=F"),
-    OptionSpec("pgnout", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file", help="same as -pdnout"),
+    # -- game records (README "Game records"): one block, read by record_outputs() --
+    OptionSpec("pdnout", Kind.TOKENS, keys=PDNOUT_KEYS, bare_key="file",
+               key_help=PDNOUT_KEY_HELP, help="the games as PDN, with these keys:"),
+    OptionSpec("pgnout", Kind.TOKENS, keys=PDNOUT_KEYS, bare_key="file", help="same as -pdnout"),
+    OptionSpec("epdout", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file",
+               help="file=F: each game's final position, one FEN line with result and "
+                    "termination"),
+    OptionSpec("show-latency", Kind.FLAG,
+               help="after each game, per engine the mean and max of measured time minus "
+                    "the time the engine reported"),
     OptionSpec("log", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file", help="file=F traffic log"),
     OptionSpec("event", Kind.TEXT, help="PDN Event tag"),
     OptionSpec("site", Kind.TEXT, help="PDN Site tag"),
@@ -196,6 +219,22 @@ def _counts(flag: str, spec: dict[str, str], keys: tuple[str, ...]) -> dict[str,
 def pdn_path(args: ParsedArgs) -> str | None:
     """``-pdnout`` (or ``-pgnout``) file."""
     return args.token_dict("pdnout").get("file") or args.token_dict("pgnout").get("file") or None
+
+
+def record_outputs(args: ParsedArgs) -> RecordOutputs:
+    """``-pdnout``'s field switches, ``-epdout`` and ``-show-latency``."""
+    option = "pdnout" if args.has("pdnout") else "pgnout"
+    switches = {k: v for k, v in args.token_dict(option).items() if k != "file"}
+    fields: dict[str, bool] = {}
+    for key, value in switches.items():
+        if value not in ("true", "false"):
+            raise CliError(f"-{option} {key}={value}: expected true or false")
+        fields[key] = value == "true"
+    if fields and pdn_path(args) is None:
+        raise CliError(f"-{option}: {', '.join(fields)} without file=F")
+    return RecordOutputs(pdn_fields=PdnFields(**fields),
+                         epd_path=args.token_dict("epdout").get("file") or None,
+                         show_latency=args.has("show-latency"))
 
 
 def start_openings(

@@ -16,7 +16,8 @@ import os
 
 from referee.config.args import CliError
 
-_SIDE_FILES = {"-db": ("-wal", "-shm", ".lock"), "-pdnout": (".sync", ".bak", ".tmp")}
+_SIDE_FILES = {"-db": ("-wal", "-shm", ".lock"), "-pdnout": (".sync", ".bak", ".tmp"),
+               "-epdout": (".sync", ".bak")}
 
 
 def _same(a: str, b: str) -> bool:

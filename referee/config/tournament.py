@@ -50,6 +50,7 @@ from referee.config.options import (
     game_settings,
     games_count,
     pdn_path,
+    record_outputs,
     scheduling,
 )
 from referee.config.outputs import check_outputs
@@ -321,8 +322,9 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     db_path = args.value("db", "guti.db") or "guti.db"
     pdn = pdn_path(args)
     log = args.token_dict("log").get("file") or None
+    records = record_outputs(args)
     check_outputs([("-db", db_path), ("-pdnout", pdn), ("-log", log),
-                   *(("stderr", c.stderr_path) for c in configs)])
+                   ("-epdout", records.epd_path), *(("stderr", c.stderr_path) for c in configs)])
     tiebreak = knockout_tiebreak(args, fmt, games)
     seeds = seeds_count(args, fmt)
     rules = scheduling(args, concurrency)
@@ -354,6 +356,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         tiebreak=tiebreak,
         seeds=seeds,
         scheduling=rules,
+        records=records,
     )
 
 

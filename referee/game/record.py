@@ -68,6 +68,17 @@ class GameRecord:
     def plies(self) -> int:
         return len(self.moves)
 
+    def latency_ms(self, ply: int) -> float | None:
+        """The time the referee measured for ``ply`` minus the ``time`` the engine reported
+        with it (its last ``info ... time MS`` before ``bestmove``): what the move cost
+        beyond the engine's own count (pipes, scheduling, the engine's output and
+        start-up of the search). None for book plies and when the engine sent no ``time``."""
+        info = self.search[ply] if ply < len(self.search) else None
+        elapsed = self.elapsed_ms[ply] if ply < len(self.elapsed_ms) else None
+        if info is None or info.time is None or elapsed is None:
+            return None
+        return elapsed - info.time
+
     @property
     def winner(self) -> str | None:
         """The winning engine's name, None for a draw or unfinished game."""

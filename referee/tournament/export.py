@@ -11,7 +11,8 @@ the database after a kill: the database commits a game first and the PDN
 append follows, so after a SIGKILL the PDN file may lack the last game or
 end in a partial one; on resume it is rewritten from the database. If the
 old file holds anything the database does not (it is not a prefix of the
-export), it is kept as ``FILE.bak`` instead of being overwritten.
+export), it is kept as ``FILE.bak`` instead of being overwritten. The live
+EPD file (``-epdout``) is kept equal the same way (:func:`sync_epd`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine.rules import Board
+from referee.game.epd import format_epd
 from referee.game.output_paths import create_parent_dirs
-from referee.game.pdn import format_game
+from referee.game.pdn import NO_FIELDS, PdnFields, format_game
 from referee.game.record import GameRecord
 from referee.tournament.store import TournamentStore
 
@@ -48,6 +50,7 @@ def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
         "moves": record.moves,
         "elapsed_ms": record.elapsed_ms,
         "clock_ms": record.clock_ms,
+        "search": [None if info is None else info.to_json() for info in record.search],
         "final_fen": record.final_fen,
         "time_control": record.time_control,
         "date": record.date,
@@ -79,18 +82,38 @@ def _write_games(
     return games
 
 
-def _pdn(n: int, _info: dict[str, Any], record: GameRecord) -> str:
-    """One game as PDN, separated from the one before as :class:`PdnWriter` does."""
-    return ("\n" if n else "") + format_game(record)
+def _pdn(fields: PdnFields) -> Callable[[int, dict[str, Any], GameRecord], str]:
+    """One game as PDN with ``fields``, separated from the one before as
+    :class:`~referee.game.pdn.PdnWriter` does."""
+    return lambda n, _info, record: ("\n" if n else "") + format_game(record, fields)
+
+
+def _epd(_n: int, _info: dict[str, Any], record: GameRecord) -> str:
+    return format_epd(record)
+
+
+def stored_pdn_fields(store: TournamentStore) -> PdnFields:
+    """The ``-pdnout`` switches the tournament in ``store`` was started with."""
+    names = store.settings().get("pdnfields") or []
+    return PdnFields.of([str(name) for name in names] if isinstance(names, list) else [])
 
 
 def _json(n: int, info: dict[str, Any], record: GameRecord) -> str:
     return ("," if n else "") + "\n  " + json.dumps(game_json(info, record))
 
 
-def export_pdn(store: TournamentStore, path: str) -> int:
-    """Every stored game as PDN; returns the number of games written."""
-    games = _write_games(store.records_by_game(), f"{path}.tmp", _pdn)
+def export_pdn(store: TournamentStore, path: str, fields: PdnFields | None = None) -> int:
+    """Every stored game as PDN, with ``fields`` (default: the switches the tournament
+    was started with); returns the number of games written."""
+    fields = stored_pdn_fields(store) if fields is None else fields
+    games = _write_games(store.records_by_game(), f"{path}.tmp", _pdn(fields))
+    os.replace(f"{path}.tmp", path)
+    return games
+
+
+def export_epd(store: TournamentStore, path: str) -> int:
+    """Every stored game's final position (the ``-epdout`` line); returns the number."""
+    games = _write_games(store.records_by_game(), f"{path}.tmp", _epd)
     os.replace(f"{path}.tmp", path)
     return games
 
@@ -115,11 +138,22 @@ def _is_prefix(old: str, new: str) -> bool:
                 return False
 
 
-def sync_pdn(store: TournamentStore, path: str) -> str | None:
-    """Make the PDN file hold exactly the database's games; returns a one-line
-    note when an old file had to be kept aside (None otherwise)."""
+def sync_pdn(store: TournamentStore, path: str, fields: PdnFields = NO_FIELDS) -> str | None:
+    """Make the PDN file hold exactly the database's games (written with ``fields``);
+    returns a one-line note when an old file had to be kept aside (None otherwise)."""
+    return _sync(store, path, _pdn(fields))
+
+
+def sync_epd(store: TournamentStore, path: str) -> str | None:
+    """:func:`sync_pdn` for the ``-epdout`` file: one final position per stored game."""
+    return _sync(store, path, _epd)
+
+
+def _sync(
+    store: TournamentStore, path: str, render: Callable[[int, dict[str, Any], GameRecord], str]
+) -> str | None:
     tmp = f"{path}.sync"
-    _write_games(store.records(), tmp, _pdn)  # the live file is in finishing order
+    _write_games(store.records(), tmp, render)  # the live file is in finishing order
     note = None
     if os.path.exists(path) and os.path.getsize(path) and not _is_prefix(path, tmp):
         backup = f"{path}.bak"

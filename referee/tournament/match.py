@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from engine.rules import Result
+from referee.game.epd import EpdWriter
+from referee.game.game_file import GameFileWriter
 from referee.game.openings import Opening
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
@@ -106,12 +108,16 @@ async def run_match(
             wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus,
         )
     score = MatchScore(s.first.name, s.second.name)
-    writer = PdnWriter(s.pdn_path) if s.pdn_path else None
+    writers: list[GameFileWriter] = []
+    if s.pdn_path:
+        writers.append(PdnWriter(s.pdn_path, s.records.pdn_fields))
+    if s.records.epd_path:
+        writers.append(EpdWriter(s.records.epd_path))
     jobs = match_schedule(s.games, s.game.schedule_openings(), s.scheduling)
 
     def on_result(job: ScheduledGame, record: GameRecord) -> None:
         score.add(record)
-        if writer is not None:
+        for writer in writers:
             writer.write(record)
         if on_game is not None:
             on_game(job.game_id, record)
@@ -130,6 +136,6 @@ async def run_match(
             executor.kill_all()
         with contextlib.suppress(Exception):
             await executor.close()
-        if writer is not None:
+        for writer in writers:
             writer.close()
     return score

@@ -34,6 +34,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from referee.game.epd import EpdWriter
+from referee.game.game_file import GameFileWriter
+from referee.game.latency import latency_lines
 from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
 from referee.process.text import visible
@@ -41,7 +44,7 @@ from referee.process.traffic_log import TrafficLog
 from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
 from referee.tournament.executor import Executor
 from referee.tournament.executors import cluster_executor
-from referee.tournament.export import sync_pdn
+from referee.tournament.export import sync_epd, sync_pdn
 from referee.tournament.knockout import BracketError
 from referee.tournament.knockout_feed import KnockoutFeed
 from referee.tournament.observer import TournamentObserver
@@ -167,6 +170,9 @@ class _Display:
         self.played += 1
         if not self.settings.quiet:
             self.say(f"Finished game {job.game_id + 1} ({done}/{self.total}): {record.summary()}")
+        if self.settings.records.show_latency:
+            for line in latency_lines(record):
+                self.say(line)
         if self.progress is not None:
             rate = self.played / max(1e-9, time.monotonic() - self.began)
             lead = table.leader()
@@ -189,7 +195,7 @@ async def run_tournament(
     (the live page) hears of every move and every stored game."""
     s = settings
     control = control or RunControl()
-    for path in (s.db_path, s.pdn_path, s.log_path):
+    for path in (s.db_path, s.pdn_path, s.log_path, s.records.epd_path):
         if path:  # output folders are created, like cutechess-cli does for -pgnout
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     display_say = functools.partial(say_plain, console)
@@ -217,13 +223,9 @@ async def _open_and_play(
     display_say = functools.partial(say_plain, console)
     store = open_tournament(s, display_say)
     traffic = TrafficLog(s.log_path) if s.log_path else None
-    writer: PdnWriter | None = None
+    writers: list[GameFileWriter] = []
     try:
-        if s.pdn_path:
-            note = sync_pdn(store, s.pdn_path)
-            if note:
-                display_say(note)
-            writer = PdnWriter(s.pdn_path)
+        writers = _open_writers(s, store, display_say)
         feed = _knockout_feed(s, store, display_say)
         table = standings_from_store(store, store.engine_names(), s.fmt, s.sprt)
         outcome = Outcome(store.count_finished(), store.count_scheduled(), table)
@@ -242,14 +244,14 @@ async def _open_and_play(
             executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer,
                                 wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus)
         running.append(executor)
-        await _play(s, executor, store, writer, traffic, outcome, control, console, observer,
+        await _play(s, executor, store, writers, traffic, outcome, control, console, observer,
                     feed)
         if feed is not None:
             for line in feed.overview():
                 display_say(line)
         return outcome
     finally:
-        if writer is not None:
+        for writer in writers:
             writer.close()
         if traffic is not None:
             traffic.close()
@@ -272,11 +274,35 @@ def _knockout_feed(
     return feed
 
 
+def _open_writers(
+    s: TournamentSettings, store: TournamentStore, say: Callable[[str], None]
+) -> list[GameFileWriter]:
+    """The per-game files (``-pdnout``, ``-epdout``), each first made to hold exactly the
+    database's games (a resume after a kill), then opened for appending."""
+    writers: list[GameFileWriter] = []
+    try:
+        if s.pdn_path:
+            note = sync_pdn(store, s.pdn_path, s.records.pdn_fields)
+            if note:
+                say(note)
+            writers.append(PdnWriter(s.pdn_path, s.records.pdn_fields))
+        if s.records.epd_path:
+            note = sync_epd(store, s.records.epd_path)
+            if note:
+                say(note)
+            writers.append(EpdWriter(s.records.epd_path))
+    except BaseException:
+        for writer in writers:
+            writer.close()
+        raise
+    return writers
+
+
 def _stored(
     job: ScheduledGame,
     record: GameRecord,
     store: TournamentStore,
-    writer: PdnWriter | None,
+    writers: list[GameFileWriter],
     outcome: Outcome,
     control: RunControl,
 ) -> bool:
@@ -292,12 +318,13 @@ def _stored(
         control.abort()
         return False
     outcome.finished += 1
-    if writer is not None:
+    for writer in writers:
         try:
             writer.write(record)
         except OSError as exc:
-            outcome.failed = (f"PDN file {exc.filename}: {exc.strerror}; game {number} is "
-                              "stored in the database, and -resume rewrites the PDN file from it")
+            outcome.failed = (f"{writer.kind} file {exc.filename}: {exc.strerror}; game {number}"
+                              f" is stored in the database, and -resume rewrites the {writer.kind}"
+                              " file from it")
             control.abort()
             return False
     return True
@@ -307,7 +334,7 @@ async def _play(
     settings: TournamentSettings,
     executor: Executor,
     store: TournamentStore,
-    writer: PdnWriter | None,
+    writers: list[GameFileWriter],
     traffic: TrafficLog | None,
     outcome: Outcome,
     control: RunControl,
@@ -333,7 +360,7 @@ async def _play(
     with _Display(console, settings, outcome.total, outcome.finished) as display:
 
         def on_result(job: ScheduledGame, record: GameRecord) -> None:
-            if not _stored(job, record, store, writer, outcome, control):
+            if not _stored(job, record, store, writers, outcome, control):
                 return
             if traffic is not None:
                 traffic.flush()

@@ -13,6 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from referee.game.pdn import PdnFields
 from referee.game.settings import GameSettings
 from referee.tournament.cluster_address import ClusterAddress
 from referee.tournament.knockout import DEFAULT_TIEBREAK, KNOCKOUT, minimum_games
@@ -41,6 +42,17 @@ class Scheduling:
     cpus: tuple[int, ...] | None = None
 
 
+@dataclass(frozen=True)
+class RecordOutputs:
+    """What each game's records carry beyond the PDN file itself: fastchess's optional
+    per-move PDN fields (``-pdnout ... nodes=true ...``), the final positions file
+    (``-epdout``) and the latency lines after each game (``-show-latency``)."""
+
+    pdn_fields: PdnFields = PdnFields()
+    epd_path: str | None = None
+    show_latency: bool = False
+
+
 @dataclass
 class MatchSettings:
     """A match: ``games`` games between two engines (see :mod:`referee.tournament.match`)."""
@@ -53,6 +65,7 @@ class MatchSettings:
     traffic: TrafficHook | None = None
     cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
     scheduling: Scheduling = field(default_factory=Scheduling)
+    records: RecordOutputs = RecordOutputs()
 
 
 @dataclass
@@ -85,6 +98,7 @@ class TournamentSettings:
     tiebreak: int = DEFAULT_TIEBREAK  # knockout: extra game pairs of a tied encounter
     seeds: int = 1  # -seeds: a gauntlet's first N engines play everyone after them
     scheduling: Scheduling = field(default_factory=Scheduling)
+    records: RecordOutputs = RecordOutputs()
 
     @property
     def knockout(self) -> bool:
@@ -109,6 +123,8 @@ class TournamentSettings:
             **self.fingerprint_data,
             "concurrency": self.concurrency,
             "pdnout": self.pdn_path,
+            "pdnfields": self.records.pdn_fields.names(),
+            "epdout": self.records.epd_path,
             "event": self.game.event,
             "site": self.game.site,
             "sprt": asdict(self.sprt) if self.sprt is not None else None,

@@ -14,9 +14,17 @@ Tables:
   so a resume plays exactly the games that are missing, whatever the seed;
 - ``games(seq, game_id UNIQUE, ...)``: every finished game with all it takes
   to rebuild its :class:`~referee.game.record.GameRecord` (moves, per-ply
-  times and clocks, result, reason, detail, start FEN, round, pair).
-  ``game_id`` is UNIQUE, so no game can be stored twice; ``seq`` is the
-  order games finished in (the PDN file's order).
+  times and clocks, what the engine reported with each move, result, reason,
+  detail, start FEN, round, pair). ``game_id`` is UNIQUE, so no game can be
+  stored twice; ``seq`` is the order games finished in (the PDN file's order).
+
+Columns added after schema 1 was released (``games.search``: per ply the
+engine's last ``info`` fields as JSON, see :func:`_search_json`) are nullable and
+added by ``ALTER TABLE`` when a run opens an older database, so the schema
+version stays 1: an old database keeps working (``-resume`` included; its
+earlier games simply have no search info), and an older guti still reads a
+newer database (it names its columns). Read-only opens of an unmigrated
+database read the missing column as NULL.
 
 Nothing here holds more than a batch of rows: pending games and finished
 games are read in id/seq ranges (:meth:`TournamentStore.pending`,
@@ -41,6 +49,7 @@ from referee.game.record import GameRecord
 from referee.game.timecontrol import Limits
 from referee.tournament.scheduler import ScheduledGame
 from referee.ugi.engine_config import EngineConfig
+from referee.ugi.search_info import Score, SearchInfo
 
 SCHEMA_VERSION = "1"
 _RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
@@ -66,8 +75,11 @@ CREATE TABLE IF NOT EXISTS games (
     elapsed_ms TEXT NOT NULL, clock_ms TEXT NOT NULL,
     date TEXT NOT NULL, start_time TEXT NOT NULL, time_control TEXT NOT NULL,
     event TEXT NOT NULL, site TEXT NOT NULL, round_tag TEXT NOT NULL,
-    finished_at REAL NOT NULL);
+    finished_at REAL NOT NULL, search TEXT);
 """
+
+#: Columns of ``games`` newer than schema 1 (see the module docstring): name -> type.
+_ADDED_COLUMNS = {"search": "TEXT"}
 
 
 class StoreError(Exception):
@@ -164,10 +176,26 @@ class TournamentStore:
             version = self.meta("schema")
             if version != SCHEMA_VERSION:
                 raise StoreError(f"{path}: database schema {version!r}, this guti reads {SCHEMA_VERSION!r}")
+            self._added = self._added_columns(create)
             if create:  # find out now, not after a whole game, that it cannot be written
                 self.set_meta("opened", time.strftime("%Y-%m-%d %H:%M:%S"))
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: {_why(exc)}") from None
+
+    def _added_columns(self, migrate: bool) -> set[str]:
+        """The columns of :data:`_ADDED_COLUMNS` the ``games`` table has; with ``migrate``
+        the missing ones are added first (each ``ALTER TABLE`` is atomic; a second guti
+        that added it meanwhile is no error)."""
+        have = {row[1] for row in self.conn.execute("PRAGMA table_info(games)")}
+        for name, kind in _ADDED_COLUMNS.items():
+            if name not in have and migrate:
+                try:
+                    self.conn.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
+                except sqlite3.OperationalError as exc:
+                    if "duplicate column" not in str(exc):
+                        raise
+                have.add(name)
+        return have & set(_ADDED_COLUMNS)
 
     # -- meta ----------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -293,14 +321,15 @@ class TournamentStore:
                     "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
                     " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
                     " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
-                    " site, round_tag, finished_at)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " site, round_tag, finished_at, search)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         job.game_id, job.pair_id, job.round, job.white, job.black, r.white, r.black,
                         r.result, str(r.reason) if r.reason is not None else None, r.detail, r.fault,
                         r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
                         r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
                         r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
+                        _search_json(r.search),
                     ),
                 )
         except sqlite3.IntegrityError as exc:
@@ -314,6 +343,14 @@ class TournamentStore:
         " start_fen, first_side, final_fen, moves, opening_plies, elapsed_ms, clock_ms, date,"
         " start_time, time_control, event, site, round_tag"
     )
+
+    @property
+    def _record_columns(self) -> str:
+        """:attr:`_RECORD_COLUMNS` and the added ones (NULL where an unmigrated database
+        opened read-only lacks one)."""
+        return self._RECORD_COLUMNS + "".join(
+            f", {name}" if name in self._added else ", NULL" for name in _ADDED_COLUMNS
+        )
 
     def records(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
         """Every stored game in finishing order as (row info, GameRecord), in batches."""
@@ -332,7 +369,7 @@ class TournamentStore:
         last = start
         while True:
             rows = self.conn.execute(
-                f"SELECT {self._RECORD_COLUMNS} FROM games WHERE {order} > ?"
+                f"SELECT {self._record_columns} FROM games WHERE {order} > ?"
                 f" ORDER BY {order} LIMIT ?",
                 (last, BATCH),
             ).fetchall()
@@ -397,10 +434,53 @@ class _Transaction:
             self.conn.execute("ROLLBACK")
 
 
+#: The integer fields of a ply's entry in the ``search`` column, after the score's kind
+#: and value: ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` where absent).
+_SEARCH_INTS = ("depth", "seldepth", "nodes", "nps", "time")
+
+
+def _search_json(search: list[SearchInfo | None]) -> str:
+    """The ``search`` column: a JSON list with, per ply, ``null`` (book ply, nothing
+    reported) or ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` for a field
+    not reported). Positional, not objects: a third of the size, and a long game has
+    hundreds of plies (the JSON export spells the fields out)."""
+    rows: list[list[Any] | None] = []
+    for info in search:
+        if info is None:
+            rows.append(None)
+            continue
+        score = [info.score.kind, info.score.value] if info.score is not None else [None, None]
+        rows.append(score + [getattr(info, name) for name in _SEARCH_INTS])
+    return json.dumps(rows, separators=(",", ":"))
+
+
+def _search_from_json(text: str | None) -> list[SearchInfo | None]:
+    """The inverse of :func:`_search_json`; a game stored before the column existed
+    (NULL) has none. A damaged entry raises ValueError/TypeError (the caller names the game)."""
+    if text is None:
+        return []
+    rows = json.loads(text)
+    if not isinstance(rows, list):
+        raise TypeError(f"search is a {type(rows).__name__}, not a list")
+    search: list[SearchInfo | None] = []
+    for row in rows:
+        if row is None:
+            search.append(None)
+            continue
+        if not isinstance(row, list) or len(row) != 2 + len(_SEARCH_INTS):
+            raise ValueError(f"search entry {row!r} is not [kind, value, {', '.join(_SEARCH_INTS)}]")
+        kind, value, *numbers = row
+        score = Score(str(kind), int(value)) if kind is not None else None
+        fields = {name: int(n) for name, n in zip(_SEARCH_INTS, numbers, strict=True)
+                  if n is not None}
+        search.append(SearchInfo(score=score, **fields))
+    return search
+
+
 def _row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
     (seq, game_id, pair_id, rnd, white, black, result, reason, detail, fault, game, start_fen,
      first_side, final_fen, moves, opening_plies, elapsed, clocks, date, start_time, tc, event,
-     site, round_tag) = row
+     site, round_tag, search) = row
     record = GameRecord(
         game=game,
         white=white,
@@ -409,6 +489,7 @@ def _row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
         moves=moves.split(),
         elapsed_ms=json.loads(elapsed),
         clock_ms=json.loads(clocks),
+        search=_search_from_json(search),
         opening_plies=opening_plies,
         result=result,
         reason=Reason.parse(reason) if reason is not None else None,

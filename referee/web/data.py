@@ -150,17 +150,42 @@ def _ms(values: list[float | None]) -> list[int | None]:
     return [None if v is None else int(round(v)) for v in values]
 
 
+#: The evaluation graph's bound in centipieces: a forced win/loss is drawn at it, and
+#: larger scores are cut to it, so one mate score does not flatten the rest of the graph.
+EVAL_BOUND = 1000
+
+
+def white_evals(record: GameRecord) -> list[int | None]:
+    """Each ply's reported score in centipieces from White's point of view (the engine
+    reports it from the mover's), within :data:`EVAL_BOUND`; None where none was
+    reported; ``[]`` when the game has no score at all (older games, silent engines), so
+    such games cost the page nothing."""
+    white_moves_first = record.first_side == "w"
+    evals: list[int | None] = []
+    for ply, info in enumerate(record.search):
+        score = info.score if info is not None else None
+        if score is None:
+            evals.append(None)
+            continue
+        value = score.value if score.kind == "cp" else EVAL_BOUND
+        value = -value if score.kind == "loss" else value
+        value = max(-EVAL_BOUND, min(EVAL_BOUND, value))
+        evals.append(value if (ply % 2 == 0) == white_moves_first else -value)
+    return evals if any(v is not None for v in evals) else []
+
+
 def compact_game(number: int, round_: int, white: int, black: int,
                  record: GameRecord) -> list[Any]:
     """One game as a short list (the page's ``G`` fields, in this order): number (1-based),
     round, white and black engine indices, result, reason, detail, start FEN ("" for the
     standard start), moves (one string), book plies, clock left after each ply (ms or
-    None), time used per ply (ms or None), final FEN, date and time."""
+    None), time used per ply (ms or None), final FEN, date and time, scores from White's
+    view per ply (:func:`white_evals`)."""
     return [number, round_, white, black, str(record.result),
             str(record.reason) if record.reason is not None else "", record.detail,
             record.start_fen or "", " ".join(record.moves), record.opening_plies,
             _ms(record.clock_ms), _ms(record.elapsed_ms), record.final_fen,
-            f"{record.date} {record.start_time}".strip()]
+            f"{record.date} {record.start_time}".strip(), white_evals(record)]
 
 
 def _engine_info(store: TournamentStore) -> list[dict[str, Any]]:
@@ -204,6 +229,8 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
 def _setting_text(value: Any) -> str:
     if isinstance(value, dict):
         return " ".join(f"{k}={v}" for k, v in value.items()) or "-"
+    if isinstance(value, list):  # pdnfields: the -pdnout switches
+        return " ".join(str(v) for v in value) or "-"
     if value is None:
         return "-"
     return str(value)

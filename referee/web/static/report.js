@@ -9,7 +9,7 @@
   const SVGNS = "http://www.w3.org/2000/svg";
   // Fields of a compact game (referee/web/data.py compact_game).
   const G = { num: 0, round: 1, white: 2, black: 3, result: 4, reason: 5, detail: 6, start: 7,
-    moves: 8, book: 9, clocks: 10, elapsed: 11, final: 12, date: 13 };
+    moves: 8, book: 9, clocks: 10, elapsed: 11, final: 12, date: 13, evals: 14 };
   const JUMPS = new Map(GEO.jumps.map(([a, b, c]) => [a + "," + c, b]));
 
   function el(tag, attrs, ...children) {
@@ -211,6 +211,21 @@
     return c.root;
   }
 
+  // Scores per ply from White's view, in centipieces (null: none reported), as a line over
+  // the plies; the bound (+-10 pieces) is where forced results are drawn (data.py EVAL_BOUND).
+  function evalChart(game, current) {
+    const evals = game[G.evals] || [];
+    if (!evals.some(v => v !== null)) return el("p", { class: "note" }, "no scores reported in this game");
+    const top = Math.max(1, ...evals.filter(v => v !== null).map(v => Math.abs(v) / 100));
+    const c = chart(460, 200, 0, Math.max(1, evals.length), -top, top, "ply", "score (pieces, White)");
+    c.root.append(svg("line", { class: "zero", x1: c.sx(0), x2: c.sx(evals.length), y1: c.sy(0), y2: c.sy(0), stroke: "#bbb", "stroke-dasharray": "3" }));
+    const pts = [];
+    evals.forEach((v, i) => { if (v !== null) pts.push(c.sx(i + 1) + "," + c.sy(v / 100)); });
+    c.root.append(svg("polyline", { class: "eval", fill: "none", stroke: "#2a7de1", "stroke-width": 1.5, points: pts.join(" ") }));
+    c.root.append(svg("line", { class: "now", x1: c.sx(current), x2: c.sx(current), y1: 10, y2: 170, stroke: "#d33" }));
+    return c.root;
+  }
+
   // ---------------------------------------------------------------- sections
   function renderSettings() {
     const box = clear("settings");
@@ -324,8 +339,9 @@
     const list = clear("moves");
     const moves = g[G.moves] ? g[G.moves].split(" ") : [];
     moves.forEach((m, i) => {
-      const clock = g[G.clocks][i], used = g[G.elapsed][i];
-      const tip = i < g[G.book] ? "book" : (used !== null ? used + " ms used" : "") + (clock !== null ? ", " + (clock / 1000).toFixed(1) + " s left" : "");
+      const clock = g[G.clocks][i], used = g[G.elapsed][i], score = (g[G.evals] || [])[i];
+      const tip = i < g[G.book] ? "book" : (used !== null ? used + " ms used" : "") + (clock !== null ? ", " + (clock / 1000).toFixed(1) + " s left" : "") +
+        (score !== undefined && score !== null ? ", score " + (score >= 0 ? "+" : "") + (score / 100).toFixed(2) + " (White)" : "");
       list.append(el("span", { class: "ply", "data-ply": i + 1, title: tip, onclick: () => show(i + 1) },
         (i + 1) + ". " + m + (i < g[G.book] ? " (book)" : clock !== null ? " [" + (clock / 1000).toFixed(1) + "s]" : "")), " ");
     });
@@ -341,6 +357,7 @@
     document.getElementById("ply").textContent = `ply ${ply} / ${steps.length - 1}`;
     for (const s of document.querySelectorAll("#moves span.ply")) s.classList.toggle("current", +s.dataset.ply === ply);
     clear("clock-chart").append(clockChart(currentGame, ply));
+    clear("eval-chart").append(evalChart(currentGame, ply));
   }
   function setupViewer() {
     document.getElementById("first").addEventListener("click", () => show(0));
