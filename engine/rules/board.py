@@ -16,6 +16,9 @@ from .move import Move, move_text
 from .picture import draw_board
 from .result import Outcome, Result, Side, Termination
 
+#: The side of each turn index (a tuple lookup: ``turn`` is read every ply of a game).
+_SIDES = (Side.WHITE, Side.BLACK)
+
 
 def _win(side: int | None, reason: Termination) -> Outcome:
     """``side`` (0 White, 1 Black, None: nobody) wins by ``reason``."""
@@ -70,7 +73,7 @@ class Board:
 
     @property
     def turn(self) -> Side:
-        return Side.from_index(self._turn)
+        return _SIDES[self._turn]
 
     @property
     def white(self) -> int:
