@@ -7,11 +7,13 @@ which answers ``go`` the moment it arrives), 400 Egara-guti games at tc=10+0.1, 
 tournament run inside this process so that ``resource.getrusage(RUSAGE_SELF)`` counts the
 referee's CPU and nothing of its children. Plies are counted from the stored games.
 
-    python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT] [--json]
+    python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT] [--rounds N] [--json]
 
 ``--baseline COMMIT`` checks COMMIT out into a temporary git worktree, runs this same
 script there (so both sides are measured in the same run, on the same loaded machine)
-and prints a before/after table. The script finds the referee's entry points under the
+and prints a before/after table; ``--rounds N`` alternates the two N times and shows
+the medians. A few games are played first and not counted, so that what a run imports
+on its way is not counted either. The script finds the referee's entry points under the
 names of either layout (``referee.cli.tournament`` or the older ``referee.tournament_cli``).
 """
 
@@ -152,18 +154,31 @@ ROWS = [
 ]
 
 
+def _medians(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--baseline", metavar="COMMIT")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure this many times, alternating with the baseline; "
+                             "the medians are shown (a loaded machine varies from run to run)")
     parser.add_argument("--json", action="store_true", help="one JSON line of figures")
     args = parser.parse_args()
-    base = _baseline(args.baseline, args.games) if args.baseline else None
-    now = measure(args.games)
+    bases: list[dict[str, float]] = []
+    nows: list[dict[str, float]] = []
+    for _ in range(max(1, args.rounds)):
+        if args.baseline:
+            bases.append(_baseline(args.baseline, args.games))
+        nows.append(measure(args.games))
+    now = _medians(nows)
+    base = _medians(bases) if bases else None
     if args.json:
         print(json.dumps(now))
         return 0
-    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}; medians of {len(nows)} run(s)")
     if base is None:
         for label, key, fmt in ROWS:
             print(f"| {label} | {fmt.format(now[key])} |")
