@@ -7,11 +7,13 @@ which answers ``go`` the moment it arrives), 400 Egara-guti games at tc=10+0.1, 
 tournament run inside this process so that ``resource.getrusage(RUSAGE_SELF)`` counts the
 referee's CPU and nothing of its children. Plies are counted from the stored games.
 
-    python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT] [--json]
+    python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT] [--rounds N] [--json]
 
 ``--baseline COMMIT`` checks COMMIT out into a temporary git worktree, runs this same
 script there (so both sides are measured in the same run, on the same loaded machine)
-and prints a before/after table. The script finds the referee's entry points under the
+and prints a before/after table; ``--rounds N`` alternates the two N times and shows
+the medians. A few games are played first and not counted, so that what a run imports
+on its way is not counted either. The script finds the referee's entry points under the
 names of either layout (``referee.cli.tournament`` or the older ``referee.tournament_cli``).
 """
 
@@ -78,24 +80,41 @@ def run_tournament(folder: str, bot: str, games: int, concurrency: int) -> dict[
     return {"cpu": cpu, "wall": wall, "plies": float(_plies(db)), "games": float(games)}
 
 
-def cli_startup(repeat: int = 10) -> float:
-    """Median wall seconds of ``guti match --help`` (a fresh interpreter each time)."""
+def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
+    """Median wall seconds of ``guti match --help`` (a fresh interpreter each time).
+
+    ``bytecode``: as installed, with the modules' compiled bytecode cached (pip compiles
+    a package when it installs it), in a temporary cache folder so that the source tree
+    stays clean, filled by one run first. Without it every start compiles every module
+    it imports again (how it runs where ``PYTHONDONTWRITEBYTECODE`` is set)."""
     code = ("import sys; sys.argv=['guti','match','--help']\n"
             "try:\n from referee.cli.main import main\n"
             "except ImportError:\n from referee.cli import main\n"
             "sys.exit(main())")
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL,
-                       env=dict(os.environ, PYTHONPATH=ROOT), check=True)
-        times.append(time.perf_counter() - began)
-    return statistics.median(times)
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, PYTHONPATH=ROOT)
+        if bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = cache
+        else:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            env.pop("PYTHONPYCACHEPREFIX", None)
+        times = []
+        for _ in range(repeat + 1):  # the first run fills the cache and is not counted
+            began = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL,
+                           env=env, check=True)
+            times.append(time.perf_counter() - began)
+    return statistics.median(times[1:])
 
 
 def measure(games: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         bot = build_bot(folder)
+        # Not counted: a few games first, so that the modules a run imports on its way
+        # are loaded (and, without a bytecode cache, compiled) before the CPU is counted.
+        os.mkdir(os.path.join(folder, "warm-up"))
+        run_tournament(os.path.join(folder, "warm-up"), bot, 4, 2)
         one = run_tournament(folder, bot, games, 1)
         two = run_tournament(folder, bot, games, 2)
     plies = one["plies"] + two["plies"]
@@ -107,6 +126,7 @@ def measure(games: int) -> dict[str, float]:
         "wall_c2": two["wall"],
         "plies": plies,
         "startup_s": cli_startup(),
+        "startup_nocache_s": cli_startup(bytecode=False),
     }
 
 
@@ -129,22 +149,36 @@ ROWS = [
     ("referee CPU per ply (ms) = CPU s per 1,000 plies", "cpu_ms_per_ply", "{:.3f}"),
     ("games/s, concurrency 1", "games_per_s_c1", "{:.1f}"),
     ("games/s, concurrency 2", "games_per_s_c2", "{:.1f}"),
-    ("`guti match --help` start-up (s)", "startup_s", "{:.3f}"),
+    ("`guti match --help` start-up (s), bytecode cached (as installed)", "startup_s", "{:.3f}"),
+    ("`guti match --help` start-up (s), compiling every module", "startup_nocache_s", "{:.3f}"),
 ]
+
+
+def _medians(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--baseline", metavar="COMMIT")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure this many times, alternating with the baseline; "
+                             "the medians are shown (a loaded machine varies from run to run)")
     parser.add_argument("--json", action="store_true", help="one JSON line of figures")
     args = parser.parse_args()
-    base = _baseline(args.baseline, args.games) if args.baseline else None
-    now = measure(args.games)
+    bases: list[dict[str, float]] = []
+    nows: list[dict[str, float]] = []
+    for _ in range(max(1, args.rounds)):
+        if args.baseline:
+            bases.append(_baseline(args.baseline, args.games))
+        nows.append(measure(args.games))
+    now = _medians(nows)
+    base = _medians(bases) if bases else None
     if args.json:
         print(json.dumps(now))
         return 0
-    print(f"load average before/after: {os.getloadavg()[0]:.2f}")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}; medians of {len(nows)} run(s)")
     if base is None:
         for label, key, fmt in ROWS:
             print(f"| {label} | {fmt.format(now[key])} |")

@@ -12,9 +12,12 @@ from . import movegen
 from .errors import RulesError
 from .fen import Position, format_fen, parse_fen
 from .games import Game, get_game
-from .move import Move
+from .move import Move, move_text
 from .picture import draw_board
 from .result import Outcome, Result, Side, Termination
+
+#: The side of each turn index (a tuple lookup: ``turn`` is read every ply of a game).
+_SIDES = (Side.WHITE, Side.BLACK)
 
 
 def _win(side: int | None, reason: Termination) -> Outcome:
@@ -70,7 +73,7 @@ class Board:
 
     @property
     def turn(self) -> Side:
-        return Side.from_index(self._turn)
+        return _SIDES[self._turn]
 
     @property
     def white(self) -> int:
@@ -132,11 +135,12 @@ class Board:
         own, enemy = self._sides()
         sources = movegen.capture_sources(geo, own, enemy)
         if sources:
-            moves = [Move(tuple(p + 1 for p in path), captured, True)
+            moves = [Move(tuple([p + 1 for p in path]), captured, True)
                      for path, captured in movegen.captures(geo, own, enemy, sources)]
         else:
-            moves = [Move((a + 1, b + 1)) for a, b in movegen.steps(geo, own, enemy)]
-        moves.sort(key=str)
+            step = Move.step
+            moves = [step(a + 1, b + 1) for a, b in movegen.steps(geo, own, enemy)]
+        moves.sort(key=move_text)
         return moves
 
     def _legal_index(self) -> dict[str, Move]:
@@ -147,7 +151,7 @@ class Board:
         legal = self._legal
         if legal is None:
             moves = [] if self._ended_by_rule() else self._generate()
-            legal = self._legal = {str(move): move for move in moves}
+            legal = self._legal = {move_text(move): move for move in moves}
         return legal
 
     def legal_move(self, text: str) -> Move | None:

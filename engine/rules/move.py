@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from operator import attrgetter
 
 from .errors import RulesError
 
@@ -27,6 +29,17 @@ class Move:
         self.capture_mask = capture_mask
         self.is_capture = bool(capture_mask) if is_capture is None else is_capture
         self._text = ("x" if self.is_capture else "-").join(map(str, path))
+
+    @classmethod
+    def step(cls, source: int, target: int) -> Move:
+        """``Move((source, target))``, built without ``__init__``'s generality: the board
+        makes one per legal step of every position it judges."""
+        move = cls.__new__(cls)
+        move.path = (source, target)
+        move.capture_mask = 0
+        move.is_capture = False
+        move._text = f"{source}-{target}"
+        return move
 
     @property
     def from_point(self) -> int:
@@ -76,3 +89,7 @@ class Move:
             f"malformed move {text!r}: expected FROM-TO (e.g. 17-12) or FROMxTOx... (e.g. 22x12x2), "
             "decimal points without leading zeros and no spaces"
         )
+
+
+#: ``str(move)`` for a sort key or a dict key, read in C (no ``__str__`` call per move).
+move_text: Callable[[Move], str] = attrgetter("_text")

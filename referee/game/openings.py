@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from engine.rules import Board, RulesError
+from engine.rules import Board, Move, RulesError
 
 _MOVE_NUMBER = re.compile(r"\d+\.+")
 
@@ -116,6 +116,29 @@ def load_openings(
     return found
 
 
+#: Most positions :func:`random_openings` keeps while it searches (memory stays bounded).
+_KNOWN_LIMIT = 20_000
+
+
+@dataclass(frozen=True)
+class _Node:
+    """A position reached by random play: the board, whether the game is over there, and
+    its legal moves (the list ``rng.choice`` draws from, in the rules core's order)."""
+
+    board: Board
+    over: bool
+    legal: list[Move]
+
+    @classmethod
+    def of(cls, board: Board) -> _Node:
+        return cls(board, board.is_game_over(), board.legal_moves)
+
+    def then(self, move: Move) -> _Node:
+        board = self.board.copy()
+        board.push(move)
+        return _Node.of(board)
+
+
 def random_openings(game: str, plies: int, count: int, seed: int | None = None) -> list[Opening]:
     """``count`` openings of ``plies`` random legal plies from the start, none finished,
     distinct as long as the game allows (deterministic for a given ``seed``)."""
@@ -125,18 +148,25 @@ def random_openings(game: str, plies: int, count: int, seed: int | None = None) 
     seen: set[tuple[str, ...]] = set()
     found: list[Opening] = []
     attempts = 0
-    start = Board(game)  # copied for each attempt: parsing the start FEN again costs more
+    start = Board(game)
+    # The positions met so far, by the moves that lead to them: with few plies the same
+    # ones come up again and again (and with few distinct openings every attempt is made).
+    known: dict[tuple[str, ...], _Node] = {(): _Node.of(start)}
     while len(found) < count and attempts < count * 50:
         attempts += 1
-        board = start.copy()
-        moves: list[str] = []
-        while len(moves) < plies and not board.is_game_over():
-            move = rng.choice(board.legal_moves)
-            board.push(move)
-            moves.append(str(move))
-        if board.is_game_over() or len(moves) < plies:
+        key: tuple[str, ...] = ()
+        node = known[key]
+        while len(key) < plies and not node.over:
+            move = rng.choice(node.legal)
+            key = (*key, str(move))
+            child = known.get(key)
+            if child is None:
+                child = node.then(move)
+                if len(known) < _KNOWN_LIMIT:
+                    known[key] = child
+            node = child
+        if node.over or len(key) < plies:
             continue
-        key = tuple(moves)
         if key in seen and attempts < count * 25:
             continue
         seen.add(key)

@@ -98,6 +98,10 @@ def describe_exit(returncode: int | None) -> str:
     return f"exit code {returncode}"
 
 
+#: The bytes ``bytes.split()`` splits on: a word followed by one of them is a whole word.
+_BLANKS = frozenset(b" \t\n\r\x0b\x0c")
+
+
 def _longest_line(data: bytes) -> int:
     """Length of the longest line in ``data`` (only for chunks larger than a line may be)."""
     return max(len(line) for line in data.split(b"\n"))
@@ -258,20 +262,23 @@ class _Pipes(asyncio.SubprocessProtocol):
     def find_line(self, word: bytes | None) -> int | None:
         """Absolute offset of the newline ending the first complete unread line (whose
         first word is ``word``, when given); None if there is none yet."""
-        buf, base = self.buf, self.base
+        buf, base, pos = self.buf, self.base, self.pos
+        if pos >= self.line_start:
+            return None  # no complete line unread (the usual state when a wait begins)
         if word is None:
-            nl = buf.find(b"\n", self.pos - base, self.line_start - base)
+            nl = buf.find(b"\n", pos - base, self.line_start - base)
             return None if nl < 0 else base + nl
-        i = (max(self.pos, self.scanned) if word == self.scanned_for else self.pos) - base
+        i = (max(pos, self.scanned) if word == self.scanned_for else pos) - base
         end = self.line_start - base
         while True:
             j = buf.find(word, i, end)
             if j < 0:
                 self.scanned, self.scanned_for = self.line_start, word
                 return None
-            begin = max(buf.rfind(b"\n", self.pos - base, j) + 1, self.pos - base)
+            begin = max(buf.rfind(b"\n", pos - base, j) + 1, pos - base)
             nl = buf.find(b"\n", j)
-            if buf[begin:nl].split()[:1] == [word]:
+            # the usual answer: the word opens its line and a blank or the newline ends it
+            if (j == begin and buf[j + len(word)] in _BLANKS) or buf[begin:nl].split()[:1] == [word]:
                 return base + nl
             i = nl + 1
 
@@ -453,7 +460,7 @@ class EngineProcess:
     def send_lines(self, lines: Sequence[str]) -> float:
         """Write ``lines`` in one write; the ``time.monotonic()`` just after it (a move's
         time runs from there). Never blocks; a dead pipe shows up on reading."""
-        self._write("".join(line + "\n" for line in lines))
+        self._write("\n".join(lines) + "\n" if lines else "")
         sent_at = time.monotonic()
         if self.traffic is not None:
             now = time.time()
@@ -481,8 +488,10 @@ class EngineProcess:
         stdin = self._stdin
         if stdin is None or stdin.is_closing():
             return
-        with contextlib.suppress(OSError, RuntimeError):
+        try:  # not contextlib.suppress: this runs every ply
             stdin.write(text.encode())
+        except (OSError, RuntimeError):
+            pass
 
     async def read_line(self, timeout: float) -> str:
         """The next line from the engine within ``timeout`` seconds."""

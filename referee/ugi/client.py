@@ -127,6 +127,9 @@ class GoReply:
     def read(cls, lines: Sequence[str], sent_at: float, received_at: float) -> GoReply:
         """The reply whose last line is the ``bestmove`` line."""
         words = lines[-1].split()
+        if len(lines) == 1:  # a bare bestmove (an instant reply): nothing else to read
+            return cls(words[1] if len(words) > 1 else None, lines[-1], [],
+                       (received_at - sent_at) * 1000, sent_at, received_at, None)
         infos = [line for line in lines[:-1] if line.startswith("info")][-MAX_INFOS:]
         return cls(
             bestmove=words[1] if len(words) > 1 else None,

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -76,6 +75,8 @@ def resolve_command(cmd: str, cwd: str | None) -> str:
     if os.sep in cmd:
         path = cmd if os.path.isabs(cmd) or cwd is None else os.path.join(cwd, cmd)
         return path
+    import shutil  # here: it pulls in the compression modules, which `--help` never needs
+
     found = shutil.which(cmd)
     return found or cmd
 

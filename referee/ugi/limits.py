@@ -102,13 +102,23 @@ class Go:
         """The words after ``go``, e.g. ``p1time 5000 p1inc 50 movetime 100``."""
         if self.perft is not None:
             return f"perft {self.perft}"
-        values = (
-            ("p1time", self.p1time), ("p1inc", self.p1inc), ("p2time", self.p2time),
-            ("p2inc", self.p2inc), ("movestogo", self.movestogo), ("movetime", self.movetime),
-            ("depth", self.depth),
-            ("nodes", self.nodes),
-        )  # spelled out: this runs every ply
-        parts = [f"{name} {value}" for name, value in values if value is not None]
+        parts: list[str] = []  # spelled out, one test per word: this runs every ply
+        if self.p1time is not None:
+            parts.append(f"p1time {self.p1time}")
+        if self.p1inc is not None:
+            parts.append(f"p1inc {self.p1inc}")
+        if self.p2time is not None:
+            parts.append(f"p2time {self.p2time}")
+        if self.p2inc is not None:
+            parts.append(f"p2inc {self.p2inc}")
+        if self.movestogo is not None:
+            parts.append(f"movestogo {self.movestogo}")
+        if self.movetime is not None:
+            parts.append(f"movetime {self.movetime}")
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        if self.nodes is not None:
+            parts.append(f"nodes {self.nodes}")
         if self.infinite or not parts:
             parts.append("infinite")
         return " ".join(parts)
