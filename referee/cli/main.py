@@ -7,7 +7,12 @@ pay for the referee and ``guti engine`` starts fast.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+
+#: Exit status when stdout's reader went away (``guti ... | head``): 128 + SIGPIPE, what a
+#: shell reports for a program killed by the signal, as cutechess-cli would be.
+EXIT_BROKEN_PIPE = 141
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (module, function, one-line help)
@@ -55,6 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("guti: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Nobody reads stdout any more: the run stopped (games already stored stay
+        # stored, the running ones were aborted like on a signal). Point stdout at
+        # /dev/null so the interpreter's final flush does not print a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

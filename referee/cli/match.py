@@ -107,6 +107,8 @@ def main(argv: list[str]) -> int:
     except EngineStartError as exc:
         print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise  # stdout closed by its reader: guti's main ends the run quietly
     except OSError as exc:
         print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2

@@ -73,6 +73,8 @@ def main_tournament(argv: list[str]) -> int:
     except sqlite3.Error as exc:  # the database failed under us (damaged, ...)
         fail("tournament", f"{settings.db_path}: {exc}; resume with -resume once it is fixed")
         return 1
+    except BrokenPipeError:
+        raise  # stdout closed by its reader: guti's main ends the run quietly
     except OSError as exc:
         return fail("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
     except KeyboardInterrupt:  # before or after the games, outside the signal handlers

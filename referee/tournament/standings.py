@@ -332,10 +332,22 @@ def _ratings_caption(field: RatingList) -> str:
     )
 
 
+class _PipeConsole(Console):
+    """A rich console whose closed output is an ordinary :class:`BrokenPipeError`.
+
+    rich's own answer is ``SystemExit(1)``, which asyncio does not treat as an error of the
+    task that printed: the run would not abort cleanly. ``guti``'s main turns the error
+    into a quiet exit (status 141), after the run has stopped as on a signal."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError("stdout closed by its reader")
+
+
 def make_console(stream=None) -> Console:
     """A console for tables: real width on a terminal, a wide fixed width otherwise
     (so CI logs and tests see whole rows)."""
-    probe = Console(file=stream, markup=False)  # names such as "[/]" are text, not markup
+    probe = _PipeConsole(file=stream, markup=False)  # names such as "[/]" are text, not markup
     if probe.is_terminal:
         return probe
-    return Console(file=stream, width=160, no_color=True, highlight=False, markup=False)
+    return _PipeConsole(file=stream, width=160, no_color=True, highlight=False, markup=False)

@@ -1,0 +1,61 @@
+"""``guti match ... | head -1``: stdout closed by its reader mid-run.
+
+The defined outcome (README, reliability): the run stops as on a signal, quietly (no
+traceback, exit status 141 = 128 + SIGPIPE), with every game stored before that intact
+in the PDN or database, no aborted game stored, and no engine process left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GUTI, ROOT, read_pdn, survivors, wait_for
+
+FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
+EXIT_BROKEN_PIPE = 141
+
+
+def engine(name: str, tmp: Path) -> list[str]:
+    args = f"{FAULTY} --mode good --seed {len(name)} --pidfile {tmp / 'pids'}"
+    return ["-engine", f"cmd={sys.executable}", f"args={args}", f"name={name}"]
+
+
+def run_reading_one_line(argv: list[str], tmp: Path) -> tuple[int, str, str]:
+    """Run guti, read its first stdout line, close the pipe (as ``head -1`` does)."""
+    proc = subprocess.Popen([*GUTI, *argv], cwd=tmp, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    try:
+        err = proc.stderr.read()
+        code = proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    return code, first, err
+
+
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_closed_stdout_stops_the_run_quietly_and_loses_nothing(command: str, tmp_path: Path) -> None:
+    argv = [command, *engine("A", tmp_path), *engine("B", tmp_path), "-each", "tc=60+1",
+            "-games", "400", "-pdnout", "g.pdn"]
+    if command == "tournament":
+        argv += ["-db", "g.db", "-concurrency", "2"]
+    code, first, err = run_reading_one_line(argv, tmp_path)
+    assert code == EXIT_BROKEN_PIPE, err
+    assert first.strip() and "Traceback" not in err and "Broken pipe" not in err, err
+    games = read_pdn((tmp_path / "g.pdn").read_text()) if (tmp_path / "g.pdn").exists() else []
+    assert len(games) < 400, "the run went on after its output was closed"
+    assert all(g.tags["Result"] != "*" for g in games)
+    if command == "tournament":
+        with sqlite3.connect(tmp_path / "g.db") as conn:
+            stored = conn.execute("SELECT result FROM games ORDER BY seq").fetchall()
+        assert [r for (r,) in stored] == [g.tags["Result"] for g in games]
+    wait_for(lambda: not survivors(tmp_path / "pids"), "every engine process gone", 10)
