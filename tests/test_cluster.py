@@ -91,6 +91,7 @@ name = "{name}"
 cmd = "{{python}}"
 args = [{str(FAULTY)!r}, "--mode", "good", "--pidfile", {str(pids)!r}]
 build = ["sh", "-c", "echo {name}:$PPID >> builds.txt"]
+requires = ["sh"]
 """
     (tmp_path / "t.toml").write_text(f"""
 cluster = "local:2"
@@ -145,6 +146,20 @@ def test_ctrl_c_at_the_terminal_stops_a_local_cluster_run_gracefully_and_it_resu
     assert again.returncode == 0, again.stderr
     assert f"resuming: {first}/60" in again.stdout
     check_tournament(tmp_path, 60)
+    assert survivors(pids) == []
+
+
+def test_concurrency_with_a_cluster_is_games_at_once_on_each_worker(tmp_path):
+    pids = tmp_path / "pids"
+    done = guti("tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=10+0.1",
+                "-games", "8", "-cluster", "local:1", "-concurrency", "2", "-pdnout", "t.pdn",
+                "-quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    check_tournament(tmp_path, 8)
+    # The one worker has one thread, yet it played two games at once, never three: each
+    # engine's warm pool there grew to two processes (one per worker without -concurrency,
+    # as the TOML test above shows).
+    assert len(pids.read_text().split()) // 2 == 4
     assert survivors(pids) == []
 
 
@@ -293,6 +308,36 @@ def test_a_worker_without_an_engine_is_named_and_refused(tmp_path, dask_cluster)
     assert len(lines) == 1, done.stderr
     assert "worker tcp://127.0.0.1:" in lines[0] and "guti-test-engine" in lines[0]
     assert "No such file" in lines[0]
+    assert stored(tmp_path / "guti.db") == 0
+
+
+def test_a_requirement_missing_on_the_workers_is_named_and_refused(tmp_path, dask_cluster):
+    address, _folder = dask_cluster
+    here = tmp_path / "bin"  # on this guti's PATH only, not on the workers'
+    here.mkdir()
+    (here / "guti-client-only-tool").write_text("#!/bin/sh\n")
+    (here / "guti-client-only-tool").chmod(0o755)
+    (tmp_path / "t.toml").write_text(f"""
+cluster = "{address}"
+games = 2
+[each]
+tc = "10+0.1"
+[[engine]]
+name = "A"
+cmd = "guti-test-engine"
+requires = ["sh"]
+[[engine]]
+name = "B"
+cmd = "guti-test-engine"
+requires = ["sh", "guti-client-only-tool"]
+""")
+    done = guti("tournament", "t.toml", cwd=tmp_path,
+                env={**ENV, "PATH": f"{here}:{ENV['PATH']}"})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "worker tcp://127.0.0.1:" in lines[0]
+    assert "engine B requires guti-client-only-tool" in lines[0]
     assert stored(tmp_path / "guti.db") == 0
 
 
