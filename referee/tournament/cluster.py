@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import dask
 from distributed import Client, Future, LocalCluster, as_completed
 from distributed.scheduler import KilledWorker
 
@@ -77,6 +78,17 @@ BATCH_SECONDS = 0.5
 BATCH_MOST = 16
 #: Seconds between two readings of the cluster's workers and their threads.
 WORKERS_INTERVAL = 2.0
+#: Dask's settings for the cluster of ``local:N`` (guti's own, on the machine the engines
+#: play on): its housekeeping woken less often (event-loop ticks, system and memory
+#: monitors, statistical profiler) and no work stealing (each task is named for a
+#: worker). Idle, the scheduler and two workers then take 1.6 % of a core, not 11 %.
+LOCAL_CONFIG = {
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.worker.profile.enabled": False,
+    "distributed.scheduler.work-stealing": False,
+}
 
 
 def say_error(text: str) -> None:
@@ -121,9 +133,10 @@ class ClusterExecutor:
             # processes start with SIGINT ignored (kept across exec), the plugin keeps it so.
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
             try:
-                self.cluster = await LocalCluster(
-                    n_workers=a.local, threads_per_worker=1, processes=True,
-                    asynchronous=True, dashboard_address=None, silence_logs=logging.ERROR)
+                with dask.config.set(LOCAL_CONFIG):
+                    self.cluster = await LocalCluster(
+                        n_workers=a.local, threads_per_worker=1, processes=True,
+                        asynchronous=True, dashboard_address=None, silence_logs=logging.ERROR)
             finally:
                 signal.signal(signal.SIGINT, previous)
             self.client = await Client(self.cluster, asynchronous=True, set_as_default=False)
