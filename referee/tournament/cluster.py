@@ -318,6 +318,7 @@ class ClusterExecutor:
                     done.add(settled)
                 top_up()
         except BaseException:
+            watcher.cancel()  # nothing more is submitted while the tasks are cancelled
             await asyncio.shield(self._abort(list(jobs)))
             raise
         finally:
