@@ -163,6 +163,25 @@ def test_concurrency_with_a_cluster_is_games_at_once_on_each_worker(tmp_path):
     assert survivors(pids) == []
 
 
+def test_an_sprt_decision_on_a_local_cluster_starts_no_more_games(tmp_path):
+    pids = tmp_path / "pids"
+    loser = ["-engine", f"cmd={PY}", "name=B",
+             f"args={shlex.join([str(FAULTY), '--mode', 'illegal', '--pidfile', str(pids)])}"]
+    done = guti("tournament", *instant("A", pids), *loser, "-each", "tc=10+0.1",
+                "-games", "200", "-cluster", "local:2", "-sprt", "elo0=0", "elo1=50",
+                "-pdnout", "t.pdn", "-quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "SPRT: H1 accepted" in done.stdout
+    ids = [r[0] for r in rows(tmp_path / "guti.db", "SELECT game_id FROM games")]
+    # B loses every game (an illegal first move), so H1 is accepted after the same number
+    # of games every time (34, as the local executor at -concurrency 1 shows). Then only
+    # the games already begun on the two workers are played to the end; the batches
+    # queued there are not (without the workers' stop: 60 games and more).
+    assert 34 <= len(ids) < 50 and len(set(ids)) == len(ids)
+    assert replay_all(tmp_path / "t.pdn") == len(ids)
+    assert survivors(pids) == []
+
+
 def test_match_on_a_local_cluster(tmp_path):
     pids = tmp_path / "pids"
     done = guti("match", *instant("A", pids), *instant("B", pids), "-each", "tc=10+0.1",
