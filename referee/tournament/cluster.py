@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import logging
 import signal
 import sys
@@ -114,7 +115,7 @@ class ClusterExecutor:
         slim = dataclasses.replace(settings, openings=None, start_fen=None)
         self.spec = RunSpec(uuid.uuid4().hex, engines, slim, guti_version(),
                             traffic is not None, setups, address.per_worker)
-        self.running: dict[int, ScheduledGame] = {}
+        self.in_flight: dict[int, ScheduledGame] = {}  # submitted, not yet reported
         self.reported: set[int] = set()
         self.client: Any = None
         self.cluster: Any = None
@@ -189,6 +190,13 @@ class ClusterExecutor:
         if self.game_seconds is None:
             return 1
         return max(1, min(BATCH_MOST, int(BATCH_SECONDS / max(self.game_seconds, 1e-3))))
+
+    @property
+    def running(self) -> dict[int, ScheduledGame]:
+        """The games a graceful stop waits for, as far as this client can tell: those in
+        flight, at most as many as the workers play at once (the rest are queued)."""
+        playing = sum(self.slots.values()) or len(self.in_flight)
+        return dict(itertools.islice(self.in_flight.items(), playing))
 
     # ------------------------------------------------------------------ playing
     def _submit(self, batch: list[ScheduledGame], worker: str = "") -> Future:
@@ -296,7 +304,7 @@ class ClusterExecutor:
                 future = self._submit(batch, worker)
                 jobs[future] = (batch, worker)
                 self.load[worker] += 1
-                self.running.update((job.game_id, job) for job in batch)
+                self.in_flight.update((job.game_id, job) for job in batch)
                 done.add(future)
 
         stopper = asyncio.ensure_future(self._stop_when(stop))
@@ -310,7 +318,7 @@ class ClusterExecutor:
                 settled = await self._settle(future, batch)
                 if isinstance(settled, list):
                     for job, outcome in zip(batch, settled, strict=True):
-                        self.running.pop(job.game_id, None)
+                        self.in_flight.pop(job.game_id, None)
                         self._report(job, outcome, on_result)
                 else:
                     jobs[settled] = (batch, "")
