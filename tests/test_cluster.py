@@ -17,7 +17,8 @@ import socket
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,8 @@ PY = sys.executable
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def instant(name: str, pidfile: Path) -> list[str]:
-    args = shlex.join([str(FAULTY), "--mode", "good", "--pidfile", str(pidfile)])
+def instant(name: str, pidfile: Path, more: Sequence[str] = ()) -> list[str]:
+    args = shlex.join([str(FAULTY), "--mode", "good", "--pidfile", str(pidfile), *more])
     return ["-engine", f"cmd={PY}", f"args={args}", f"name={name}"]
 
 
@@ -149,17 +150,45 @@ def test_ctrl_c_at_the_terminal_stops_a_local_cluster_run_gracefully_and_it_resu
     assert survivors(pids) == []
 
 
+def game_spans(log: str) -> list[tuple[float, float]]:
+    """Each game's first and last traffic line on the worker that played it (a ``-log``
+    block: the note that opens it, the engines' lines, the note with the result)."""
+    spans: list[tuple[float, float]] = []
+    stamps: list[float] = []
+    for line in log.splitlines():
+        stamp = datetime.fromisoformat(line.split(" ", 1)[0]).timestamp()
+        if "] # game " in line and " vs " in line:
+            stamps = [stamp]
+        elif "] # game " in line:
+            spans.append((stamps[0], stamps[-1]))
+            stamps = []
+        elif stamps:
+            stamps.append(stamp)
+    return spans
+
+
+def most_at_once(spans: list[tuple[float, float]]) -> int:
+    events = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans])
+    at_once = most = 0
+    for _, step in events:
+        at_once += step
+        most = max(most, at_once)
+    return most
+
+
 def test_concurrency_with_a_cluster_is_games_at_once_on_each_worker(tmp_path):
     pids = tmp_path / "pids"
-    done = guti("tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=10+0.1",
-                "-games", "8", "-cluster", "local:1", "-concurrency", "2", "-pdnout", "t.pdn",
-                "-quiet", cwd=tmp_path)
+    thinking = ["--think", "0.02"]  # games of a second or so, long enough to overlap
+    done = guti("tournament", *instant("A", pids, thinking), *instant("B", pids, thinking),
+                "-each", "tc=10+0.1", "-games", "4", "-cluster", "local:1", "-concurrency",
+                "2", "-pdnout", "t.pdn", "-log", "t.log", "-quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    check_tournament(tmp_path, 8)
-    # The one worker has one thread, yet it played two games at once, never three: each
-    # engine's warm pool there grew to two processes (one per worker without -concurrency,
-    # as the TOML test above shows).
-    assert len(pids.read_text().split()) // 2 == 4
+    check_tournament(tmp_path, 4)
+    # The one worker has one thread, yet it played two games at once, never three; and
+    # so each engine's warm pool there has at most two processes.
+    spans = game_spans((tmp_path / "t.log").read_text())
+    assert len(spans) == 4 and most_at_once(spans) == 2
+    assert len(pids.read_text().split()) // 2 <= 4
     assert survivors(pids) == []
 
 
