@@ -9,9 +9,11 @@ Same engines, same games, same machine, in one run:
 Games/s are counted *steady state*, from the first stored game to the last (the
 ``finished_at`` of the database), so the seconds a local cluster takes to start its
 worker processes are shown apart (``start``). The client's cost per game is what
-limits how many workers one guti can feed: one scheduler round trip (a no-op task
-submitted and its result awaited, one after the other) plus storing the game (the
-SQLite transaction of :meth:`TournamentStore.record_game`).
+limits how many workers one guti can feed: its CPU per task through a real scheduler
+(tasks that carry stored games' records back, four in flight, one game per task as for
+games of a second or more, and 16 per task as ``-cluster`` batches games that last
+milliseconds) plus storing the game (the SQLite transaction of
+:meth:`TournamentStore.record_game`); and the latency of one task's round trip.
 
     python benchmarks/cluster_throughput.py [--games 300] [--ref-games 12] [--ref-tc 2+0.02]
 """
@@ -104,10 +106,12 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def client_cost(folder: str, count: int) -> tuple[float, float]:
-    """(median ms of one round trip, client CPU ms per task when 4 are kept in flight)
-    through a real ``dask scheduler`` and ``dask worker`` (other processes, so the CPU
-    is the client's own); each task carries a stored game's record there and back."""
+def client_cost(folder: str, count: int, batches: tuple[int, ...] = (1, 16)
+                ) -> tuple[float, dict[int, float]]:
+    """(median ms of one round trip, {games per task: client CPU ms per game when 4 tasks
+    are kept in flight}) through a real ``dask scheduler`` and ``dask worker`` (other
+    processes, so the CPU is the client's own); each task carries stored games' records
+    back, as many as the batch holds."""
     from distributed import Client, as_completed
 
     with TournamentStore(os.path.join(folder, "instant-local-0.db"), create=False) as store:
@@ -127,18 +131,22 @@ def client_cost(folder: str, count: int) -> tuple[float, float]:
                 began = time.perf_counter()
                 client.submit(_echo, record, pure=False).result()
                 times.append((time.perf_counter() - began) * 1000)
-            cpu = time.process_time()
-            futures = as_completed([client.submit(_echo, record, pure=False) for _ in range(4)])
-            for done, future in enumerate(futures):
-                future.result()
-                if done < count - 4:
-                    futures.add(client.submit(_echo, record, pure=False))
-            cpu = (time.process_time() - cpu) * 1000 / count
+            cpus = {}
+            for batch in batches:
+                records, tasks = [record] * batch, max(8, count // batch)
+                cpu = time.process_time()
+                futures = as_completed([client.submit(_echo, records, pure=False)
+                                        for _ in range(4)])
+                for done, future in enumerate(futures):
+                    future.result()
+                    if done < tasks - 4:
+                        futures.add(client.submit(_echo, records, pure=False))
+                cpus[batch] = (time.process_time() - cpu) * 1000 / (tasks * batch)
     finally:
         for proc in reversed(procs):
             proc.terminate()
             proc.wait(30)
-    return statistics.median(times[count // 10:]), cpu
+    return statistics.median(times[count // 10:]), cpus
 
 
 def store_ms(folder: str) -> float:
@@ -195,11 +203,13 @@ def main() -> int:
         ref = reference_engines(args.ref_tc)
         ref_local, ref_cluster = best_of(args.repeat, folder, "ref", ref, args.ref_games)
         show(f"reference engine tc={args.ref_tc}", ref_local, ref_cluster, args.ref_games)
-        (trip, cpu), store = client_cost(folder, 300), store_ms(folder)
-        print(f"client, per game: scheduler round trip {trip:.2f} ms (latency, hidden by the "
-              f"queued tasks), client CPU {cpu:.2f} ms + storing the game {store:.2f} ms = "
-              f"{cpu + store:.2f} ms: one client keeps up with about "
-              f"{1000 / (cpu + store):.0f} games/s", flush=True)
+        (trip, cpus), store = client_cost(folder, 300), store_ms(folder)
+        print(f"client: a task's round trip {trip:.2f} ms (latency, hidden by the task each "
+              f"worker holds in reserve); storing a game {store:.2f} ms", flush=True)
+        for batch, cpu in cpus.items():
+            print(f"client, per game at {batch} game(s) per task: CPU {cpu:.2f} ms + storing "
+                  f"{store:.2f} ms = {cpu + store:.2f} ms: one client keeps up with about "
+                  f"{1000 / (cpu + store):.0f} games/s", flush=True)
     return 0
 
 

@@ -17,7 +17,8 @@ import socket
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,8 @@ PY = sys.executable
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def instant(name: str, pidfile: Path) -> list[str]:
-    args = shlex.join([str(FAULTY), "--mode", "good", "--pidfile", str(pidfile)])
+def instant(name: str, pidfile: Path, more: Sequence[str] = ()) -> list[str]:
+    args = shlex.join([str(FAULTY), "--mode", "good", "--pidfile", str(pidfile), *more])
     return ["-engine", f"cmd={PY}", f"args={args}", f"name={name}"]
 
 
@@ -91,6 +92,7 @@ name = "{name}"
 cmd = "{{python}}"
 args = [{str(FAULTY)!r}, "--mode", "good", "--pidfile", {str(pids)!r}]
 build = ["sh", "-c", "echo {name}:$PPID >> builds.txt"]
+requires = ["sh"]
 """
     (tmp_path / "t.toml").write_text(f"""
 cluster = "local:2"
@@ -145,6 +147,67 @@ def test_ctrl_c_at_the_terminal_stops_a_local_cluster_run_gracefully_and_it_resu
     assert again.returncode == 0, again.stderr
     assert f"resuming: {first}/60" in again.stdout
     check_tournament(tmp_path, 60)
+    assert survivors(pids) == []
+
+
+def game_spans(log: str) -> list[tuple[float, float]]:
+    """Each game's first and last traffic line on the worker that played it (a ``-log``
+    block: the note that opens it, the engines' lines, the note with the result)."""
+    spans: list[tuple[float, float]] = []
+    stamps: list[float] = []
+    for line in log.splitlines():
+        stamp = datetime.fromisoformat(line.split(" ", 1)[0]).timestamp()
+        if "] # game " in line and " vs " in line:
+            stamps = [stamp]
+        elif "] # game " in line:
+            spans.append((stamps[0], stamps[-1]))
+            stamps = []
+        elif stamps:
+            stamps.append(stamp)
+    return spans
+
+
+def most_at_once(spans: list[tuple[float, float]]) -> int:
+    events = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans])
+    at_once = most = 0
+    for _, step in events:
+        at_once += step
+        most = max(most, at_once)
+    return most
+
+
+def test_concurrency_with_a_cluster_is_games_at_once_on_each_worker(tmp_path):
+    pids = tmp_path / "pids"
+    thinking = ["--think", "0.02"]  # games of a second or so, long enough to overlap
+    done = guti("tournament", *instant("A", pids, thinking), *instant("B", pids, thinking),
+                "-each", "tc=10+0.1", "-games", "4", "-cluster", "local:1", "-concurrency",
+                "2", "-pdnout", "t.pdn", "-log", "t.log", "-quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    check_tournament(tmp_path, 4)
+    # The one worker has one thread, yet it played two games at once, never three; and
+    # so each engine's warm pool there has at most two processes.
+    spans = game_spans((tmp_path / "t.log").read_text())
+    assert len(spans) == 4 and most_at_once(spans) == 2
+    assert len(pids.read_text().split()) // 2 <= 4
+    assert survivors(pids) == []
+
+
+def test_an_sprt_decision_on_a_local_cluster_starts_no_more_games(tmp_path):
+    pids = tmp_path / "pids"
+    loser = ["-engine", f"cmd={PY}", "name=B",
+             f"args={shlex.join([str(FAULTY), '--mode', 'illegal', '--pidfile', str(pids)])}"]
+    done = guti("tournament", *instant("A", pids), *loser, "-each", "tc=10+0.1",
+                "-games", "200", "-cluster", "local:2", "-sprt", "elo0=0", "elo1=50",
+                "-pdnout", "t.pdn", "-quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "SPRT: H1 accepted" in done.stdout
+    ids = [r[0] for r in rows(tmp_path / "guti.db", "SELECT game_id FROM games")]
+    # B loses every game (an illegal first move), so H1 is accepted after the same number
+    # of games every time (34, as the local executor at -concurrency 1 shows). Then only
+    # the games already begun on the two workers are played to the end; the batches
+    # queued there are not (without the workers' stop: 60 games and more).
+    assert 34 <= len(ids) < 50 and len(set(ids)) == len(ids)
+    assert replay_all(tmp_path / "t.pdn") == len(ids)
     assert survivors(pids) == []
 
 
@@ -293,6 +356,36 @@ def test_a_worker_without_an_engine_is_named_and_refused(tmp_path, dask_cluster)
     assert len(lines) == 1, done.stderr
     assert "worker tcp://127.0.0.1:" in lines[0] and "guti-test-engine" in lines[0]
     assert "No such file" in lines[0]
+    assert stored(tmp_path / "guti.db") == 0
+
+
+def test_a_requirement_missing_on_the_workers_is_named_and_refused(tmp_path, dask_cluster):
+    address, _folder = dask_cluster
+    here = tmp_path / "bin"  # on this guti's PATH only, not on the workers'
+    here.mkdir()
+    (here / "guti-client-only-tool").write_text("#!/bin/sh\n")
+    (here / "guti-client-only-tool").chmod(0o755)
+    (tmp_path / "t.toml").write_text(f"""
+cluster = "{address}"
+games = 2
+[each]
+tc = "10+0.1"
+[[engine]]
+name = "A"
+cmd = "guti-test-engine"
+requires = ["sh"]
+[[engine]]
+name = "B"
+cmd = "guti-test-engine"
+requires = ["sh", "guti-client-only-tool"]
+""")
+    done = guti("tournament", "t.toml", cwd=tmp_path,
+                env={**ENV, "PATH": f"{here}:{ENV['PATH']}"})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "worker tcp://127.0.0.1:" in lines[0]
+    assert "engine B requires guti-client-only-tool" in lines[0]
     assert stored(tmp_path / "guti.db") == 0
 
 

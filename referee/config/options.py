@@ -8,6 +8,7 @@ mistake. Defaults come from the settings model; the help texts show them.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from engine.rules import GAMES, RulesError
@@ -362,11 +363,14 @@ def check_writable(paths: list[str | None]) -> None:
 
 
 def cluster_address(args: ParsedArgs) -> ClusterAddress | None:
-    """``-cluster tcp://HOST:PORT`` or ``local:N`` (None: games are played here)."""
+    """``-cluster tcp://HOST:PORT`` or ``local:N`` (None: games are played here); a
+    ``-concurrency`` given with it is the games at once on each worker."""
     text = args.value("cluster")
     if not text:
         return None
     try:
-        return parse_cluster(text)
+        address = parse_cluster(text)
     except ClusterAddressError as exc:
         raise CliError(str(exc)) from None
+    per_worker = args.int_value("concurrency", 0, minimum=1)
+    return dataclasses.replace(address, per_worker=per_worker) if per_worker else address

@@ -56,6 +56,7 @@ from referee.config.options import (
 from referee.config.outputs import check_outputs
 from referee.game.settings import GameSettings
 from referee.tournament import knockout
+from referee.tournament.cluster_address import EngineSetup
 from referee.tournament.knockout import DEFAULT_TIEBREAK, KNOCKOUT
 from referee.tournament.scheduler import FORMATS, opening_slots
 from referee.tournament.settings import TournamentSettings
@@ -80,7 +81,8 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
                help=f"knockout: extra game pairs of a tied encounter, then the higher seed "
                     f"advances (default {DEFAULT_TIEBREAK})"),
     OptionSpec("rounds", Kind.VALUE, help="rounds (default 1); -games per encounter per round"),
-    OptionSpec("concurrency", Kind.VALUE, help="games at once (default: number of cores)"),
+    OptionSpec("concurrency", Kind.VALUE,
+               help="games at once (default: number of cores); with -cluster: per worker"),
     OptionSpec("db", Kind.VALUE, help="SQLite results database (default guti.db)"),
     OptionSpec("resume", Kind.FLAG, help="continue the tournament stored in -db"),
     OptionSpec("ratinginterval", Kind.VALUE, help="print standings every N games (0: at the end)"),
@@ -128,11 +130,11 @@ def _table_tokens(table: dict[str, Any], where: str) -> list[str]:
 
 def _engine_tokens(
     entry: dict[str, Any], base: str, where: str, report: Callable[[str], None],
-    builds: list[tuple[str, tuple[str, ...], str]] | None = None,
+    setups: list[EngineSetup] | None = None,
 ) -> list[str] | None:
     """One ``[[engine]]`` table as ``-engine`` tokens; None when it is skipped. With
-    ``builds`` (a tournament on a cluster) the build is not run here but added to it:
-    it runs once on every worker, where the engine runs."""
+    ``setups`` (a tournament on a cluster) the build is not run here but added to it,
+    with the requirements: both are seen to on every worker, where the engine runs."""
     name = str(entry.get("name") or entry.get("cmd") or where)
     requires = _words(entry.get("requires", []), f"{where}.requires")
     build = entry.get("build")
@@ -142,13 +144,16 @@ def _engine_tokens(
         if shutil.which(tool) is None:
             report(f"skipping engine {name}: {tool} is not installed (not found on PATH)")
             return None
-    if build:
-        argv = ([_scalar(w, f"{where}.build") for w in build] if isinstance(build, list)
-                else shlex.split(_scalar(build, f"{where}.build")))
-        where_to = os.path.join(base, str(entry["dir"])) if "dir" in entry else base
-        if builds is not None:
-            builds.append((name, tuple(argv), where_to))
-            build = None
+    argv: list[str] = []
+    if isinstance(build, list):
+        argv = [_scalar(w, f"{where}.build") for w in build]
+    elif build:
+        argv = shlex.split(_scalar(build, f"{where}.build"))
+    where_to = os.path.join(base, str(entry["dir"])) if "dir" in entry else base
+    if setups is not None:
+        if argv or requires:
+            setups.append((name, tuple(argv), where_to, tuple(requires)))
+        build = None
     if build:
         try:
             done = subprocess.run(argv, cwd=where_to, capture_output=True, text=True, timeout=300)
@@ -187,12 +192,12 @@ def _engine_tokens(
 def toml_argv(
     path: str,
     report: Callable[[str], None],
-    builds: list[tuple[str, tuple[str, ...], str]] | None = None,
+    setups: list[EngineSetup] | None = None,
     on_cluster: bool = False,
 ) -> list[str]:
     """The command line a TOML tournament file stands for. On a cluster (``on_cluster``,
     or a ``cluster`` key in the file) engine builds are not run here but added to
-    ``builds``, to run on every worker (see :func:`_engine_tokens`)."""
+    ``setups``, with the requirements, for every worker (see :func:`_engine_tokens`)."""
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -223,7 +228,7 @@ def toml_argv(
             for n, entry in enumerate(value, 1):
                 if not isinstance(entry, dict):
                     raise CliError(f"{where} #{n}: expected a table")
-                deferred = builds if on_cluster or "cluster" in data else None
+                deferred = setups if on_cluster or "cluster" in data else None
                 tokens = _engine_tokens(entry, base, f"{path}: engine #{n}", report, deferred)
                 if tokens is not None:
                     argv += ["-engine", *tokens]
@@ -296,9 +301,9 @@ def split_config(argv: list[str]) -> tuple[str | None, list[str]]:
 def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> TournamentSettings:
     """Check the command line (and config file) and build the settings."""
     config, flags = split_config(argv)
-    builds: list[tuple[str, tuple[str, ...], str]] = []
+    setups: list[EngineSetup] = []
     on_cluster = parse_cli(flags, TOURNAMENT_OPTIONS).has("cluster")
-    full = merge_argv(toml_argv(config, report, builds, on_cluster), flags) if config else flags
+    full = merge_argv(toml_argv(config, report, setups, on_cluster), flags) if config else flags
     args = parse_cli(full, TOURNAMENT_OPTIONS)
     game = game_name(args)
     configs = engine_configs(args)
@@ -349,7 +354,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         sprt=sprt_from_args(args),
         quiet=args.has("quiet"),
         cluster=cluster_address(args),
-        builds=tuple(builds),
+        setups=tuple(setups),
         fingerprint_data=fingerprint,
         report_path=args.value("report"),
         serve=serve_address(args.value("serve")),

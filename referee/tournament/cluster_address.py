@@ -18,6 +18,12 @@ _LOCAL = re.compile(r"local:(\d+)")
 _REMOTE = re.compile(r"(tcp|tls|ws|wss|ucx|inproc)://\S+:\d+")
 
 
+#: What every worker checks and does for one engine before the first game: (engine name,
+#: its ``build`` command (empty: none), the folder it runs in, the programs it ``requires``
+#: on PATH). From the TOML file; a worker lacking one refuses the run.
+EngineSetup = tuple[str, tuple[str, ...], str, tuple[str, ...]]
+
+
 class ClusterAddressError(ValueError):
     """A ``-cluster`` value that is neither ``SCHEME://HOST:PORT`` nor ``local:N``."""
 
@@ -30,11 +36,14 @@ class ClusterError(EngineStartError):
 
 @dataclass(frozen=True)
 class ClusterAddress:
-    """``local`` workers to start, or the ``scheduler`` address to connect to."""
+    """``local`` workers to start, or the ``scheduler`` address to connect to;
+    ``per_worker``: games at once on each worker (``-concurrency`` with ``-cluster``;
+    0: as many as the worker has threads)."""
 
     text: str
     scheduler: str | None = None
     local: int = 0
+    per_worker: int = 0
 
 
 def parse_cluster(text: str) -> ClusterAddress:

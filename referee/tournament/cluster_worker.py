@@ -1,7 +1,8 @@
 """The worker side of ``-cluster``: what runs inside a Dask worker process.
 
-Each scheduled game is one Dask task (:func:`play_task`). Both of its engines run on
-the worker that plays it, and the real game loop
+Each Dask task (:func:`play_task`) is a batch of scheduled games (one game, unless the
+games last milliseconds: see :mod:`referee.tournament.cluster`). Both engines of a game
+run on the worker that plays it, and the real game loop
 (:func:`referee.game.runner.play_game`) runs there too, so a clock runs from the write
 of ``go`` to the read of ``bestmove`` on that machine, exactly as locally: the network
 is never on any clock.
@@ -15,13 +16,16 @@ threads. So every task thread hands its game to the one engine loop
 :class:`~referee.tournament.engine_pool.EnginePool` per engine per tournament
 (:class:`WorkerRun`, a module-level registry keyed by the tournament's run id), and
 a worker with K threads plays K games at once from the same pools, like the local
-executor. It is also not Dask's own event loop, so the worker's network traffic
-never delays the stamps of the engines' lines.
+executor. With ``-concurrency`` per worker the run's own semaphore says how many games
+at once instead, and a task secedes from the worker's thread pool so that a worker with
+one thread still plays them all. It is also not Dask's own event loop, so the worker's
+network traffic never delays the stamps of the engines' lines.
 
 Life cycle, all keyed by run id: :func:`check_worker` (run on every worker before
-the first game: same guti version, ``build`` once per worker, every engine started
-once and kept warm), :func:`play_task` (one game), :func:`stop_run` (start no new
-game: queued tasks return without playing), :func:`abort_run` (kill the running
+the first game: same guti version, the programs the engines ``require`` on PATH,
+``build`` once per worker, every engine started once and kept warm), :func:`play_task`
+(a batch of games), :func:`stop_run` (start no new game: queued tasks return without
+playing), :func:`abort_run` (kill the running
 games' engines), :func:`close_run` (quit every engine of the run). A task whose key
 the scheduler has released (its client cancelled it, or the client went away) has
 its game cancelled within :data:`WATCH_INTERVAL`; a run that has not been used for
@@ -37,6 +41,7 @@ import concurrent.futures
 import contextlib
 import importlib.metadata
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -44,11 +49,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from distributed import WorkerPlugin, get_worker
+from distributed import WorkerPlugin, get_worker, secede
 
 from referee.game.record import GameRecord
 from referee.game.settings import GameSettings
 from referee.process.errors import EngineStartError
+from referee.tournament.cluster_address import EngineSetup
 from referee.tournament.engine_pool import EnginePool
 from referee.tournament.pairing import play_job
 from referee.tournament.scheduler import ScheduledGame
@@ -84,7 +90,8 @@ class RunSpec:
     settings: GameSettings
     version: str
     traffic: bool = False
-    builds: tuple[tuple[str, tuple[str, ...], str], ...] = ()  # (engine, argv, cwd)
+    setups: tuple[EngineSetup, ...] = ()  # requirements and builds, seen to once per worker
+    per_worker: int = 0  # games at once on a worker (0: one per worker thread)
 
 
 @dataclass
@@ -97,6 +104,7 @@ class GameOutcome:
     worker: str
     traffic: list[TrafficLine] = field(default_factory=list)
     dropped: int = 0
+    seconds: float = 0.0  # the game's length on the worker (the client sizes batches by it)
 
 
 class WorkerUnfit(Exception):
@@ -150,16 +158,23 @@ class WorkerRun:
             for c, t in zip(spec.engines, self.traffic, strict=True)
         ]
         self.running: set[asyncio.Task[Any]] = set()
+        # -concurrency per worker: the games at once, whatever the worker's threads
+        # (a task past them waits here, its thread seceded from the worker's pool).
+        self.slots = asyncio.Semaphore(spec.per_worker) if spec.per_worker else None
         self.stopped = False
         self.checked: list[str] | None = None  # the check's errors, once it has run
         self.checking = asyncio.Lock()  # one check, however many threads ask at once
         self.last_used = time.monotonic()
 
     async def check(self) -> list[str]:
-        """Build what must be built, start every engine once (kept warm); the errors."""
+        """Check what the engines require, build what must be built, start every engine
+        once (kept warm); the errors."""
         async with self.checking:
             if self.checked is None:
-                errors = [e for b in self.spec.builds if (e := await _build_once(*b))]
+                setups = self.spec.setups
+                errors = [e for s in setups if (e := _missing(s))] or [
+                    e for name, argv, cwd, _ in setups if argv
+                    and (e := await _build_once(name, argv, cwd))]
                 if not errors:
                     for pool in self.pools:
                         try:
@@ -169,9 +184,19 @@ class WorkerRun:
                 self.checked = errors
             return self.checked
 
-    async def play(self, job: ScheduledGame, sink: GameTraffic | None) -> GameRecord:
+    async def play(self, job: ScheduledGame, sink: GameTraffic | None
+                   ) -> tuple[GameRecord, float] | None:
         """One game, as the local executor plays it (:func:`~referee.tournament.pairing.
-        play_job`), with each process's traffic routed to ``sink`` while the game holds it."""
+        play_job`), with each process's traffic routed to ``sink`` while the game holds it:
+        its record and length in seconds; None if the run stopped before a slot was free."""
+        if self.slots is None:
+            return await self._play(job, sink)
+        async with self.slots:
+            return None if self.stopped else await self._play(job, sink)
+
+    async def _play(self, job: ScheduledGame, sink: GameTraffic | None
+                    ) -> tuple[GameRecord, float]:
+        began = time.monotonic()
         task = asyncio.current_task()
         assert task is not None
         self.running.add(task)
@@ -184,8 +209,9 @@ class WorkerRun:
 
         try:
             pools = self.pools
-            return await play_job(job, pools[job.white], pools[job.black], self.spec.settings,
-                                  before_play)
+            record = await play_job(job, pools[job.white], pools[job.black],
+                                    self.spec.settings, before_play)
+            return record, time.monotonic() - began
         finally:
             self._route(job, taken, None)
             self.running.discard(task)
@@ -255,6 +281,15 @@ async def _close_idle_runs() -> None:
                 await run.close()
 
 
+def _missing(setup: EngineSetup) -> str:
+    """The first program an engine requires that is not on this worker's PATH, in a line."""
+    engine, _build, _cwd, requires = setup
+    for tool in requires:
+        if shutil.which(tool) is None:
+            return f"engine {engine} requires {tool}, which is not installed here (not on PATH)"
+    return ""
+
+
 async def _build_once(engine: str, argv: tuple[str, ...], cwd: str) -> str:
     """Run an engine's ``build`` once per worker process; the error line ("" if built)."""
     key = (argv, cwd)
@@ -282,32 +317,43 @@ async def check_worker(spec: RunSpec) -> str:
     return errors[0] if errors else ""
 
 
-def play_task(spec: RunSpec, job: ScheduledGame) -> GameOutcome:
-    """One game (a Dask task, run in a worker thread): played on the engine loop while
-    this thread watches that the scheduler still wants it."""
+def play_task(spec: RunSpec, jobs: list[ScheduledGame]) -> list[GameOutcome]:
+    """A batch of games, one after the other (a Dask task, run in a worker thread): each
+    played on the engine loop while this thread watches that the scheduler still wants
+    it. A game not started because the run is stopping comes back unplayed."""
     from distributed.worker import thread_state
 
     worker = get_worker()
     key = getattr(thread_state, "key", None)
     run = _run_for(spec)
+    if not run.stopped:
+        errors = run.checked if run.checked is not None else on_engine_loop(run.check()).result()
+        if errors:
+            raise WorkerUnfit(f"worker {worker.address}: {errors[0]}")
+        if run.slots is not None:
+            secede()  # the run's slots, not the worker's threads, say how many games at once
+    return [_play_one(run, job, worker, key) for job in jobs]
+
+
+def _play_one(run: WorkerRun, job: ScheduledGame, worker: Any, key: Any) -> GameOutcome:
     if run.stopped:
         return GameOutcome(job.game_id, None, worker.address)
-    errors = run.checked if run.checked is not None else on_engine_loop(run.check()).result()
-    if errors:
-        raise WorkerUnfit(f"worker {worker.address}: {errors[0]}")
-    sink = GameTraffic() if spec.traffic else None
+    sink = GameTraffic() if run.spec.traffic else None
     game = on_engine_loop(run.play(job, sink))
     while True:
         try:
-            record = game.result(timeout=WATCH_INTERVAL)
+            played = game.result(timeout=WATCH_INTERVAL)
             break
         except concurrent.futures.TimeoutError:
             ts = worker.state.tasks.get(key) if key is not None else None
             if key is not None and (ts is None or ts.state == "cancelled"):
                 game.cancel()  # its client cancelled it or is gone: kill the engines
                 raise concurrent.futures.CancelledError(f"game {job.game_id + 1}") from None
+    if played is None:  # stopped while it waited for a slot
+        return GameOutcome(job.game_id, None, worker.address)
     lines = sink.lines if sink is not None else []
-    return GameOutcome(job.game_id, record, worker.address, lines, sink.dropped if sink else 0)
+    return GameOutcome(job.game_id, played[0], worker.address, lines,
+                       sink.dropped if sink else 0, played[1])
 
 
 def stop_run(run_id: str) -> None:

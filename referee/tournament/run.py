@@ -239,7 +239,7 @@ async def _open_and_play(
             return outcome
         executor: Executor
         if s.cluster is not None:  # played by Dask workers; Dask is imported only here
-            executor = cluster_executor(s.cluster, s.engines, s.game, traffic, builds=s.builds)
+            executor = cluster_executor(s.cluster, s.engines, s.game, traffic, setups=s.setups)
         else:
             executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer,
                                 wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee.game.pdn import PdnFields
 from referee.game.settings import GameSettings
-from referee.tournament.cluster_address import ClusterAddress
+from referee.tournament.cluster_address import ClusterAddress, EngineSetup
 from referee.tournament.knockout import DEFAULT_TIEBREAK, KNOCKOUT, minimum_games
 from referee.tournament.scheduler import pairings
 from referee.ugi.engine_config import EngineConfig
@@ -91,7 +91,7 @@ class TournamentSettings:
     sprt: SprtSpec | None = None
     quiet: bool = False
     cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
-    builds: tuple[tuple[str, tuple[str, ...], str], ...] = ()  # (engine, argv, cwd) per worker
+    setups: tuple[EngineSetup, ...] = ()  # builds and requirements, run on every worker
     fingerprint_data: dict[str, Any] = field(default_factory=dict)
     report_path: str | None = None  # HTML report written at the end
     serve: str | None = None  # [HOST:]PORT of the live page

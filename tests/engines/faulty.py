@@ -21,6 +21,7 @@ Modes (N = the engine's N-th ``go``, 1-based, default 1):
   exit-now      exits with status 0 before reading anything
   startup-crash raises an exception at start-up (traceback on stderr, status 1)
   no-ugiok      never finishes the handshake
+``--think S`` makes every ``go`` take S seconds (games that last, so that they overlap).
 ``--name TEXT`` is the ``id name`` it reports and ``--stderr TEXT`` a line it writes to
 stderr at start (both with ``\\x1b``-style escapes decoded, for hostile-text tests).
 Every process of the engine appends ``PID STARTTIME`` to the pidfile, so tests
@@ -63,6 +64,7 @@ def main() -> None:
     ap.add_argument("--mark")
     ap.add_argument("--variants", default="egara-guti,pretwa")
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--think", type=float, default=0.0)
     ap.add_argument("--name", help="the id name it reports (\\x escapes decoded)")
     ap.add_argument("--stderr", help="written to stderr at start (\\x escapes decoded)")
     opts = ap.parse_args()
@@ -173,6 +175,7 @@ def main() -> None:
                     time.sleep(1)
             if hit and mode == "slow":
                 time.sleep(my_time(words) + 0.4)
+            time.sleep(opts.think)
             moves = board.legal_moves
             if hit and mode == "garbage":
                 out("bestmove @@garbage@@")
