@@ -372,3 +372,18 @@ def test_ctrl_c_mid_bracket_lets_running_games_finish_and_resume_completes(tmp_p
     assert rows(db, "SELECT COUNT(DISTINCT game_id), COUNT(*) FROM games")[0] == (total, total)
     names = [r[0] for r in rows(db, "SELECT name FROM engines ORDER BY idx")]
     assert f"Knockout winner: {names[champion]}\n" in again.stdout
+
+
+def test_knockout_on_a_local_cluster_plays_the_same_bracket(tmp_path):
+    """On Dask workers the next encounter is scheduled from the results that came back:
+    the bracket is complete, every game once, the winner the results decide."""
+    pytest.importorskip("distributed")
+    names = ["alpha", "bravo", "charlie", "delta", "echo"]
+    field = [w for n in names for w in bot(n)]
+    done = guti(*field, "-tournament", "knockout", "-games", "2", "-tiebreak", "1",
+                "-each", "tc=2+0.02", "-cluster", "local:2", "-openings", "random:2",
+                "-srand", "5", cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    champion, total, _ = walk(tmp_path / "guti.db", 5, 2, 1)
+    assert rows(tmp_path / "guti.db", "SELECT COUNT(*) FROM games")[0][0] == total
+    assert f"Knockout winner: {names[champion]}\n" in done.stdout

@@ -396,7 +396,7 @@ def resume_fingerprint(
 
 def knockout_tiebreak(args: ParsedArgs, fmt: str, games: int) -> int:
     """``-tiebreak N`` of a knockout, with what a knockout does not allow (an odd
-    ``-games``, ``-rounds``, ``-sprt``, ``-cluster``) as one-line mistakes."""
+    ``-games``, ``-rounds``, ``-sprt``, ``-noswap``, ``-reverse``) as one-line mistakes."""
     if fmt != KNOCKOUT:
         if args.has("tiebreak"):
             raise CliError("-tiebreak: only for -tournament knockout")
@@ -406,7 +406,6 @@ def knockout_tiebreak(args: ParsedArgs, fmt: str, games: int) -> int:
                        f"so -games must be even, got {games}")
     for option, why in (("rounds", "a knockout is played once"),
                         ("sprt", "a knockout has no single pair of engines to test"),
-                        ("cluster", "a knockout is not played on a cluster yet"),
                         ("noswap", "an encounter's game pairs reverse colours"),
                         ("reverse", "the higher seed takes White first")):
         if args.has(option) and (option != "rounds" or args.value("rounds") != "1"):

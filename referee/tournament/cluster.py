@@ -384,21 +384,24 @@ class ClusterExecutor:
 
 
 class _Feed:
-    """The jobs still to submit: none once ``stop`` is set or ``next_job`` ran dry."""
+    """The jobs still to submit: none once ``stop`` is set.
+
+    ``next_job`` is asked again after every result even when it had none: a knockout
+    schedules its next encounter from the results of the last one. The run ends when
+    it has none while no game is in flight."""
 
     def __init__(self, next_job: Callable[[], ScheduledGame | None], stop: asyncio.Event):
         self.next_job = next_job
         self.stop = stop
-        self.dry = False
 
     def take(self, most: int) -> list[ScheduledGame]:
-        """Up to ``most`` jobs (none: the run is stopping or every job is given out)."""
+        """Up to ``most`` jobs (none: the run is stopping or no job is ready now)."""
         batch: list[ScheduledGame] = []
-        while len(batch) < most and not self.dry and not self.stop.is_set():
+        while len(batch) < most and not self.stop.is_set():
             job = self.next_job()
-            self.dry = job is None
-            if job is not None:
-                batch.append(job)
+            if job is None:
+                break
+            batch.append(job)
         return batch
 
 
