@@ -136,6 +136,9 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.exited = False
         self.waiter: asyncio.Future[None] | None = None
         self.want: bytes | None = None  # a waiting reader wants a line with this first word
+        #: The newline of the line ``want`` names, when the chunk that brought it found it
+        #: (the usual reply: a chunk that begins with the line), so the reader need not search.
+        self.found: int | None = None
         self.deadline = math.inf  # the waiting reader's (monotonic)
         self.timer: asyncio.TimerHandle | None = None
         self.timer_at = math.inf
@@ -212,29 +215,42 @@ class _Pipes(asyncio.SubprocessProtocol):
     def _stdout(self, data: bytes, now: float) -> None:
         if self.overflow is not None:
             return
-        start = self.base + len(self.buf)
-        self.buf += data
+        buf, size = self.buf, len(data)
+        start = self.base + len(buf)
+        buf += data
         last = data.rfind(b"\n")
         if last < 0:
-            if start + len(data) - self.line_start > LINE_LIMIT:
+            if start + size - self.line_start > LINE_LIMIT:
                 self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
             return
-        first = data.find(b"\n")
-        if (start + first - self.line_start > LINE_LIMIT or len(data) - last - 1 > LINE_LIMIT
-                or (len(data) > LINE_LIMIT and _longest_line(data) > LINE_LIMIT)):
-            self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
-            return
-        done_from, self.line_start = self.line_start, start + last + 1
-        self.ends.append(start + len(data))
+        done_from = self.line_start
+        if size > LINE_LIMIT or start + last - done_from > LINE_LIMIT:  # else no line can be
+            first = data.find(b"\n")
+            if (start + first - done_from > LINE_LIMIT or size - last - 1 > LINE_LIMIT
+                    or (size > LINE_LIMIT and _longest_line(data) > LINE_LIMIT)):
+                self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
+                return
+        end = self.line_start = start + last + 1
+        self.ends.append(start + size)
         self.times.append(now)
         if self.owner.traffic is not None:
-            self._log(done_from, self.line_start)
-        if self.unread_cost() > QUEUE_LIMIT:
+            self._log(done_from, end)
+        if start + size - self.pos + STAMP_COST * (len(self.ends) - self.first_stamp) > QUEUE_LIMIT:
             self._fail(f"left more than {QUEUE_LIMIT} bytes of output unread")
             return
-        want = self.want
-        if want is None or self.buf.find(want, done_from - self.base) >= 0:
-            self.wake()
+        waiter, want = self.waiter, self.want
+        if waiter is None or waiter.done():
+            return
+        if want is not None:
+            base = self.base
+            at = buf.find(want, done_from - base)
+            if at < 0:
+                return
+            if at == done_from - base and buf[at + len(want)] in _BLANKS:
+                # the usual reply: the first line this chunk completes is the one asked for
+                # (the reader searched every line before it, and has not been woken since)
+                self.found = base + buf.find(b"\n", at)
+        waiter.set_result(None)
 
     def _log(self, begin: int, end: int) -> None:
         """Hand the lines between offsets ``begin`` and ``end`` to the traffic hook (in one
@@ -287,6 +303,12 @@ class _Pipes(asyncio.SubprocessProtocol):
         ``keep`` of them, decoded, and the arrival time of the last."""
         buf, lo = self.buf, self.pos - self.base
         end = start = newline - self.base
+        if keep and buf.rfind(b"\n", lo, end) < 0:  # one line (an instant reply): no loop
+            text = buf[lo:end].decode("utf-8", "replace")
+            at = self.stamp(newline)
+            self.pos = newline + 1
+            self._compact()
+            return [text[:-1] if text.endswith("\r") else text], at
         for _ in range(keep):
             start = max(buf.rfind(b"\n", lo, end) + 1, lo)
             if start <= lo:
@@ -520,12 +542,12 @@ class EngineProcess:
         p = self._pipes
         if p is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
+        newline = p.find_line(word)
+        if newline is not None:
+            return p.take(newline, keep)
         loop = asyncio.get_running_loop()
         try:
             while True:
-                newline = p.find_line(word)
-                if newline is not None:
-                    return p.take(newline, keep)
                 if p.overflow is not None:
                     raise EngineProtocolError(f"engine {self.name} {p.overflow}")
                 if p.stdout_closed:
@@ -536,10 +558,16 @@ class EngineProcess:
                     lines = p.take(p.line_start - 1, keep)[0] if seen else []
                     raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
                 p.arm(deadline)
-                p.waiter, p.want = loop.create_future(), word
-                await p.waiter
+                p.waiter = waiter = loop.create_future()
+                p.want, p.found = word, None
+                await waiter
+                newline = p.found
+                if newline is None:
+                    newline = p.find_line(word)
+                if newline is not None:
+                    return p.take(newline, keep)
         finally:
-            p.waiter = p.want = None
+            p.waiter = p.want = p.found = None
 
     async def _disconnect_text(self) -> str:
         p = self._pipes
