@@ -19,6 +19,13 @@ from .result import Outcome, Result, Side, Termination
 #: The side of each turn index (a tuple lookup: ``turn`` is read every ply of a game).
 _SIDES = (Side.WHITE, Side.BLACK)
 
+#: Parsed set-ups by ``(id(game), fen)``: ``(game, position, canonical FEN)``. A referee
+#: sets up a board from the same FEN for every game; parsing and printing it each time
+#: cost more than a whole ply. Bounded (cleared when full); the game is kept in the value
+#: so that an id reused by another game object never matches.
+_SETUPS: dict[tuple[int, str], tuple[Game, Position, str]] = {}
+_SETUPS_LIMIT = 256
+
 
 def _win(side: int | None, reason: Termination) -> Outcome:
     """``side`` (0 White, 1 Black, None: nobody) wins by ``reason``."""
@@ -43,13 +50,25 @@ class Board:
 
     def __init__(self, game: Game | str = "egara-guti", fen: str | None = None):
         self.game = get_game(game) if isinstance(game, str) else game
-        self._set(parse_fen(self.game, self.game.start_fen if fen is None else fen))
+        text = self.game.start_fen if fen is None else fen
+        key = (id(self.game), text) if isinstance(text, str) else None
+        known = _SETUPS.get(key) if key is not None else None
+        if known is not None and known[0] is self.game:
+            self._set(known[1], known[2])
+            return
+        pos = parse_fen(self.game, text)  # a bad FEN raises here: only good ones are kept
+        self._set(pos)
+        if key is not None:
+            if len(_SETUPS) >= _SETUPS_LIMIT:
+                _SETUPS.clear()
+            _SETUPS[key] = (self.game, pos, self._root_fen)
 
     @classmethod
     def from_fen(cls, game: Game | str, fen: str) -> Board:
         return cls(game, fen)
 
-    def _set(self, pos: Position) -> None:
+    def _set(self, pos: Position, fen: str | None = None) -> None:
+        """Set up ``pos`` (whose canonical FEN is ``fen``, when known) with no history."""
         self._white, self._black, self._turn = pos.white, pos.black, pos.turn
         self.clock, self.fullmove = pos.clock, pos.fullmove
         self._shift = self.game.geometry.size
@@ -62,7 +81,7 @@ class Board:
         self._legal: dict[str, Move] | None = None
         self._scan: tuple[int, int] | None = None
         self._checked: Move | None = None
-        self._root_fen = self.fen()
+        self._root_fen = self.fen() if fen is None else fen
 
     def _key(self) -> int:
         """Repetition key: the cells and the side to move, not the counters.
