@@ -39,7 +39,7 @@ class Board:
     """
 
     __slots__ = ("game", "_white", "_black", "_turn", "clock", "fullmove", "_stack", "_reps",
-                 "_legal", "_root_fen", "_poskey", "_shift", "_scan", "_checked")
+                 "_legal", "_root_fen", "_poskey", "_shift", "_scan", "_checked", "_over")
     _white: int
     _black: int
     _turn: int
@@ -81,6 +81,7 @@ class Board:
         self._legal: dict[str, Move] | None = None
         self._scan: tuple[int, int] | None = None
         self._checked: Move | None = None
+        self._over: bool | None = None  # is_game_over's answer, once asked
         self._root_fen = self.fen() if fen is None else fen
 
     def _key(self) -> int:
@@ -140,7 +141,7 @@ class Board:
         other._legal = self._legal  # never mutated, only replaced: safe to share
         other._root_fen = self._root_fen
         other._poskey, other._shift = self._poskey, self._shift
-        other._scan, other._checked = self._scan, None
+        other._scan, other._checked, other._over = self._scan, None, self._over
         return other
 
     def __repr__(self) -> str:
@@ -205,9 +206,9 @@ class Board:
     def _verified(self, text: str) -> Move | None:
         """``text`` as a legal move, confirmed without listing the others; None when it is
         not confirmed (illegal, not canonical, or simply not a shape checked here)."""
-        if len(text) > 200 or self._ended_by_rule():
+        if len(text) > 200 or self.is_game_over():
             return None
-        sources, _ = self._scanned()
+        sources = self._scanned()[0]
         if sources:
             return self._verified_capture(text, sources)
         a, dash, b = text.partition("-")
@@ -308,7 +309,7 @@ class Board:
         key = self._poskey = white | (black << shift) | ((turn ^ 1) << (2 * shift))
         reps = self._reps
         reps[key] = reps.get(key, 0) + 1
-        self._legal = self._scan = self._checked = None
+        self._legal = self._scan = self._checked = self._over = None
 
     def pop(self) -> Move:
         """Undo the last move and return it."""
@@ -322,7 +323,7 @@ class Board:
             del self._reps[key]
         (move, self._white, self._black, self._turn, self.clock, self.fullmove,
          self._poskey, self._legal) = self._stack.pop()
-        self._scan = self._checked = None
+        self._scan = self._checked = self._over = None
         return move
 
     # --- end of the game -------------------------------------------------------------------
@@ -356,13 +357,19 @@ class Board:
 
     def is_game_over(self) -> bool:
         """Whether :meth:`outcome` is not None (and :attr:`legal_moves` empty), without
-        counting or listing the moves: the referee asks it before every ply."""
+        counting or listing the moves: the referee asks it before every ply (and the
+        judge once more: the answer is kept for the position)."""
         if self._legal is not None:
             return not self._legal
-        if self._ended_by_rule():
-            return True
-        sources, steps = self._scanned()
-        return not (sources or steps)  # a piece that can jump has at least one capture
+        over = self._over
+        if over is None:
+            if self._ended_by_rule():
+                over = True
+            else:
+                sources, steps = self._scanned()
+                over = not (sources or steps)  # a piece that can jump has a capture
+            self._over = over
+        return over
 
     def ugi_result(self) -> str:
         """The answer to ``query result``: p1win, p2win, draw or none."""

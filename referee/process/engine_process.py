@@ -122,6 +122,9 @@ class _Pipes(asyncio.SubprocessProtocol):
 
     def __init__(self, owner: EngineProcess) -> None:
         self.owner = owner
+        # made by subprocess_exec inside the running loop; kept, because asking for the
+        # running loop costs a getpid() system call every time (CPython's fork check)
+        self.loop = asyncio.get_running_loop()
         self.buf = bytearray()
         self.base = 0
         self.pos = 0
@@ -190,7 +193,7 @@ class _Pipes(asyncio.SubprocessProtocol):
             self.timer.cancel()
         self.timer_at = deadline
         delay = max(0.0, deadline - time.monotonic())
-        self.timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
+        self.timer = self.loop.call_later(delay, self._timer_fired)
 
     def _timer_fired(self) -> None:
         self.timer, self.timer_at = None, math.inf
@@ -545,7 +548,7 @@ class EngineProcess:
         newline = p.find_line(word)
         if newline is not None:
             return p.take(newline, keep)
-        loop = asyncio.get_running_loop()
+        loop = p.loop
         try:
             while True:
                 if p.overflow is not None:
