@@ -46,7 +46,7 @@ import shlex
 import signal
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import BinaryIO, Protocol, cast
 
 from referee.process import lifeline
@@ -325,9 +325,10 @@ class _Pipes(asyncio.SubprocessProtocol):
         return lines, at
 
     def drop(self) -> None:
-        """Forget the complete lines not read yet."""
-        self.pos = self.line_start
-        self._compact()
+        """Forget the complete lines not read yet (before every ``go``: usually none)."""
+        if self.pos != self.line_start:
+            self.pos = self.line_start
+            self._compact()
 
     def _compact(self) -> None:
         ends, i = self.ends, self.first_stamp
@@ -528,14 +529,17 @@ class EngineProcess:
         lines, at = await self._read(None, deadline, 1)
         return lines[-1], at
 
-    async def read_through(
+    def read_through(
         self, word: str, deadline: float, keep: int
-    ) -> tuple[list[str], float]:
+    ) -> Coroutine[None, None, tuple[list[str], float]]:
         """The lines up to and including the first whose first word is ``word`` (blanks
         around words ignored), by ``deadline``: the last ``keep`` of them and the arrival
         time of that line. Lines are searched in the raw bytes and only the kept ones
-        decoded. On timeout the EngineTimeout's ``lines`` are the last ``keep`` seen."""
-        return await self._read(word.encode(), deadline, keep)
+        decoded. On timeout the EngineTimeout's ``lines`` are the last ``keep`` seen.
+
+        Awaited like a coroutine function (it returns :meth:`_read`'s coroutine: one
+        coroutine less per ply)."""
+        return self._read(word.encode(), deadline, keep)
 
     async def _read(
         self, word: bytes | None, deadline: float, keep: int
