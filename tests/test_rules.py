@@ -164,6 +164,48 @@ def test_properties_of_random_positions(game, seed, plies):
         assert board.fen() == fen and board.repetition_count() == reps
 
 
+def _candidate_texts(board: Board) -> set[str]:
+    """Every legal move's text, and near misses: steps from each piece to anywhere, each
+    single jump of the board, reversed and cut-short sequences, leading zeros, points off
+    the board, the other separator."""
+    geo = board.game.geometry
+    texts = {str(m) for m in board.legal_moves}
+    for src in range(geo.size):
+        if board.piece_at(src + 1) == board.turn:  # any point, next to it or not
+            texts |= {f"{src + 1}-{dst + 1}" for dst in range(geo.size)}
+        for _, land, _ in geo.jumps_from[src]:
+            texts.add(f"{src + 1}x{land + 1}")
+    for move in board.legal_moves:
+        sep = "x" if move.is_capture else "-"
+        path = [str(p) for p in move.path]
+        texts |= {sep.join(reversed(path)), sep.join(path[:-1]), "0" + sep.join(path),
+                  sep.join(path) + f"{sep}{geo.size + 1}", ("-" if move.is_capture else "x").join(path)}
+    return texts | {"none", "", "1-", "x1", f"{geo.size + 1}-1", "\u0661-2", "1 -2", "1-2 "}
+
+
+@settings(max_examples=60, deadline=None)
+@given(game=st.sampled_from(ALL_GAMES), seed=st.integers(0, 10**6), plies=st.integers(0, 80))
+def test_move_checked_alone_is_the_listed_move(game, seed, plies):
+    """``legal_move`` before the moves are listed (the referee's path: each move checked by
+    itself, the game's end by ``is_game_over``) answers exactly as the full list does."""
+    walked = _random_walk(game, seed, plies)
+    board = Board(game)
+    for move in walked.move_stack:
+        assert not board.is_game_over()
+        checked = board.legal_move(str(move))
+        assert checked is not None and board._legal is None  # nothing listed on the way
+        board.push(checked)
+    listed = board.copy()
+    assert board.is_game_over() == (listed.outcome() is not None) == (not listed.legal_moves)
+    for text in _candidate_texts(listed):
+        alone, expected = board.copy().legal_move(text), listed.legal_move(text)
+        assert (alone is None) == (expected is None), text
+        if expected is not None:
+            assert alone is not None
+            assert (alone.path, alone.capture_mask, alone.is_capture, str(alone)) == (
+                expected.path, expected.capture_mask, expected.is_capture, str(expected))
+
+
 def test_perft_cli():
     out = subprocess.run([sys.executable, "-m", "referee.cli.main", "perft", "pretwa", "6", "--divide"],
                          capture_output=True, text=True, check=True).stdout.splitlines()

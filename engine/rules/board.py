@@ -19,6 +19,13 @@ from .result import Outcome, Result, Side, Termination
 #: The side of each turn index (a tuple lookup: ``turn`` is read every ply of a game).
 _SIDES = (Side.WHITE, Side.BLACK)
 
+#: Parsed set-ups by ``(id(game), fen)``: ``(game, position, canonical FEN)``. A referee
+#: sets up a board from the same FEN for every game; parsing and printing it each time
+#: cost more than a whole ply. Bounded (cleared when full); the game is kept in the value
+#: so that an id reused by another game object never matches.
+_SETUPS: dict[tuple[int, str], tuple[Game, Position, str]] = {}
+_SETUPS_LIMIT = 256
+
 
 def _win(side: int | None, reason: Termination) -> Outcome:
     """``side`` (0 White, 1 Black, None: nobody) wins by ``reason``."""
@@ -32,7 +39,7 @@ class Board:
     """
 
     __slots__ = ("game", "_white", "_black", "_turn", "clock", "fullmove", "_stack", "_reps",
-                 "_legal", "_root_fen", "_poskey", "_shift")
+                 "_legal", "_root_fen", "_poskey", "_shift", "_scan", "_checked", "_over")
     _white: int
     _black: int
     _turn: int
@@ -43,13 +50,25 @@ class Board:
 
     def __init__(self, game: Game | str = "egara-guti", fen: str | None = None):
         self.game = get_game(game) if isinstance(game, str) else game
-        self._set(parse_fen(self.game, self.game.start_fen if fen is None else fen))
+        text = self.game.start_fen if fen is None else fen
+        key = (id(self.game), text) if isinstance(text, str) else None
+        known = _SETUPS.get(key) if key is not None else None
+        if known is not None and known[0] is self.game:
+            self._set(known[1], known[2])
+            return
+        pos = parse_fen(self.game, text)  # a bad FEN raises here: only good ones are kept
+        self._set(pos)
+        if key is not None:
+            if len(_SETUPS) >= _SETUPS_LIMIT:
+                _SETUPS.clear()
+            _SETUPS[key] = (self.game, pos, self._root_fen)
 
     @classmethod
     def from_fen(cls, game: Game | str, fen: str) -> Board:
         return cls(game, fen)
 
-    def _set(self, pos: Position) -> None:
+    def _set(self, pos: Position, fen: str | None = None) -> None:
+        """Set up ``pos`` (whose canonical FEN is ``fen``, when known) with no history."""
         self._white, self._black, self._turn = pos.white, pos.black, pos.turn
         self.clock, self.fullmove = pos.clock, pos.fullmove
         self._shift = self.game.geometry.size
@@ -60,7 +79,10 @@ class Board:
         self._stack: list[tuple[Move, int, int, int, int, int, int, dict[str, Move] | None]] = []
         self._reps: dict[int, int] = {self._poskey: 1}
         self._legal: dict[str, Move] | None = None
-        self._root_fen = self.fen()
+        self._scan: tuple[int, int] | None = None
+        self._checked: Move | None = None
+        self._over: bool | None = None  # is_game_over's answer, once asked
+        self._root_fen = self.fen() if fen is None else fen
 
     def _key(self) -> int:
         """Repetition key: the cells and the side to move, not the counters.
@@ -119,6 +141,7 @@ class Board:
         other._legal = self._legal  # never mutated, only replaced: safe to share
         other._root_fen = self._root_fen
         other._poskey, other._shift = self._poskey, self._shift
+        other._scan, other._checked, other._over = self._scan, None, self._over
         return other
 
     def __repr__(self) -> str:
@@ -154,10 +177,67 @@ class Board:
             legal = self._legal = {move_text(move): move for move in moves}
         return legal
 
+    def _scanned(self) -> tuple[int, int]:
+        """``(capture sources, number of steps)`` of the side to move (movegen.scan), once
+        per position: enough to tell whether the game goes on and to check a step."""
+        found = self._scan
+        if found is None:
+            own, enemy = self._sides()
+            found = self._scan = movegen.scan(self.game.geometry, own, enemy)
+        return found
+
     def legal_move(self, text: str) -> Move | None:
-        """The legal move whose canonical string is ``text``, or None: one dict lookup (the
-        referee's judge asks this once per ply; :meth:`parse_move` says why when it is not)."""
-        return self._legal_index().get(text)
+        """The legal move whose canonical string is ``text``, or None (the referee's judge
+        asks this once per ply; :meth:`parse_move` says why when it is not).
+
+        Once the legal moves are listed, one dict lookup. Before that, a well-formed move
+        is checked on its own (:meth:`_verified`), so a game that only ever asks about the
+        move an engine played never builds the other moves; anything the direct check does
+        not confirm is looked up in the full list, so the answer is always the list's."""
+        legal = self._legal
+        if legal is None:
+            move = self._verified(text)
+            if move is not None:
+                self._checked = move
+                return move
+            legal = self._legal_index()
+        return legal.get(text)
+
+    def _verified(self, text: str) -> Move | None:
+        """``text`` as a legal move, confirmed without listing the others; None when it is
+        not confirmed (illegal, not canonical, or simply not a shape checked here)."""
+        if len(text) > 200 or self.is_game_over():
+            return None
+        sources = self._scanned()[0]
+        if sources:
+            return self._verified_capture(text, sources)
+        a, dash, b = text.partition("-")
+        if not (dash and a.isdigit() and b.isdigit()) or len(a) > 3 or len(b) > 3:
+            return None
+        src, dst = int(a) - 1, int(b) - 1
+        own, enemy = self._sides()
+        geo = self.game.geometry
+        if not (0 <= src < geo.size and 0 <= dst < geo.size) or not (own >> src) & 1:
+            return None
+        if not (geo.adjacent[src] >> dst) & 1 or ((own | enemy) >> dst) & 1:
+            return None
+        move = Move.step(src + 1, dst + 1)
+        return move if move_text(move) == text else None  # canonical: no leading zeros
+
+    def _verified_capture(self, text: str, sources: int) -> Move | None:
+        """A capture ``text`` found among the sequences of its own piece only."""
+        first = text.partition("x")[0]
+        if not first.isdigit() or len(first) > 3:
+            return None
+        src = int(first) - 1
+        if not 0 <= src < self.game.geometry.size or not (sources >> src) & 1:
+            return None
+        own, enemy = self._sides()
+        for path, captured in movegen.captures(self.game.geometry, own, enemy, 1 << src):
+            move = Move(tuple([p + 1 for p in path]), captured, True)
+            if move_text(move) == text:
+                return move
+        return None
 
     @property
     def legal_moves(self) -> list[Move]:
@@ -197,7 +277,7 @@ class Board:
         """Play ``move`` (a Move or a move string), after checking it is legal."""
         if isinstance(move, str):
             return self.push_str(move)
-        legal = self._legal_index().get(str(move))
+        legal = move if move is self._checked else self.legal_move(str(move))
         if legal is None:
             raise RulesError(f"illegal move {str(move)!r} in {self.fen()}")
         self._apply(legal)  # the generated move: its capture mask is right for this position
@@ -229,7 +309,7 @@ class Board:
         key = self._poskey = white | (black << shift) | ((turn ^ 1) << (2 * shift))
         reps = self._reps
         reps[key] = reps.get(key, 0) + 1
-        self._legal = None
+        self._legal = self._scan = self._checked = self._over = None
 
     def pop(self) -> Move:
         """Undo the last move and return it."""
@@ -243,6 +323,7 @@ class Board:
             del self._reps[key]
         (move, self._white, self._black, self._turn, self.clock, self.fullmove,
          self._poskey, self._legal) = self._stack.pop()
+        self._scan = self._checked = self._over = None
         return move
 
     # --- end of the game -------------------------------------------------------------------
@@ -265,8 +346,8 @@ class Board:
             white, black = self._white.bit_count(), self._black.bit_count()
             if (white <= limit) != (black <= limit):
                 return _win(0 if white > black else 1, Termination.THREE_OR_FEWER)
-        own, enemy = self._sides()
-        if movegen.count_moves(self.game.geometry, own, enemy) == 0:
+        sources, steps = self._scanned()
+        if not (sources or steps):  # a piece that can jump has at least one capture
             return _win(self._turn ^ 1, Termination.NO_LEGAL_MOVE)
         if self.clock >= self.game.no_capture_plies:
             return self._by_material(Termination.FIFTY_PLIES)
@@ -275,7 +356,20 @@ class Board:
         return None
 
     def is_game_over(self) -> bool:
-        return self.outcome() is not None
+        """Whether :meth:`outcome` is not None (and :attr:`legal_moves` empty), without
+        counting or listing the moves: the referee asks it before every ply (and the
+        judge once more: the answer is kept for the position)."""
+        if self._legal is not None:
+            return not self._legal
+        over = self._over
+        if over is None:
+            if self._ended_by_rule():
+                over = True
+            else:
+                sources, steps = self._scanned()
+                over = not (sources or steps)  # a piece that can jump has a capture
+            self._over = over
+        return over
 
     def ugi_result(self) -> str:
         """The answer to ``query result``: p1win, p2win, draw or none."""

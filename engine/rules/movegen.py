@@ -121,6 +121,21 @@ def steps(geo: Geometry, own: int, enemy: int) -> list[tuple[int, int]]:
     return out
 
 
+def scan(geo: Geometry, own: int, enemy: int) -> tuple[int, int]:
+    """``(capture sources, number of steps)`` in one pass over the segment patterns: all
+    the board needs to know whether a side has a move, and whether a step may be legal
+    (only when the sources are 0: capture is compulsory), without building any move."""
+    tables = geo.patterns
+    packed = own | (enemy << tables.size)
+    sources = 0
+    steps = 0
+    for mask, memo in tables.segments:
+        found, count = memo[packed & mask]
+        sources |= found
+        steps += count
+    return sources, steps
+
+
 def count_moves(geo: Geometry, own: int, enemy: int) -> int:
     """Number of legal moves (compulsory capture applied), without building them.
 

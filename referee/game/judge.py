@@ -9,8 +9,8 @@ reader (a game record's detail, a console line, a check FAIL).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from engine.rules import Board, Move, RulesError
 from referee.game.reasons import Reason
@@ -40,10 +40,12 @@ class Fault(Enum):
         return Reason.ILLEGAL_MOVE
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """The judgement of one reply. ``fault`` None: fine; then ``move`` is the move to
-    play, or None for a right ``bestmove none`` (the side to move has no move)."""
+    play, or None for a right ``bestmove none`` (the side to move has no move).
+
+    A named tuple rather than a frozen dataclass: as immutable, and made several times
+    faster (the game loop makes one per ply)."""
 
     fault: Fault | None
     move: Move | None = None

@@ -151,9 +151,8 @@ class _Game:
             except EngineError as exc:
                 return self.not_ready(side, exc)
         while True:
-            # Legal moves are needed to judge the reply anyway; while there are some the
-            # game goes on (the rules core's legal_moves are empty once it is over).
-            if not self.board.legal_moves and self.board.outcome() is not None:
+            # Without listing the moves (the judge checks the one played by itself).
+            if self.board.is_game_over():
                 return self.ended_by_rules()
             side = self.board.turn
             allowed = self.clocks[side].allowed_ms()

@@ -46,7 +46,7 @@ import shlex
 import signal
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import BinaryIO, Protocol, cast
 
 from referee.process import lifeline
@@ -122,6 +122,9 @@ class _Pipes(asyncio.SubprocessProtocol):
 
     def __init__(self, owner: EngineProcess) -> None:
         self.owner = owner
+        # made by subprocess_exec inside the running loop; kept, because asking for the
+        # running loop costs a getpid() system call every time (CPython's fork check)
+        self.loop = asyncio.get_running_loop()
         self.buf = bytearray()
         self.base = 0
         self.pos = 0
@@ -136,6 +139,9 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.exited = False
         self.waiter: asyncio.Future[None] | None = None
         self.want: bytes | None = None  # a waiting reader wants a line with this first word
+        #: The newline of the line ``want`` names, when the chunk that brought it found it
+        #: (the usual reply: a chunk that begins with the line), so the reader need not search.
+        self.found: int | None = None
         self.deadline = math.inf  # the waiting reader's (monotonic)
         self.timer: asyncio.TimerHandle | None = None
         self.timer_at = math.inf
@@ -187,7 +193,7 @@ class _Pipes(asyncio.SubprocessProtocol):
             self.timer.cancel()
         self.timer_at = deadline
         delay = max(0.0, deadline - time.monotonic())
-        self.timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
+        self.timer = self.loop.call_later(delay, self._timer_fired)
 
     def _timer_fired(self) -> None:
         self.timer, self.timer_at = None, math.inf
@@ -212,29 +218,42 @@ class _Pipes(asyncio.SubprocessProtocol):
     def _stdout(self, data: bytes, now: float) -> None:
         if self.overflow is not None:
             return
-        start = self.base + len(self.buf)
-        self.buf += data
+        buf, size = self.buf, len(data)
+        start = self.base + len(buf)
+        buf += data
         last = data.rfind(b"\n")
         if last < 0:
-            if start + len(data) - self.line_start > LINE_LIMIT:
+            if start + size - self.line_start > LINE_LIMIT:
                 self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
             return
-        first = data.find(b"\n")
-        if (start + first - self.line_start > LINE_LIMIT or len(data) - last - 1 > LINE_LIMIT
-                or (len(data) > LINE_LIMIT and _longest_line(data) > LINE_LIMIT)):
-            self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
-            return
-        done_from, self.line_start = self.line_start, start + last + 1
-        self.ends.append(start + len(data))
+        done_from = self.line_start
+        if size > LINE_LIMIT or start + last - done_from > LINE_LIMIT:  # else no line can be
+            first = data.find(b"\n")
+            if (start + first - done_from > LINE_LIMIT or size - last - 1 > LINE_LIMIT
+                    or (size > LINE_LIMIT and _longest_line(data) > LINE_LIMIT)):
+                self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
+                return
+        end = self.line_start = start + last + 1
+        self.ends.append(start + size)
         self.times.append(now)
         if self.owner.traffic is not None:
-            self._log(done_from, self.line_start)
-        if self.unread_cost() > QUEUE_LIMIT:
+            self._log(done_from, end)
+        if start + size - self.pos + STAMP_COST * (len(self.ends) - self.first_stamp) > QUEUE_LIMIT:
             self._fail(f"left more than {QUEUE_LIMIT} bytes of output unread")
             return
-        want = self.want
-        if want is None or self.buf.find(want, done_from - self.base) >= 0:
-            self.wake()
+        waiter, want = self.waiter, self.want
+        if waiter is None or waiter.done():
+            return
+        if want is not None:
+            base = self.base
+            at = buf.find(want, done_from - base)
+            if at < 0:
+                return
+            if at == done_from - base and buf[at + len(want)] in _BLANKS:
+                # the usual reply: the first line this chunk completes is the one asked for
+                # (the reader searched every line before it, and has not been woken since)
+                self.found = base + buf.find(b"\n", at)
+        waiter.set_result(None)
 
     def _log(self, begin: int, end: int) -> None:
         """Hand the lines between offsets ``begin`` and ``end`` to the traffic hook (in one
@@ -287,6 +306,12 @@ class _Pipes(asyncio.SubprocessProtocol):
         ``keep`` of them, decoded, and the arrival time of the last."""
         buf, lo = self.buf, self.pos - self.base
         end = start = newline - self.base
+        if keep and buf.rfind(b"\n", lo, end) < 0:  # one line (an instant reply): no loop
+            text = buf[lo:end].decode("utf-8", "replace")
+            at = self.stamp(newline)
+            self.pos = newline + 1
+            self._compact()
+            return [text[:-1] if text.endswith("\r") else text], at
         for _ in range(keep):
             start = max(buf.rfind(b"\n", lo, end) + 1, lo)
             if start <= lo:
@@ -300,9 +325,10 @@ class _Pipes(asyncio.SubprocessProtocol):
         return lines, at
 
     def drop(self) -> None:
-        """Forget the complete lines not read yet."""
-        self.pos = self.line_start
-        self._compact()
+        """Forget the complete lines not read yet (before every ``go``: usually none)."""
+        if self.pos != self.line_start:
+            self.pos = self.line_start
+            self._compact()
 
     def _compact(self) -> None:
         ends, i = self.ends, self.first_stamp
@@ -503,14 +529,17 @@ class EngineProcess:
         lines, at = await self._read(None, deadline, 1)
         return lines[-1], at
 
-    async def read_through(
+    def read_through(
         self, word: str, deadline: float, keep: int
-    ) -> tuple[list[str], float]:
+    ) -> Coroutine[None, None, tuple[list[str], float]]:
         """The lines up to and including the first whose first word is ``word`` (blanks
         around words ignored), by ``deadline``: the last ``keep`` of them and the arrival
         time of that line. Lines are searched in the raw bytes and only the kept ones
-        decoded. On timeout the EngineTimeout's ``lines`` are the last ``keep`` seen."""
-        return await self._read(word.encode(), deadline, keep)
+        decoded. On timeout the EngineTimeout's ``lines`` are the last ``keep`` seen.
+
+        Awaited like a coroutine function (it returns :meth:`_read`'s coroutine: one
+        coroutine less per ply)."""
+        return self._read(word.encode(), deadline, keep)
 
     async def _read(
         self, word: bytes | None, deadline: float, keep: int
@@ -520,12 +549,12 @@ class EngineProcess:
         p = self._pipes
         if p is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
-        loop = asyncio.get_running_loop()
+        newline = p.find_line(word)
+        if newline is not None:
+            return p.take(newline, keep)
+        loop = p.loop
         try:
             while True:
-                newline = p.find_line(word)
-                if newline is not None:
-                    return p.take(newline, keep)
                 if p.overflow is not None:
                     raise EngineProtocolError(f"engine {self.name} {p.overflow}")
                 if p.stdout_closed:
@@ -536,10 +565,16 @@ class EngineProcess:
                     lines = p.take(p.line_start - 1, keep)[0] if seen else []
                     raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
                 p.arm(deadline)
-                p.waiter, p.want = loop.create_future(), word
-                await p.waiter
+                p.waiter = waiter = loop.create_future()
+                p.want, p.found = word, None
+                await waiter
+                newline = p.found
+                if newline is None:
+                    newline = p.find_line(word)
+                if newline is not None:
+                    return p.take(newline, keep)
         finally:
-            p.waiter = p.want = None
+            p.waiter = p.want = p.found = None
 
     async def _disconnect_text(self) -> str:
         p = self._pipes
