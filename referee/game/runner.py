@@ -7,9 +7,9 @@ console and ``guti check`` use) and decides the end of the game itself by
 protocol.md (``Board.outcome()``); the engines' ``query`` answers are
 never asked for. When the match turned adjudication on (``-draw``, ``-resign``,
 ``-maxmoves``), an :class:`~referee.game.adjudication.Adjudicator` sees every ply after the
-rules and may end the game with reason ``adjudication``. It never raises for anything an engine does: every fault
-becomes a loss for that side with a :class:`~referee.game.reasons.Reason` and a
-one-line detail. Every wait is bounded:
+rules and may end the game with reason ``adjudication``. It never raises for anything an
+engine does: every fault becomes a loss for that side with a
+:class:`~referee.game.reasons.Reason` and a one-line detail. Every wait is bounded:
 
 - ``sync_timeout`` for ``uginewgame`` + ``isready``/``readyok``;
 - with a clock or ``st``: time left (+ margin) + ``stall_grace``. A reply
