@@ -140,7 +140,9 @@ def count_moves(geo: Geometry, own: int, enemy: int) -> int:
     """Number of legal moves (compulsory capture applied), without building them.
 
     One pass over the segment patterns yields both the capture sources and the number
-    of steps, so a position without capture is counted with no further work.
+    of steps, so a position without capture is counted with no further work. The pass
+    is :func:`scan`'s, written out again: this runs at every perft leaf's parent, and the
+    call would cost 7 % of perft's speed (benchmarks/perft_speed.py).
     """
     tables = geo.patterns
     packed = own | (enemy << tables.size)
