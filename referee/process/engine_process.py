@@ -238,7 +238,7 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.times.append(now)
         if self.owner.traffic is not None:
             self._log(done_from, end)
-        if start + size - self.pos + STAMP_COST * (len(self.ends) - self.first_stamp) > QUEUE_LIMIT:
+        if self.unread_cost() > QUEUE_LIMIT:
             self._fail(f"left more than {QUEUE_LIMIT} bytes of output unread")
             return
         waiter, want = self.waiter, self.want
