@@ -273,9 +273,11 @@ class ClusterExecutor:
         control: RunControl,
         games: int | None = None,
     ) -> None:
-        """Play until ``next_job()`` returns None or ``control`` stops (see module
-        docstring); an abort cancels every task and reports nothing more. ``games`` (the
-        local executor's cap on idle workers) does not apply: the cluster's size does."""
+        """Play until ``next_job()`` returns None while no game is in flight (it is asked
+        again after each result: a knockout schedules from them), or ``control`` stops
+        (see module docstring); an abort cancels every task and reports nothing more.
+        ``games`` (the local executor's cap on idle workers) does not apply: the
+        cluster's size does."""
         stop = asyncio.Event()
         watcher = asyncio.ensure_future(_set_when_stopping(control, stop))
 
