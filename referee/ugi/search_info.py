@@ -12,7 +12,7 @@ not a number is simply absent; nothing here raises on bad input.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -99,10 +99,10 @@ class SearchInfo:
         return cls(**fields) if fields else None
 
     @classmethod
-    def last_of(cls, lines: Iterable[str]) -> SearchInfo | None:
+    def last_of(cls, lines: Sequence[str]) -> SearchInfo | None:
         """The fields of the last line among ``lines`` that has any (read from the end:
         usually the last line is the one)."""
-        for line in reversed(list(lines)):
+        for line in reversed(lines):
             info = cls.parse(line)
             if info is not None:
                 return info
