@@ -13,6 +13,7 @@ end in a partial one; on resume it is rewritten from the database. If the
 old file holds anything the database does not (it is not a prefix of the
 export), it is kept as ``FILE.bak`` instead of being overwritten. The live
 EPD file (``-epdout``) is kept equal the same way (:func:`sync_epd`).
+:func:`open_game_files` opens those live files for a match or a tournament.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine.rules import Board
-from referee.game.epd import format_epd
+from referee.game.epd import EpdWriter, format_epd
+from referee.game.game_file import GameFileWriter
 from referee.game.output_paths import create_parent_dirs
-from referee.game.pdn import NO_FIELDS, PdnFields, format_game
+from referee.game.pdn import NO_FIELDS, PdnFields, PdnWriter, format_game
 from referee.game.record import GameRecord
+from referee.tournament.settings import RecordOutputs
 from referee.tournament.store import TournamentStore
 
 _CHUNK = 1 << 16  # bytes compared at a time
@@ -123,6 +126,22 @@ def export_json(store: TournamentStore, path: str) -> int:
     games = _write_games(store.records_by_game(), f"{path}.tmp", _json, head="[", tail="\n]\n")
     os.replace(f"{path}.tmp", path)
     return games
+
+
+def open_game_files(pdn_path: str | None, records: RecordOutputs) -> list[GameFileWriter]:
+    """The live per-game files, opened for appending: ``-pdnout`` (with its fields) and
+    ``-epdout``. If one cannot be opened, those already open are closed again."""
+    writers: list[GameFileWriter] = []
+    try:
+        if pdn_path:
+            writers.append(PdnWriter(pdn_path, records.pdn_fields))
+        if records.epd_path:
+            writers.append(EpdWriter(records.epd_path))
+    except BaseException:
+        for writer in writers:
+            writer.close()
+        raise
+    return writers
 
 
 def _is_prefix(old: str, new: str) -> bool:

@@ -25,13 +25,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from engine.rules import Result
-from referee.game.epd import EpdWriter
-from referee.game.game_file import GameFileWriter
 from referee.game.openings import Opening
-from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
 from referee.tournament.executor import Executor
 from referee.tournament.executors import cluster_executor
+from referee.tournament.export import open_game_files
 from referee.tournament.scheduler import ScheduledGame, pairs_per_encounter, schedule
 from referee.tournament.settings import MatchSettings, Scheduling
 from referee.tournament.stopping import RunControl
@@ -108,11 +106,7 @@ async def run_match(
             wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus,
         )
     score = MatchScore(s.first.name, s.second.name)
-    writers: list[GameFileWriter] = []
-    if s.pdn_path:
-        writers.append(PdnWriter(s.pdn_path, s.records.pdn_fields))
-    if s.records.epd_path:
-        writers.append(EpdWriter(s.records.epd_path))
+    writers = open_game_files(s.pdn_path, s.records)
     jobs = match_schedule(s.games, s.game.schedule_openings(), s.scheduling)
 
     def on_result(job: ScheduledGame, record: GameRecord) -> None:

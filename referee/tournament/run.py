@@ -34,17 +34,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from referee.game.epd import EpdWriter
 from referee.game.game_file import GameFileWriter
 from referee.game.latency import latency_lines
-from referee.game.pdn import PdnWriter
 from referee.game.record import GameRecord
 from referee.process.text import visible
 from referee.process.traffic_log import TrafficLog
 from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
 from referee.tournament.executor import Executor
 from referee.tournament.executors import cluster_executor
-from referee.tournament.export import sync_epd, sync_pdn
+from referee.tournament.export import open_game_files, sync_epd, sync_pdn
 from referee.tournament.knockout import BracketError
 from referee.tournament.knockout_feed import KnockoutFeed
 from referee.tournament.observer import TournamentObserver
@@ -279,23 +277,13 @@ def _open_writers(
 ) -> list[GameFileWriter]:
     """The per-game files (``-pdnout``, ``-epdout``), each first made to hold exactly the
     database's games (a resume after a kill), then opened for appending."""
-    writers: list[GameFileWriter] = []
-    try:
-        if s.pdn_path:
-            note = sync_pdn(store, s.pdn_path, s.records.pdn_fields)
-            if note:
-                say(note)
-            writers.append(PdnWriter(s.pdn_path, s.records.pdn_fields))
-        if s.records.epd_path:
-            note = sync_epd(store, s.records.epd_path)
-            if note:
-                say(note)
-            writers.append(EpdWriter(s.records.epd_path))
-    except BaseException:
-        for writer in writers:
-            writer.close()
-        raise
-    return writers
+    syncs = [(s.pdn_path, lambda path: sync_pdn(store, path, s.records.pdn_fields)),
+             (s.records.epd_path, lambda path: sync_epd(store, path))]
+    for path, sync in syncs:
+        note = sync(path) if path else None
+        if note:
+            say(note)
+    return open_game_files(s.pdn_path, s.records)
 
 
 def _stored(
