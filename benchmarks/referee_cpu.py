@@ -8,6 +8,7 @@ tournament run inside this process so that ``resource.getrusage(RUSAGE_SELF)`` c
 referee's CPU and nothing of its children. Plies are counted from the stored games.
 
     python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT] [--rounds N] [--json]
+    python benchmarks/referee_cpu.py --cutegames PATH/TO/cutegames [--games 400] [--rounds N]
 
 ``--baseline COMMIT`` checks COMMIT out into a temporary git worktree, runs this same
 script there (so both sides are measured in the same run, on the same loaded machine)
@@ -15,6 +16,13 @@ and prints a before/after table; ``--rounds N`` alternates the two N times and s
 the medians. A few games are played first and not counted, so that what a run imports
 on its way is not counted either. The script finds the referee's entry points under the
 names of either layout (``referee.cli.tournament`` or the older ``referee.tournament_cli``).
+
+``--cutegames BINARY`` plays the same match with cutegames (the C++ host of the UGI
+protocol, built outside this repository: see benchmarks/RESULTS.md) and with guti, both
+from the start position, alternating, and prints games/s at concurrency 1 and 2 for each.
+cutegames runs the engines' own game (its ``generic`` mode): it checks no move and asks the
+engines whether the game is over, with ``isready`` and ``query gameover`` round trips each
+ply besides ``go``.
 """
 
 from __future__ import annotations
@@ -59,14 +67,17 @@ def _plies(db: str) -> int:
     return sum(len(str(moves).split()) for (moves,) in rows)
 
 
-def run_tournament(folder: str, bot: str, games: int, concurrency: int) -> dict[str, float]:
-    """One tournament in this process: CPU seconds of this process, wall seconds, plies."""
-    db = os.path.join(folder, f"c{concurrency}.db")
+def run_tournament(folder: str, bot: str, games: int, concurrency: int,
+                   openings: bool = True) -> dict[str, float]:
+    """One tournament in this process: CPU seconds of this process, wall seconds, plies.
+    ``openings``: 2-ply random openings (else every game from the start position)."""
+    db = os.path.join(folder, f"c{concurrency}-{time.monotonic_ns()}.db")
     argv = ["-engine", f"cmd={bot}", "name=a", "option.Seed=1",
             "-engine", f"cmd={bot}", "name=b", "option.Seed=2",
             "-each", "tc=10+0.1", "-game", "egara-guti", "-games", str(games),
-            "-concurrency", str(concurrency), "-openings", "random:2", "-srand", "1",
-            "-db", db, "-quiet", "-ratinginterval", "0"]
+            "-concurrency", str(concurrency), "-db", db, "-quiet", "-ratinginterval", "0"]
+    if openings:
+        argv += ["-openings", "random:2", "-srand", "1"]
     main = _tournament_main()
     before = resource.getrusage(resource.RUSAGE_SELF)
     began = time.perf_counter()
@@ -145,6 +156,54 @@ def _baseline(commit: str, games: int) -> dict[str, float]:
                            check=False)
 
 
+def run_cutegames(binary: str, folder: str, bot: str, games: int, concurrency: int) -> float:
+    """Games/s of cutegames on the same match (its settings file written here)."""
+    start = os.path.join(folder, "startpos.txt")
+    with open(start, "w") as fh:
+        fh.write("startpos\n")
+    engines = [{"name": name, "path": bot, "options": {"UGI_Variant": "egara-guti", "Seed": seed}}
+               for name, seed in (("a", "1"), ("b", "2"))]
+    settings = {"game": "generic", "games": games, "concurrency": concurrency,
+                "ratinginterval": 10 * games, "tournament": "roundrobin",
+                "openings": {"path": start, "repeat": True, "shuffle": False},
+                "timecontrol": {"type": "clock", "time": 10000, "increment": 100},
+                "engines": engines}
+    path = os.path.join(folder, f"cutegames-c{concurrency}.json")
+    with open(path, "w") as fh:
+        json.dump(settings, fh)
+    began = time.perf_counter()
+    out = subprocess.run([binary, "--settings", path], capture_output=True, text=True,
+                         check=True, cwd=folder)
+    wall = time.perf_counter() - began
+    if f"Games finished: {games}" not in out.stdout:
+        raise SystemExit(f"cutegames did not finish {games} games:\n{out.stdout[-500:]}")
+    return games / wall
+
+
+def compare_cutegames(binary: str, games: int, rounds: int) -> int:
+    """guti against cutegames, same engines and match, alternating; medians of games/s."""
+    runs: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        bot = build_bot(folder)
+        run_tournament(folder, bot, 4, 2)  # warm-up, not counted
+        for _ in range(max(1, rounds)):
+            for c in (1, 2):
+                runs.setdefault(f"cutegames c{c}", []).append(
+                    run_cutegames(binary, folder, bot, games, c))
+                one = run_tournament(folder, bot, games, c, openings=False)
+                runs.setdefault(f"guti c{c}", []).append(one["games"] / one["wall"])
+                runs.setdefault(f"guti cpu c{c}", []).append(1000 * one["cpu"] / one["plies"])
+    med = {key: statistics.median(values) for key, values in runs.items()}
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}; medians of {rounds} run(s), "
+          f"{games} games from the start position")
+    print("| | cutegames | guti | guti referee CPU per ply (ms) |")
+    print("|---|---|---|---|")
+    for c in (1, 2):
+        print(f"| games/s, concurrency {c} | {med[f'cutegames c{c}']:.1f} | "
+              f"{med[f'guti c{c}']:.1f} | {med[f'guti cpu c{c}']:.3f} |")
+    return 0
+
+
 ROWS = [
     ("referee CPU per ply (ms) = CPU s per 1,000 plies", "cpu_ms_per_ply", "{:.3f}"),
     ("games/s, concurrency 1", "games_per_s_c1", "{:.1f}"),
@@ -166,7 +225,11 @@ def main() -> int:
                         help="measure this many times, alternating with the baseline; "
                              "the medians are shown (a loaded machine varies from run to run)")
     parser.add_argument("--json", action="store_true", help="one JSON line of figures")
+    parser.add_argument("--cutegames", metavar="BINARY",
+                        help="compare games/s with this cutegames executable instead")
     args = parser.parse_args()
+    if args.cutegames:
+        return compare_cutegames(args.cutegames, args.games, args.rounds)
     bases: list[dict[str, float]] = []
     nows: list[dict[str, float]] = []
     for _ in range(max(1, args.rounds)):

@@ -19,8 +19,12 @@ carrying its :class:`ErrorKind` (the game maps kinds to its reasons for a loss):
   more than 16 MiB of unread output, counted in bytes of memory (raw bytes plus
   16 bytes per arrival stamp), so the bound holds for any mix of lines.
 
-Reading uses a small asyncio ``SubprocessProtocol`` that keeps the raw bytes and
-stamps each chunk with its monotonic arrival time; lines are split and decoded only
+guti owns the engine's stdin and stdout pipes: the event loop calls a reader when
+stdout has data, which takes it with one ``os.read``, and lines go out with one
+``os.write`` (the rest, if the pipe is full, later and in order), so a ply costs one call
+into Python each way rather than a pipe transport's layers. stderr and the exit come
+through a small asyncio ``SubprocessProtocol``. stdout's raw bytes are kept, each chunk
+stamped with its monotonic arrival time; lines are split and decoded only
 when read, and :meth:`EngineProcess.read_through` finds the answer it waits for
 (``bestmove``) with byte searches, decoding only the lines it keeps. So an engine
 that floods output costs a copy per chunk, not Python work per line, and cannot delay
@@ -47,7 +51,7 @@ import signal
 import time
 from array import array
 from collections.abc import Callable, Coroutine, Sequence
-from typing import BinaryIO, Protocol, cast
+from typing import BinaryIO, Protocol
 
 from referee.process import lifeline
 from referee.process.errors import (
@@ -77,6 +81,10 @@ STDERR_TAIL = 4096
 #: After the engine process exits, how long its stdout may stay open (held by
 #: a grandchild) before the group is killed so that EOF arrives.
 ORPHAN_PIPE_GRACE = 0.25
+#: Most bytes taken from the engine's stdout by one read: a pipe's default capacity. Not
+#: more: a larger buffer is an ``mmap``/``munmap`` (and page faults) in every read, since
+#: glibc maps allocations of 128 KiB and up, and one ply is one read.
+READ_SIZE = 1 << 16
 
 #: ``hook(wall_time, direction, engine_name, line)``; direction ``">"`` to the
 #: engine, ``"<"`` from it, ``"!"`` a line of its stderr (logged, never parsed).
@@ -142,6 +150,8 @@ class _Pipes(asyncio.SubprocessProtocol):
         #: The newline of the line ``want`` names, when the chunk that brought it found it
         #: (the usual reply: a chunk that begins with the line), so the reader need not search.
         self.found: int | None = None
+        #: A whole reply handed over by :meth:`_whole_reply`: its bytes and arrival time.
+        self.hit: tuple[bytes, float] | None = None
         self.deadline = math.inf  # the waiting reader's (monotonic)
         self.timer: asyncio.TimerHandle | None = None
         self.timer_at = math.inf
@@ -150,20 +160,13 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.err_partial = bytearray()
         self.err_tail = bytearray()
 
-    # -- events from the transport -------------------------------------------------
+    # -- events from the transport (stderr and the exit; stdout is read by the owner) ---
     def pipe_data_received(self, fd: int, data: bytes) -> None:
-        if fd == 1:
-            self._stdout(data, time.monotonic())
-        elif fd == 2:
+        if fd == 2:
             self._stderr(data)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1:
-            if self.overflow is None and self.base + len(self.buf) > self.line_start:
-                self._stdout(b"\n", time.monotonic())  # the unfinished last line
-            self.stdout_closed = True
-            self.wake()
-        elif fd == 2:
+        if fd == 2:
             self.err_closed.set()
             if self.err_partial:
                 self._err_line(bytes(self.err_partial))
@@ -174,6 +177,13 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.exit_event.set()
         self.wake()
         self.owner._on_exit()
+
+    def stdout_eof(self) -> None:
+        """The engine's stdout is closed: its unfinished last line counts as a line."""
+        if self.overflow is None and self.base + len(self.buf) > self.line_start:
+            self.on_stdout(b"\n", time.monotonic())
+        self.stdout_closed = True
+        self.wake()
 
     # -- helpers ---------------------------------------------------------------------
     def wake(self) -> None:
@@ -215,8 +225,8 @@ class _Pipes(asyncio.SubprocessProtocol):
         stamps = len(self.ends) - self.first_stamp
         return self.base + len(self.buf) - self.pos + STAMP_COST * stamps
 
-    def _stdout(self, data: bytes, now: float) -> None:
-        if self.overflow is not None:
+    def on_stdout(self, data: bytes, now: float) -> None:
+        if self.overflow is not None or self._whole_reply(data, now):
             return
         buf, size = self.buf, len(data)
         start = self.base + len(buf)
@@ -254,6 +264,33 @@ class _Pipes(asyncio.SubprocessProtocol):
                 # (the reader searched every line before it, and has not been woken since)
                 self.found = base + buf.find(b"\n", at)
         waiter.set_result(None)
+
+    def _whole_reply(self, data: bytes, now: float) -> bool:
+        """The usual reply of an instant engine: the chunk is exactly the one line a waiting
+        reader wants (``bestmove ...``), and nothing else is unread. Handed to the reader as
+        it is (:attr:`hit`), without buffering, stamping or searching it; False (nothing
+        done) for anything else, which the general path takes. Not with a traffic log,
+        which the general path writes."""
+        want, waiter = self.want, self.waiter
+        if (want is None or waiter is None or waiter.done() or self.owner.traffic is not None
+                or not data.startswith(want) or data.find(b"\n") != len(data) - 1
+                or self.pos != self.base + len(self.buf) or len(data) > LINE_LIMIT
+                or data[len(want)] not in _BLANKS):
+            return False
+        if self.buf:
+            self.buf.clear()
+        self.base = self.pos = self.line_start = self.pos + len(data)
+        self.hit = (data, now)
+        waiter.set_result(None)
+        return True
+
+    def take_hit(self) -> tuple[list[str], float]:
+        """The line :meth:`_whole_reply` handed over, decoded, and its arrival time."""
+        assert self.hit is not None
+        data, at = self.hit
+        self.hit = None
+        text = data[:-1].decode("utf-8", "replace")
+        return [text[:-1] if text.endswith("\r") else text], at
 
     def _log(self, begin: int, end: int) -> None:
         """Hand the lines between offsets ``begin`` and ``end`` to the traffic hook (in one
@@ -399,10 +436,17 @@ class EngineProcess:
         #: its pipes still held open: evidence that the engine left processes behind.
         self.orphans_killed: list[int] = []
         self._transport: asyncio.SubprocessTransport | None = None
-        self._stdin: asyncio.WriteTransport | None = None
         self._pipes: _Pipes | None = None
         self._stderr_file: BinaryIO | None = None
         self._closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # Our ends of the engine's stdin and stdout (-1: none), read and written with plain
+        # os.read/os.write from the event loop's reader and writer callbacks: a ply then
+        # costs one call into Python each way instead of a pipe transport's layers.
+        self._in_fd = -1
+        self._out_fd = -1
+        self._out_pending = bytearray()  # written to stdin when the pipe has room, in order
+        self._in_closed = False
 
     # -- life cycle ------------------------------------------------------------------
     async def start(self) -> None:
@@ -416,30 +460,39 @@ class EngineProcess:
                 raise EngineStartError(
                     f"engine {self.name}: cannot open stderr log {cfg.stderr_path}: {exc.strerror}"
                 ) from None
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         referee = os.getpid()
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
         try:
             transport, pipes = await loop.subprocess_exec(
                 lambda: _Pipes(self),
                 *cfg.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
+                stdin=stdin_r,
+                stdout=stdout_w,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=cfg.cwd,
                 start_new_session=True,
                 preexec_fn=lambda: lifeline.die_with_parent(referee),  # killed with guti
             )
         except OSError as exc:
+            for fd in (stdin_w, stdout_r):
+                os.close(fd)
             self._close_stderr()
             self._closed = True
             why = exc.strerror or str(exc)
             raise EngineStartError(
                 f"engine {self.name}: cannot start {shlex.join(cfg.argv)}: {why}"
             ) from None
+        finally:
+            os.close(stdin_r)  # the engine has its own copies of these two ends
+            os.close(stdout_w)
         self._transport = transport
         self._pipes = pipes
-        # A write transport, though uvloop's is not a subclass of asyncio's class.
-        self._stdin = cast(asyncio.WriteTransport, transport.get_pipe_transport(0))
+        self._in_fd, self._out_fd = stdin_w, stdout_r
+        os.set_blocking(stdin_w, False)
+        os.set_blocking(stdout_r, False)
+        loop.add_reader(stdout_r, self._readable)
         self.pid = transport.get_pid()
         lifeline.watch(self.pid)  # its whole group is killed if guti dies
 
@@ -502,22 +555,64 @@ class EngineProcess:
     def send_raw(self, data: bytes) -> None:
         """Write bytes exactly as given, even ones that are not UTF-8 (``guti check``
         sends invalid byte sequences on purpose; a game never does)."""
-        stdin = self._stdin
-        if stdin is None or stdin.is_closing():
-            return
-        with contextlib.suppress(OSError, RuntimeError):
-            stdin.write(data)
+        self._write_bytes(data)
         if self.traffic is not None:
             self.traffic(time.time(), ">", self.name, data.decode("utf-8", "backslashreplace"))
 
     def _write(self, text: str) -> None:
-        stdin = self._stdin
-        if stdin is None or stdin.is_closing():
+        self._write_bytes(text.encode())
+
+    def _write_bytes(self, data: bytes) -> None:
+        """Write at once what the pipe takes; keep the rest, in order, for the event loop's
+        writer to send when the pipe has room. Never blocks; a dead pipe shows up on
+        reading."""
+        if self._in_closed or self._in_fd < 0:
+            return
+        if self._out_pending:  # earlier bytes still wait: these go after them
+            self._out_pending += data
             return
         try:  # not contextlib.suppress: this runs every ply
-            stdin.write(text.encode())
-        except (OSError, RuntimeError):
-            pass
+            done = os.write(self._in_fd, data)
+        except BlockingIOError:
+            done = 0
+        except OSError:  # the engine closed its stdin (exited): reading will say so
+            return
+        if done < len(data):
+            self._out_pending += data[done:]
+            if self._loop is not None:
+                self._loop.add_writer(self._in_fd, self._flush)
+
+    def _flush(self) -> None:
+        """Write what waits for room in the pipe (called when it has some)."""
+        try:
+            done = os.write(self._in_fd, self._out_pending)
+        except BlockingIOError:
+            return
+        except OSError:
+            done = len(self._out_pending)  # a dead pipe: nothing more can be written
+        del self._out_pending[:done]
+        if not self._out_pending and self._loop is not None:
+            self._loop.remove_writer(self._in_fd)
+
+    def _readable(self) -> None:
+        """The event loop's reader of stdout."""
+        try:
+            data = os.read(self._out_fd, READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        p = self._pipes
+        assert p is not None
+        if data:
+            p.on_stdout(data, time.monotonic())
+        else:
+            self._stop_reader()
+            p.stdout_eof()
+
+    def _stop_reader(self) -> None:
+        if self._loop is not None and self._out_fd >= 0:
+            self._loop.remove_reader(self._out_fd)
 
     async def read_line(self, timeout: float) -> str:
         """The next line from the engine within ``timeout`` seconds."""
@@ -555,19 +650,15 @@ class EngineProcess:
         loop = p.loop
         try:
             while True:
-                if p.overflow is not None:
-                    raise EngineProtocolError(f"engine {self.name} {p.overflow}")
-                if p.stdout_closed:
+                if self._unanswered(p, deadline, keep):
                     raise EngineDisconnected(await self._disconnect_text())
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    seen = p.find_line(None) is not None
-                    lines = p.take(p.line_start - 1, keep)[0] if seen else []
-                    raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
                 p.arm(deadline)
                 p.waiter = waiter = loop.create_future()
                 p.want, p.found = word, None
                 await waiter
+                if p.hit is not None:
+                    lines, at = p.take_hit()
+                    return (lines if keep else []), at
                 newline = p.found
                 if newline is None:
                     newline = p.find_line(word)
@@ -575,6 +666,19 @@ class EngineProcess:
                     return p.take(newline, keep)
         finally:
             p.waiter = p.want = p.found = None
+
+    def _unanswered(self, p: _Pipes, deadline: float, keep: int) -> bool:
+        """A wait found nothing yet: raise for a flood or the deadline; True when stdout
+        is closed (the caller says why, which may mean waiting for the exit)."""
+        if p.overflow is not None:
+            raise EngineProtocolError(f"engine {self.name} {p.overflow}")
+        if p.stdout_closed:
+            return True
+        if deadline - time.monotonic() <= 0:
+            seen = p.find_line(None) is not None
+            lines = p.take(p.line_start - 1, keep)[0] if seen else []
+            raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
+        return False
 
     async def _disconnect_text(self) -> str:
         p = self._pipes
@@ -584,6 +688,9 @@ class EngineProcess:
         if p is not None and p.exited:  # the exit may be seen before the last stderr bytes
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(p.err_closed.wait(), 0.2)
+        return self._disconnect_message()
+
+    def _disconnect_message(self) -> str:
         rc = self.returncode
         if rc is None:
             text = f"engine {self.name} closed its output (process still running)"
@@ -606,9 +713,7 @@ class EngineProcess:
                 return
             if not p.exited:
                 self.send("quit")
-                with contextlib.suppress(OSError, RuntimeError):
-                    if self._stdin is not None and self._stdin.can_write_eof():
-                        self._stdin.write_eof()
+                self._close_stdin()  # end of input: an engine that missed quit sees EOF
                 if not await self._wait_exit(grace):
                     signal_group(pgid, signal.SIGTERM)
                     if not await self._wait_exit(term_grace):
@@ -621,7 +726,28 @@ class EngineProcess:
                 p.timer.cancel()
             if self._transport is not None:
                 self._transport.close()
+            self._close_stdin()
+            self._close_stdout()
             self._close_stderr()
+
+    def _close_stdin(self) -> None:
+        if self._in_closed or self._in_fd < 0:
+            return
+        self._in_closed = True
+        if self._out_pending:
+            with contextlib.suppress(OSError):
+                os.write(self._in_fd, self._out_pending)  # what fits; the rest is lost
+            self._out_pending.clear()
+            if self._loop is not None:
+                self._loop.remove_writer(self._in_fd)
+        os.close(self._in_fd)
+
+    def _close_stdout(self) -> None:
+        if self._out_fd < 0:
+            return
+        self._stop_reader()
+        os.close(self._out_fd)
+        self._out_fd = -1
 
     async def _wait_exit(self, timeout: float) -> bool:
         p = self._pipes
