@@ -335,3 +335,71 @@ def test_a_cancelled_wait_for_one_word_hides_no_line_from_the_next() -> None:
             await proc.quit(grace=0)
 
     assert asyncio.run(main()) == ["a x", "b y"]
+
+
+# -- the whole-reply shortcut (issue 16): one chunk that is exactly the awaited line --------
+
+
+def test_replies_in_chunks_of_their_own_and_mixed_read_the_same() -> None:
+    """Each ``go N`` gets ``bestmove mN`` in a chunk of its own (the shortcut), every third
+    one after an ``info`` line in the same chunk, or split over two writes (the general
+    path); every answer is read in order, with its arrival after its write."""
+    program = (
+        "import os\n"
+        "for raw in sys.stdin.buffer:\n"
+        "    n = int(raw.split()[1])\n"
+        "    if n % 3 == 0:\n"
+        "        out.write(b'info depth 1\\nbestmove m%d\\n' % n)\n"
+        "    elif n % 3 == 1:\n"
+        "        out.write(b'bestmove m%d\\n' % n)\n"
+        "    else:\n"
+        "        out.write(b'best'); out.flush(); time.sleep(0.01); out.write(b'move m%d\\n' % n)\n"
+        "    out.flush()\n"
+    )
+    cfg = writer("E", program)
+
+    async def main() -> list[tuple[list[str], bool]]:
+        proc = await started(cfg)
+        seen = []
+        try:
+            for n in range(12):
+                sent = proc.send_lines([f"go {n}"])
+                lines, at = await proc.read_through("bestmove", time.monotonic() + 5, 3)
+                seen.append((lines, at >= sent))
+        finally:
+            await proc.quit(grace=0)
+        return seen
+
+    seen = asyncio.run(main())
+    for n, (lines, after) in enumerate(seen):
+        assert lines[-1] == f"bestmove m{n}"
+        assert lines[:-1] == (["info depth 1"] if n % 3 == 0 else [])
+        assert after
+
+
+def test_a_whole_reply_handed_to_a_cancelled_wait_is_read_by_the_next() -> None:
+    """A wait woken by a whole reply and then cancelled before it resumed (an abort, a
+    ``wait_for`` running out at that moment) leaves the line unread for the next wait."""
+    program = "sys.stdin.buffer.readline(); out.write(b'bestmove a1\\n'); out.flush(); time.sleep(30)\n"
+    cfg = writer("C", program)
+
+    async def main() -> tuple[list[str], float, float]:
+        proc = await started(cfg)
+        try:
+            sent = proc.send_lines(["go"])
+            reader = asyncio.ensure_future(proc.read_through("bestmove", time.monotonic() + 5, 2))
+            pipes = proc._pipes
+            assert pipes is not None
+            while pipes.waiter is None or not pipes.waiter.done():  # the reply has arrived
+                await asyncio.sleep(0.001)
+            reader.cancel()  # before the reader ever ran again
+            with pytest.raises(asyncio.CancelledError):
+                await reader
+            lines, at = await proc.read_through("bestmove", time.monotonic() + 5, 2)
+            return lines, at, sent
+        finally:
+            await proc.quit(grace=0)
+
+    lines, at, sent = asyncio.run(main())
+    assert lines == ["bestmove a1"]
+    assert at >= sent

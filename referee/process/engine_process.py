@@ -150,8 +150,6 @@ class _Pipes(asyncio.SubprocessProtocol):
         #: The newline of the line ``want`` names, when the chunk that brought it found it
         #: (the usual reply: a chunk that begins with the line), so the reader need not search.
         self.found: int | None = None
-        #: A whole reply handed over by :meth:`_whole_reply`: its bytes and arrival time.
-        self.hit: tuple[bytes, float] | None = None
         self.deadline = math.inf  # the waiting reader's (monotonic)
         self.timer: asyncio.TimerHandle | None = None
         self.timer_at = math.inf
@@ -267,30 +265,26 @@ class _Pipes(asyncio.SubprocessProtocol):
 
     def _whole_reply(self, data: bytes, now: float) -> bool:
         """The usual reply of an instant engine: the chunk is exactly the one line a waiting
-        reader wants (``bestmove ...``), and nothing else is unread. Handed to the reader as
-        it is (:attr:`hit`), without buffering, stamping or searching it; False (nothing
-        done) for anything else, which the general path takes. Not with a traffic log,
-        which the general path writes."""
+        reader wants (``bestmove ...``), and nothing else is unread. It is buffered and
+        stamped like any chunk, and the reader told where it ends (:attr:`found`), without
+        the general path's searches and bounds (one line within :data:`LINE_LIMIT`, nothing
+        else held); False (nothing done) for anything else. Not with a traffic log, which
+        the general path writes."""
         want, waiter = self.want, self.waiter
+        buf = self.buf
+        start = self.base + len(buf)
         if (want is None or waiter is None or waiter.done() or self.owner.traffic is not None
-                or not data.startswith(want) or data.find(b"\n") != len(data) - 1
-                or self.pos != self.base + len(self.buf) or len(data) > LINE_LIMIT
+                or self.pos != start or not data.startswith(want)
+                or data.find(b"\n") != len(data) - 1 or len(data) > LINE_LIMIT
                 or data[len(want)] not in _BLANKS):
             return False
-        if self.buf:
-            self.buf.clear()
-        self.base = self.pos = self.line_start = self.pos + len(data)
-        self.hit = (data, now)
+        buf += data
+        end = self.line_start = start + len(data)
+        self.ends.append(end)
+        self.times.append(now)
+        self.found = end - 1
         waiter.set_result(None)
         return True
-
-    def take_hit(self) -> tuple[list[str], float]:
-        """The line :meth:`_whole_reply` handed over, decoded, and its arrival time."""
-        assert self.hit is not None
-        data, at = self.hit
-        self.hit = None
-        text = data[:-1].decode("utf-8", "replace")
-        return [text[:-1] if text.endswith("\r") else text], at
 
     def _log(self, begin: int, end: int) -> None:
         """Hand the lines between offsets ``begin`` and ``end`` to the traffic hook (in one
@@ -656,9 +650,6 @@ class EngineProcess:
                 p.waiter = waiter = loop.create_future()
                 p.want, p.found = word, None
                 await waiter
-                if p.hit is not None:
-                    lines, at = p.take_hit()
-                    return (lines if keep else []), at
                 newline = p.found
                 if newline is None:
                     newline = p.find_line(word)
