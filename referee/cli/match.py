@@ -36,14 +36,16 @@ was played, 2 for a command-line mistake or an engine that cannot start
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from referee.config.args import CliError, parse_cli, usage
-from referee.config.options import MATCH_OPTIONS
+from referee.config.option_specs import MATCH_OPTIONS
 from referee.process.text import visible
 
+#: Not ``typing.TYPE_CHECKING``: ``--help`` should not pay for importing ``typing`` either.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the match machinery is imported when a match runs, not for --help
+    from collections.abc import Callable
+
     from referee.game.record import GameRecord
     from referee.tournament.match import MatchScore
     from referee.tournament.settings import MatchSettings
