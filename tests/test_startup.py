@@ -37,7 +37,8 @@ def _modules_after(*argv: str) -> tuple[int, set[str], str]:
     return done.returncode, set(last.split()[1:]), done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("command", ["match"])  # MORE
+@pytest.mark.parametrize("command", ["match", "tournament", "standings", "export", "report",
+                                     "serve", "board"])
 def test_help_imports_no_settings_model_nor_rules_tables(command: str) -> None:
     code, modules, output = _modules_after(command, "--help")
     assert code == 0 and f"usage: guti {command}" in output, output
