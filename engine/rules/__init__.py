@@ -10,6 +10,8 @@ for building every game's tables at start-up.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 #: Not ``typing.TYPE_CHECKING``: importing ``typing`` would cost start-up time too.
 TYPE_CHECKING = False
@@ -34,6 +36,19 @@ __all__ = [
     "Board", "Outcome", "Result", "Side", "Termination", "RulesError", "GAMES", "Game", "get_game",
     "Move", "perft", "divide",
 ]
+
+
+class _Package(types.ModuleType):
+    """This package, keeping ``perft`` the function: importing the submodule ``.perft``
+    (perft_cli does) would otherwise set the package's ``perft`` to that module."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _HOMES and isinstance(value, types.ModuleType):
+            return  # the name is the function or class exported here, found by __getattr__
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:
