@@ -26,7 +26,7 @@ Options (each also with two dashes):
   ``-epdout [file=]F``, ``-show-latency``, ``-log [file=]F``, ``-event TEXT``, ``-site TEXT``;
 - ``-handshake-timeout S``, ``-move-timeout S`` (moves without a clock),
   ``-stall-timeout S`` (grace after the time is gone); the defaults are in
-  :mod:`referee.game.settings` and ``guti match -help``.
+  :mod:`referee.game.defaults` and ``guti match -help``.
 
 Prints one line per game, the final score and the time the match took. Exit status 0 when the match
 was played, 2 for a command-line mistake or an engine that cannot start
