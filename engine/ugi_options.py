@@ -6,11 +6,9 @@ it?" and the ``ugi`` answer is generated from the same table that checks the val
 
 from __future__ import annotations
 
-#: The games this engine plays. Written out (not taken from ``engine.rules.GAMES``) so the
-#: ``ugi`` answer needs no import of the rules core at start-up; a test checks they agree.
-GAME_NAMES: tuple[str, ...] = (
-    "egara-guti", "pretwa", "lau-kata-kati", "dash-guti", "gol-skuish", "alquerque", "butterfly",
-)
+# The games this engine plays: their names only, so the ``ugi`` answer needs no import
+# of the rules core's tables at start-up.
+from engine.rules.names import GAME_NAMES
 
 ENGINE_NAME = "guti reference engine 1.0"
 ENGINE_AUTHOR = "the guti project"

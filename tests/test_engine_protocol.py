@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from engine.rules import GAMES, Board
-from engine.ugi_options import GAME_NAMES
+from engine.rules.names import GAME_NAMES
 from tests.conftest import ENGINE_ARGV, GUTI, ROOT, UgiProgram
 from tests.perft_reference import (
     load_capture_positions,
@@ -68,6 +68,8 @@ def test_handshake_declares_options():
 
 
 def test_declared_games_are_the_rules_core_games():
+    """The names a --help and the engine's ``ugi`` answer show without loading the
+    games' tables are the rules core's games, in its order."""
     assert tuple(GAMES) == GAME_NAMES
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import sys
 
-from engine.rules import GAMES, RulesError
+from engine.rules.names import GAME_NAMES
 from referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
-from referee.web.svg import Marks, board_svg, replay
+from referee.game.defaults import DEFAULT_GAME
 
 BOARD_OPTIONS = [
-    OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAMES)} (default egara-guti)"),
+    OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAME_NAMES)} (default {DEFAULT_GAME})"),
     OptionSpec("fen", Kind.TEXT, help="the position (default: the game's start)"),
     OptionSpec("moves", Kind.TEXT, help="moves played from it, e.g. 17-12 8x17"),
     OptionSpec("svg", Kind.VALUE, help="write the picture to this file"),
@@ -29,9 +29,13 @@ def main(argv: list[str]) -> int:
         if args.has("help"):
             print(usage("guti board", BOARD_OPTIONS))
             return 0
-        game = args.value("game", "egara-guti") or "egara-guti"
-        if game not in GAMES:
-            raise CliError(f"-game: unknown game {game!r} (known: {', '.join(GAMES)})")
+        # Here, not at the top: the help above needs neither (start-up time, issue 16).
+        from engine.rules import RulesError
+        from referee.web.svg import Marks, board_svg, replay
+
+        game = args.value("game", DEFAULT_GAME) or DEFAULT_GAME
+        if game not in GAME_NAMES:
+            raise CliError(f"-game: unknown game {game!r} (known: {', '.join(GAME_NAMES)})")
         path = args.value("svg")
         if not path:
             raise CliError("give -svg FILE to say where the picture goes")

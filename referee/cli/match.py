@@ -26,7 +26,7 @@ Options (each also with two dashes):
   ``-epdout [file=]F``, ``-show-latency``, ``-log [file=]F``, ``-event TEXT``, ``-site TEXT``;
 - ``-handshake-timeout S``, ``-move-timeout S`` (moves without a clock),
   ``-stall-timeout S`` (grace after the time is gone); the defaults are in
-  :mod:`referee.game.settings` and ``guti match -help``.
+  :mod:`referee.game.defaults` and ``guti match -help``.
 
 Prints one line per game, the final score and the time the match took. Exit status 0 when the match
 was played, 2 for a command-line mistake or an engine that cannot start
@@ -36,14 +36,16 @@ was played, 2 for a command-line mistake or an engine that cannot start
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from referee.config.args import CliError, parse_cli, usage
-from referee.config.options import MATCH_OPTIONS
+from referee.config.option_specs import MATCH_OPTIONS
 from referee.process.text import visible
 
+#: Not ``typing.TYPE_CHECKING``: ``--help`` should not pay for importing ``typing`` either.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the match machinery is imported when a match runs, not for --help
+    from collections.abc import Callable
+
     from referee.game.record import GameRecord
     from referee.tournament.match import MatchScore
     from referee.tournament.settings import MatchSettings

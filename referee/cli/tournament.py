@@ -1,123 +1,28 @@
-"""``guti tournament``, ``guti standings DB...`` and ``guti export DB -pdn F -json F``.
+"""``guti tournament``, ``guti standings DB...`` and ``guti export DB -pdn F -json F``:
+their options and help; what they do is in :mod:`referee.cli.tournament_run`.
 
-Exit status: 0 when the tournament ran (all scheduled games stored, or an
-SPRT decided), 2 for a mistake on the command line, in the config file, a
-database that does not match or is in use by another guti, or an engine that
-cannot start (one line on stderr), 1 when storing failed (disk full, damaged
-database: one line naming what is lost), 130 when interrupted (the database is
-resumable: run the same command with ``-resume``).
+Why two modules: ``--help`` prints plain data, and importing the tournament machinery
+(settings model, rules core, store, asyncio) would take most of its start-up time
+(issue 16). Exit status: see :mod:`referee.cli.tournament_run`.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import math
-import os
-import sqlite3
-import sys
 
-from referee.cli.common import database_and_rest, fail
-from referee.cli.elapsed import Stopwatch
-from referee.cli.web import run_with_live_page, write_tournament_report
-from referee.config.args import (
-    CliError,
-    Kind,
-    OptionSpec,
-    ParsedArgs,
-    option_name,
-    parse_cli,
-    usage,
-)
-from referee.config.tournament import (
-    SPRT_OPTION,
-    TOURNAMENT_OPTIONS,
-    settings_from_argv,
-    sprt_from_args,
-)
-from referee.process import event_loop
-from referee.process.errors import EngineStartError
-from referee.process.text import visible
-from referee.tournament.export import export_epd, export_json, export_pdn
-from referee.tournament.ratings import DRAW_MODELS, RatingOptions
-from referee.tournament.run import TournamentError, run_tournament, standings_from_store
-from referee.tournament.standings import Standings, make_console
-from referee.tournament.store import StoreError, TournamentStore
+from referee.cli.common import fail
+from referee.config.args import CliError, Kind, OptionSpec, option_name, parse_cli, usage
+from referee.config.option_specs import SPRT_OPTION, TOURNAMENT_OPTIONS
 
 
 def main_tournament(argv: list[str]) -> int:
     """Entry point of ``guti tournament``."""
-    console = make_console(sys.stdout)
     if any(option_name(word) in ("help", "h") for word in argv):
         print(usage("guti tournament [FILE.toml]", TOURNAMENT_OPTIONS))
         return 0
-    try:
-        settings = settings_from_argv(argv, lambda line: print(line, flush=True))
-    except CliError as exc:
-        return fail("tournament", str(exc))
-    names = visible(", ".join(c.name for c in settings.engines))
-    print(
-        f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
-        f"{'at least ' if settings.knockout else ''}{settings.total_games} games, "
-        f"concurrency {settings.concurrency}, db {settings.db_path}",
-        flush=True,
-    )
-    if settings.serve and importlib.util.find_spec("aiohttp") is None:
-        return fail("tournament", "-serve needs aiohttp: pip install 'guti[web]'")
-    watch = Stopwatch()
-    try:
-        outcome = event_loop.run(run_with_live_page(
-            settings, lambda observer: run_tournament(settings, console, observer=observer)))
-    except (TournamentError, StoreError, EngineStartError) as exc:
-        return fail("tournament", str(exc))
-    except sqlite3.Error as exc:  # the database failed under us (damaged, ...)
-        fail("tournament", f"{settings.db_path}: {exc}; resume with -resume once it is fixed")
-        return 1
-    except BrokenPipeError:
-        raise  # stdout closed by its reader: guti's main ends the run quietly
-    except OSError as exc:
-        return fail("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
-    except KeyboardInterrupt:  # before or after the games, outside the signal handlers
-        outcome = None
-    if outcome is not None:
-        table, finished, total = outcome.standings, outcome.finished, outcome.total
-    else:
-        try:
-            with TournamentStore(settings.db_path, create=False) as store:
-                table = standings_from_store(
-                    store, store.engine_names(), settings.fmt, settings.sprt
-                )
-                finished, total = store.count_finished(), store.count_scheduled()
-        except StoreError as exc:
-            return fail("tournament", str(exc))
-    if outcome is not None and outcome.failed:
-        fail("tournament", outcome.failed)
-        return 1
-    table.print(console)
-    print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
-    print(watch.line(), flush=True)
-    if outcome is None or outcome.stopped == "interrupted":
-        print(
-            "guti tournament: interrupted; continue with the same command and -resume",
-            file=sys.stderr,
-            flush=True,
-        )
-        return 130
-    if outcome.stopped:
-        print(outcome.stopped, flush=True)
-    return _report(settings)
+    from referee.cli.tournament_run import run_tournament_command
 
-
-def _report(settings) -> int:
-    """``-report FILE``: write it and print its path as the very last line."""
-    try:
-        path = write_tournament_report(settings)
-    except (StoreError, OSError) as exc:
-        return fail("tournament", f"report not written: {exc}")
-    if path is not None:
-        print("report written; open it in a browser:", flush=True)
-        print(path, flush=True)
-    return 0
+    return run_tournament_command(argv)
 
 
 STANDINGS_OPTIONS = [
@@ -130,88 +35,19 @@ STANDINGS_OPTIONS = [
 ]
 
 
-
-def _rating_options(args: ParsedArgs) -> RatingOptions:
-    """``-drawmodel`` and ``-anchor NAME=ELO`` (the name may itself hold ``=``)."""
-    model = args.value("drawmodel", "half") or "half"
-    if model not in DRAW_MODELS:
-        raise CliError(f"-drawmodel: {model!r} is not one of {', '.join(DRAW_MODELS)}")
-    text = args.value("anchor")
-    if text is None:
-        return RatingOptions(draw_model=model)
-    name, eq, number = text.rpartition("=")
-    try:
-        elo = float(number)
-    except ValueError:
-        elo = float("nan")
-    if not eq or not name or not math.isfinite(elo):
-        raise CliError(f"-anchor: {text!r} is not of the form NAME=ELO")
-    return RatingOptions(draw_model=model, anchor=(name, elo))
-
-
-def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, int, int]:
-    """Standings of every game of every database, engines matched by name.
-
-    Game pair ids are made unique across databases (``pair * len(paths) + k``)
-    so pairs of different tournaments never merge.
-    """
-    options = _rating_options(args)
-    sprt = sprt_from_args(args)
-    seen: set[str] = set()
-    for path in paths:
-        if os.path.realpath(path) in seen:
-            raise CliError(f"{path} is given twice: its games would count twice")
-        seen.add(os.path.realpath(path))
-    stores: list[TournamentStore] = []
-    try:
-        for path in paths:
-            stores.append(TournamentStore(path, create=False))
-        names: list[str] = []
-        formats = set()
-        for store in stores:
-            formats.add(store.settings().get("format", "roundrobin"))
-            names += [n for n in store.engine_names() if n not in names]
-        if options.anchor is not None and options.anchor[0] not in names:
-            raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
-                           f"{', '.join(paths)} (engines: {', '.join(names)})")
-        table = Standings(names, paired=True, sprt=sprt,
-                          gauntlet=formats == {"gauntlet"}, rating_options=options)
-        finished = total = 0
-        for k, store in enumerate(stores):
-            index = [names.index(n) for n in store.engine_names()]
-            for _gid, pair, white, black, result, reason, fault in store.results():
-                table.add(index[white], index[black], result, reason, fault,
-                          pair * len(stores) + k)
-            finished += store.count_finished()
-            total += store.count_scheduled()
-    finally:
-        for store in stores:
-            store.close()
-    if options.anchor is not None and not table.lines[names.index(options.anchor[0])].games:
-        raise CliError(f"-anchor: {options.anchor[0]!r} has played no games")
-    return table, finished, total
-
-
 def main_standings(argv: list[str]) -> int:
-    """``guti standings DB [DB...]``: standings, ratings, crosstable and pairs of
-    one tournament database, or of several merged by engine name."""
+    """Entry point of ``guti standings DB [DB...]``."""
     paths = list(itertools.takewhile(lambda word: option_name(word) is None, argv))
     try:
         args = parse_cli(argv[len(paths):], STANDINGS_OPTIONS)
-        if args.has("help"):
-            print(usage("guti standings DB [DB...]", STANDINGS_OPTIONS))
-            return 0
-        if not paths:
-            raise CliError("usage: guti standings DB [DB...] [options]")
-        table, finished, total = _merged_standings(paths, args)
-    except (CliError, StoreError) as exc:
+    except CliError as exc:
         return fail("standings", str(exc))
-    except sqlite3.Error as exc:
-        return fail("standings", f"{' '.join(paths)}: {exc}")
-    console = make_console(sys.stdout)
-    table.print(console)
-    print(f"{finished}/{total} games played", flush=True)
-    return 0
+    if args.has("help"):
+        print(usage("guti standings DB [DB...]", STANDINGS_OPTIONS))
+        return 0
+    from referee.cli.tournament_run import standings_command
+
+    return standings_command(paths, args)
 
 
 EXPORT_OPTIONS = [
@@ -224,32 +60,10 @@ EXPORT_OPTIONS = [
 
 
 def main_export(argv: list[str]) -> int:
-    """``guti export DB -pdn FILE -json FILE -epd FILE``."""
+    """Entry point of ``guti export DB -pdn FILE -json FILE -epd FILE``."""
     if any(option_name(word) in ("help", "h") for word in argv):
         print(usage("guti export DB", EXPORT_OPTIONS))
         return 0
-    try:
-        path, rest = database_and_rest("export", argv)
-        args = parse_cli(rest, EXPORT_OPTIONS)
-        if args.has("help"):
-            print(usage("guti export DB", EXPORT_OPTIONS))
-            return 0
-        if not (args.has("pdn") or args.has("json") or args.has("epd")):
-            raise CliError("nothing to do: give -pdn FILE, -json FILE and/or -epd FILE")
-        with TournamentStore(path, create=False) as store:
-            if args.has("pdn"):
-                n = export_pdn(store, args.value("pdn") or "")
-                print(f"{n} games written to {args.value('pdn')}", flush=True)
-            if args.has("json"):
-                n = export_json(store, args.value("json") or "")
-                print(f"{n} games written to {args.value('json')}", flush=True)
-            if args.has("epd"):
-                n = export_epd(store, args.value("epd") or "")
-                print(f"{n} games written to {args.value('epd')}", flush=True)
-    except (CliError, StoreError) as exc:
-        return fail("export", str(exc))
-    except sqlite3.Error as exc:
-        return fail("export", f"{argv[0]}: {exc}")
-    except OSError as exc:
-        return fail("export", f"{exc.filename or ''}: {exc.strerror or exc}")
-    return 0
+    from referee.cli.tournament_run import export_command
+
+    return export_command(argv, EXPORT_OPTIONS)

@@ -7,17 +7,19 @@ imported only when a server is asked for, with a one-line error naming the extra
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Awaitable, Callable
-from typing import Any
 
 from referee.cli.common import database_and_rest, fail
 from referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
-from referee.config.tournament import SPRT_OPTION, sprt_from_args
-from referee.tournament.store import StoreError, TournamentStore
+from referee.config.option_specs import SPRT_OPTION
+
+#: Not ``typing.TYPE_CHECKING``: ``--help`` should not pay for importing ``typing`` either.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+    from typing import Any
 
 REPORT_OPTIONS = [
     OptionSpec("html", Kind.VALUE, help="write the report to this HTML file"),
@@ -37,12 +39,15 @@ NO_AIOHTTP = "serving pages needs aiohttp: pip install 'guti[web]'"
 
 def main_report(argv: list[str]) -> int:
     """Entry point of ``guti report``."""
+    if any(w in ("-help", "--help", "-h") for w in argv):
+        print(usage("guti report DB", REPORT_OPTIONS))
+        return 0
+    # Here, not at the top: the help above needs none of it (start-up time, issue 16).
+    from referee.config.tournament import sprt_from_args
+    from referee.tournament.store import StoreError, TournamentStore
     from referee.web.report import write_report
 
     try:
-        if any(w in ("-help", "--help", "-h") for w in argv):
-            print(usage("guti report DB", REPORT_OPTIONS))
-            return 0
         path, rest = database_and_rest("report", argv)
         args = parse_cli(rest, REPORT_OPTIONS)
         html = args.value("html")
@@ -61,10 +66,15 @@ def main_report(argv: list[str]) -> int:
 
 def main_serve(argv: list[str]) -> int:
     """Entry point of ``guti serve``: the live page of a database, read-only, until Ctrl-C."""
+    if any(w in ("-help", "--help", "-h") for w in argv):
+        print(usage("guti serve DB", SERVE_OPTIONS))
+        return 0
+    import asyncio
+
+    from referee.config.tournament import sprt_from_args
+    from referee.tournament.store import StoreError, TournamentStore
+
     try:
-        if any(w in ("-help", "--help", "-h") for w in argv):
-            print(usage("guti serve DB", SERVE_OPTIONS))
-            return 0
         path, rest = database_and_rest("serve", argv)
         args = parse_cli(rest, SERVE_OPTIONS)
         port = args.int_value("port", 8080, minimum=0)
@@ -125,6 +135,7 @@ def write_tournament_report(settings: Any) -> str | None:
     """Write ``-report FILE`` after a tournament; returns the path, or None if not asked."""
     if not settings.report_path:
         return None
+    from referee.tournament.store import TournamentStore
     from referee.web.report import write_report
 
     with TournamentStore(settings.db_path, create=False) as store:

@@ -18,12 +18,14 @@ values such as ``-1`` are not mistaken for options. Repeatable options
 collect every occurrence; a non-repeatable one given twice is an error.
 Every mistake raises :class:`CliError` with a one-line message; the
 callers print it and exit with status 2.
+
+Plain classes, not dataclasses, and ``difflib`` imported only for a mistyped option:
+``--help`` passes through here, and importing ``dataclasses`` (with ``inspect``) would
+be a good part of its start-up time (issue 16).
 """
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass, field
 from enum import Enum
 
 
@@ -39,30 +41,41 @@ class Kind(Enum):
     TOKENS = "tokens"
 
 
-@dataclass(frozen=True)
 class OptionSpec:
-    """One accepted option: its name (without dashes), kind, repeatability and help text."""
+    """One accepted option: its name (without dashes), kind, repeatability and help text.
 
-    name: str
-    kind: Kind
-    repeatable: bool = False
-    help: str = ""
-    #: For TOKENS: the allowed keys (None: any key, checked by the consumer).
-    keys: frozenset[str] | None = None
-    #: For TOKENS: a word without ``=`` is taken as the value of this key
-    #: (``-pdnout out.pdn`` == ``-pdnout file=out.pdn``); None: such a word is an error.
-    bare_key: str | None = None
-    #: For TOKENS: (key, help) pairs, each shown on a line of its own under the option.
-    key_help: tuple[tuple[str, str], ...] = ()
+    ``keys``: for TOKENS, the allowed keys (None: any key, checked by the consumer).
+    ``bare_key``: for TOKENS, a word without ``=`` is taken as the value of this key
+    (``-pdnout out.pdn`` == ``-pdnout file=out.pdn``); None: such a word is an error.
+    ``key_help``: for TOKENS, (key, help) pairs, each shown on a line of its own under
+    the option."""
+
+    __slots__ = ("name", "kind", "repeatable", "help", "keys", "bare_key", "key_help")
+
+    def __init__(self, name: str, kind: Kind, repeatable: bool = False, help: str = "",
+                 keys: frozenset[str] | None = None, bare_key: str | None = None,
+                 key_help: tuple[tuple[str, str], ...] = ()) -> None:
+        self.name = name
+        self.kind = kind
+        self.repeatable = repeatable
+        self.help = help
+        self.keys = keys
+        self.bare_key = bare_key
+        self.key_help = key_help
+
+    def __repr__(self) -> str:
+        return f"OptionSpec({self.name!r}, {self.kind})"
 
 
-@dataclass
 class ParsedArgs:
     """The result of :func:`parse_cli`. Look-ups by option name without dashes."""
 
-    flags: set[str] = field(default_factory=set)
-    values: dict[str, list[str]] = field(default_factory=dict)
-    tokens: dict[str, list[list[tuple[str, str]]]] = field(default_factory=dict)
+    __slots__ = ("flags", "values", "tokens")
+
+    def __init__(self) -> None:
+        self.flags: set[str] = set()
+        self.values: dict[str, list[str]] = {}
+        self.tokens: dict[str, list[list[tuple[str, str]]]] = {}
 
     def has(self, name: str) -> bool:
         return name in self.flags or name in self.values or name in self.tokens
@@ -174,6 +187,8 @@ def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
 
 def _nearest(name: str, table: dict[str, OptionSpec]) -> str:
     """`` (did you mean -games?)`` for the closest known option, or nothing."""
+    import difflib  # here: only a mistyped option needs it
+
     close = difflib.get_close_matches(name, list(table), n=1, cutoff=0.6)
     return f" (did you mean -{close[0]}?)" if close else ""
 

@@ -3,7 +3,9 @@
 Each reader turns part of a parsed command line into a piece of the settings
 model (:mod:`referee.game.settings`, :mod:`referee.tournament.settings`) and
 raises :class:`~referee.config.args.CliError` with a one-line message for a
-mistake. Defaults come from the settings model; the help texts show them.
+mistake. Defaults come from where they are defined (the ``defaults`` modules beside
+the settings model); the options themselves and their help texts are in
+:mod:`referee.config.option_specs`.
 """
 
 from __future__ import annotations
@@ -12,7 +14,16 @@ import dataclasses
 import itertools
 
 from engine.rules import GAMES, RulesError
-from referee.config.args import CliError, Kind, OptionSpec, ParsedArgs
+from referee.config.args import CliError, ParsedArgs
+from referee.config.option_specs import ENGINE_KEY_HELP as ENGINE_KEY_HELP
+from referee.config.option_specs import MATCH_OPTIONS as MATCH_OPTIONS
+from referee.game.defaults import (
+    DEFAULT_GAME,
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MAXMOVES,
+    DEFAULT_MOVE_TIMEOUT,
+    DEFAULT_STALL_GRACE,
+)
 from referee.game.openings import (
     Opening,
     OpeningsError,
@@ -21,13 +32,8 @@ from referee.game.openings import (
     random_openings,
 )
 from referee.game.output_paths import create_parent_dirs
-from referee.game.pdn import PDN_FIELD_NAMES, PdnFields
+from referee.game.pdn import PdnFields
 from referee.game.settings import (
-    DEFAULT_GAME,
-    DEFAULT_HANDSHAKE_TIMEOUT,
-    DEFAULT_MAXMOVES,
-    DEFAULT_MOVE_TIMEOUT,
-    DEFAULT_STALL_GRACE,
     Adjudication,
     DrawRule,
     GameSettings,
@@ -36,7 +42,8 @@ from referee.game.settings import (
 )
 from referee.process import affinity
 from referee.tournament.cluster_address import ClusterAddress, ClusterAddressError, parse_cluster
-from referee.tournament.settings import DEFAULT_GAMES, RecordOutputs, Scheduling
+from referee.tournament.defaults import DEFAULT_GAMES
+from referee.tournament.settings import RecordOutputs, Scheduling
 from referee.ugi.engine_config import (
     EngineConfig,
     EngineConfigError,
@@ -44,97 +51,6 @@ from referee.ugi.engine_config import (
     engine_config_from_tokens,
     make_names_unique,
 )
-
-#: The keys of ``-engine`` and ``-each``, one help line each (shown by ``--help``).
-ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
-    ("cmd=PATH", "the engine's program (looked up in dir=, else on PATH)"),
-    ("args=TEXT", "its arguments, split as a shell would (args=\"-x --threads 2\")"),
-    ("name=N", "its name in results (default: the program's name)"),
-    ("dir=D", "its working directory"),
-    ("tc=T", "time control [MOVES/]BASE[+INC] in seconds, or inf"),
-    ("st=S", "fixed seconds per move (go movetime)"),
-    ("depth=N", "search depth per move (go depth)"),
-    ("nodes=N", "nodes per move (go nodes)"),
-    ("timemargin=MS", "ms an engine may overstep its time before it loses"),
-    ("option.X=V", "setoption name X value V, checked against the engine's option list"),
-    ("restart=on|off", "a fresh process for every game (default off)"),
-    ("stderr=FILE", "write the engine's stderr to FILE"),
-    ("proto=ugi", "the protocol (ugi is the only one)"),
-)
-
-#: The keys of ``-pdnout``: the file and fastchess's optional per-move fields.
-PDNOUT_KEYS = frozenset({"file", *PDN_FIELD_NAMES})
-
-#: The per-move field switches of ``-pdnout``, one help line each.
-PDNOUT_KEY_HELP: tuple[tuple[str, str], ...] = (
-    ("file=F", "the PDN file (games appended); each engine move's comment starts with "
-               "score/depth time (+0.25/12 0.012s)"),
-    ("nodes=true", "and n=NODES"),
-    ("seldepth=true", "and sd=SELDEPTH"),
-    ("nps=true", "and nps=NPS"),
-    ("timeleft=true", "and tl=S, the clock after the move"),
-    ("latency=true", "and latency=S: time measured minus the time the engine reported"),
-)
-
-#: The options every cutechess-style command here accepts; the tournament
-#: command extends this list (``MATCH_OPTIONS + [...]``).
-MATCH_OPTIONS: list[OptionSpec] = [
-    OptionSpec("engine", Kind.TOKENS, repeatable=True, key_help=ENGINE_KEY_HELP,
-               help="define an engine (twice or more), with these keys:"),
-    OptionSpec("each", Kind.TOKENS, help="settings applied to every engine (same keys)"),
-    OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAMES)} (default {DEFAULT_GAME})"),
-    OptionSpec("variant", Kind.VALUE, help="same as -game"),
-    OptionSpec("games", Kind.VALUE, help=f"number of games (default {DEFAULT_GAMES})"),
-    OptionSpec("fen", Kind.TEXT, help="start every game from this FEN"),
-    OptionSpec(
-        "openings",
-        Kind.TOKENS,
-        keys=frozenset({"file", "order", "plies", "format", "start"}),
-        bare_key="file",
-        help="file=F|random:K order=random|sequential plies=N start=N (from the file's "
-             "N-th opening, 1-based)",
-    ),
-    OptionSpec("srand", Kind.VALUE, help="random seed (openings)"),
-    # -- game records (README "Game records"): one block, read by record_outputs() --
-    OptionSpec("pdnout", Kind.TOKENS, keys=PDNOUT_KEYS, bare_key="file",
-               key_help=PDNOUT_KEY_HELP, help="the games as PDN, with these keys:"),
-    OptionSpec("pgnout", Kind.TOKENS, keys=PDNOUT_KEYS, bare_key="file", help="same as -pdnout"),
-    OptionSpec("epdout", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file",
-               help="file=F: each game's final position, one FEN line with result and "
-                    "termination"),
-    OptionSpec("show-latency", Kind.FLAG,
-               help="after each game, per engine the mean and max of measured time minus "
-                    "the time the engine reported"),
-    OptionSpec("log", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file", help="file=F traffic log"),
-    OptionSpec("event", Kind.TEXT, help="PDN Event tag"),
-    OptionSpec("site", Kind.TEXT, help="PDN Site tag"),
-    OptionSpec("handshake-timeout", Kind.VALUE,
-               help=f"seconds (default {DEFAULT_HANDSHAKE_TIMEOUT:g})"),
-    OptionSpec("move-timeout", Kind.VALUE,
-               help=f"seconds per move without a clock (default {DEFAULT_MOVE_TIMEOUT:g})"),
-    OptionSpec("stall-timeout", Kind.VALUE,
-               help=f"seconds past the time before 'stalled' (default {DEFAULT_STALL_GRACE:g})"),
-    # Adjudication, cutechess-cli's spellings and meaning (referee.game.adjudication).
-    OptionSpec("draw", Kind.TOKENS, keys=frozenset({"movenumber", "movecount", "score"}),
-               help="movenumber=N movecount=C score=S: a draw once N moves are played and"
-                    " both engines' scores stayed within S cp for C moves each (default off)"),
-    OptionSpec("resign", Kind.TOKENS, keys=frozenset({"movecount", "score", "twosided"}),
-               help="movecount=C score=S [twosided=true]: an engine whose score stayed at or"
-                    " below -S for C moves loses (twosided: and its opponent's at or above +S;"
-                    " default off)"),
-    OptionSpec("maxmoves", Kind.VALUE,
-               help=f"a draw after V full moves (default {DEFAULT_MAXMOVES}: no limit)"),
-    OptionSpec("cluster", Kind.VALUE,
-               help="play on Dask: tcp://HOST:PORT (a running scheduler) or local:N workers"),
-    OptionSpec("wait", Kind.VALUE, help="ms each game slot waits between its games (default 0)"),
-    OptionSpec("noswap", Kind.FLAG, help="no colour swap: an encounter's first engine is "
-               "White in every game"),
-    OptionSpec("reverse", Kind.FLAG, help="colours reversed: the second engine is White first"),
-    OptionSpec("use-affinity", Kind.OPTIONAL, help="pin each game slot's engines to its own "
-               "CPUs, V a list such as 0,2-5 (default: every usable CPU)"),
-    OptionSpec("recover", Kind.FLAG, help="accepted for cutechess compatibility (always on)"),
-    OptionSpec("help", Kind.FLAG, help="show this help"),
-]
 
 
 def game_name(args: ParsedArgs) -> str:

@@ -40,9 +40,10 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
-from referee.config.args import CliError, Kind, OptionSpec, ParsedArgs, parse_cli
+from referee.config.args import CliError, Kind, ParsedArgs, parse_cli
+from referee.config.option_specs import SPRT_OPTION as SPRT_OPTION
+from referee.config.option_specs import TOURNAMENT_OPTIONS as TOURNAMENT_OPTIONS
 from referee.config.options import (
-    MATCH_OPTIONS,
     check_limits,
     cluster_address,
     engine_configs,
@@ -57,41 +58,12 @@ from referee.config.outputs import check_outputs
 from referee.game.settings import GameSettings
 from referee.tournament import knockout
 from referee.tournament.cluster_address import EngineSetup
-from referee.tournament.knockout import DEFAULT_TIEBREAK, KNOCKOUT
+from referee.tournament.defaults import DEFAULT_DB, DEFAULT_ROUNDS, DEFAULT_SEEDS, DEFAULT_TIEBREAK
+from referee.tournament.knockout import KNOCKOUT
 from referee.tournament.scheduler import FORMATS, opening_slots
 from referee.tournament.settings import TournamentSettings
 from referee.tournament.stats import SprtModel, SprtSpec
 from referee.ugi.engine_config import EngineConfig
-
-SPRT_OPTION = OptionSpec(
-    "sprt",
-    Kind.TOKENS,
-    keys=frozenset({"elo0", "elo1", "alpha", "beta", "model"}),
-    help="elo0=0 elo1=10 alpha=0.05 beta=0.05 [model=normalized|logistic]",
-)
-
-TOURNAMENT_OPTIONS: list[OptionSpec] = [
-    *MATCH_OPTIONS,
-    OptionSpec("config", Kind.VALUE, help="TOML file with the tournament (flags override it)"),
-    OptionSpec("tournament", Kind.VALUE,
-               help="roundrobin (default), gauntlet (-seeds) or knockout"),
-    OptionSpec("seeds", Kind.VALUE, help="gauntlet: the first N engines play every engine "
-               "after them (default 1)"),
-    OptionSpec("tiebreak", Kind.VALUE,
-               help=f"knockout: extra game pairs of a tied encounter, then the higher seed "
-                    f"advances (default {DEFAULT_TIEBREAK})"),
-    OptionSpec("rounds", Kind.VALUE, help="rounds (default 1); -games per encounter per round"),
-    OptionSpec("concurrency", Kind.VALUE,
-               help="games at once (default: number of cores); with -cluster: per worker"),
-    OptionSpec("db", Kind.VALUE, help="SQLite results database (default guti.db)"),
-    OptionSpec("resume", Kind.FLAG, help="continue the tournament stored in -db"),
-    OptionSpec("ratinginterval", Kind.VALUE, help="print standings every N games (0: at the end)"),
-    SPRT_OPTION,
-    OptionSpec("quiet", Kind.FLAG, help="no per-game lines"),
-    OptionSpec("report", Kind.VALUE, help="write the HTML report to this file at the end"),
-    OptionSpec("serve", Kind.VALUE,
-               help="[HOST:]PORT: serve the live page while it runs (host 127.0.0.1 unless given)"),
-]
 
 #: Most games at once (each is two engine processes); more is a mistake, not a plan.
 MAX_CONCURRENCY = 1024
@@ -314,7 +286,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     if len(configs) < 2:
         raise CliError(f"a tournament needs at least two engines, got {len(configs)}")
     check_limits(configs)
-    rounds = args.int_value("rounds", 1, minimum=1)
+    rounds = args.int_value("rounds", DEFAULT_ROUNDS, minimum=1)
     games = games_count(args)
     seed = args.int_value("srand", 0) if args.has("srand") else None
     spec = args.token_dict("openings")
@@ -324,7 +296,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     concurrency = args.int_value("concurrency", os.cpu_count() or 1, minimum=1)
     if concurrency > MAX_CONCURRENCY:
         raise CliError(f"-concurrency: {concurrency} is more than {MAX_CONCURRENCY} games at once")
-    db_path = args.value("db", "guti.db") or "guti.db"
+    db_path = args.value("db", DEFAULT_DB) or DEFAULT_DB
     pdn = pdn_path(args)
     log = args.token_dict("log").get("file") or None
     records = record_outputs(args)
@@ -386,7 +358,7 @@ def resume_fingerprint(
         "openings": dict(sorted(spec.items())),
         "srand": args.value("srand"),
         **({"tiebreak": tiebreak} if fmt == KNOCKOUT else {}),
-        **({"seeds": seeds} if seeds != 1 else {}),
+        **({"seeds": seeds} if seeds != DEFAULT_SEEDS else {}),
         **{name: True for name in ("noswap", "reverse") if args.has(name)},
     }
     if settings.adjudication.active:  # only then: older databases keep their fingerprint
@@ -418,7 +390,7 @@ def seeds_count(args: ParsedArgs, fmt: str) -> int:
     scheduler, as fastchess does)."""
     if args.has("seeds") and fmt != "gauntlet":
         raise CliError(f"-seeds: only with -tournament gauntlet (this is {fmt})")
-    return args.int_value("seeds", 1, minimum=1)
+    return args.int_value("seeds", DEFAULT_SEEDS, minimum=1)
 
 
 def serve_address(text: str | None) -> str | None:

@@ -15,17 +15,15 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from referee.game.defaults import (
+    DEFAULT_GAME,
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MAXMOVES,
+    DEFAULT_MOVE_TIMEOUT,
+    DEFAULT_STALL_GRACE,
+)
 from referee.game.openings import Opening
 from referee.game.timecontrol import Limits
-
-#: Seconds for ``ugi``/``uginewgame`` + ``isready`` to be answered (``-handshake-timeout``).
-DEFAULT_HANDSHAKE_TIMEOUT = 10.0
-#: Seconds for a move without a clock or ``st`` (depth/nodes limits only; ``-move-timeout``).
-DEFAULT_MOVE_TIMEOUT = 60.0
-#: Seconds past an engine's time before its silence is ``stalled`` (``-stall-timeout``).
-DEFAULT_STALL_GRACE = 2.0
-#: The game played when none is named.
-DEFAULT_GAME = "egara-guti"
 
 
 @dataclass(frozen=True)
@@ -59,10 +57,6 @@ class ResignRule:
     movecount: int
     score: int
     twosided: bool = False
-
-
-#: ``-maxmoves``: 0 is no limit (cutechess-cli's spelling of "off").
-DEFAULT_MAXMOVES = 0
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 
-from referee.game.settings import DEFAULT_HANDSHAKE_TIMEOUT
+from referee.game.defaults import DEFAULT_HANDSHAKE_TIMEOUT
 from referee.process.engine_process import TrafficHook
 from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig

@@ -31,8 +31,6 @@ from referee.game.openings import Opening
 from referee.tournament.scheduler import ScheduledGame
 
 KNOCKOUT = "knockout"
-#: Extra game pairs a tied encounter plays at most before the higher seed advances.
-DEFAULT_TIEBREAK = 2
 
 #: Points of (white, black) for each stored result; "*" (unfinished) scores nothing.
 _POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}

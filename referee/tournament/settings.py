@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 from referee.game.pdn import PdnFields
 from referee.game.settings import GameSettings
 from referee.tournament.cluster_address import ClusterAddress, EngineSetup
-from referee.tournament.knockout import DEFAULT_TIEBREAK, KNOCKOUT, minimum_games
+from referee.tournament.defaults import (
+    DEFAULT_DB,
+    DEFAULT_GAMES,
+    DEFAULT_ROUNDS,
+    DEFAULT_SEEDS,
+    DEFAULT_TIEBREAK,
+)
+from referee.tournament.knockout import KNOCKOUT, minimum_games
 from referee.tournament.scheduler import pairings
 from referee.ugi.engine_config import EngineConfig
 
@@ -24,8 +31,6 @@ if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ...
     from referee.process.engine_process import TrafficHook
     from referee.tournament.stats import SprtSpec
 
-#: Games per encounter (per round) when ``-games`` is not given; also a match's length.
-DEFAULT_GAMES = 2
 
 
 @dataclass(frozen=True)
@@ -79,11 +84,11 @@ class TournamentSettings:
     engines: list[EngineConfig]
     game: GameSettings = field(default_factory=GameSettings)
     fmt: str = "roundrobin"
-    rounds: int = 1
+    rounds: int = DEFAULT_ROUNDS
     games: int = DEFAULT_GAMES
     seed: int | None = None
     concurrency: int = 1
-    db_path: str = "guti.db"
+    db_path: str = DEFAULT_DB
     resume: bool = False
     pdn_path: str | None = None
     log_path: str | None = None
@@ -96,7 +101,7 @@ class TournamentSettings:
     report_path: str | None = None  # HTML report written at the end
     serve: str | None = None  # [HOST:]PORT of the live page
     tiebreak: int = DEFAULT_TIEBREAK  # knockout: extra game pairs of a tied encounter
-    seeds: int = 1  # -seeds: a gauntlet's first N engines play everyone after them
+    seeds: int = DEFAULT_SEEDS  # -seeds: a gauntlet's first N engines play everyone after them
     scheduling: Scheduling = field(default_factory=Scheduling)
     records: RecordOutputs = RecordOutputs()
 
