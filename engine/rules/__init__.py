@@ -10,8 +10,6 @@ for building every game's tables at start-up.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 
 #: Not ``typing.TYPE_CHECKING``: importing ``typing`` would cost start-up time too.
 TYPE_CHECKING = False
@@ -22,13 +20,13 @@ if TYPE_CHECKING:
     from .errors import RulesError
     from .games import GAMES, Game, get_game
     from .move import Move
-    from .perft import divide, perft
+    from .perft_tree import divide, perft
     from .result import Outcome, Result, Side, Termination
 
 #: name -> the module of this package that defines it.
 _HOMES = {
     "Board": "board", "RulesError": "errors", "GAMES": "games", "Game": "games",
-    "get_game": "games", "Move": "move", "divide": "perft", "perft": "perft",
+    "get_game": "games", "Move": "move", "divide": "perft_tree", "perft": "perft_tree",
     "Outcome": "result", "Result": "result", "Side": "result", "Termination": "result",
 }
 
@@ -36,19 +34,6 @@ __all__ = [
     "Board", "Outcome", "Result", "Side", "Termination", "RulesError", "GAMES", "Game", "get_game",
     "Move", "perft", "divide",
 ]
-
-
-class _Package(types.ModuleType):
-    """This package, keeping ``perft`` the function: importing the submodule ``.perft``
-    (perft_cli does) would otherwise set the package's ``perft`` to that module."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in _HOMES and isinstance(value, types.ModuleType):
-            return  # the name is the function or class exported here, found by __getattr__
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str) -> Any:

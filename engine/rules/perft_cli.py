@@ -15,7 +15,7 @@ from typing import NoReturn
 from .board import Board
 from .errors import RulesError
 from .games import GAMES
-from .perft import divide, perft
+from .perft_tree import divide, perft
 
 
 class _Parser(argparse.ArgumentParser):
