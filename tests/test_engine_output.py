@@ -378,28 +378,39 @@ def test_replies_in_chunks_of_their_own_and_mixed_read_the_same() -> None:
 
 
 def test_a_whole_reply_handed_to_a_cancelled_wait_is_read_by_the_next() -> None:
-    """A wait woken by a whole reply and then cancelled before it resumed (an abort, a
-    ``wait_for`` running out at that moment) leaves the line unread for the next wait."""
-    program = "sys.stdin.buffer.readline(); out.write(b'bestmove a1\\n'); out.flush(); time.sleep(30)\n"
+    """A wait woken by a whole reply and cancelled in the same turn of the loop (an abort,
+    a ``wait_for`` running out at that moment) leaves the line unread for the next wait."""
+    program = ("sys.stdin.buffer.readline()\n"
+               "out.write(b'bestmove a1\\n'); out.flush(); time.sleep(30)\n")
     cfg = writer("C", program)
 
-    async def main() -> tuple[list[str], float, float]:
+    async def main() -> tuple[list[str], float, float, bool]:
         proc = await started(cfg)
         try:
-            sent = proc.send_lines(["go"])
-            reader = asyncio.ensure_future(proc.read_through("bestmove", time.monotonic() + 5, 2))
             pipes = proc._pipes
             assert pipes is not None
-            while pipes.waiter is None or not pipes.waiter.done():  # the reply has arrived
-                await asyncio.sleep(0.001)
-            reader.cancel()  # before the reader ever ran again
+            reader = asyncio.ensure_future(proc.read_through("bestmove", time.monotonic() + 9, 2))
+            await asyncio.sleep(0)  # the reader now waits
+            assert pipes.waiter is not None
+            arrive = pipes.on_stdout
+            woken = []
+
+            def arrive_then_cancel(data: bytes, now: float) -> None:
+                arrive(data, now)  # wakes the reader ...
+                woken.append(pipes.waiter is not None and pipes.waiter.done())
+                reader.cancel()  # ... which is cancelled before it runs again
+
+            pipes.on_stdout = arrive_then_cancel  # type: ignore[method-assign]
+            sent = proc.send_lines(["go"])
             with pytest.raises(asyncio.CancelledError):
                 await reader
+            pipes.on_stdout = arrive  # type: ignore[method-assign]
             lines, at = await proc.read_through("bestmove", time.monotonic() + 5, 2)
-            return lines, at, sent
+            return lines, at, sent, woken == [True]
         finally:
             await proc.quit(grace=0)
 
-    lines, at, sent = asyncio.run(main())
+    lines, at, sent, woken = asyncio.run(main())
+    assert woken  # the reply did wake the wait (the shortcut's case)
     assert lines == ["bestmove a1"]
     assert at >= sent
