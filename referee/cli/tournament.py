@@ -13,6 +13,7 @@ import itertools
 from referee.cli.common import fail
 from referee.config.args import CliError, Kind, OptionSpec, option_name, parse_cli, usage
 from referee.config.option_specs import SPRT_OPTION, TOURNAMENT_OPTIONS
+from referee.tournament.defaults import DEFAULT_DRAW_MODEL
 
 
 def main_tournament(argv: list[str]) -> int:
@@ -28,7 +29,8 @@ def main_tournament(argv: list[str]) -> int:
 STANDINGS_OPTIONS = [
     SPRT_OPTION,
     OptionSpec("drawmodel", Kind.VALUE,
-               help="ratings: 'half' (a draw is half a win, default) or 'davidson'"),
+               help="ratings: 'half' (a draw is half a win) or 'davidson' "
+                    f"(default {DEFAULT_DRAW_MODEL})"),
     OptionSpec("anchor", Kind.VALUE,
                help="ratings: NAME=ELO fixes one engine's rating (default: average 0)"),
     OptionSpec("help", Kind.FLAG, help="show this help"),

@@ -26,6 +26,7 @@ from referee.config.tournament import settings_from_argv, sprt_from_args
 from referee.process import event_loop
 from referee.process.errors import EngineStartError
 from referee.process.text import visible
+from referee.tournament.defaults import DEFAULT_DRAW_MODEL
 from referee.tournament.export import export_epd, export_json, export_pdn
 from referee.tournament.ratings import DRAW_MODELS, RatingOptions
 from referee.tournament.run import TournamentError, run_tournament, standings_from_store
@@ -107,7 +108,7 @@ def _report(settings) -> int:
 
 def _rating_options(args: ParsedArgs) -> RatingOptions:
     """``-drawmodel`` and ``-anchor NAME=ELO`` (the name may itself hold ``=``)."""
-    model = args.value("drawmodel", "half") or "half"
+    model = args.value("drawmodel") or DEFAULT_DRAW_MODEL
     if model not in DRAW_MODELS:
         raise CliError(f"-drawmodel: {model!r} is not one of {', '.join(DRAW_MODELS)}")
     text = args.value("anchor")

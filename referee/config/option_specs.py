@@ -27,6 +27,7 @@ from referee.tournament.defaults import (
     DEFAULT_ROUNDS,
     DEFAULT_SEEDS,
     DEFAULT_TIEBREAK,
+    DEFAULT_WAIT_MS,
 )
 
 #: The keys of ``-engine`` and ``-each``, one help line each (shown by ``--help``).
@@ -111,7 +112,8 @@ MATCH_OPTIONS: list[OptionSpec] = [
                help=f"a draw after V full moves (default {DEFAULT_MAXMOVES}: no limit)"),
     OptionSpec("cluster", Kind.VALUE,
                help="play on Dask: tcp://HOST:PORT (a running scheduler) or local:N workers"),
-    OptionSpec("wait", Kind.VALUE, help="ms each game slot waits between its games (default 0)"),
+    OptionSpec("wait", Kind.VALUE,
+               help=f"ms each game slot waits between its games (default {DEFAULT_WAIT_MS})"),
     OptionSpec("noswap", Kind.FLAG, help="no colour swap: an encounter's first engine is "
                "White in every game"),
     OptionSpec("reverse", Kind.FLAG, help="colours reversed: the second engine is White first"),

@@ -42,7 +42,7 @@ from referee.game.settings import (
 )
 from referee.process import affinity
 from referee.tournament.cluster_address import ClusterAddress, ClusterAddressError, parse_cluster
-from referee.tournament.defaults import DEFAULT_GAMES
+from referee.tournament.defaults import DEFAULT_GAMES, DEFAULT_WAIT_MS
 from referee.tournament.settings import RecordOutputs, Scheduling
 from referee.ugi.engine_config import (
     EngineConfig,
@@ -217,7 +217,7 @@ def scheduling(args: ParsedArgs, concurrency: int = 1) -> Scheduling:
     """``-noswap``, ``-reverse``, ``-wait MS`` and ``-use-affinity [CPUS]`` for
     ``concurrency`` game slots. Affinity needs at least one CPU per slot: fewer is a
     usage mistake (games sharing cores is what pinning is meant to prevent)."""
-    wait_ms = args.int_value("wait", 0, minimum=0)
+    wait_ms = args.int_value("wait", DEFAULT_WAIT_MS, minimum=0)
     cpus = None
     if args.has("use-affinity"):
         cpus = affinity_cpus(args.value("use-affinity") or "", concurrency)

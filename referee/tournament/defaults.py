@@ -17,3 +17,7 @@ DEFAULT_ROUNDS = 1
 DEFAULT_DB = "guti.db"
 #: A gauntlet's seeds: its first N engines play every engine after them (``-seeds``).
 DEFAULT_SEEDS = 1
+#: Milliseconds each game slot waits between its games (``-wait``).
+DEFAULT_WAIT_MS = 0
+#: How the ratings count a draw (``-drawmodel``): as half a win.
+DEFAULT_DRAW_MODEL = "half"

@@ -63,6 +63,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from referee.tournament.defaults import DEFAULT_DRAW_MODEL
+
 __all__ = [
     "DRAW_MODELS",
     "ELO_PER_NAT",
@@ -96,7 +98,7 @@ class RatingError(ValueError):
 class RatingOptions:
     """How to rate a field: draw model, anchor (``(name, elo)`` or None: average 0), prior."""
 
-    draw_model: str = "half"
+    draw_model: str = DEFAULT_DRAW_MODEL
     anchor: tuple[str, float] | None = None
     prior: float = PRIOR_DRAWS
 

@@ -22,6 +22,7 @@ from referee.tournament.defaults import (
     DEFAULT_ROUNDS,
     DEFAULT_SEEDS,
     DEFAULT_TIEBREAK,
+    DEFAULT_WAIT_MS,
 )
 from referee.tournament.knockout import KNOCKOUT, minimum_games
 from referee.tournament.scheduler import pairings
@@ -43,7 +44,7 @@ class Scheduling:
 
     noswap: bool = False
     reverse: bool = False
-    wait_ms: int = 0
+    wait_ms: int = DEFAULT_WAIT_MS
     cpus: tuple[int, ...] | None = None
 
 
