@@ -644,8 +644,15 @@ class EngineProcess:
         loop = p.loop
         try:
             while True:
-                if self._unanswered(p, deadline, keep):
+                if p.overflow is not None:
+                    raise EngineProtocolError(f"engine {self.name} {p.overflow}")
+                if p.stdout_closed:
                     raise EngineDisconnected(await self._disconnect_text())
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    seen = p.find_line(None) is not None
+                    lines = p.take(p.line_start - 1, keep)[0] if seen else []
+                    raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
                 p.arm(deadline)
                 p.waiter = waiter = loop.create_future()
                 p.want, p.found = word, None
@@ -658,19 +665,6 @@ class EngineProcess:
         finally:
             p.waiter = p.want = p.found = None
 
-    def _unanswered(self, p: _Pipes, deadline: float, keep: int) -> bool:
-        """A wait found nothing yet: raise for a flood or the deadline; True when stdout
-        is closed (the caller says why, which may mean waiting for the exit)."""
-        if p.overflow is not None:
-            raise EngineProtocolError(f"engine {self.name} {p.overflow}")
-        if p.stdout_closed:
-            return True
-        if deadline - time.monotonic() <= 0:
-            seen = p.find_line(None) is not None
-            lines = p.take(p.line_start - 1, keep)[0] if seen else []
-            raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
-        return False
-
     async def _disconnect_text(self) -> str:
         p = self._pipes
         if p is not None and not p.exited:
@@ -679,9 +673,6 @@ class EngineProcess:
         if p is not None and p.exited:  # the exit may be seen before the last stderr bytes
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(p.err_closed.wait(), 0.2)
-        return self._disconnect_message()
-
-    def _disconnect_message(self) -> str:
         rc = self.returncode
         if rc is None:
             text = f"engine {self.name} closed its output (process still running)"
