@@ -337,11 +337,11 @@ def test_a_cancelled_wait_for_one_word_hides_no_line_from_the_next() -> None:
     assert asyncio.run(main()) == ["a x", "b y"]
 
 
-# -- the whole-reply shortcut (issue 16): one chunk that is exactly the awaited line --------
+# -- guti's own pipes (issue 16): a reply in one chunk, in several, or after other lines ------
 
 
 def test_replies_in_chunks_of_their_own_and_mixed_read_the_same() -> None:
-    """Each ``go N`` gets ``bestmove mN`` in a chunk of its own (the shortcut), every third
+    """Each ``go N`` gets ``bestmove mN`` in a chunk of its own (the usual reply), every third
     one after an ``info`` line in the same chunk, or split over two writes (the general
     path); every answer is read in order, with its arrival after its write."""
     program = (
@@ -377,8 +377,8 @@ def test_replies_in_chunks_of_their_own_and_mixed_read_the_same() -> None:
         assert after
 
 
-def test_a_whole_reply_handed_to_a_cancelled_wait_is_read_by_the_next() -> None:
-    """A wait woken by a whole reply and cancelled in the same turn of the loop (an abort,
+def test_a_reply_that_woke_a_cancelled_wait_is_read_by_the_next() -> None:
+    """A wait woken by its reply and cancelled in the same turn of the loop (an abort,
     a ``wait_for`` running out at that moment) leaves the line unread for the next wait."""
     program = ("sys.stdin.buffer.readline()\n"
                "out.write(b'bestmove a1\\n'); out.flush(); time.sleep(30)\n")
@@ -411,6 +411,6 @@ def test_a_whole_reply_handed_to_a_cancelled_wait_is_read_by_the_next() -> None:
             await proc.quit(grace=0)
 
     lines, at, sent, woken = asyncio.run(main())
-    assert woken  # the reply did wake the wait (the shortcut's case)
+    assert woken  # the reply did wake the wait before the cancellation
     assert lines == ["bestmove a1"]
     assert at >= sent

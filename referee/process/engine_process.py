@@ -224,7 +224,7 @@ class _Pipes(asyncio.SubprocessProtocol):
         return self.base + len(self.buf) - self.pos + STAMP_COST * stamps
 
     def on_stdout(self, data: bytes, now: float) -> None:
-        if self.overflow is not None or self._whole_reply(data, now):
+        if self.overflow is not None:
             return
         buf, size = self.buf, len(data)
         start = self.base + len(buf)
@@ -262,29 +262,6 @@ class _Pipes(asyncio.SubprocessProtocol):
                 # (the reader searched every line before it, and has not been woken since)
                 self.found = base + buf.find(b"\n", at)
         waiter.set_result(None)
-
-    def _whole_reply(self, data: bytes, now: float) -> bool:
-        """The usual reply of an instant engine: the chunk is exactly the one line a waiting
-        reader wants (``bestmove ...``), and nothing else is unread. It is buffered and
-        stamped like any chunk, and the reader told where it ends (:attr:`found`), without
-        the general path's searches and bounds (one line within :data:`LINE_LIMIT`, nothing
-        else held); False (nothing done) for anything else. Not with a traffic log, which
-        the general path writes."""
-        want, waiter = self.want, self.waiter
-        buf = self.buf
-        start = self.base + len(buf)
-        if (want is None or waiter is None or waiter.done() or self.owner.traffic is not None
-                or self.pos != start or not data.startswith(want)
-                or data.find(b"\n") != len(data) - 1 or len(data) > LINE_LIMIT
-                or data[len(want)] not in _BLANKS):
-            return False
-        buf += data
-        end = self.line_start = start + len(data)
-        self.ends.append(end)
-        self.times.append(now)
-        self.found = end - 1
-        waiter.set_result(None)
-        return True
 
     def _log(self, begin: int, end: int) -> None:
         """Hand the lines between offsets ``begin`` and ``end`` to the traffic hook (in one
@@ -440,7 +417,6 @@ class EngineProcess:
         self._in_fd = -1
         self._out_fd = -1
         self._out_pending = bytearray()  # written to stdin when the pipe has room, in order
-        self._in_closed = False
 
     # -- life cycle ------------------------------------------------------------------
     async def start(self) -> None:
@@ -560,7 +536,7 @@ class EngineProcess:
         """Write at once what the pipe takes; keep the rest, in order, for the event loop's
         writer to send when the pipe has room. Never blocks; a dead pipe shows up on
         reading."""
-        if self._in_closed or self._in_fd < 0:
+        if self._in_fd < 0:
             return
         if self._out_pending:  # earlier bytes still wait: these go after them
             self._out_pending += data
@@ -713,9 +689,8 @@ class EngineProcess:
             self._close_stderr()
 
     def _close_stdin(self) -> None:
-        if self._in_closed or self._in_fd < 0:
+        if self._in_fd < 0:
             return
-        self._in_closed = True
         if self._out_pending:
             with contextlib.suppress(OSError):
                 os.write(self._in_fd, self._out_pending)  # what fits; the rest is lost
@@ -723,6 +698,7 @@ class EngineProcess:
             if self._loop is not None:
                 self._loop.remove_writer(self._in_fd)
         os.close(self._in_fd)
+        self._in_fd = -1
 
     def _close_stdout(self) -> None:
         if self._out_fd < 0:
