@@ -24,22 +24,27 @@ class Move:
 
     __slots__ = ("path", "capture_mask", "is_capture", "_text")
 
-    def __init__(self, path: tuple[int, ...], capture_mask: int = 0, is_capture: bool | None = None):
+    def __init__(
+        self,
+        path: tuple[int, ...],
+        capture_mask: int = 0,
+        is_capture: bool | None = None,
+        text: str | None = None,
+    ):
+        """``text``: the notation, when the caller already has it (it must be the path's)."""
         self.path = path
         self.capture_mask = capture_mask
         self.is_capture = bool(capture_mask) if is_capture is None else is_capture
-        self._text = ("x" if self.is_capture else "-").join(map(str, path))
+        if text is None:
+            text = ("x" if self.is_capture else "-").join(map(str, path))
+        self._text = text
 
-    @classmethod
-    def step(cls, source: int, target: int) -> Move:
-        """``Move((source, target))``, built without ``__init__``'s generality: the board
-        makes one per legal step of every position it judges."""
-        move = cls.__new__(cls)
-        move.path = (source, target)
-        move.capture_mask = 0
-        move.is_capture = False
-        move._text = f"{source}-{target}"
-        return move
+    @staticmethod
+    def step(source: int, target: int) -> Move:
+        """``Move((source, target))`` with its notation given: the board makes one per
+        legal step of every position it judges. (Not ``cls.__new__``: the compiled build,
+        setup.py, cannot compile that.)"""
+        return Move((source, target), 0, False, f"{source}-{target}")
 
     @property
     def from_point(self) -> int:

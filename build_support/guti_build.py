@@ -1,0 +1,69 @@
+"""guti's build backend: setuptools, plus the optional compiled rules core.
+
+Why a backend of our own: the compiled build (``GUTI_COMPILE=1 pip install .``) compiles
+the rules core's hot modules to C with mypyc, which needs mypy in pip's isolated build
+environment. Only a backend can ask for it, and only when compiling, so that every other
+install (the README's, CI's, an editable one) stays as light as before. Everything else is
+setuptools' own backend, unchanged.
+
+The modules compiled are listed here, once: ``setup.py`` compiles them and the test of the
+compiled build (tests/test_compiled.py) checks that each of them was.
+"""
+
+from __future__ import annotations
+
+import os
+
+from setuptools import build_meta as _setuptools
+from setuptools.build_meta import *  # noqa: F403 (the backend's whole interface)
+
+#: Set to 1 to compile; anything else (or unset) builds the pure-Python package.
+COMPILE_VARIABLE = "GUTI_COMPILE"
+
+#: The rules core's hot path: move generation, the board, moves, line patterns, perft.
+#: The data modules (games, geometry, fen, result) stay Python: their frozen dataclasses
+#: pickle as they always have, and nothing in them runs per move.
+COMPILED_MODULES = (
+    "engine/rules/movegen.py",
+    "engine/rules/board.py",
+    "engine/rules/move.py",
+    "engine/rules/patterns.py",
+    "engine/rules/perft_tree.py",
+)
+
+#: What compiling needs besides setuptools (mypyc ships inside mypy).
+COMPILER_REQUIRES = ["mypy>=1.10"]
+
+
+def compiling() -> bool:
+    """Whether this build compiles (``GUTI_COMPILE=1``)."""
+    return os.environ.get(COMPILE_VARIABLE, "") == "1"
+
+
+def get_requires_for_build_wheel(config_settings=None):  # type: ignore[no-untyped-def]
+    """setuptools' requirements, plus mypy when compiling. setuptools finds its own by
+    running setup.py, which must not reach for mypyc before it is installed."""
+    if not compiling():
+        return _setuptools.get_requires_for_build_wheel(config_settings)
+    os.environ[COMPILE_VARIABLE] = "0"
+    try:
+        return _setuptools.get_requires_for_build_wheel(config_settings) + COMPILER_REQUIRES
+    finally:
+        os.environ[COMPILE_VARIABLE] = "1"
+
+
+def _pure(hook):  # type: ignore[no-untyped-def]
+    """An editable install is never compiled: a compiled module beside its source would
+    shadow every later edit of that source. Each of pip's calls into the backend runs in
+    a process of its own, so each editable hook drops the variable itself."""
+
+    def pure_hook(*args, **kwargs):  # type: ignore[no-untyped-def]
+        os.environ.pop(COMPILE_VARIABLE, None)
+        return hook(*args, **kwargs)
+
+    return pure_hook
+
+
+get_requires_for_build_editable = _pure(_setuptools.get_requires_for_build_editable)
+prepare_metadata_for_build_editable = _pure(_setuptools.prepare_metadata_for_build_editable)
+build_editable = _pure(_setuptools.build_editable)
