@@ -21,7 +21,10 @@ node counts must agree, or the script stops):
 - ``bench``: the reference engine's ``guti bench`` (both games, depth 8), whose node
   count must be the same in both trees: search orders moves by the generator's order.
 
-    python benchmarks/perft_speed.py --baseline 9620604 [--reps 5]
+    python benchmarks/perft_speed.py --baseline 9620604 [--reps 5] [--compiled]
+
+``--compiled`` adds a third tree: this checkout with the rules core compiled
+(``GUTI_COMPILE=1``, built into a temporary copy), same source, run as C.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "build_support"))
+
+from guti_build import compile_copy  # noqa: E402
 
 #: (kind, game, depth) measured by default.
 CASES: tuple[tuple[str, str, int], ...] = (
@@ -124,6 +130,7 @@ def measure(tree: str, kind: str, game: str, depth: int) -> tuple[int, float, fl
 
 def extract(rev: str, into: str) -> None:
     """Write the tree of commit ``rev`` into the directory ``into`` (no worktree left behind)."""
+    os.makedirs(into, exist_ok=True)
     archive = subprocess.run(["git", "-C", ROOT, "archive", rev], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", into], input=archive.stdout, check=True)
 
@@ -150,11 +157,11 @@ def run_cases(trees: dict[str, str], cases: tuple[tuple[str, str, int], ...],
         if len(nodes_seen) != 1:
             raise SystemExit(f"perft_speed: {kind} {game} {depth}: node counts differ {nodes_seen}")
         cells = [f"{nodes_seen.pop():,}"]
+        first = next(iter(trees))  # every other tree's speed-up is against the first
         for rates in (wall, cpu):
             medians = {name: statistics.median(values) for name, values in rates.items()}
             cells += [f"{medians[name]:,.0f}" for name in trees]
-            if "baseline" in medians:
-                cells.append(f"{medians['current'] / medians['baseline']:.2f}x")
+            cells += [f"{medians[name] / medians[first]:.2f}x" for name in trees if name != first]
         rows.append(f"| {kind} | {game} | {depth} | " + " | ".join(cells) + " |")
         print(rows[-1], flush=True)
     return rows
@@ -166,17 +173,25 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=5, help="runs per case and tree (median)")
     parser.add_argument("--only", choices=("perft", "plain", "board", "bench"),
                         help="one kind of case")
+    parser.add_argument("--compiled", action="store_true",
+                        help="also measure this checkout's compiled build (GUTI_COMPILE=1), "
+                             "built into a temporary copy")
     args = parser.parse_args()
     cases = tuple(c for c in CASES if args.only is None or c[0] == args.only)
     print(f"load before: {uptime()}", flush=True)
-    with tempfile.TemporaryDirectory(prefix="perft-base-") as base_dir:
+    with tempfile.TemporaryDirectory(prefix="perft-trees-") as scratch:
         trees = {"current": ROOT}
-        header = "| kind | game | depth | nodes | nodes/s (wall) | nodes/s (CPU) |"
         if args.baseline:
-            extract(args.baseline, base_dir)
-            trees = {"baseline": base_dir, "current": ROOT}
-            header = ("| kind | game | depth | nodes | baseline nodes/s (wall) | current (wall) "
-                      "| speed-up (wall) | baseline nodes/s (CPU) | current (CPU) | speed-up (CPU) |")
+            extract(args.baseline, os.path.join(scratch, "baseline"))
+            trees = {"baseline": os.path.join(scratch, "baseline"), "current": ROOT}
+        if args.compiled:
+            trees["compiled"] = compile_copy(ROOT, os.path.join(scratch, "compiled"))
+        first = next(iter(trees))
+        names = []  # as run_cases writes its cells: per clock, the rates, then the ratios
+        for clock in ("wall", "CPU"):
+            names += [f"{name} nodes/s ({clock})" for name in trees]
+            names += [f"{name}/{first} ({clock})" for name in trees if name != first]
+        header = "| kind | game | depth | nodes | " + " | ".join(names) + " |"
         print(header)
         print("|" + "---|" * (header.count("|") - 1))
         run_cases(trees, cases, args.reps)

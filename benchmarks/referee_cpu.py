@@ -9,6 +9,7 @@ referee's CPU and nothing of its children. Plies are counted from the stored gam
 
     python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT] [--rounds N] [--json]
     python benchmarks/referee_cpu.py --cutegames PATH/TO/cutegames [--games 400] [--rounds N]
+    (either with --compiled)
 
 ``--baseline COMMIT`` checks COMMIT out into a temporary git worktree, runs this same
 script there (so both sides are measured in the same run, on the same loaded machine)
@@ -16,6 +17,10 @@ and prints a before/after table; ``--rounds N`` alternates the two N times and s
 the medians. A few games are played first and not counted, so that what a run imports
 on its way is not counted either. The script finds the referee's entry points under the
 names of either layout (``referee.cli.tournament`` or the older ``referee.tournament_cli``).
+
+``--compiled`` measures this checkout with its rules core compiled (``GUTI_COMPILE=1``,
+built into a temporary copy; see the README) in place of its Python: with ``--baseline``
+against a commit's Python, with ``--cutegames`` against cutegames.
 
 ``--cutegames BINARY`` plays the same match with cutegames (the C++ host of the UGI
 protocol, built outside this repository: see benchmarks/RESULTS.md) and with guti, both
@@ -43,6 +48,24 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+#: Where guti's packages are imported from: this checkout, or its compiled copy
+#: (``--compiled``).
+CODE = ROOT
+
+
+def use_compiled(scratch: str) -> None:
+    """Build this checkout's compiled copy in ``scratch`` and import guti from there (before
+    anything of guti is imported: the tournament is imported at its first run)."""
+    global CODE
+    sys.path.insert(0, os.path.join(ROOT, "build_support"))
+    from guti_build import COMPILED_MODULES, compile_copy
+
+    CODE = compile_copy(ROOT, os.path.join(scratch, "compiled"))
+    sys.path.insert(0, CODE)
+    for path in COMPILED_MODULES:
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        if not str(module.__file__).endswith(".so"):
+            raise SystemExit(f"--compiled: {module.__name__} was not compiled")
 
 
 def _tournament_main():  # type: ignore[no-untyped-def]
@@ -103,7 +126,7 @@ def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
             "except ImportError:\n from referee.cli import main\n"
             "sys.exit(main())")
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, PYTHONPATH=ROOT)
+        env = dict(os.environ, PYTHONPATH=CODE)
         if bytecode:
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["PYTHONPYCACHEPREFIX"] = cache
@@ -113,7 +136,7 @@ def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
         times = []
         for _ in range(repeat + 1):  # the first run fills the cache and is not counted
             began = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL,
+            subprocess.run([sys.executable, "-c", code], cwd=CODE, stdout=subprocess.DEVNULL,
                            env=env, check=True)
             times.append(time.perf_counter() - began)
     return statistics.median(times[1:])
@@ -227,7 +250,17 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="one JSON line of figures")
     parser.add_argument("--cutegames", metavar="BINARY",
                         help="compare games/s with this cutegames executable instead")
+    parser.add_argument("--compiled", action="store_true",
+                        help="measure this checkout's compiled build (GUTI_COMPILE=1), built "
+                             "into a temporary copy, instead of its Python")
     args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        if args.compiled:
+            use_compiled(scratch)
+        return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
     if args.cutegames:
         return compare_cutegames(args.cutegames, args.games, args.rounds)
     bases: list[dict[str, float]] = []
@@ -246,7 +279,8 @@ def main() -> int:
         for label, key, fmt in ROWS:
             print(f"| {label} | {fmt.format(now[key])} |")
         return 0
-    print(f"| | baseline {args.baseline} | this checkout |")
+    now_name = "this checkout, compiled" if args.compiled else "this checkout"
+    print(f"| | baseline {args.baseline} | {now_name} |")
     print("|---|---|---|")
     for label, key, fmt in ROWS:
         print(f"| {label} | {fmt.format(base[key])} | {fmt.format(now[key])} |")

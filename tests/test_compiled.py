@@ -28,11 +28,6 @@ from tests.conftest import ROOT
 SUITES = ["tests/test_rules.py", "tests/test_perft_walk.py", "tests/test_cousins.py",
           "tests/test_engine_search.py"]
 
-_NOT_COPIED = shutil.ignore_patterns(".git", ".venv", "build", "out", "__pycache__", "*.so",
-                                     "*.db", "*.egg-info", ".pytest_cache", ".ruff_cache",
-                                     ".hypothesis", ".mypy_cache")
-
-
 def _backend():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location(
         "guti_build", ROOT / "build_support" / "guti_build.py")
@@ -48,12 +43,7 @@ def compiled_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler: cannot build the compiled rules core")
     copy = tmp_path_factory.mktemp("compiled") / "guti"
-    shutil.copytree(ROOT, copy, ignore=_NOT_COPIED)
-    env = dict(os.environ, GUTI_COMPILE="1")
-    build = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
-                           cwd=copy, env=env, capture_output=True, text=True, timeout=900)
-    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-2000:]
-    return copy
+    return Path(_backend().compile_copy(str(ROOT), str(copy)))
 
 
 def _module_files(copy: Path) -> dict[str, str]:

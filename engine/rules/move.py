@@ -34,10 +34,10 @@ class Move:
         """``text``: the notation, when the caller already has it (it must be the path's)."""
         self.path = path
         self.capture_mask = capture_mask
-        self.is_capture = bool(capture_mask) if is_capture is None else is_capture
-        if text is None:
-            text = ("x" if self.is_capture else "-").join(map(str, path))
-        self._text = text
+        if is_capture is None:
+            is_capture = capture_mask != 0
+        self.is_capture = is_capture
+        self._text = ("x" if is_capture else "-").join(map(str, path)) if text is None else text
 
     @staticmethod
     def step(source: int, target: int) -> Move:
