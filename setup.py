@@ -10,18 +10,18 @@ from __future__ import annotations
 import os
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "build_support"))
 from guti_build import COMPILED_MODULES, compiling  # noqa: E402
 
 
-def _extensions() -> list:  # type: ignore[type-arg]
+def _extensions() -> list[Extension]:
     if not compiling():
         return []
     from mypyc.build import mypycify
 
-    return mypycify(list(COMPILED_MODULES), opt_level="3")
+    return list(mypycify(list(COMPILED_MODULES), opt_level="3"))
 
 
 setup(ext_modules=_extensions())

@@ -58,12 +58,12 @@ def use_compiled(scratch: str) -> None:
     anything of guti is imported: the tournament is imported at its first run)."""
     global CODE
     sys.path.insert(0, os.path.join(ROOT, "build_support"))
-    from guti_build import COMPILED_MODULES, compile_copy
+    from guti_build import compile_copy, compiled_module_names
 
     CODE = compile_copy(ROOT, os.path.join(scratch, "compiled"))
     sys.path.insert(0, CODE)
-    for path in COMPILED_MODULES:
-        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+    for name in compiled_module_names():
+        module = importlib.import_module(name)
         if not str(module.__file__).endswith(".so"):
             raise SystemExit(f"--compiled: {module.__name__} was not compiled")
 

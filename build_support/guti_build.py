@@ -13,6 +13,8 @@ compiled build (tests/test_compiled.py) checks that each of them was.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any
 
 from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403 (the backend's whole interface)
@@ -40,7 +42,12 @@ def compiling() -> bool:
     return os.environ.get(COMPILE_VARIABLE, "") == "1"
 
 
-def get_requires_for_build_wheel(config_settings=None):  # type: ignore[no-untyped-def]
+def compiled_module_names() -> list[str]:
+    """The listed modules as import names (``engine.rules.movegen``)."""
+    return [path.removesuffix(".py").replace("/", ".") for path in COMPILED_MODULES]
+
+
+def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
     """setuptools' requirements, plus mypy when compiling. setuptools finds its own by
     running setup.py, which must not reach for mypyc before it is installed."""
     if not compiling():
@@ -52,12 +59,12 @@ def get_requires_for_build_wheel(config_settings=None):  # type: ignore[no-untyp
         os.environ[COMPILE_VARIABLE] = "1"
 
 
-def _pure(hook):  # type: ignore[no-untyped-def]
+def _pure(hook: Callable[..., Any]) -> Callable[..., Any]:
     """An editable install is never compiled: a compiled module beside its source would
     shadow every later edit of that source. Each of pip's calls into the backend runs in
     a process of its own, so each editable hook drops the variable itself."""
 
-    def pure_hook(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def pure_hook(*args: Any, **kwargs: Any) -> Any:
         os.environ.pop(COMPILE_VARIABLE, None)
         return hook(*args, **kwargs)
 

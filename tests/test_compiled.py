@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -28,7 +29,9 @@ from tests.conftest import ROOT
 SUITES = ["tests/test_rules.py", "tests/test_perft_walk.py", "tests/test_cousins.py",
           "tests/test_engine_search.py"]
 
-def _backend():  # type: ignore[no-untyped-def]
+
+def _load_backend() -> ModuleType:
+    """build_support/guti_build.py, the build backend (not a package of guti's)."""
     spec = importlib.util.spec_from_file_location(
         "guti_build", ROOT / "build_support" / "guti_build.py")
     assert spec is not None and spec.loader is not None
@@ -37,18 +40,21 @@ def _backend():  # type: ignore[no-untyped-def]
     return module
 
 
+BACKEND = _load_backend()
+
+
 @pytest.fixture(scope="module")
 def compiled_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of this checkout with the listed modules compiled in place."""
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler: cannot build the compiled rules core")
     copy = tmp_path_factory.mktemp("compiled") / "guti"
-    return Path(_backend().compile_copy(str(ROOT), str(copy)))
+    return Path(BACKEND.compile_copy(str(ROOT), str(copy)))
 
 
 def _module_files(copy: Path) -> dict[str, str]:
     """Where each listed module is loaded from, in a fresh interpreter in ``copy``."""
-    names = [path.removesuffix(".py").replace("/", ".") for path in _backend().COMPILED_MODULES]
+    names = BACKEND.compiled_module_names()
     code = ("import importlib, sys\n"
             f"for name in {names!r}:\n"
             "    print(name, importlib.import_module(name).__file__)\n")
@@ -59,7 +65,7 @@ def _module_files(copy: Path) -> dict[str, str]:
 
 def test_every_listed_module_is_compiled(compiled_copy: Path) -> None:
     files = _module_files(compiled_copy)
-    assert len(files) == len(_backend().COMPILED_MODULES)
+    assert len(files) == len(BACKEND.COMPILED_MODULES)
     for name, path in files.items():
         assert path.endswith(".so") and path.startswith(str(compiled_copy)), (name, path)
 
@@ -67,7 +73,7 @@ def test_every_listed_module_is_compiled(compiled_copy: Path) -> None:
 def test_the_suites_pass_on_the_compiled_rules_core(compiled_copy: Path) -> None:
     """The suites run in one interpreter that has imported the compiled modules first, so
     every test in them uses the compiled code (checked again just before they start)."""
-    names = [path.removesuffix(".py").replace("/", ".") for path in _backend().COMPILED_MODULES]
+    names = BACKEND.compiled_module_names()
     code = ("import importlib, sys, pytest\n"
             f"for name in {names!r}:\n"
             "    assert importlib.import_module(name).__file__.endswith('.so'), name\n"
@@ -91,7 +97,7 @@ def _requires(hook: str, compile_value: str | None) -> list[str]:
 
 
 def test_mypy_is_asked_for_only_when_compiling() -> None:
-    compiler = _backend().COMPILER_REQUIRES
+    compiler = BACKEND.COMPILER_REQUIRES
     assert all(req in _requires("get_requires_for_build_wheel", "1") for req in compiler)
     for value in (None, "0", ""):
         assert not set(compiler) & set(_requires("get_requires_for_build_wheel", value))
@@ -102,7 +108,7 @@ def test_an_editable_install_is_never_compiled() -> None:
     tree, where they would shadow every later edit of their source. Each editable hook
     must hand setuptools an environment without the variable (setuptools itself is
     replaced here by a recorder of what it would see)."""
-    compiler = _backend().COMPILER_REQUIRES
+    compiler = BACKEND.COMPILER_REQUIRES
     assert not set(compiler) & set(_requires("get_requires_for_build_editable", "1"))
     hooks = ["get_requires_for_build_editable", "prepare_metadata_for_build_editable",
              "build_editable"]
