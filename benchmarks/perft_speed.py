@@ -38,9 +38,6 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "build_support"))
-
-from guti_build import compile_copy  # noqa: E402
 
 #: (kind, game, depth) measured by default.
 CASES: tuple[tuple[str, str, int], ...] = (
@@ -184,7 +181,10 @@ def main() -> int:
         if args.baseline:
             extract(args.baseline, os.path.join(scratch, "baseline"))
             trees = {"baseline": os.path.join(scratch, "baseline"), "current": ROOT}
-        if args.compiled:
+        if args.compiled:  # the build backend (and setuptools) only when compiling
+            sys.path.insert(0, os.path.join(ROOT, "build_support"))
+            from guti_build import compile_copy
+
             trees["compiled"] = compile_copy(ROOT, os.path.join(scratch, "compiled"))
         first = next(iter(trees))
         names = []  # as run_cases writes its cells: per clock, the rates, then the ratios
