@@ -24,6 +24,7 @@ from referee.game.defaults import (
 from referee.tournament.defaults import (
     DEFAULT_DB,
     DEFAULT_GAMES,
+    DEFAULT_REFEREES,
     DEFAULT_ROUNDS,
     DEFAULT_SEEDS,
     DEFAULT_TIEBREAK,
@@ -143,6 +144,9 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
     OptionSpec("rounds", Kind.VALUE, help=f"rounds (default {DEFAULT_ROUNDS}); -games per encounter per round"),
     OptionSpec("concurrency", Kind.VALUE,
                help="games at once (default: number of cores); with -cluster: per worker"),
+    OptionSpec("referees", Kind.VALUE,
+               help=f"processes that referee the game slots (default {DEFAULT_REFEREES}); for"
+                    " engines that answer in microseconds, one per core"),
     OptionSpec("db", Kind.VALUE, help=f"SQLite results database (default {DEFAULT_DB})"),
     OptionSpec("resume", Kind.FLAG, help="continue the tournament stored in -db"),
     OptionSpec("ratinginterval", Kind.VALUE, help="print standings every N games (0: at the end)"),

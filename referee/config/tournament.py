@@ -58,7 +58,13 @@ from referee.config.outputs import check_outputs
 from referee.game.settings import GameSettings
 from referee.tournament import knockout
 from referee.tournament.cluster_address import EngineSetup
-from referee.tournament.defaults import DEFAULT_DB, DEFAULT_ROUNDS, DEFAULT_SEEDS, DEFAULT_TIEBREAK
+from referee.tournament.defaults import (
+    DEFAULT_DB,
+    DEFAULT_REFEREES,
+    DEFAULT_ROUNDS,
+    DEFAULT_SEEDS,
+    DEFAULT_TIEBREAK,
+)
 from referee.tournament.knockout import KNOCKOUT
 from referee.tournament.scheduler import FORMATS, opening_slots
 from referee.tournament.settings import TournamentSettings
@@ -296,6 +302,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     concurrency = args.int_value("concurrency", os.cpu_count() or 1, minimum=1)
     if concurrency > MAX_CONCURRENCY:
         raise CliError(f"-concurrency: {concurrency} is more than {MAX_CONCURRENCY} games at once")
+    referees = referee_processes(args, concurrency)
     db_path = args.value("db", DEFAULT_DB) or DEFAULT_DB
     pdn = pdn_path(args)
     log = args.token_dict("log").get("file") or None
@@ -318,6 +325,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         games=games,
         seed=seed,
         concurrency=concurrency,
+        referees=referees,
         db_path=db_path,
         resume=args.has("resume"),
         pdn_path=pdn,
@@ -335,6 +343,19 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
         scheduling=rules,
         records=records,
     )
+
+
+def referee_processes(args: ParsedArgs, concurrency: int) -> int:
+    """``-referees N``: at least 1, at most one per game slot, not with ``-cluster``
+    (whose workers referee the games)."""
+    referees = args.int_value("referees", DEFAULT_REFEREES, minimum=1)
+    if referees > 1 and args.has("cluster"):
+        raise CliError("-referees cannot be used with -cluster (the cluster's workers "
+                       "referee the games)")
+    if referees > concurrency:
+        raise CliError(f"-referees {referees}: more referee processes than -concurrency "
+                       f"{concurrency} (each referees at least one game slot)")
+    return referees
 
 
 def resume_fingerprint(

@@ -52,10 +52,7 @@ from referee.game.settings import GameSettings
 from referee.process.engine_process import TrafficHook
 from referee.tournament.cluster_address import ClusterAddress, ClusterError, EngineSetup
 from referee.tournament.cluster_worker import (
-    GameOutcome,
     GutiWorkerPlugin,
-    RunSpec,
-    WorkerUnfit,
     abort_run,
     check_worker,
     close_run,
@@ -63,6 +60,7 @@ from referee.tournament.cluster_worker import (
     play_task,
     stop_run,
 )
+from referee.tournament.remote_games import GameOutcome, RunSpec, WorkerUnfit, log_outcome
 from referee.tournament.scheduler import ScheduledGame
 from referee.tournament.stopping import RunControl
 from referee.ugi.engine_config import EngineConfig
@@ -231,25 +229,6 @@ class ClusterExecutor:
         self.attempts[first] = again
         return self._submit(batch)
 
-    def _log(self, job: ScheduledGame, outcome: GameOutcome) -> None:
-        """The game's traffic, as the worker saw it, into ``-log`` (one block per game)."""
-        traffic = self.traffic
-        if traffic is None or outcome.record is None:
-            return
-        note = getattr(traffic, "note", None)
-        record = outcome.record
-        if note is not None:  # stamped as the game began on the worker
-            began = outcome.traffic[0][0] if outcome.traffic else None
-            note(f"game {job.game_id + 1}: {record.white} (white) vs {record.black} (black)"
-                 f" on {outcome.worker}", began)
-        for line in outcome.traffic:
-            traffic(*line)
-        if note is not None:
-            if outcome.dropped:
-                note(f"game {job.game_id + 1}: {outcome.dropped} more lines not kept")
-            note(f"game {job.game_id + 1}: {record.result} ({record.reason}) "
-                 f"{record.detail}".rstrip())
-
     async def play(self, job: ScheduledGame) -> GameRecord:
         """One game on the cluster (a match plays its games one by one this way)."""
         future = self._submit([job])
@@ -261,7 +240,7 @@ class ClusterExecutor:
                 break
             future = settled
         outcome = settled[0]
-        self._log(job, outcome)
+        log_outcome(self.traffic, job, outcome)
         if outcome.record is None:
             raise ClusterError(f"game {job.game_id + 1} was not played (the run was stopped)")
         return outcome.record
@@ -351,7 +330,7 @@ class ClusterExecutor:
         seconds = self.game_seconds
         self.game_seconds = outcome.seconds if seconds is None else (
             0.8 * seconds + 0.2 * outcome.seconds)
-        self._log(job, outcome)
+        log_outcome(self.traffic, job, outcome)
         on_result(job, outcome.record)
 
     async def _stop_when(self, stop: asyncio.Event) -> None:

@@ -40,36 +40,27 @@ import asyncio
 import concurrent.futures
 import contextlib
 import importlib.metadata
-import shlex
-import shutil
 import signal
-import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from distributed import WorkerPlugin, get_worker, secede
 
-from referee.game.record import GameRecord
-from referee.game.settings import GameSettings
-from referee.process.errors import EngineStartError
-from referee.tournament.cluster_address import EngineSetup
-from referee.tournament.engine_pool import EnginePool
-from referee.tournament.pairing import play_job
+from referee.tournament.remote_games import (
+    GameOutcome,
+    GameTraffic,
+    RunSpec,
+    WorkerRun,
+    WorkerUnfit,
+)
 from referee.tournament.scheduler import ScheduledGame
-from referee.ugi.client import UgiEngine
-from referee.ugi.engine_config import EngineConfig
 
 #: Seconds between a task's checks that the scheduler still wants its game.
 WATCH_INTERVAL = 0.25
 #: A run unused this long (its client is gone) has its engines quit; a live run keeps its
 #: workers busy, and should a game of it come later its engines are simply started again.
 IDLE_CLOSE = 15.0
-#: Most traffic lines one game sends back with its result (``-log``); the rest are counted.
-TRAFFIC_LINES = 20_000
-
-TrafficLine = tuple[float, str, str, str]
 
 
 def guti_version() -> str:
@@ -80,170 +71,10 @@ def guti_version() -> str:
         return "unknown"
 
 
-@dataclass(frozen=True)
-class RunSpec:
-    """What a worker needs to play a tournament's games: sent with every task (small:
-    the openings travel with each game, not here)."""
-
-    run_id: str
-    engines: list[EngineConfig]
-    settings: GameSettings
-    version: str
-    traffic: bool = False
-    setups: tuple[EngineSetup, ...] = ()  # requirements and builds, seen to once per worker
-    per_worker: int = 0  # games at once on a worker (0: one per worker thread)
-
-
-@dataclass
-class GameOutcome:
-    """A task's answer: the record (None: not played, the run was stopping), where it
-    was played, and its engines' traffic when ``-log`` asked for it."""
-
-    game_id: int
-    record: GameRecord | None
-    worker: str
-    traffic: list[TrafficLine] = field(default_factory=list)
-    dropped: int = 0
-    seconds: float = 0.0  # the game's length on the worker (the client sizes batches by it)
-
-
-class WorkerUnfit(Exception):
-    """This worker cannot play the run's games (an engine does not start, or a build
-    failed); the message is one line naming the worker."""
-
-
-class GameTraffic:
-    """One game's traffic, bounded: the first :data:`TRAFFIC_LINES` lines, then a count."""
-
-    def __init__(self) -> None:
-        self.lines: list[TrafficLine] = []
-        self.dropped = 0
-
-    def add(self, wall: float, direction: str, name: str, line: str) -> None:
-        if len(self.lines) < TRAFFIC_LINES:
-            self.lines.append((wall, direction, name, line[:4096]))
-        else:
-            self.dropped += 1
-
-
-class PoolTraffic:
-    """The traffic hook of one engine's pool: each process's lines go to the game that
-    holds the process (tag ``#N``, its start number), none between games."""
-
-    def __init__(self) -> None:
-        self.sinks: dict[str, GameTraffic] = {}
-
-    def __call__(self, wall: float, direction: str, name: str, line: str) -> None:
-        """Untagged lines (never sent: the pool tags every process)."""
-
-    def hook(self, tag: str) -> Any:
-        def tagged(wall: float, direction: str, name: str, line: str) -> None:
-            sink = self.sinks.get(tag)
-            if sink is not None:
-                sink.add(wall, direction, f"{tag} {name}", line)
-
-        return tagged
-
-
-class WorkerRun:
-    """One tournament's engines on this worker (lives on the engine loop)."""
-
-    def __init__(self, spec: RunSpec) -> None:
-        self.spec = spec
-        timeout = spec.settings.timeouts.handshake
-        self.traffic = [PoolTraffic() for _ in spec.engines]
-        self.pools = [
-            EnginePool(c, spec.settings.name, timeout, t if spec.traffic else None,
-                       tag_processes=spec.traffic)
-            for c, t in zip(spec.engines, self.traffic, strict=True)
-        ]
-        self.running: set[asyncio.Task[Any]] = set()
-        # -concurrency per worker: the games at once, whatever the worker's threads
-        # (a task past them waits here, its thread seceded from the worker's pool).
-        self.slots = asyncio.Semaphore(spec.per_worker) if spec.per_worker else None
-        self.stopped = False
-        self.checked: list[str] | None = None  # the check's errors, once it has run
-        self.checking = asyncio.Lock()  # one check, however many threads ask at once
-        self.last_used = time.monotonic()
-
-    async def check(self) -> list[str]:
-        """Check what the engines require, build what must be built, start every engine
-        once (kept warm); the errors."""
-        async with self.checking:
-            if self.checked is None:
-                setups = self.spec.setups
-                errors = [e for s in setups if (e := _missing(s))] or [
-                    e for name, argv, cwd, _ in setups if argv
-                    and (e := await _build_once(name, argv, cwd))]
-                if not errors:
-                    for pool in self.pools:
-                        try:
-                            await pool.give_back(await pool.take(), faulty=False, played=False)
-                        except EngineStartError as exc:
-                            errors.append(str(exc))
-                self.checked = errors
-            return self.checked
-
-    async def play(self, job: ScheduledGame, sink: GameTraffic | None
-                   ) -> tuple[GameRecord, float] | None:
-        """One game, as the local executor plays it (:func:`~referee.tournament.pairing.
-        play_job`), with each process's traffic routed to ``sink`` while the game holds it:
-        its record and length in seconds; None if the run stopped before a slot was free."""
-        if self.slots is None:
-            return await self._play(job, sink)
-        async with self.slots:
-            return None if self.stopped else await self._play(job, sink)
-
-    async def _play(self, job: ScheduledGame, sink: GameTraffic | None
-                    ) -> tuple[GameRecord, float]:
-        began = time.monotonic()
-        task = asyncio.current_task()
-        assert task is not None
-        self.running.add(task)
-        self.last_used = time.monotonic()
-        taken: list[UgiEngine] = []
-
-        def before_play(white: UgiEngine, black: UgiEngine) -> None:
-            taken.extend((white, black))
-            self._route(job, taken, sink)
-
-        try:
-            pools = self.pools
-            record = await play_job(job, pools[job.white], pools[job.black],
-                                    self.spec.settings, before_play)
-            return record, time.monotonic() - began
-        finally:
-            self._route(job, taken, None)
-            self.running.discard(task)
-            self.last_used = time.monotonic()
-
-    def _route(self, job: ScheduledGame, procs: list[UgiEngine], sink: GameTraffic | None) -> None:
-        if not self.spec.traffic:
-            return
-        for index, proc in zip((job.white, job.black), procs, strict=False):
-            tag = f"#{self.pools[index].number.get(proc)}"
-            if sink is None:
-                self.traffic[index].sinks.pop(tag, None)
-            else:
-                self.traffic[index].sinks[tag] = sink
-
-    def abort(self) -> None:
-        """Cancel the running games (their engines are killed) and start no new one."""
-        self.stopped = True
-        for task in list(self.running):
-            task.cancel()
-        for pool in self.pools:
-            pool.kill_all()
-
-    async def close(self) -> None:
-        await asyncio.gather(*(p.close() for p in self.pools), return_exceptions=True)
-
-
 # ------------------------------------------------------------------ the engine loop
 _LOCK = threading.Lock()
 _LOOP: asyncio.AbstractEventLoop | None = None
 _RUNS: dict[str, WorkerRun] = {}
-_BUILDS: dict[tuple[tuple[str, ...], str], str] = {}  # (argv, cwd) -> error ("" = built)
 
 
 def engine_loop() -> asyncio.AbstractEventLoop:
@@ -279,30 +110,6 @@ async def _close_idle_runs() -> None:
             if not run.running and now - run.last_used > IDLE_CLOSE:
                 _RUNS.pop(run_id, None)
                 await run.close()
-
-
-def _missing(setup: EngineSetup) -> str:
-    """The first program an engine requires that is not on this worker's PATH, in a line."""
-    engine, _build, _cwd, requires = setup
-    for tool in requires:
-        if shutil.which(tool) is None:
-            return f"engine {engine} requires {tool}, which is not installed here (not on PATH)"
-    return ""
-
-
-async def _build_once(engine: str, argv: tuple[str, ...], cwd: str) -> str:
-    """Run an engine's ``build`` once per worker process; the error line ("" if built)."""
-    key = (argv, cwd)
-    if key not in _BUILDS:
-        try:
-            done = await asyncio.to_thread(
-                subprocess.run, list(argv), cwd=cwd, capture_output=True, text=True, timeout=600)
-            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-            _BUILDS[key] = "" if done.returncode == 0 else last[0]
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            _BUILDS[key] = str(exc)
-    error = _BUILDS[key]
-    return f"engine {engine}: build {shlex.join(argv)} failed: {error}" if error else ""
 
 
 # ------------------------------------------------------------------ the tasks

@@ -19,5 +19,7 @@ DEFAULT_DB = "guti.db"
 DEFAULT_SEEDS = 1
 #: Milliseconds each game slot waits between its games (``-wait``).
 DEFAULT_WAIT_MS = 0
+#: Processes that referee a tournament's game slots (``-referees``): this one alone.
+DEFAULT_REFEREES = 1
 #: How the ratings count a draw (``-drawmodel``): as half a win.
 DEFAULT_DRAW_MODEL = "half"

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 from referee.game.observer import MoveObserver
@@ -44,44 +45,33 @@ from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig
 
 
-class Executor:
-    """Plays jobs with ``concurrency`` workers; see the module docstring."""
+class GameSlots(ABC):
+    """``concurrency`` game slots that pull jobs and play them (:meth:`run`: the stops,
+    aborts and ``-wait`` of the module docstring). How one game is played, and where,
+    is the subclass's: :class:`Executor` here, in this process;
+    :class:`~referee.tournament.referee_pool.RefereePool` in referee processes of its own."""
 
-    def __init__(
-        self,
-        engines: list[EngineConfig],
-        settings: GameSettings,
-        concurrency: int,
-        traffic: TrafficHook | None = None,
-        tag_processes: bool = True,
-        observer: TournamentObserver | None = None,
-        wait_ms: int = 0,
-        cpus: Sequence[int] | None = None,
-    ) -> None:
-        self.settings = settings
-        self.wait = wait_ms / 1000
-        self.cpus = tuple(cpus) if cpus else None
-        self.observer = observer  # told of every game start (the live page)
+    def __init__(self, concurrency: int, wait_ms: int = 0) -> None:
         self.concurrency = max(1, concurrency)
-        self.tag_processes = tag_processes
-        self.pools = [
-            EnginePool(c, settings.name, settings.timeouts.handshake, traffic, tag_processes)
-            for c in engines
-        ]
-        self.traffic = traffic
+        self.wait = wait_ms / 1000
         self.running: dict[int, ScheduledGame] = {}
 
+    @abstractmethod
     async def check_engines(self) -> None:
-        """Start one process of every engine (concurrently) and keep it idle; the
-        first EngineStartError propagates (after every started process is quit)."""
-        results = await asyncio.gather(*(p.take() for p in self.pools), return_exceptions=True)
-        errors = [r for r in results if isinstance(r, BaseException)]
-        for pool, res in zip(self.pools, results, strict=True):
-            if isinstance(res, UgiEngine):
-                await pool.give_back(res, faulty=False, played=False)
-        if errors:
-            await self.close()
-            raise errors[0]
+        """Start every engine once before the first game; the first EngineStartError
+        propagates (after everything started is quit)."""
+
+    @abstractmethod
+    async def play(self, job: ScheduledGame, slot: int = 0) -> GameRecord:
+        """One game in game slot ``slot``; its record."""
+
+    @abstractmethod
+    def kill_all(self) -> None:
+        """SIGKILL every engine process (an abort)."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Quit every engine (the run is over)."""
 
     async def run(
         self,
@@ -144,6 +134,44 @@ class Executor:
         while not control.stopping and (left := until - time.monotonic()) > 0:
             await asyncio.sleep(min(left, 0.05))
         return not control.stopping
+
+
+class Executor(GameSlots):
+    """Plays jobs with ``concurrency`` workers in this process; see the module docstring."""
+
+    def __init__(
+        self,
+        engines: list[EngineConfig],
+        settings: GameSettings,
+        concurrency: int,
+        traffic: TrafficHook | None = None,
+        tag_processes: bool = True,
+        observer: TournamentObserver | None = None,
+        wait_ms: int = 0,
+        cpus: Sequence[int] | None = None,
+    ) -> None:
+        super().__init__(concurrency, wait_ms)
+        self.settings = settings
+        self.cpus = tuple(cpus) if cpus else None
+        self.observer = observer  # told of every game start (the live page)
+        self.tag_processes = tag_processes
+        self.pools = [
+            EnginePool(c, settings.name, settings.timeouts.handshake, traffic, tag_processes)
+            for c in engines
+        ]
+        self.traffic = traffic
+
+    async def check_engines(self) -> None:
+        """Start one process of every engine (concurrently) and keep it idle; the
+        first EngineStartError propagates (after every started process is quit)."""
+        results = await asyncio.gather(*(p.take() for p in self.pools), return_exceptions=True)
+        errors = [r for r in results if isinstance(r, BaseException)]
+        for pool, res in zip(self.pools, results, strict=True):
+            if isinstance(res, UgiEngine):
+                await pool.give_back(res, faulty=False, played=False)
+        if errors:
+            await self.close()
+            raise errors[0]
 
     def kill_all(self) -> None:
         """SIGKILL every engine process of every pool (an abort)."""

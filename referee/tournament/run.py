@@ -40,12 +40,13 @@ from referee.game.record import GameRecord
 from referee.process.text import visible
 from referee.process.traffic_log import TrafficLog
 from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
-from referee.tournament.executor import Executor
+from referee.tournament.executor import Executor, GameSlots
 from referee.tournament.executors import cluster_executor
 from referee.tournament.export import open_game_files, sync_epd, sync_pdn
 from referee.tournament.knockout import BracketError
 from referee.tournament.knockout_feed import KnockoutFeed
 from referee.tournament.observer import TournamentObserver
+from referee.tournament.referee_pool import RefereePool
 from referee.tournament.scheduler import ScheduledGame, schedule
 from referee.tournament.settings import TournamentSettings
 from referee.tournament.standings import Standings
@@ -197,7 +198,7 @@ async def run_tournament(
         if path:  # output folders are created, like cutechess-cli does for -pgnout
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     display_say = functools.partial(say_plain, console)
-    running: list[Executor] = []
+    running: list[GameSlots] = []
     with control.signals(display_say, lambda: sum(len(e.running) for e in running)):
         try:
             lock = DatabaseLock(s.db_path)
@@ -214,7 +215,7 @@ async def _open_and_play(
     s: TournamentSettings,
     console: Console,
     control: RunControl,
-    running: list[Executor],
+    running: list[GameSlots],
     observer: TournamentObserver | None,
 ) -> Outcome:
     """The locked part of a run: open the database, bring the PDN in line, play."""
@@ -235,9 +236,13 @@ async def _open_and_play(
             return outcome
         if outcome.finished == outcome.total:
             return outcome
-        executor: Executor
+        executor: GameSlots
         if s.cluster is not None:  # played by Dask workers; Dask is imported only here
             executor = cluster_executor(s.cluster, s.engines, s.game, traffic, setups=s.setups)
+        elif s.referees > 1:
+            executor = RefereePool(s.engines, s.game, s.concurrency, s.referees, traffic,
+                                   observer=observer, wait_ms=s.scheduling.wait_ms,
+                                   cpus=s.scheduling.cpus)
         else:
             executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer,
                                 wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus)
@@ -320,7 +325,7 @@ def _stored(
 
 async def _play(
     settings: TournamentSettings,
-    executor: Executor,
+    executor: GameSlots,
     store: TournamentStore,
     writers: list[GameFileWriter],
     traffic: TrafficLog | None,

@@ -19,6 +19,7 @@ from referee.tournament.cluster_address import ClusterAddress, EngineSetup
 from referee.tournament.defaults import (
     DEFAULT_DB,
     DEFAULT_GAMES,
+    DEFAULT_REFEREES,
     DEFAULT_ROUNDS,
     DEFAULT_SEEDS,
     DEFAULT_TIEBREAK,
@@ -89,6 +90,7 @@ class TournamentSettings:
     games: int = DEFAULT_GAMES
     seed: int | None = None
     concurrency: int = 1
+    referees: int = DEFAULT_REFEREES  # -referees: processes that referee the game slots
     db_path: str = DEFAULT_DB
     resume: bool = False
     pdn_path: str | None = None
