@@ -90,10 +90,27 @@ def _plies(db: str) -> int:
     return sum(len(str(moves).split()) for (moves,) in rows)
 
 
+#: ``--pinned``: guti's flags for each referee shape. At concurrency 1 the referee and the
+#: engines share CPU 0; at concurrency 2 each of two referee processes shares one CPU with
+#: the engines it starts.
+PINNED = {1: ["-use-affinity", "0"], 2: ["-referees", "2", "-use-affinity"]}
+
+
+def referee_processes_cpu() -> float:
+    """CPU seconds reported so far by ``-referees`` processes (0 where there are none)."""
+    try:
+        module = importlib.import_module("referee.tournament.referee_pool")
+    except ModuleNotFoundError:
+        return 0.0
+    return float(module.referee_processes_cpu())
+
+
 def run_tournament(folder: str, bot: str, games: int, concurrency: int,
-                   openings: bool = True) -> dict[str, float]:
-    """One tournament in this process: CPU seconds of this process, wall seconds, plies.
-    ``openings``: 2-ply random openings (else every game from the start position)."""
+                   openings: bool = True, flags: tuple[str, ...] = ()) -> dict[str, float]:
+    """One tournament in this process: CPU seconds of the referee (this process, and its
+    ``-referees`` processes, engines never counted), wall seconds, plies.
+    ``openings``: 2-ply random openings (else every game from the start position);
+    ``flags``: more of guti's options."""
     db = os.path.join(folder, f"c{concurrency}-{time.monotonic_ns()}.db")
     argv = ["-engine", f"cmd={bot}", "name=a", "option.Seed=1",
             "-engine", f"cmd={bot}", "name=b", "option.Seed=2",
@@ -101,7 +118,9 @@ def run_tournament(folder: str, bot: str, games: int, concurrency: int,
             "-concurrency", str(concurrency), "-db", db, "-quiet", "-ratinginterval", "0"]
     if openings:
         argv += ["-openings", "random:2", "-srand", "1"]
+    argv += flags
     main = _tournament_main()
+    children = referee_processes_cpu()
     before = resource.getrusage(resource.RUSAGE_SELF)
     began = time.perf_counter()
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
@@ -111,6 +130,7 @@ def run_tournament(folder: str, bot: str, games: int, concurrency: int,
     if code != 0:
         raise SystemExit(f"tournament exited {code}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu += referee_processes_cpu() - children
     return {"cpu": cpu, "wall": wall, "plies": float(_plies(db)), "games": float(games)}
 
 
@@ -142,7 +162,7 @@ def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
     return statistics.median(times[1:])
 
 
-def measure(games: int) -> dict[str, float]:
+def measure(games: int, pinned: bool = False) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         bot = build_bot(folder)
         # Not counted: a few games first, so that the modules a run imports on its way
@@ -151,8 +171,18 @@ def measure(games: int) -> dict[str, float]:
         run_tournament(os.path.join(folder, "warm-up"), bot, 4, 2)
         one = run_tournament(folder, bot, games, 1)
         two = run_tournament(folder, bot, games, 2)
+        extra: dict[str, float] = {}
+        if pinned:
+            p1 = run_tournament(folder, bot, games, 1, flags=tuple(PINNED[1]))
+            p2 = run_tournament(folder, bot, games, 2, flags=tuple(PINNED[2]))
+            extra = {
+                "pinned_cpu_ms_per_ply": 1000 * (p1["cpu"] + p2["cpu"]) / (p1["plies"] + p2["plies"]),
+                "pinned_games_per_s_c1": p1["games"] / p1["wall"],
+                "pinned_games_per_s_c2": p2["games"] / p2["wall"],
+            }
     plies = one["plies"] + two["plies"]
     return {
+        **extra,
         "cpu_ms_per_ply": 1000 * (one["cpu"] + two["cpu"]) / plies,
         "games_per_s_c1": one["games"] / one["wall"],
         "games_per_s_c2": two["games"] / two["wall"],
@@ -203,8 +233,9 @@ def run_cutegames(binary: str, folder: str, bot: str, games: int, concurrency: i
     return games / wall
 
 
-def compare_cutegames(binary: str, games: int, rounds: int) -> int:
-    """guti against cutegames, same engines and match, alternating; medians of games/s."""
+def compare_cutegames(binary: str, games: int, rounds: int, pinned: bool = False) -> int:
+    """guti against cutegames, same engines and match, alternating; medians of games/s
+    (``pinned``: guti also with :data:`PINNED`'s flags)."""
     runs: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as folder:
         bot = build_bot(folder)
@@ -216,14 +247,27 @@ def compare_cutegames(binary: str, games: int, rounds: int) -> int:
                 one = run_tournament(folder, bot, games, c, openings=False)
                 runs.setdefault(f"guti c{c}", []).append(one["games"] / one["wall"])
                 runs.setdefault(f"guti cpu c{c}", []).append(1000 * one["cpu"] / one["plies"])
+                if pinned:
+                    one = run_tournament(folder, bot, games, c, openings=False,
+                                         flags=tuple(PINNED[c]))
+                    runs.setdefault(f"pinned c{c}", []).append(one["games"] / one["wall"])
+                    runs.setdefault(f"pinned cpu c{c}", []).append(
+                        1000 * one["cpu"] / one["plies"])
     med = {key: statistics.median(values) for key, values in runs.items()}
     print(f"load average at the end: {os.getloadavg()[0]:.2f}; medians of {rounds} run(s), "
           f"{games} games from the start position")
-    print("| | cutegames | guti | guti referee CPU per ply (ms) |")
-    print("|---|---|---|---|")
+    shapes = ["guti", "pinned"] if pinned else ["guti"]
+    heads = {"guti": "guti", "pinned": "guti pinned"}
+    print("| | cutegames | " + " | ".join(
+        f"{heads[s]} | {heads[s]} referee CPU per ply (ms)" for s in shapes) + " |")
+    print("|---|---|" + "---|---|" * len(shapes))
     for c in (1, 2):
-        print(f"| games/s, concurrency {c} | {med[f'cutegames c{c}']:.1f} | "
-              f"{med[f'guti c{c}']:.1f} | {med[f'guti cpu c{c}']:.3f} |")
+        cells = " | ".join(f"{med[f'{s} c{c}']:.1f} | {med[f'{s} cpu c{c}']:.3f}"
+                           for s in shapes)
+        print(f"| games/s, concurrency {c} | {med[f'cutegames c{c}']:.1f} | {cells} |")
+    if pinned:
+        print("guti pinned: " + "; ".join(f"concurrency {c}: {' '.join(PINNED[c])}"
+                                          for c in (1, 2)))
     return 0
 
 
@@ -233,11 +277,21 @@ ROWS = [
     ("games/s, concurrency 2", "games_per_s_c2", "{:.1f}"),
     ("`guti match --help` start-up (s), bytecode cached (as installed)", "startup_s", "{:.3f}"),
     ("`guti match --help` start-up (s), compiling every module", "startup_nocache_s", "{:.3f}"),
+    ("pinned: referee CPU per ply (ms), referee processes included", "pinned_cpu_ms_per_ply",
+     "{:.3f}"),
+    ("pinned: games/s, concurrency 1 (`-use-affinity 0`)", "pinned_games_per_s_c1", "{:.1f}"),
+    ("pinned: games/s, concurrency 2 (`-referees 2 -use-affinity`)", "pinned_games_per_s_c2",
+     "{:.1f}"),
 ]
 
 
 def _medians(runs: list[dict[str, float]]) -> dict[str, float]:
     return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+
+
+def _cell(figures: dict[str, float] | None, key: str, fmt: str) -> str:
+    """A table cell: the figure, or n/a (a baseline older than the option it needs)."""
+    return fmt.format(figures[key]) if figures and key in figures else "n/a"
 
 
 def main() -> int:
@@ -250,6 +304,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="one JSON line of figures")
     parser.add_argument("--cutegames", metavar="BINARY",
                         help="compare games/s with this cutegames executable instead")
+    parser.add_argument("--pinned", action="store_true",
+                        help="also measure the pinned shapes (see PINNED; this checkout only)")
     parser.add_argument("--compiled", action="store_true",
                         help="measure this checkout's compiled build (GUTI_COMPILE=1), built "
                              "into a temporary copy, instead of its Python")
@@ -262,13 +318,13 @@ def main() -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.cutegames:
-        return compare_cutegames(args.cutegames, args.games, args.rounds)
+        return compare_cutegames(args.cutegames, args.games, args.rounds, args.pinned)
     bases: list[dict[str, float]] = []
     nows: list[dict[str, float]] = []
     for _ in range(max(1, args.rounds)):
         if args.baseline:
             bases.append(_baseline(args.baseline, args.games))
-        nows.append(measure(args.games))
+        nows.append(measure(args.games, args.pinned))
     now = _medians(nows)
     base = _medians(bases) if bases else None
     if args.json:
@@ -277,13 +333,15 @@ def run(args: argparse.Namespace) -> int:
     print(f"load average at the end: {os.getloadavg()[0]:.2f}; medians of {len(nows)} run(s)")
     if base is None:
         for label, key, fmt in ROWS:
-            print(f"| {label} | {fmt.format(now[key])} |")
+            if key in now:
+                print(f"| {label} | {fmt.format(now[key])} |")
         return 0
     now_name = "this checkout, compiled" if args.compiled else "this checkout"
     print(f"| | baseline {args.baseline} | {now_name} |")
     print("|---|---|---|")
     for label, key, fmt in ROWS:
-        print(f"| {label} | {fmt.format(base[key])} | {fmt.format(now[key])} |")
+        if key in now:
+            print(f"| {label} | {_cell(base, key, fmt)} | {_cell(now, key, fmt)} |")
     return 0
 
 

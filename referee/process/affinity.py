@@ -8,6 +8,10 @@ search off the other's. Linux only (``os.sched_setaffinity``).
 - :func:`slot_cpus` splits the CPUs among the game slots: ``n`` CPUs for ``c`` slots give
   slot ``k`` the CPUs at positions ``k*n//c`` up to ``(k+1)*n//c`` of the list (each slot
   at least one CPU, none shared; ``n < c`` is refused by the command-line readers);
+- :func:`referee_pinned` pins the referee itself, for a run, to the CPUs of the game
+  slots it referees: a ply hands over from referee to engine and back, and on the same
+  CPU that hand-over is a plain context switch, while across CPUs it wakes another,
+  often idle, core (on a virtual machine several times dearer: benchmarks/RESULTS.md);
 - :func:`pin_process_tree` pins a running engine: every thread of the process and of its
   descendants (an engine started through a wrapper script is pinned too). Engine
   processes are reused by whichever game slot takes them next, so a game pins its two
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 
 class CpuListError(ValueError):
@@ -70,6 +74,23 @@ def _descendants(pid: int) -> list[int]:
                 with contextlib.suppress(OSError), open(f"/proc/{current}/task/{tid}/children") as fh:
                     todo += [int(child) for child in fh.read().split() if int(child) not in found]
     return found
+
+
+@contextlib.contextmanager
+def referee_pinned(cpus: Sequence[int] | None) -> Iterator[None]:
+    """The calling thread (the referee's event loop; the engines it starts inherit its
+    CPUs) pinned to ``cpus`` for the block, and given back its CPUs after it; nothing
+    when ``cpus`` is None."""
+    if not cpus:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, set(cpus))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, before)
 
 
 def pin_process_tree(pid: int, cpus: Sequence[int]) -> None:

@@ -20,7 +20,9 @@ Cancelling :meth:`Executor.run` does the same.
 Each worker is a *game slot*: with ``wait_ms`` (``-wait``) it pauses that long between
 its games; with ``cpus`` (``-use-affinity``) the CPUs are split among the slots
 (:func:`~referee.process.affinity.slot_cpus`) and a game pins its two engine processes
-to its slot's CPUs when it starts (processes move between slots with the pools).
+to its slot's CPUs when it starts (processes move between slots with the pools); the
+referee's own event loop is pinned to all of them for the run (with one slot, to that
+slot's CPUs: referee and engines then hand each ply over on the same cores).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from collections.abc import Callable, Sequence
 from referee.game.observer import MoveObserver
 from referee.game.record import GameRecord
 from referee.game.settings import GameSettings
-from referee.process.affinity import pin_process_tree, slot_cpus
+from referee.process.affinity import pin_process_tree, referee_pinned, slot_cpus
 from referee.process.engine_process import TrafficHook
 from referee.tournament.engine_pool import EnginePool
 from referee.tournament.observer import TournamentObserver
@@ -172,6 +174,18 @@ class Executor(GameSlots):
         if errors:
             await self.close()
             raise errors[0]
+
+    async def run(
+        self,
+        next_job: Callable[[], ScheduledGame | None],
+        on_result: Callable[[ScheduledGame, GameRecord], None],
+        control: RunControl,
+        games: int | None = None,
+    ) -> None:
+        """:meth:`GameSlots.run`, with this process's event loop pinned to the CPUs of the
+        slots it referees (all of ``-use-affinity``'s) for the run."""
+        with referee_pinned(self.cpus):
+            await super().run(next_job, on_result, control, games)
 
     def kill_all(self) -> None:
         """SIGKILL every engine process of every pool (an abort)."""

@@ -55,6 +55,17 @@ MAX_ATTEMPTS = 3
 CLOSE_GRACE = 10.0
 
 
+#: CPU seconds of every referee process this guti has closed, its engines not counted: the
+#: referee's own cost where ``getrusage`` of this process cannot see it
+#: (``benchmarks/referee_cpu.py`` adds it to this process's).
+_closed_cpu_seconds = [0.0]
+
+
+def referee_processes_cpu() -> float:
+    """CPU seconds the referee processes of this guti reported as they closed, so far."""
+    return _closed_cpu_seconds[0]
+
+
 class RefereeLost(Exception):
     """The referee process playing a game died; the game is played again."""
 
@@ -80,7 +91,6 @@ class RefereeLink:
         self.closed: asyncio.Future[float] | None = None
         self.reader: asyncio.Task[None] | None = None
         self.starting = asyncio.Lock()
-        self.cpu_seconds = 0.0  # reported by each process that closed cleanly
         self.on_started: Callable[[int], None] | None = None
 
     @property
@@ -96,6 +106,7 @@ class RefereeLink:
             self.process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "referee.tournament.referee_child",
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                env=_same_code_env(),
                 start_new_session=True,  # Ctrl-C at the terminal reaches guti alone
                 preexec_fn=lambda: lifeline.die_with_parent(guti),
             )
@@ -153,7 +164,7 @@ class RefereeLink:
         elif kind == "checked" and self.checked is not None and not self.checked.done():
             self.checked.set_result(message[1])
         elif kind == "closed":
-            self.cpu_seconds += message[1]
+            _closed_cpu_seconds[0] += message[1]
             if self.closed is not None and not self.closed.done():
                 self.closed.set_result(message[1])
 
@@ -175,6 +186,14 @@ class RefereeLink:
                 await process.wait()
         if self.reader is not None:
             await asyncio.gather(self.reader, return_exceptions=True)
+
+
+def _same_code_env() -> dict[str, str]:
+    """This environment, with the folder this guti was imported from first on the module
+    path: a referee process runs the same code as guti, installed or not."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
 
 
 class RefereePool(GameSlots):
@@ -213,11 +232,6 @@ class RefereePool(GameSlots):
 
     def _link_index(self, slot: int, count: int) -> int:
         return slot * count // self.concurrency
-
-    @property
-    def cpu_seconds(self) -> float:
-        """CPU seconds the referee processes reported as they closed (engines not counted)."""
-        return sum(link.cpu_seconds for link in self.links)
 
     async def check_engines(self) -> None:
         """Start every referee process, and in each every engine once."""
