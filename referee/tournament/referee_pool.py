@@ -70,8 +70,10 @@ class RefereeLost(Exception):
     """The referee process playing a game died; the game is played again."""
 
 
-class RefereeFailed(RuntimeError):
-    """A game raised inside a referee process (a bug), or lost its referee too often."""
+class RefereeFailed(EngineStartError):
+    """A game raised inside a referee process (a bug), or lost its referee too often, or a
+    referee process died while its engines started. An :class:`EngineStartError`, as
+    ``-cluster``'s ``ClusterError``: the run ends with one line, exit 2."""
 
 
 def say_error(text: str) -> None:
@@ -240,6 +242,8 @@ class RefereePool(GameSlots):
         for error in errors:
             if isinstance(error, BaseException):
                 await self.close()
+                if isinstance(error, RefereeLost):
+                    raise RefereeFailed(f"{error} while starting the engines") from None
                 raise error
         first = next((e for e in errors if e), None)
         if first:
