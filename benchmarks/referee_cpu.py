@@ -96,13 +96,15 @@ def _plies(db: str) -> int:
 PINNED = {1: ["-use-affinity", "0"], 2: ["-referees", "2", "-use-affinity"]}
 
 
-def referee_processes_cpu() -> float:
-    """CPU seconds reported so far by ``-referees`` processes (0 where there are none)."""
+def referee_processes_cpu(part: str = "run") -> float:
+    """CPU seconds reported so far by ``-referees`` processes (0 where there are none):
+    ``run``, refereeing; ``start``, their start-up (Python and the imports: like this
+    process's own imports, done in the uncounted warm-up, not counted as refereeing)."""
     try:
         module = importlib.import_module("referee.tournament.referee_pool")
     except ModuleNotFoundError:
         return 0.0
-    return float(module.referee_processes_cpu())
+    return float(module.referee_processes_cpu(part))
 
 
 def run_tournament(folder: str, bot: str, games: int, concurrency: int,
@@ -120,7 +122,7 @@ def run_tournament(folder: str, bot: str, games: int, concurrency: int,
         argv += ["-openings", "random:2", "-srand", "1"]
     argv += flags
     main = _tournament_main()
-    children = referee_processes_cpu()
+    children, starts = referee_processes_cpu(), referee_processes_cpu("start")
     before = resource.getrusage(resource.RUSAGE_SELF)
     began = time.perf_counter()
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
@@ -131,7 +133,8 @@ def run_tournament(folder: str, bot: str, games: int, concurrency: int,
         raise SystemExit(f"tournament exited {code}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     cpu += referee_processes_cpu() - children
-    return {"cpu": cpu, "wall": wall, "plies": float(_plies(db)), "games": float(games)}
+    return {"start_cpu": referee_processes_cpu("start") - starts, "cpu": cpu, "wall": wall,
+            "plies": float(_plies(db)), "games": float(games)}
 
 
 def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
@@ -179,6 +182,7 @@ def measure(games: int, pinned: bool = False) -> dict[str, float]:
                 "pinned_cpu_ms_per_ply": 1000 * (p1["cpu"] + p2["cpu"]) / (p1["plies"] + p2["plies"]),
                 "pinned_games_per_s_c1": p1["games"] / p1["wall"],
                 "pinned_games_per_s_c2": p2["games"] / p2["wall"],
+                "pinned_referee_start_cpu_s": p2["start_cpu"] / 2,
             }
     plies = one["plies"] + two["plies"]
     return {
@@ -282,6 +286,8 @@ ROWS = [
     ("pinned: games/s, concurrency 1 (`-use-affinity 0`)", "pinned_games_per_s_c1", "{:.1f}"),
     ("pinned: games/s, concurrency 2 (`-referees 2 -use-affinity`)", "pinned_games_per_s_c2",
      "{:.1f}"),
+    ("pinned: start-up CPU of each referee process (s; not in the CPU per ply)",
+     "pinned_referee_start_cpu_s", "{:.3f}"),
 ]
 
 

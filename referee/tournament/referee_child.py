@@ -42,6 +42,7 @@ class RefereeChild:
         self.run: WorkerRun | None = None
         self.name = "referee"
         self.games: dict[int, asyncio.Task[None]] = {}
+        self.started_cpu = 0.0  # CPU seconds spent before the run came (interpreter, imports)
 
     def send(self, message: Message) -> None:
         if not self.writer.is_closing():
@@ -51,6 +52,7 @@ class RefereeChild:
         """Act on one message from guti; False once it said ``close``."""
         kind = message[0]
         if kind == "setup":
+            self.started_cpu = _cpu_seconds()
             spec, self.name, cpus = message[1], message[2], message[3]
             if cpus:
                 os.sched_setaffinity(0, cpus)  # the engines it starts inherit these CPUs
@@ -111,8 +113,12 @@ class RefereeChild:
                 task.cancel()
             await asyncio.gather(*self.games.values(), return_exceptions=True)
             await run.close()
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        self.send(("closed", usage.ru_utime + usage.ru_stime))
+        self.send(("closed", _cpu_seconds() - self.started_cpu, self.started_cpu))
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 async def serve(out_fd: int) -> None:

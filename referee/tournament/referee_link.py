@@ -10,7 +10,8 @@ guti to the referee process
 the referee process to guti
     ``("checked", error)`` (``""``: every engine started); ``("started", game_id)``;
     ``("result", GameOutcome)``; ``("failed", game_id, text)`` (a bug: the game raised);
-    ``("closed", cpu_seconds)`` (its own CPU, engines not counted), just before it exits.
+    ``("closed", cpu_seconds, start_cpu_seconds)`` just before it exits: its own CPU
+    (engines not counted) since ``setup``, and before it (Python's start and the imports).
 
 End of input on either side means the other is gone.
 """

@@ -57,13 +57,14 @@ CLOSE_GRACE = 10.0
 
 #: CPU seconds of every referee process this guti has closed, its engines not counted: the
 #: referee's own cost where ``getrusage`` of this process cannot see it
-#: (``benchmarks/referee_cpu.py`` adds it to this process's).
-_closed_cpu_seconds = [0.0]
+#: (``benchmarks/referee_cpu.py`` adds it to this process's): refereeing, and starting.
+_closed_cpu_seconds = {"run": 0.0, "start": 0.0}
 
 
-def referee_processes_cpu() -> float:
-    """CPU seconds the referee processes of this guti reported as they closed, so far."""
-    return _closed_cpu_seconds[0]
+def referee_processes_cpu(part: str = "run") -> float:
+    """CPU seconds the referee processes of this guti reported as they closed, so far:
+    ``run``, from the run's arrival on; ``start``, before it (Python and the imports)."""
+    return _closed_cpu_seconds[part]
 
 
 class RefereeLost(Exception):
@@ -166,7 +167,8 @@ class RefereeLink:
         elif kind == "checked" and self.checked is not None and not self.checked.done():
             self.checked.set_result(message[1])
         elif kind == "closed":
-            _closed_cpu_seconds[0] += message[1]
+            _closed_cpu_seconds["run"] += message[1]
+            _closed_cpu_seconds["start"] += message[2]
             if self.closed is not None and not self.closed.done():
                 self.closed.set_result(message[1])
 
@@ -190,10 +192,17 @@ class RefereeLink:
             await asyncio.gather(self.reader, return_exceptions=True)
 
 
-def _same_code_env() -> dict[str, str]:
-    """This environment, with the folder this guti was imported from first on the module
-    path: a referee process runs the same code as guti, installed or not."""
+def _same_code_env() -> dict[str, str] | None:
+    """The environment for a referee process, so that it runs the same code as guti: the
+    folder guti was imported from first on its module path, unless that folder is one of
+    Python's own package folders (an installed guti, which every process finds, and which
+    must not come before the standard library); None: this environment as it is."""
+    import site
+
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    installed = {os.path.abspath(p) for p in (*site.getsitepackages(), site.getusersitepackages())}
+    if root in installed:
+        return None
     path = os.environ.get("PYTHONPATH")
     return {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
 
