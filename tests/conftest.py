@@ -27,6 +27,7 @@ import os
 import queue
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -260,6 +261,20 @@ class PdnGame:
     @property
     def move_texts(self) -> list[str]:
         return [m.text for m in self.moves]
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    """The rows ``sql`` selects from the SQLite file ``db`` (the tests' own reader)."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def games_stored(db: Path) -> int:
+    """Games in a tournament database so far (0 before it exists or has its tables)."""
+    try:
+        return rows(db, "SELECT COUNT(*) FROM games")[0][0] if db.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
 
 
 def read_pdn(text: str) -> list[PdnGame]:

@@ -14,7 +14,6 @@ import os
 import shlex
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -24,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from engine.rules import Board
-from tests.conftest import GUTI, ROOT, read_pdn, survivors, wait_for
+from tests.conftest import GUTI, ROOT, games_stored, read_pdn, rows, survivors, wait_for
 
 pytest.importorskip("distributed", reason="-cluster needs the cluster extra (distributed)")
 
@@ -42,18 +41,6 @@ def guti(*args: str, cwd: Path, timeout: float = 180,
          env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([*GUTI, *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=env or ENV)
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql).fetchall()
-
-
-def stored(db: Path) -> int:
-    try:
-        return rows(db, "SELECT COUNT(*) FROM games")[0][0] if db.exists() else 0
-    except sqlite3.OperationalError:
-        return 0
 
 
 def replay_all(pdn: Path) -> int:
@@ -132,7 +119,7 @@ def test_ctrl_c_at_the_terminal_stops_a_local_cluster_run_gracefully_and_it_resu
     proc = subprocess.Popen(argv, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        wait_for(lambda: stored(tmp_path / "guti.db") >= 3, "3 games stored", 90)
+        wait_for(lambda: games_stored(tmp_path / "guti.db") >= 3, "3 games stored", 90)
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=120)
     finally:
@@ -141,7 +128,7 @@ def test_ctrl_c_at_the_terminal_stops_a_local_cluster_run_gracefully_and_it_resu
             proc.wait()
     assert proc.returncode == 130, err
     assert "stopping: no new games" in out
-    first = stored(tmp_path / "guti.db")
+    first = games_stored(tmp_path / "guti.db")
     assert 3 <= first < 60 and replay_all(tmp_path / "t.pdn") == first
     again = guti(*argv[len(GUTI):], "-resume", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
@@ -324,10 +311,10 @@ def test_real_workers_play_40_games_and_a_killed_worker_loses_none(tmp_path, das
         cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         db = tmp_path / "guti.db"
-        wait_for(lambda: stored(db) >= 1, "the first game stored", 90)
+        wait_for(lambda: games_stored(db) >= 1, "the first game stored", 90)
         victim = sorted(worker_pids(address).values())[0]
         os.kill(victim, signal.SIGKILL)  # a worker process dies mid-run (mid-game)
-        killed_at = stored(db)
+        killed_at = games_stored(db)
         out, err = proc.communicate(timeout=180)
     finally:
         if proc.poll() is None:
@@ -356,7 +343,7 @@ def test_a_worker_without_an_engine_is_named_and_refused(tmp_path, dask_cluster)
     assert len(lines) == 1, done.stderr
     assert "worker tcp://127.0.0.1:" in lines[0] and "guti-test-engine" in lines[0]
     assert "No such file" in lines[0]
-    assert stored(tmp_path / "guti.db") == 0
+    assert games_stored(tmp_path / "guti.db") == 0
 
 
 def test_a_requirement_missing_on_the_workers_is_named_and_refused(tmp_path, dask_cluster):
@@ -386,7 +373,7 @@ requires = ["sh", "guti-client-only-tool"]
     assert len(lines) == 1, done.stderr
     assert "worker tcp://127.0.0.1:" in lines[0]
     assert "engine B requires guti-client-only-tool" in lines[0]
-    assert stored(tmp_path / "guti.db") == 0
+    assert games_stored(tmp_path / "guti.db") == 0
 
 
 def test_a_killed_client_leaves_no_game_running_on_the_workers(tmp_path, dask_cluster):
@@ -406,4 +393,4 @@ def test_a_killed_client_leaves_no_game_running_on_the_workers(tmp_path, dask_cl
     # The scheduler drops the client's tasks and the workers cancel the game (its
     # engines are killed), long before the time control would have ended it.
     wait_for(lambda: survivors(pids) == [], "the hanging engine killed", 30)
-    assert stored(tmp_path / "guti.db") == 0
+    assert games_stored(tmp_path / "guti.db") == 0

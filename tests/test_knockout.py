@@ -27,7 +27,7 @@ from referee.tournament.knockout import (
     new_jobs,
     seed_order,
 )
-from tests.conftest import GUTI, ROOT, read_pdn, wait_for
+from tests.conftest import GUTI, ROOT, read_pdn, rows, wait_for
 
 PY = sys.executable
 
@@ -166,11 +166,6 @@ def reference(name: str, level: int) -> list[str]:
 def guti(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess:
     return subprocess.run([*GUTI, "tournament", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)})
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql).fetchall()
 
 
 def walk(db: Path, engines: int, games: int, tiebreak: int) -> tuple[int, int, list[str]]:

@@ -30,7 +30,6 @@ import re
 import shlex
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -42,7 +41,7 @@ from pathlib import Path
 import pytest
 
 from engine.rules import Board
-from tests.conftest import GUTI, ROOT, read_pdn, survivors, wait_for
+from tests.conftest import GUTI, ROOT, games_stored, read_pdn, rows, survivors, wait_for
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PROBE = ROOT / "tests" / "engines" / "cpu_probe.py"
@@ -231,18 +230,6 @@ class Run:
 
 
 # --------------------------------------------------------------------------- what is stored
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql).fetchall()
-
-
-def stored(db: Path) -> int:
-    try:
-        return rows(db, "SELECT COUNT(*) FROM games")[0][0] if db.exists() else 0
-    except sqlite3.OperationalError:
-        return 0
 
 
 def check_games(db: Path, pdn: Path | None = None) -> dict[int, str]:
@@ -442,7 +429,7 @@ def referee_kill_trial(folder: Path, at: int, games: int = 2) -> None:
         victim = parent_of(marked)  # the referee process playing A's game, mid-game
         assert victim in referees_of(run.proc.pid), command_line(victim)
         os.kill(victim, signal.SIGKILL)
-        killed_at = stored(folder / "guti.db")
+        killed_at = games_stored(folder / "guti.db")
         code = run.finish(120)
     finally:
         run.kill()
@@ -493,7 +480,7 @@ def sigterm_trial(folder: Path, at: int) -> None:
     try:
         wait_for_mark(folder, run)
         assert len(referees_of(run.proc.pid)) == 2
-        at_signal = stored(folder / "guti.db")
+        at_signal = games_stored(folder / "guti.db")
         run.proc.send_signal(signal.SIGTERM)
         code = run.finish(EXIT_BOUND)
     finally:
@@ -513,21 +500,17 @@ def test_sigterm_aborts_the_referee_processes_games_and_stores_none(tmp_path):
 
 
 @pytest.mark.slow
-def test_referee_kill_at_random_moments_10_trials(tmp_path):
-    rng = random.Random("referee-kill")
+@pytest.mark.parametrize("fault", ["referee-kill", "sigterm"])
+def test_faults_at_random_moments_10_trials(tmp_path, fault):
+    """A referee process killed, or guti sent SIGTERM, at ten random ``go``s."""
+    rng = random.Random(fault)
     for n in range(10):
         folder = tmp_path / f"trial{n}"
         folder.mkdir()
-        referee_kill_trial(folder, at=rng.randint(2, 30), games=4)
-
-
-@pytest.mark.slow
-def test_sigterm_at_random_moments_10_trials(tmp_path):
-    rng = random.Random("sigterm")
-    for n in range(10):
-        folder = tmp_path / f"trial{n}"
-        folder.mkdir()
-        sigterm_trial(folder, at=rng.randint(2, 60))
+        if fault == "referee-kill":
+            referee_kill_trial(folder, at=rng.randint(2, 30), games=4)
+        else:
+            sigterm_trial(folder, at=rng.randint(2, 60))
 
 
 def test_sigkill_of_guti_leaves_no_referee_process_nor_engine(tmp_path):
@@ -556,7 +539,7 @@ def test_one_ctrl_c_lets_the_running_games_finish_and_stores_them(tmp_path):
     run = Run.start(argv, tmp_path)
     try:
         wait_for_mark(tmp_path, run)  # a game is in progress
-        before = stored(db)
+        before = games_stored(db)
         run.proc.send_signal(signal.SIGINT)  # to guti alone, not to its process group
         said = run.wait_line("stopping: no new games")
         finished_before = sum(line.startswith("Finished game") for line in run.out_lines[:said])
@@ -594,7 +577,7 @@ def test_an_engine_that_cannot_start_is_the_same_line_as_without_referees(tmp_pa
         lines = done.stderr.strip().split("\n")
         assert done.returncode == 2 and len(lines) == 1, done.stderr
         assert lines[0].startswith("guti tournament: engine X")
-        assert stored(folder / "guti.db") == 0
+        assert games_stored(folder / "guti.db") == 0
         nothing_left(folder, pids)
         answers.append((done.returncode, done.stderr))
     assert answers[0] == answers[1]
@@ -619,7 +602,7 @@ def test_a_game_that_keeps_killing_its_referee_ends_the_run_in_one_line(tmp_path
                      "0.01"), "-each", "tc=60+1", "-games", "20", "-concurrency", "2",
                      "-referees", "2", "-quiet"], tmp_path)
     try:
-        wait_for(lambda: stored(tmp_path / "guti.db") >= 1 or run.proc.poll() is not None,
+        wait_for(lambda: games_stored(tmp_path / "guti.db") >= 1 or run.proc.poll() is not None,
                  "a game stored", 60)
         (tmp_path / "FLAG").touch()  # from now on each new game kills its referee
         code = run.finish(60)
@@ -649,5 +632,5 @@ def test_a_referee_that_dies_while_its_engines_start_is_one_line(tmp_path):
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert re.fullmatch(r"guti tournament: referee \d \(pid \d+\) killed by signal 9 "
                         r"\(SIGKILL\) while starting the engines", lines[0]), lines[0]
-    assert stored(tmp_path / "guti.db") == 0
+    assert games_stored(tmp_path / "guti.db") == 0
     nothing_left(tmp_path, pids)

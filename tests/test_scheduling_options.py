@@ -279,9 +279,25 @@ def test_match_use_affinity_with_a_cpu_list(tmp_path):
     done = guti("match", *engine("P", PROBE), *engine("Q", PROBE), "-each", "tc=20+0.1",
                 "-games", "2", "-use-affinity", cpu, "-log", "traffic.log", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    seen = {line.rsplit(" ", 1)[1] for line in (tmp_path / "traffic.log").read_text().splitlines()
-            if "< info string cpus " in line}
+    log = (tmp_path / "traffic.log").read_text().splitlines()
+    seen = {line.rsplit(" ", 1)[1] for line in log if "< info string cpus " in line}
     assert seen == {cpu}
+    # the referee itself, pinned with its one slot's engines (a ply never crosses cores)
+    referee = {line.rsplit(" ", 1)[1] for line in log if "< info string referee " in line}
+    assert referee == {cpu}
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs Linux and two usable CPUs")
+def test_without_use_affinity_the_referee_is_not_pinned(tmp_path):
+    """The control of the test above: without the option guti runs where it was started."""
+    done = guti("match", *engine("P", PROBE), *engine("Q", PROBE), "-each", "tc=20+0.1",
+                "-games", "2", "-log", "traffic.log", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with open("/proc/self/status") as fh:
+        mine = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("Cpus_allowed_list"))
+    log = (tmp_path / "traffic.log").read_text().splitlines()
+    assert {line.rsplit(" ", 1)[1] for line in log if "< info string referee " in line} == {mine}
 
 
 # --------------------------------------------------------------------------- mistakes

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUTI, ROOT, read_pdn, survivors, wait_for
+from tests.conftest import GUTI, ROOT, read_pdn, rows, survivors, wait_for
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PY = sys.executable
@@ -47,11 +47,6 @@ def guti(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedPro
 
 def tourney(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     return guti("tournament", *args, cwd=cwd, timeout=timeout)
-
-
-def rows(db: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql).fetchall()
 
 
 def pdn_games(path: Path) -> list[dict[str, str]]:

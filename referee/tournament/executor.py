@@ -67,6 +67,10 @@ class GameSlots(ABC):
     async def play(self, job: ScheduledGame, slot: int = 0) -> GameRecord:
         """One game in game slot ``slot``; its record."""
 
+    def placement(self) -> contextlib.AbstractContextManager[None]:
+        """Where this process runs during :meth:`run` (nothing to change, here)."""
+        return contextlib.nullcontext()
+
     @abstractmethod
     def kill_all(self) -> None:
         """SIGKILL every engine process (an abort)."""
@@ -113,20 +117,21 @@ class GameSlots(ABC):
                 on_result(job, record)
 
         count = self.concurrency if games is None else max(1, min(self.concurrency, games))
-        tasks = [asyncio.create_task(worker(slot)) for slot in range(count)]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:  # cancelled (or a bug): abort this run's games
-            control.aborted = control.stopping = True
-            for task in tasks:
-                task.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait(tasks, timeout=ABORT_GRACE)
-            raise
-        finally:
-            if control.aborted:
-                self.kill_all()
-            await asyncio.shield(self.close())
+        with self.placement():
+            tasks = [asyncio.create_task(worker(slot)) for slot in range(count)]
+            try:
+                await asyncio.gather(*tasks)
+            except BaseException:  # cancelled (or a bug): abort this run's games
+                control.aborted = control.stopping = True
+                for task in tasks:
+                    task.cancel()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait(tasks, timeout=ABORT_GRACE)
+                raise
+            finally:
+                if control.aborted:
+                    self.kill_all()
+                await asyncio.shield(self.close())
 
     async def _pause(self, control: RunControl) -> bool:
         """``-wait``: sleep before a slot's next game (after its job is taken, so the last
@@ -175,17 +180,10 @@ class Executor(GameSlots):
             await self.close()
             raise errors[0]
 
-    async def run(
-        self,
-        next_job: Callable[[], ScheduledGame | None],
-        on_result: Callable[[ScheduledGame, GameRecord], None],
-        control: RunControl,
-        games: int | None = None,
-    ) -> None:
-        """:meth:`GameSlots.run`, with this process's event loop pinned to the CPUs of the
-        slots it referees (all of ``-use-affinity``'s) for the run."""
-        with referee_pinned(self.cpus):
-            await super().run(next_job, on_result, control, games)
+    def placement(self) -> contextlib.AbstractContextManager[None]:
+        """This process's event loop pinned, for the run, to the CPUs of the slots it
+        referees (all of ``-use-affinity``'s; nothing without it)."""
+        return referee_pinned(self.cpus)
 
     def kill_all(self) -> None:
         """SIGKILL every engine process of every pool (an abort)."""

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A tiny UGI engine that reports where it runs: a legal random mover that, at every
 ``go``, reads its own ``/proc/PID/status`` and prints ``info string cpus LIST`` (the
-``Cpus_allowed_list`` the kernel holds for it at that moment) before its move.
+``Cpus_allowed_list`` the kernel holds for it at that moment) before its move, and
+``info string referee LIST``, its parent's (the referee that started it).
 
 Why: ``-use-affinity`` is checked from the running engines themselves, while they play,
 and the traffic log ties each report to the game it was made in.
@@ -20,8 +21,8 @@ sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
 from engine.rules import Board  # noqa: E402
 
 
-def allowed_cpus() -> str:
-    with open(f"/proc/{os.getpid()}/status") as fh:
+def allowed_cpus(pid: int | None = None) -> str:
+    with open(f"/proc/{pid or os.getpid()}/status") as fh:
         for line in fh:
             if line.startswith("Cpus_allowed_list:"):
                 return line.split(":", 1)[1].strip()
@@ -59,6 +60,7 @@ def main() -> None:
         elif words[0] == "go":
             time.sleep(think)
             out(f"info string cpus {allowed_cpus()}")
+            out(f"info string referee {allowed_cpus(os.getppid())}")
             legal = board.legal_moves
             out(f"bestmove {rng.choice(legal)}" if legal else "bestmove none")
         elif words[0] == "quit":
