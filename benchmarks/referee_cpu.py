@@ -96,6 +96,20 @@ def _plies(db: str) -> int:
 PINNED = {1: ["-use-affinity", "0"], 2: ["-referees", "2", "-use-affinity"]}
 
 
+def interpreter() -> str:
+    """The Python that runs the referee, and whether its interpreter loop lives in a shared
+    ``libpython`` (pyenv's default build), which on this machine spent about a fifth more
+    CPU per ply than Debian's python3.11, whose executable has it linked in
+    (benchmarks/RESULTS.md, round 4)."""
+    try:
+        with open("/proc/self/maps") as fh:
+            shared = "libpython" in fh.read()
+    except OSError:
+        return f"{sys.executable} (Python {sys.version.split()[0]})"
+    how = "libpython loaded as a shared library" if shared else "libpython linked in"
+    return f"{sys.executable} (Python {sys.version.split()[0]}, {how})"
+
+
 def referee_processes_cpu(part: str = "run") -> float:
     """CPU seconds reported so far by ``-referees`` processes (0 where there are none):
     ``run``, refereeing; ``start``, their start-up (Python and the imports: like this
@@ -258,6 +272,7 @@ def compare_cutegames(binary: str, games: int, rounds: int, pinned: bool = False
                     runs.setdefault(f"pinned cpu c{c}", []).append(
                         1000 * one["cpu"] / one["plies"])
     med = {key: statistics.median(values) for key, values in runs.items()}
+    print(f"interpreter: {interpreter()}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}; medians of {rounds} run(s), "
           f"{games} games from the start position")
     shapes = ["guti", "pinned"] if pinned else ["guti"]
@@ -336,6 +351,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(now))
         return 0
+    print(f"interpreter: {interpreter()}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}; medians of {len(nows)} run(s)")
     if base is None:
         for label, key, fmt in ROWS:

@@ -211,6 +211,10 @@ class ClusterExecutor:
         if future.status == "finished":
             outcomes: list[GameOutcome] = await future
             return outcomes
+        if future.status in ("pending", "lost"):
+            # done, but its result died with its worker before it reached this client
+            # ("Couldn't gather ... rescheduling"): Dask plays the batch again; wait for it
+            return future
         exc = await future.exception() if future.status == "error" else None
         first = batch[0].game_id
         again = self.attempts.get(first, 0) + 1

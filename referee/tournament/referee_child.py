@@ -27,6 +27,8 @@ import resource
 import signal
 import sys
 import traceback
+from collections.abc import Coroutine
+from typing import Any
 
 from referee.process.event_loop import run
 from referee.tournament.referee_link import Message, frame, read_message
@@ -72,8 +74,8 @@ class RefereeChild:
             return False
         return True
 
-    def _spawn(self, key: int, work: object) -> None:
-        task = asyncio.ensure_future(work)  # type: ignore[call-overload]
+    def _spawn(self, key: int, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
         self.games[key] = task
         task.add_done_callback(lambda _: self.games.pop(key, None))
 

@@ -8,8 +8,8 @@ guti to the referee process
     ``("setup", RunSpec, name, cpus)`` first, once; ``("check",)``;
     ``("play", ScheduledGame)``; ``("cancel", game_id)``; ``("abort",)``; ``("close",)``.
 the referee process to guti
-    ``("checked", error)`` (``""``: every engine started); ``("started", game_id)``;
-    ``("result", GameOutcome)``; ``("failed", game_id, text)`` (a bug: the game raised);
+    ``("checked", error)`` (``""``: every engine started); ``("result", GameOutcome)``;
+    ``("failed", game_id, text)`` (a bug: the game raised);
     ``("closed", cpu_seconds, start_cpu_seconds)`` just before it exits: its own CPU
     (engines not counted) since ``setup``, and before it (Python's start and the imports).
 

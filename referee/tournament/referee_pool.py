@@ -94,7 +94,6 @@ class RefereeLink:
         self.closed: asyncio.Future[float] | None = None
         self.reader: asyncio.Task[None] | None = None
         self.starting = asyncio.Lock()
-        self.on_started: Callable[[int], None] | None = None
 
     @property
     def alive(self) -> bool:
