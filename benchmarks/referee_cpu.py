@@ -98,8 +98,8 @@ PINNED = {1: ["-use-affinity", "0"], 2: ["-referees", "2", "-use-affinity"]}
 
 def interpreter() -> str:
     """The Python that runs the referee, and whether its interpreter loop lives in a shared
-    ``libpython`` (pyenv's default build), which on this machine spent about a fifth more
-    CPU per ply than Debian's python3.11, whose executable has it linked in
+    ``libpython`` (pyenv's default build) or is linked into the executable (Debian's
+    python3.11): most of a ply's CPU is that loop, so the build can show in the figures
     (benchmarks/RESULTS.md, round 4)."""
     try:
         with open("/proc/self/maps") as fh:
