@@ -37,7 +37,6 @@ import dataclasses
 import itertools
 import logging
 import signal
-import sys
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -60,7 +59,13 @@ from referee.tournament.cluster_worker import (
     play_task,
     stop_run,
 )
-from referee.tournament.remote_games import GameOutcome, RunSpec, WorkerUnfit, log_outcome
+from referee.tournament.remote_games import (
+    GameOutcome,
+    RunSpec,
+    WorkerUnfit,
+    log_outcome,
+    say_error,
+)
 from referee.tournament.scheduler import ScheduledGame
 from referee.tournament.stopping import RunControl
 from referee.ugi.engine_config import EngineConfig
@@ -88,10 +93,6 @@ LOCAL_CONFIG = {
     "distributed.worker.profile.enabled": False,
     "distributed.scheduler.work-stealing": False,
 }
-
-
-def say_error(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
 
 
 class ClusterExecutor:

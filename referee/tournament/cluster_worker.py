@@ -49,7 +49,6 @@ from distributed import WorkerPlugin, get_worker, secede
 
 from referee.tournament.remote_games import (
     GameOutcome,
-    GameTraffic,
     RunSpec,
     WorkerRun,
     WorkerUnfit,
@@ -143,24 +142,16 @@ def play_task(spec: RunSpec, jobs: list[ScheduledGame]) -> list[GameOutcome]:
 
 
 def _play_one(run: WorkerRun, job: ScheduledGame, worker: Any, key: Any) -> GameOutcome:
-    if run.stopped:
-        return GameOutcome(job.game_id, None, worker.address)
-    sink = GameTraffic() if run.spec.traffic else None
-    game = on_engine_loop(run.play(job, sink))
+    game = on_engine_loop(run.play(job, worker.address))
     while True:
         try:
-            played = game.result(timeout=WATCH_INTERVAL)
-            break
+            outcome: GameOutcome = game.result(timeout=WATCH_INTERVAL)
+            return outcome
         except concurrent.futures.TimeoutError:
             ts = worker.state.tasks.get(key) if key is not None else None
             if key is not None and (ts is None or ts.state == "cancelled"):
                 game.cancel()  # its client cancelled it or is gone: kill the engines
                 raise concurrent.futures.CancelledError(f"game {job.game_id + 1}") from None
-    if played is None:  # stopped while it waited for a slot
-        return GameOutcome(job.game_id, None, worker.address)
-    lines = sink.lines if sink is not None else []
-    return GameOutcome(job.game_id, played[0], worker.address, lines,
-                       sink.dropped if sink else 0, played[1])
 
 
 def stop_run(run_id: str) -> None:

@@ -32,7 +32,7 @@ from typing import Any
 
 from referee.process.event_loop import run
 from referee.tournament.referee_link import Message, frame, read_message
-from referee.tournament.remote_games import GameOutcome, GameTraffic, WorkerRun
+from referee.tournament.remote_games import WorkerRun
 from referee.tournament.scheduler import ScheduledGame
 
 
@@ -90,20 +90,15 @@ class RefereeChild:
     async def _play(self, job: ScheduledGame) -> None:
         run = self.run
         assert run is not None
-        sink = GameTraffic() if run.spec.traffic else None
         try:
-            played = await run.play(job, sink)
+            outcome = await run.play(job, self.name)
         except asyncio.CancelledError:
             raise  # cancelled or aborted by guti: nothing to report
         except Exception:  # noqa: BLE001 - a bug: guti stops the run and shows it
             self.send(("failed", job.game_id, traceback.format_exc(limit=8)))
             return
-        if played is None:
-            return
-        record, seconds = played
-        lines = sink.lines if sink is not None else []
-        self.send(("result", GameOutcome(job.game_id, record, self.name, lines,
-                                         sink.dropped if sink else 0, seconds)))
+        if outcome.record is not None:  # None: aborted before it began; nothing to report
+            self.send(("result", outcome))
 
     async def finish(self, aborted: bool) -> None:
         """Kill (``aborted``) or let finish nothing: cancel what runs, quit every engine."""

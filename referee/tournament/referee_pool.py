@@ -45,7 +45,7 @@ from referee.process.errors import EngineStartError
 from referee.tournament.executor import GameSlots
 from referee.tournament.observer import TournamentObserver
 from referee.tournament.referee_link import Message, frame, read_message
-from referee.tournament.remote_games import GameOutcome, RunSpec, log_outcome
+from referee.tournament.remote_games import GameOutcome, RunSpec, log_outcome, say_error
 from referee.tournament.scheduler import ScheduledGame
 from referee.ugi.engine_config import EngineConfig
 
@@ -75,10 +75,6 @@ class RefereeFailed(EngineStartError):
     """A game raised inside a referee process (a bug), or lost its referee too often, or a
     referee process died while its engines started. An :class:`EngineStartError`, as
     ``-cluster``'s ``ClusterError``: the run ends with one line, exit 2."""
-
-
-def say_error(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
 
 
 class RefereeLink:

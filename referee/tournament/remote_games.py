@@ -16,6 +16,7 @@ import asyncio
 import shlex
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,15 +142,23 @@ class WorkerRun:
                 self.checked = errors
             return self.checked
 
-    async def play(self, job: ScheduledGame, sink: GameTraffic | None
-                   ) -> tuple[GameRecord, float] | None:
+    async def play(self, job: ScheduledGame, where: str) -> GameOutcome:
         """One game, as the local executor plays it (:func:`~referee.tournament.pairing.
-        play_job`), with each process's traffic routed to ``sink`` while the game holds it:
-        its record and length in seconds; None if the run stopped before a slot was free."""
+        play_job`), as the outcome sent back from ``where``: with its traffic when the run
+        logs it (each process's lines routed to the game while it holds the process), and
+        no record if the run stopped before the game began."""
+        if self.stopped:
+            return GameOutcome(job.game_id, None, where)
+        sink = GameTraffic() if self.spec.traffic else None
         if self.slots is None:
-            return await self._play(job, sink)
-        async with self.slots:
-            return None if self.stopped else await self._play(job, sink)
+            record, seconds = await self._play(job, sink)
+        else:
+            async with self.slots:
+                if self.stopped:
+                    return GameOutcome(job.game_id, None, where)
+                record, seconds = await self._play(job, sink)
+        return GameOutcome(job.game_id, record, where, sink.lines if sink else [],
+                           sink.dropped if sink else 0, seconds)
 
     async def _play(self, job: ScheduledGame, sink: GameTraffic | None
                     ) -> tuple[GameRecord, float]:
@@ -222,6 +231,12 @@ async def build_once(engine: str, argv: tuple[str, ...], cwd: str) -> str:
             _BUILDS[key] = str(exc)
     error = _BUILDS[key]
     return f"engine {engine}: build {shlex.join(argv)} failed: {error}" if error else ""
+
+
+def say_error(text: str) -> None:
+    """The executors' default for what they tell the user while games go on elsewhere (a
+    worker or referee process lost, a game played again): one line on stderr."""
+    print(text, file=sys.stderr, flush=True)
 
 
 def log_outcome(traffic: TrafficHook | None, job: ScheduledGame, outcome: GameOutcome) -> None:
