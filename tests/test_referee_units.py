@@ -4,6 +4,8 @@ parsing, engine option lines, the reason vocabulary, PDN text, openings files.""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.rules import Board
 from referee.config.args import CliError, Kind, OptionSpec, parse_cli
@@ -20,6 +22,7 @@ from referee.game.timecontrol import (
     parse_tc,
 )
 from referee.process.engine_process import describe_exit
+from referee.ugi.client import ClockedGo, go_line
 from referee.ugi.engine_config import EngineConfigError, engine_config_from_tokens
 from referee.ugi.options import parse_option_line
 
@@ -93,6 +96,27 @@ def test_go_arguments():
     assert go_arguments("w", Clock(Limits(depth=3, nodes=100)), b).arguments() == "depth 3 nodes 100"
     assert go_arguments("w", Clock(Limits(movetime_ms=100)), b).arguments() == "movetime 100"
     assert go_arguments("w", Clock(Limits()), b).arguments() == "infinite"
+
+
+_figures = st.one_of(st.none(), st.integers(0, 10**7), st.sampled_from([9_876_543_211, 98_765_432_110]))
+_limits = st.builds(
+    Limits, base_ms=_figures, inc_ms=st.integers(0, 10**5), moves_per_period=st.one_of(st.none(), st.integers(1, 60)),
+    movetime_ms=_figures, depth=st.one_of(st.none(), st.integers(1, 99)), nodes=_figures,
+)
+
+
+@given(_limits, _limits, st.floats(-50_000, 10**7), st.floats(-50_000, 10**7), st.integers(0, 70),
+       st.booleans())
+def test_clocked_go_writes_what_go_arguments_says(white, black, white_ms, black_ms, moved, black_moves):
+    """The game loop's go lines (ClockedGo, a pattern filled in each ply) are word for word
+    the ones built from a Go each ply, for any limits and clocks (marker figures included)."""
+    w, b = Clock(white), Clock(black)
+    w.remaining_ms, b.remaining_ms = white_ms, black_ms
+    mover = b if black_moves else w
+    mover.moves_in_period = moved
+    clocked = ClockedGo(mover.limits, white, black)
+    expected = go_line(go_arguments("b" if black_moves else "w", w, b))
+    assert clocked.line(white_ms, black_ms, moved) == expected
 
 
 def test_pdn_time_control_tag():

@@ -31,7 +31,9 @@ caller's job (see :mod:`referee.tournament.match`).
 from __future__ import annotations
 
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.rules import Board, Move, Result, RulesError, Side
 from referee.game.adjudication import Adjudicator, Ruling
@@ -45,9 +47,9 @@ from referee.game.settings import (
     DEFAULT_STALL_GRACE,
     Adjudication,
 )
-from referee.game.timecontrol import Clock, Limits, go_arguments
+from referee.game.timecontrol import Clock, Limits
 from referee.process.errors import EngineError, EngineTimeout, ErrorKind
-from referee.ugi.client import GoReply, Position, UgiEngine
+from referee.ugi.client import ClockedGo, GoReply, Position, UgiEngine
 
 #: The reason a game is lost for, by the kind of engine-process fault.
 REASON_OF_FAULT = {
@@ -140,9 +142,12 @@ class _Game:
     observer: MoveObserver | None = None  # told every move (the live page)
     adjudicator: Adjudicator | None = None  # -draw/-resign/-maxmoves, when any is on
     position: Position = field(init=False)
+    goes: dict[Side, ClockedGo] = field(init=False)  # each side's go lines
 
     def __post_init__(self) -> None:
         self.position = Position.of(self.board)
+        limits = self.clocks[Side.WHITE].limits, self.clocks[Side.BLACK].limits
+        self.goes = {side: ClockedGo(self.clocks[side].limits, *limits) for side in self.clocks}
 
     async def play(self) -> GameRecord:
         for side in (Side.WHITE, Side.BLACK):
@@ -163,7 +168,7 @@ class _Game:
             except EngineError as exc:
                 return self.engine_failed(side, exc)
             verdict = judge_reply(self.board, reply.bestmove, reply.elapsed_ms, allowed)
-            self.clocks[side].charge(reply.elapsed_ms)
+            self.clocks[side].charge(reply.elapsed_ms, allowed)
             if verdict.move is None:
                 return self.bad_reply(side, verdict, reply, allowed)
             self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply)
@@ -175,9 +180,13 @@ class _Game:
         """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
         return self.bounds.move if allowed is None else allowed / 1000 + self.bounds.stall_grace
 
-    async def ask(self, side: Side, allowed: float | None) -> GoReply:
-        go = go_arguments(side, self.clocks[Side.WHITE], self.clocks[Side.BLACK])
-        return await self.engines[side].go(self.position, go, self.wait_for(allowed))
+    def ask(self, side: Side, allowed: float | None) -> Coroutine[Any, Any, GoReply]:
+        """Send ``position`` and ``go`` with both clocks as they stand; awaited, the reply
+        (the client's coroutine itself, not one more around it: this runs every ply)."""
+        white, black = self.clocks[Side.WHITE], self.clocks[Side.BLACK]
+        moved = (white if side is Side.WHITE else black).moves_in_period
+        go = self.goes[side].line(white.remaining_ms, black.remaining_ms, moved)
+        return self.engines[side].go(self.position, go, self.wait_for(allowed))
 
     def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:
         """Play the judged move (``text`` as the engine wrote it); the ``position`` sent

@@ -66,9 +66,12 @@ class Clock:
             return lim.movetime_ms + lim.margin_ms
         return None
 
-    def charge(self, elapsed_ms: float) -> bool:
-        """Book a move that took ``elapsed_ms``; False if it was over the limit."""
-        allowed = self.allowed_ms()
+    def charge(self, elapsed_ms: float, allowed: float | None | bool = True) -> bool:
+        """Book a move that took ``elapsed_ms``; False if it was over the limit.
+        ``allowed``: what :meth:`allowed_ms` said before the move, when the caller has it
+        (the game loop: not worked out twice per ply)."""
+        if allowed is True:
+            allowed = self.allowed_ms()
         ok = allowed is None or elapsed_ms <= allowed
         lim = self.limits
         if lim.base_ms is not None:

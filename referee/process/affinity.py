@@ -15,7 +15,9 @@ search off the other's. Linux only (``os.sched_setaffinity``).
 - :func:`pin_process_tree` pins a running engine: every thread of the process and of its
   descendants (an engine started through a wrapper script is pinned too). Engine
   processes are reused by whichever game slot takes them next, so a game pins its two
-  processes when it starts, not once at spawn.
+  processes when it starts, not once at spawn (the local executor skips a process still
+  on the slot's CPUs from its last game: threads and processes it started since then
+  inherited them).
 """
 
 from __future__ import annotations

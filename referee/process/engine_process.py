@@ -76,6 +76,10 @@ QUEUE_LIMIT = 16 << 20
 #: Bytes of the unread-output budget charged per arrival stamp (its two array slots), so
 #: that the bound holds in memory for any mix of lines and chunks.
 STAMP_COST = 16
+#: Read stamps and bytes of stdout kept before they are freed (see ``_Pipes._compact``):
+#: freeing them costs a copy, so it is done seldom, not after every line read.
+COMPACT_STAMPS = 256
+COMPACT_BYTES = 1 << 16
 #: Bytes of stderr kept for error messages and a crashed engine's record.
 STDERR_TAIL = 4096
 #: After the engine process exits, how long its stdout may stay open (held by
@@ -246,7 +250,8 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.times.append(now)
         if self.owner.traffic is not None:
             self._log(done_from, end)
-        if self.unread_cost() > QUEUE_LIMIT:
+        # unread_cost(), written out: this runs for every chunk
+        if start + size - self.pos + STAMP_COST * (len(self.ends) - self.first_stamp) > QUEUE_LIMIT:
             self._fail(f"left more than {QUEUE_LIMIT} bytes of output unread")
             return
         waiter, want = self.waiter, self.want
@@ -279,11 +284,12 @@ class _Pipes(asyncio.SubprocessProtocol):
 
     # -- reading (lazily) ------------------------------------------------------------
     def stamp(self, newline: int) -> float:
-        """Arrival time of the line whose newline is at absolute offset ``newline``."""
+        """Arrival time of the line whose newline is at absolute offset ``newline``, the
+        last line to be read (the stamps of chunks read to their end are passed over)."""
         ends, i = self.ends, self.first_stamp
         while ends[i] <= newline:
             i += 1
-        self.first_stamp = i
+        self.first_stamp = i + 1 if ends[i] == newline + 1 else i
         return self.times[i]
 
     def find_line(self, word: bytes | None) -> int | None:
@@ -318,7 +324,8 @@ class _Pipes(asyncio.SubprocessProtocol):
             text = buf[lo:end].decode("utf-8", "replace")
             at = self.stamp(newline)
             self.pos = newline + 1
-            self._compact()
+            if self.first_stamp > COMPACT_STAMPS or end > COMPACT_BYTES:
+                self._compact()
             return [text[:-1] if text.endswith("\r") else text], at
         for _ in range(keep):
             start = max(buf.rfind(b"\n", lo, end) + 1, lo)
@@ -329,7 +336,8 @@ class _Pipes(asyncio.SubprocessProtocol):
         lines = [line.removesuffix("\r") for line in text.split("\n")] if keep else []
         at = self.stamp(newline)
         self.pos = newline + 1
-        self._compact()
+        if self.first_stamp > COMPACT_STAMPS or self.pos - self.base > COMPACT_BYTES:
+            self._compact()
         return lines, at
 
     def drop(self) -> None:
@@ -339,16 +347,19 @@ class _Pipes(asyncio.SubprocessProtocol):
             self._compact()
 
     def _compact(self) -> None:
+        """Free what is read: the stamps and bytes before the read position, once there
+        are more than COMPACT_STAMPS / COMPACT_BYTES of them (the readers call this only
+        then; until it runs, a chunk read to its end may still count as one unread stamp)."""
         ends, i = self.ends, self.first_stamp
         while i < len(ends) and ends[i] <= self.pos:
             i += 1
-        if i > 256 and 2 * i > len(ends):
+        if i > COMPACT_STAMPS and 2 * i > len(ends):
             del ends[:i]
             del self.times[:i]
             i = 0
         self.first_stamp = i
         rel = self.pos - self.base
-        if rel > 65536 and 2 * rel > len(self.buf):
+        if rel > COMPACT_BYTES and 2 * rel > len(self.buf):
             del self.buf[:rel]
             self.base = self.pos
 
@@ -509,7 +520,7 @@ class EngineProcess:
     def send_lines(self, lines: Sequence[str]) -> float:
         """Write ``lines`` in one write; the ``time.monotonic()`` just after it (a move's
         time runs from there). Never blocks; a dead pipe shows up on reading."""
-        self._write("\n".join(lines) + "\n" if lines else "")
+        self._write_bytes(("\n".join(lines) + "\n").encode() if lines else b"")
         sent_at = time.monotonic()
         if self.traffic is not None:
             now = time.time()
@@ -519,8 +530,9 @@ class EngineProcess:
 
     def drop_pending(self) -> None:
         """Forget lines received but not read yet (they cannot answer what comes next)."""
-        if self._pipes is not None:
-            self._pipes.drop()
+        p = self._pipes
+        if p is not None and p.pos != p.line_start:  # (usually nothing is left unread)
+            p.drop()
 
     def send_raw(self, data: bytes) -> None:
         """Write bytes exactly as given, even ones that are not UTF-8 (``guti check``
@@ -528,9 +540,6 @@ class EngineProcess:
         self._write_bytes(data)
         if self.traffic is not None:
             self.traffic(time.time(), ">", self.name, data.decode("utf-8", "backslashreplace"))
-
-    def _write(self, text: str) -> None:
-        self._write_bytes(text.encode())
 
     def _write_bytes(self, data: bytes) -> None:
         """Write at once what the pipe takes; keep the rest, in order, for the event loop's
@@ -614,7 +623,8 @@ class EngineProcess:
         p = self._pipes
         if p is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
-        newline = p.find_line(word)
+        # (the usual state when a wait begins: nothing unread, no search to make)
+        newline = p.find_line(word) if p.pos < p.line_start else None
         if newline is not None:
             return p.take(newline, keep)
         loop = p.loop
@@ -629,7 +639,10 @@ class EngineProcess:
                     seen = p.find_line(None) is not None
                     lines = p.take(p.line_start - 1, keep)[0] if seen else []
                     raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
-                p.arm(deadline)
+                if p.timer_at <= deadline:  # the timer set already wakes it in time
+                    p.deadline = deadline
+                else:
+                    p.arm(deadline)
                 p.waiter = waiter = loop.create_future()
                 p.want, p.found = word, None
                 await waiter

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
@@ -167,6 +168,10 @@ class Executor(GameSlots):
             for c in engines
         ]
         self.traffic = traffic
+        #: The CPUs each engine process was last pinned to: a process that stays in one
+        #: slot is pinned by its first game only (pinning reads /proc, about 0.1 ms).
+        self.pinned: weakref.WeakKeyDictionary[UgiEngine, tuple[int, ...]] = (
+            weakref.WeakKeyDictionary())
 
     async def check_engines(self) -> None:
         """Start one process of every engine (concurrently) and keep it idle; the
@@ -193,15 +198,17 @@ class Executor(GameSlots):
     async def play(self, job: ScheduledGame, slot: int = 0) -> GameRecord:
         """One game between the job's engines (:func:`~referee.tournament.pairing.play_job`),
         announced in the traffic log and to the observer; with ``cpus`` both engines are
-        pinned to game slot ``slot``'s CPUs first."""
+        pinned to game slot ``slot``'s CPUs first (unless an earlier game left them there:
+        what they start later, threads or processes, inherits those CPUs)."""
         white, black = self.pools[job.white], self.pools[job.black]
         note = getattr(self.traffic, "note", None)
         cpus = slot_cpus(self.cpus, self.concurrency, slot) if self.cpus else None
 
         def before_play(w: UgiEngine, b: UgiEngine) -> MoveObserver | None:
             for proc in (w, b):
-                if cpus and proc.pid is not None:
+                if cpus and proc.pid is not None and self.pinned.get(proc) != cpus:
                     pin_process_tree(proc.pid, cpus)
+                    self.pinned[proc] = cpus
             if note is not None:
                 w_tag = f"#{white.number.get(w)} " if self.tag_processes else ""
                 b_tag = f"#{black.number.get(b)} " if self.tag_processes else ""

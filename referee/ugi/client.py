@@ -30,14 +30,15 @@ from __future__ import annotations
 import functools
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from typing import Any, NewType
 
 from engine.rules import Board
 from referee.process.engine_process import EngineProcess, TrafficHook
 from referee.process.errors import EngineError, EngineStartError, EngineTimeout
 from referee.ugi.engine_config import EngineConfig
-from referee.ugi.limits import Go
+from referee.ugi.limits import Go, Limits, go_for_turn
 from referee.ugi.options import (
     UNDECLARED_GAME,
     EngineOption,
@@ -92,8 +93,57 @@ def position_line(position: Position) -> str:
 
 
 def go_line(go: Go) -> str:
-    """``go ...``: the only place that writes it."""
+    """``go ...``: the only place that writes it (:class:`ClockedGo` fills in its output)."""
     return f"go {go.arguments()}"
+
+
+#: A whole ``go`` line written by :class:`ClockedGo` (what :meth:`UgiEngine.go` takes
+#: besides a :class:`Go`).
+GoLine = NewType("GoLine", str)
+
+#: Figures :class:`ClockedGo` asks :func:`go_line` to write where the clocks go, to find
+#: their places in the line.
+_MARKS = (9_876_543_211, 9_876_543_212, 9_876_543_213)
+
+
+class ClockedGo:
+    """Every ``go`` line of one side in one game, written from the clocks each ply.
+
+    Why: within a game a side's ``go`` lines differ only in the clock figures (and
+    ``movestogo``), and building a :class:`Go` then writing it word by word was several
+    microseconds of the referee's time every ply. The pattern is :func:`go_line`'s own
+    output for :func:`~referee.ugi.limits.go_for_turn` with marker figures in place of
+    the clocks, so every line is the one ``go_line(go_for_turn(...))`` writes (tests
+    compare the two); limits whose own figures hold a marker are written that way."""
+
+    __slots__ = ("limits", "pattern", "period")
+
+    def __init__(self, mover: Limits, white: Limits, black: Limits) -> None:
+        self.limits = (mover, white, black)
+        self.period = (mover.moves_per_period or 0) if mover.base_ms is not None else 0
+        p1, p2, to_go = _MARKS
+        text = go_line(go_for_turn(mover, (white, p1), (black, p2), self.period - to_go))
+        shown = mover.base_ms is not None  # the clocks go_for_turn writes, and movestogo
+        wanted = (int(shown and white.base_ms is not None),
+                  int(shown and black.base_ms is not None), int(self.period > 0))
+        marks = [str(mark) for mark in _MARKS]
+        self.pattern: str | None = None
+        if "{" not in text and "}" not in text and all(
+                text.count(mark) == n for mark, n in zip(marks, wanted, strict=True)):
+            for index, mark in enumerate(marks):
+                text = text.replace(mark, f"{{{index}}}")
+            self.pattern = text
+
+    def line(self, white_ms: float, black_ms: float, moves_in_period: int = 0) -> GoLine:
+        """The ``go`` line with the clocks at ``white_ms`` and ``black_ms``, the mover
+        having made ``moves_in_period`` moves of its period (``tc=MOVES/BASE``)."""
+        pattern = self.pattern
+        if pattern is None:
+            mover, white, black = self.limits
+            return GoLine(go_line(go_for_turn(mover, (white, white_ms), (black, black_ms),
+                                              moves_in_period)))
+        return GoLine(pattern.format(max(0, int(white_ms)), max(0, int(black_ms)),
+                                     max(1, self.period - moves_in_period)))
 
 
 def is_bestmove(line: str) -> bool:
@@ -243,10 +293,11 @@ class UgiEngine:
     def send_position(self, position: Position) -> None:
         self.transport.send(position_line(position))
 
-    def start_search(self, position: Position | None, go: Go) -> float:
+    def start_search(self, position: Position | None, go: Go | GoLine) -> float:
         """Write ``position`` (if given) and ``go`` in one write; the monotonic time of it."""
-        lines = [go_line(go)] if position is None else [position_line(position), go_line(go)]
-        return self.transport.send_lines(lines)
+        text = go if isinstance(go, str) else go_line(go)
+        return self.transport.send_lines([text] if position is None
+                                         else [position_line(position), text])
 
     # -- reading ------------------------------------------------------------------------------
     async def read_line(self, timeout: float) -> str:
@@ -356,15 +407,19 @@ class UgiEngine:
                 f"engine {self.name}: no readyok within {timeout:g} s after uginewgame"
             ) from None
 
-    async def go(self, position: Position | None, go: Go, timeout: float) -> GoReply:
-        """Send ``position`` and ``go``; the ``bestmove`` reply within ``timeout`` s.
+    def go(
+        self, position: Position | None, go: Go | GoLine, timeout: float
+    ) -> Coroutine[Any, Any, GoReply]:
+        """Send ``position`` and ``go`` now; awaited, the ``bestmove`` reply within
+        ``timeout`` s.
 
         Lines that arrived before this ``go`` are dropped (they cannot be its answer).
         Raises :class:`EngineTimeout` (with ``elapsed_ms``) when no ``bestmove`` comes.
+        Not a coroutine function: it returns :meth:`wait_bestmove`'s coroutine (one
+        coroutine less per ply), so it must be awaited at once.
         """
         self.transport.drop_pending()
-        sent_at = self.start_search(position, go)
-        return await self.wait_bestmove(sent_at, timeout)
+        return self.wait_bestmove(self.start_search(position, go), timeout)
 
     async def wait_bestmove(self, sent_at: float, timeout: float) -> GoReply:
         """The ``bestmove`` reply to a search started at ``sent_at``, within ``timeout`` s of it."""
