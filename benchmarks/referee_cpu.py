@@ -14,7 +14,8 @@ referee's CPU and nothing of its children. Plies are counted from the stored gam
 ``--baseline COMMIT`` checks COMMIT out into a temporary git worktree, runs this same
 script there (so both sides are measured in the same run, on the same loaded machine)
 and prints a before/after table; ``--rounds N`` alternates the two N times and shows
-the medians. A few games are played first and not counted, so that what a run imports
+the medians (with ``--pinned``, the pinned shapes on both sides, where COMMIT has their
+options). A few games are played first and not counted, so that what a run imports
 on its way is not counted either. The script finds the referee's entry points under the
 names of either layout (``referee.cli.tournament`` or the older ``referee.tournament_cli``).
 
@@ -212,15 +213,22 @@ def measure(games: int, pinned: bool = False) -> dict[str, float]:
     }
 
 
-def _baseline(commit: str, games: int) -> dict[str, float]:
+def _baseline(commit: str, games: int, pinned: bool = False) -> dict[str, float]:
+    """This script's figures for ``commit`` (``pinned``: its pinned shapes too, when the
+    commit has the options they need; else without them)."""
     with tempfile.TemporaryDirectory() as tree:
         subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", tree, commit],
                        check=True)
         try:
             script = os.path.join(tree, "benchmarks", "referee_cpu.py")
             shutil.copy(os.path.abspath(__file__), script)  # the same measurement there
-            out = subprocess.run([sys.executable, script, "--games", str(games), "--json"],
-                                 cwd=tree, capture_output=True, text=True, check=True)
+            argv = [sys.executable, script, "--games", str(games), "--json"]
+            out = subprocess.run(argv + ["--pinned"] * pinned, cwd=tree, capture_output=True,
+                                 text=True, check=False)
+            if out.returncode != 0 and pinned:  # older than -referees: not pinned, then
+                out = subprocess.run(argv, cwd=tree, capture_output=True, text=True, check=False)
+            if out.returncode != 0:
+                raise SystemExit(f"baseline {commit} failed:\n{out.stderr[-2000:]}")
             return json.loads(out.stdout.strip().splitlines()[-1])
         finally:
             subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree],
@@ -344,7 +352,7 @@ def run(args: argparse.Namespace) -> int:
     nows: list[dict[str, float]] = []
     for _ in range(max(1, args.rounds)):
         if args.baseline:
-            bases.append(_baseline(args.baseline, args.games))
+            bases.append(_baseline(args.baseline, args.games, args.pinned))
         nows.append(measure(args.games, args.pinned))
     now = _medians(nows)
     base = _medians(bases) if bases else None
