@@ -168,7 +168,7 @@ class _Game:
             except EngineError as exc:
                 return self.engine_failed(side, exc)
             verdict = judge_reply(self.board, reply.bestmove, reply.elapsed_ms, allowed)
-            self.clocks[side].charge(reply.elapsed_ms, allowed)
+            self.clocks[side].charge_within(reply.elapsed_ms, allowed)
             if verdict.move is None:
                 return self.bad_reply(side, verdict, reply, allowed)
             self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply)

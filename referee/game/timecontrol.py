@@ -66,12 +66,13 @@ class Clock:
             return lim.movetime_ms + lim.margin_ms
         return None
 
-    def charge(self, elapsed_ms: float, allowed: float | None | bool = True) -> bool:
-        """Book a move that took ``elapsed_ms``; False if it was over the limit.
-        ``allowed``: what :meth:`allowed_ms` said before the move, when the caller has it
-        (the game loop: not worked out twice per ply)."""
-        if allowed is True:
-            allowed = self.allowed_ms()
+    def charge(self, elapsed_ms: float) -> bool:
+        """Book a move that took ``elapsed_ms``; False if it was over the limit."""
+        return self.charge_within(elapsed_ms, self.allowed_ms())
+
+    def charge_within(self, elapsed_ms: float, allowed: float | None) -> bool:
+        """:meth:`charge`, ``allowed`` being what :meth:`allowed_ms` said before the move
+        (the game loop has it: not worked out twice per ply)."""
         ok = allowed is None or elapsed_ms <= allowed
         lim = self.limits
         if lim.base_ms is not None:

@@ -222,11 +222,6 @@ class _Pipes(asyncio.SubprocessProtocol):
         del self.buf[self.line_start - self.base :]  # the unfinished line is never read
         self.wake()
 
-    def unread_cost(self) -> int:
-        """Memory held for unread output: its bytes plus the stamps' slots."""
-        stamps = len(self.ends) - self.first_stamp
-        return self.base + len(self.buf) - self.pos + STAMP_COST * stamps
-
     def on_stdout(self, data: bytes, now: float) -> None:
         if self.overflow is not None:
             return
@@ -250,7 +245,7 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.times.append(now)
         if self.owner.traffic is not None:
             self._log(done_from, end)
-        # unread_cost(), written out: this runs for every chunk
+        # the memory held for unread output: its bytes plus the stamps' slots
         if start + size - self.pos + STAMP_COST * (len(self.ends) - self.first_stamp) > QUEUE_LIMIT:
             self._fail(f"left more than {QUEUE_LIMIT} bytes of output unread")
             return

@@ -114,7 +114,8 @@ class ClockedGo:
     microseconds of the referee's time every ply. The pattern is :func:`go_line`'s own
     output for :func:`~referee.ugi.limits.go_for_turn` with marker figures in place of
     the clocks, so every line is the one ``go_line(go_for_turn(...))`` writes (tests
-    compare the two); limits whose own figures hold a marker are written that way."""
+    compare the two). Limits whose own figures hold a marker have no pattern: their
+    lines are built through ``go_for_turn`` every ply."""
 
     __slots__ = ("limits", "pattern", "period")
 
