@@ -154,6 +154,9 @@ class _Pipes(asyncio.SubprocessProtocol):
         #: The newline of the line ``want`` names, when the chunk that brought it found it
         #: (the usual reply: a chunk that begins with the line), so the reader need not search.
         self.found: int | None = None
+        #: The line ``want`` names (its raw bytes) and its arrival, when it came as a chunk
+        #: of its own with nothing else unread (an instant reply): handed over whole.
+        self.ready: tuple[bytes, float] | None = None
         self.deadline = math.inf  # the waiting reader's (monotonic)
         self.timer: asyncio.TimerHandle | None = None
         self.timer_at = math.inf
@@ -223,6 +226,13 @@ class _Pipes(asyncio.SubprocessProtocol):
         self.wake()
 
     def on_stdout(self, data: bytes, now: float) -> None:
+        want, waiter = self.want, self.waiter
+        if (want is not None and self.pos == self.base + len(self.buf) and data.startswith(want)
+                and data.find(b"\n") == len(data) - 1 and data[len(want)] in _BLANKS
+                and len(data) <= LINE_LIMIT and self.overflow is None
+                and self.owner.traffic is None and waiter is not None and not waiter.done()):
+            self._hand_over(waiter, data, now)
+            return
         if self.overflow is not None:
             return
         buf, size = self.buf, len(data)
@@ -262,6 +272,41 @@ class _Pipes(asyncio.SubprocessProtocol):
                 # (the reader searched every line before it, and has not been woken since)
                 self.found = base + buf.find(b"\n", at)
         waiter.set_result(None)
+
+    def _hand_over(self, waiter: asyncio.Future[None], data: bytes, now: float) -> None:
+        """The reply of an instant engine: the awaited line in a chunk of its own, with
+        nothing unread before it (and no traffic log to feed). It is given to the waiting
+        reader as it is, without the buffer, the arrival stamps or a search: the chunk is
+        read the moment it comes, so the offsets simply move past it."""
+        self.buf.clear()  # everything in it was read
+        self.base = self.pos = self.line_start = self.pos + len(data)
+        self.ready = data, now
+        waiter.set_result(None)
+
+    def take_ready(self, keep: int) -> tuple[list[str], float]:
+        """:meth:`take` for the line :meth:`_hand_over` gave."""
+        assert self.ready is not None
+        data, now = self.ready
+        self.ready = None
+        text = data[:-1].decode("utf-8", "replace")
+        return ([text[:-1] if text.endswith("\r") else text] if keep else []), now
+
+    def give_back(self) -> None:
+        """Put the line :meth:`_hand_over` gave back before the bytes read since, unread,
+        with its stamp: its reader was cancelled before it took it (an abort, or a wait
+        running out in the same turn of the loop), and the next reader must see it."""
+        assert self.ready is not None
+        data, now = self.ready
+        self.ready = None
+        self.buf[0:0] = data
+        self.base -= len(data)
+        self.pos -= len(data)
+        ends, i = self.ends, self.first_stamp
+        while i < len(ends) and ends[i] <= self.pos:  # (stamps of chunks read already)
+            i += 1
+        ends.insert(i, self.pos + len(data))
+        self.times.insert(i, now)
+        self.first_stamp = i
 
     def _log(self, begin: int, end: int) -> None:
         """Hand the lines between offsets ``begin`` and ``end`` to the traffic hook (in one
@@ -641,12 +686,16 @@ class EngineProcess:
                 p.waiter = waiter = loop.create_future()
                 p.want, p.found = word, None
                 await waiter
+                if p.ready is not None:
+                    return p.take_ready(keep)
                 newline = p.found
                 if newline is None:
                     newline = p.find_line(word)
                 if newline is not None:
                     return p.take(newline, keep)
         finally:
+            if p.ready is not None:
+                p.give_back()
             p.waiter = p.want = p.found = None
 
     async def _disconnect_text(self) -> str:
