@@ -24,13 +24,20 @@ COMPILE_VARIABLE = "GUTI_COMPILE"
 
 #: The rules core's hot path: move generation, the board, moves, line patterns, perft.
 #: The data modules (games, geometry, fen, result) stay Python: their frozen dataclasses
-#: pickle as they always have, and nothing in them runs per move.
+#: pickle as they always have, and nothing in them runs per move. Then the referee's ply:
+#: the engine's pipes, the UGI client, the game loop, its clocks and the judge (the game
+#: record, which is pickled between processes, stays Python).
 COMPILED_MODULES = (
     "engine/rules/movegen.py",
     "engine/rules/board.py",
     "engine/rules/move.py",
     "engine/rules/patterns.py",
     "engine/rules/perft_tree.py",
+    "referee/process/engine_process.py",
+    "referee/ugi/client.py",
+    "referee/game/runner.py",
+    "referee/game/timecontrol.py",
+    "referee/game/judge.py",
 )
 
 #: What compiling needs besides setuptools (mypyc ships inside mypy).

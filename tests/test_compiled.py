@@ -25,9 +25,14 @@ import pytest
 from tests.conftest import ROOT
 
 #: The suites run again on the compiled copy: the rules (with the perft reference
-#: figures), the perft walk, the cousin games and the reference engine's search.
+#: figures), the perft walk, the cousin games and the reference engine's search; then the
+#: referee's ply: the UGI client over a fake transport, real engines' output (floods,
+#: long lines, cancelled waits), every engine fault, closed pipes, the clocks and the
+#: judge, and ``guti check``.
 SUITES = ["tests/test_rules.py", "tests/test_perft_walk.py", "tests/test_cousins.py",
-          "tests/test_engine_search.py"]
+          "tests/test_engine_search.py", "tests/test_ugi_client.py",
+          "tests/test_engine_output.py", "tests/test_referee_faults.py",
+          "tests/test_closed_stdout.py", "tests/test_referee_units.py", "tests/test_check.py"]
 
 
 def _load_backend() -> ModuleType:
@@ -70,7 +75,7 @@ def test_every_listed_module_is_compiled(compiled_copy: Path) -> None:
         assert path.endswith(".so") and path.startswith(str(compiled_copy)), (name, path)
 
 
-def test_the_suites_pass_on_the_compiled_rules_core(compiled_copy: Path) -> None:
+def test_the_suites_pass_on_the_compiled_build(compiled_copy: Path) -> None:
     """The suites run in one interpreter that has imported the compiled modules first, so
     every test in them uses the compiled code (checked again just before they start)."""
     names = BACKEND.compiled_module_names()

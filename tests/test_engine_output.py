@@ -377,14 +377,18 @@ def test_replies_in_chunks_of_their_own_and_mixed_read_the_same() -> None:
         assert after
 
 
-def test_a_reply_that_woke_a_cancelled_wait_is_read_by_the_next() -> None:
+@pytest.mark.parametrize("chunk", [b"bestmove a1\n", b"info depth 1\nbestmove a1\n"],
+                         ids=["the reply alone", "after an info line"])
+def test_a_reply_that_woke_a_cancelled_wait_is_read_by_the_next(chunk: bytes) -> None:
     """A wait woken by its reply and cancelled in the same turn of the loop (an abort,
-    a ``wait_for`` running out at that moment) leaves the line unread for the next wait."""
-    program = ("sys.stdin.buffer.readline()\n"
-               "out.write(b'bestmove a1\\n'); out.flush(); time.sleep(30)\n")
-    cfg = writer("C", program)
+    a ``wait_for`` running out at that moment) leaves the line unread for the next wait,
+    with its arrival time; the lines after it are read in order. The chunk is given to
+    the pipe's reader as the event loop would (no engine writes here), for both ways a
+    reply is taken: an instant reply alone in its chunk (handed over whole), and a
+    chunk with more in it (buffered)."""
+    cfg = writer("C", "time.sleep(30)\n")
 
-    async def main() -> tuple[list[str], float, float, bool]:
+    async def main() -> tuple[bool, list[str], float, list[str]]:
         proc = await started(cfg)
         try:
             pipes = proc._pipes
@@ -392,25 +396,20 @@ def test_a_reply_that_woke_a_cancelled_wait_is_read_by_the_next() -> None:
             reader = asyncio.ensure_future(proc.read_through("bestmove", time.monotonic() + 9, 2))
             await asyncio.sleep(0)  # the reader now waits
             assert pipes.waiter is not None
-            arrive = pipes.on_stdout
-            woken = []
-
-            def arrive_then_cancel(data: bytes, now: float) -> None:
-                arrive(data, now)  # wakes the reader ...
-                woken.append(pipes.waiter is not None and pipes.waiter.done())
-                reader.cancel()  # ... which is cancelled before it runs again
-
-            pipes.on_stdout = arrive_then_cancel  # type: ignore[method-assign]
-            sent = proc.send_lines(["go"])
+            pipes.on_stdout(chunk, 1234.5)  # wakes the reader ...
+            woken = pipes.waiter is not None and pipes.waiter.done()
+            reader.cancel()  # ... which is cancelled before it runs again
             with pytest.raises(asyncio.CancelledError):
                 await reader
-            pipes.on_stdout = arrive  # type: ignore[method-assign]
             lines, at = await proc.read_through("bestmove", time.monotonic() + 5, 2)
-            return lines, at, sent, woken == [True]
+            pipes.on_stdout(b"bestmove b2\n", 1240.0)
+            after, _ = await proc.read_through("bestmove", time.monotonic() + 5, 2)
+            return woken, lines, at, after
         finally:
             await proc.quit(grace=0)
 
-    lines, at, sent, woken = asyncio.run(main())
+    woken, lines, at, after = asyncio.run(main())
     assert woken  # the reply did wake the wait before the cancellation
-    assert lines == ["bestmove a1"]
-    assert at >= sent
+    assert lines == chunk.decode().splitlines()
+    assert at == 1234.5
+    assert after == ["bestmove b2"]

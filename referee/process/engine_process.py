@@ -210,6 +210,15 @@ class _Pipes(asyncio.SubprocessProtocol):
         delay = max(0.0, deadline - time.monotonic())
         self.timer = self.loop.call_later(delay, self._timer_fired)
 
+    def wait_for(self, word: bytes | None, waiter: asyncio.Future[None]) -> asyncio.Future[None]:
+        """Make ``waiter`` the reader's: resolved by a line whose first word is ``word``
+        (any line: None), or by the end of output, the exit, an overflow or the timer.
+        (A method, not assignments in the reader: type checkers would take ``found``,
+        set to None here, for None still after the wait, and the compiled build trusts
+        them.)"""
+        self.waiter, self.want, self.found = waiter, word, None
+        return waiter
+
     def _timer_fired(self) -> None:
         self.timer, self.timer_at = None, math.inf
         if self.waiter is None:
@@ -430,6 +439,13 @@ class _Pipes(asyncio.SubprocessProtocol):
             hook(time.time(), "!", self.owner.name, text)
 
 
+def _unwatch(remove: Callable[[int], object], fd: int) -> None:
+    """``loop.remove_reader(fd)`` / ``remove_writer(fd)``, its answer ignored. Why not a
+    plain call: uvloop's return None where asyncio's (and the type stubs) return a bool,
+    and the compiled build (``GUTI_COMPILE=1``) checks a call's result against its stub."""
+    remove(fd)
+
+
 class ProcessSpec(Protocol):
     """What starting a process needs (an ``EngineConfig`` is one)."""
 
@@ -611,7 +627,7 @@ class EngineProcess:
             done = len(self._out_pending)  # a dead pipe: nothing more can be written
         del self._out_pending[:done]
         if not self._out_pending and self._loop is not None:
-            self._loop.remove_writer(self._in_fd)
+            _unwatch(self._loop.remove_writer, self._in_fd)
 
     def _readable(self) -> None:
         """The event loop's reader of stdout."""
@@ -631,7 +647,7 @@ class EngineProcess:
 
     def _stop_reader(self) -> None:
         if self._loop is not None and self._out_fd >= 0:
-            self._loop.remove_reader(self._out_fd)
+            _unwatch(self._loop.remove_reader, self._out_fd)
 
     async def read_line(self, timeout: float) -> str:
         """The next line from the engine within ``timeout`` seconds."""
@@ -664,7 +680,7 @@ class EngineProcess:
         if p is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
         # (the usual state when a wait begins: nothing unread, no search to make)
-        newline = p.find_line(word) if p.pos < p.line_start else None
+        newline: int | None = p.find_line(word) if p.pos < p.line_start else None
         if newline is not None:
             return p.take(newline, keep)
         loop = p.loop
@@ -683,9 +699,7 @@ class EngineProcess:
                     p.deadline = deadline
                 else:
                     p.arm(deadline)
-                p.waiter = waiter = loop.create_future()
-                p.want, p.found = word, None
-                await waiter
+                await p.wait_for(word, loop.create_future())
                 if p.ready is not None:
                     return p.take_ready(keep)
                 newline = p.found
@@ -753,7 +767,7 @@ class EngineProcess:
                 os.write(self._in_fd, self._out_pending)  # what fits; the rest is lost
             self._out_pending.clear()
             if self._loop is not None:
-                self._loop.remove_writer(self._in_fd)
+                _unwatch(self._loop.remove_writer, self._in_fd)
         os.close(self._in_fd)
         self._in_fd = -1
 
