@@ -15,6 +15,7 @@ import ast
 import importlib.util
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from types import ModuleType
 
 import pytest
 
+from engine.rules import Board
 from tests.conftest import ROOT
 
 #: The suites run again on the compiled copy: the rules (with the perft reference
@@ -87,6 +89,37 @@ def test_the_suites_pass_on_the_compiled_build(compiled_copy: Path) -> None:
                          text=True, timeout=1200)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert " passed" in run.stdout and " failed" not in run.stdout
+
+
+@pytest.mark.parametrize("shape", [["-concurrency", "1", "-use-affinity", "0"],
+                                   ["-concurrency", "2", "-referees", "2"]],
+                         ids=["in this process, pinned", "in referee processes"])
+def test_a_tournament_runs_on_the_compiled_build(compiled_copy: Path, tmp_path: Path,
+                                                  shape: list[str]) -> None:
+    """A whole tournament in an interpreter that imported the compiled modules (the CLI
+    tests run the installed, pure-Python guti): the executor, the engine pools and the
+    referee processes around the compiled ply. Every game is stored, and replays legally."""
+    db = tmp_path / "t.db"
+    engine = [f"cmd={sys.executable}", "args=-m engine"]
+    argv = ["-engine", *engine, "name=a", "-engine", *engine,
+            "name=b", "-each", "tc=2+0.05", "-game", "pretwa", "-games", "6", "-maxmoves",
+            "30", "-db", str(db), "-quiet", *shape]
+    names = BACKEND.compiled_module_names()
+    code = ("import importlib, sys\n"
+            f"for name in {names!r}:\n"
+            "    assert importlib.import_module(name).__file__.endswith('.so'), name\n"
+            "from referee.cli.tournament import main_tournament\n"
+            f"sys.exit(main_tournament({argv!r}))\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=compiled_copy, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    with sqlite3.connect(db) as conn:
+        games = conn.execute("SELECT game, start_fen, moves FROM games").fetchall()
+    assert len(games) == 6
+    for game, start_fen, moves in games:
+        board = Board.from_fen(game, start_fen) if start_fen else Board(game)
+        for move in str(moves).split():
+            board.push_str(move)
 
 
 def _requires(hook: str, compile_value: str | None) -> list[str]:

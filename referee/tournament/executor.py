@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
@@ -168,10 +167,11 @@ class Executor(GameSlots):
             for c in engines
         ]
         self.traffic = traffic
-        #: The CPUs each engine process was last pinned to: a process that stays in one
-        #: slot is pinned by its first game only (pinning reads /proc, about 0.1 ms).
-        self.pinned: weakref.WeakKeyDictionary[UgiEngine, tuple[int, ...]] = (
-            weakref.WeakKeyDictionary())
+        #: By pid, the engine process last pinned and its CPUs: a process that stays in one
+        #: slot is pinned by its first game only (pinning reads /proc, about 0.1 ms). The
+        #: process is kept to tell a pid used again by a new one (the compiled client's
+        #: objects take no weak references).
+        self.pinned: dict[int, tuple[UgiEngine, tuple[int, ...]]] = {}
 
     async def check_engines(self) -> None:
         """Start one process of every engine (concurrently) and keep it idle; the
@@ -206,9 +206,10 @@ class Executor(GameSlots):
 
         def before_play(w: UgiEngine, b: UgiEngine) -> MoveObserver | None:
             for proc in (w, b):
-                if cpus and proc.pid is not None and self.pinned.get(proc) != cpus:
-                    pin_process_tree(proc.pid, cpus)
-                    self.pinned[proc] = cpus
+                pid = proc.pid
+                if cpus and pid is not None and self.pinned.get(pid) != (proc, cpus):
+                    pin_process_tree(pid, cpus)
+                    self.pinned[pid] = (proc, cpus)
             if note is not None:
                 w_tag = f"#{white.number.get(w)} " if self.tag_processes else ""
                 b_tag = f"#{black.number.get(b)} " if self.tag_processes else ""
