@@ -362,6 +362,19 @@ def test_referees_in_a_toml_file_is_the_flag(tmp_path):
     assert len(check_games(tmp_path / "guti.db")) == 2
 
 
+def test_a_referee_process_runs_guti_s_code_not_a_package_of_the_working_folder(tmp_path):
+    """A referee process imports guti from where guti itself was imported (the compiled
+    build, say), never a ``referee`` folder that happens to be in the working folder
+    (``python -m`` would put the working folder first on the module path)."""
+    fake = tmp_path / "referee"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise SystemExit('the working folder referee')\n")
+    _toml(tmp_path, "referees = 2\nconcurrency = 2")
+    done = guti("tournament", "t.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(check_games(tmp_path / "guti.db")) == 2
+
+
 # --------------------------------------------------------------------------- -use-affinity
 
 

@@ -102,7 +102,10 @@ class RefereeLink:
                 return
             guti = os.getpid()
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "referee.tournament.referee_child",
+                # -P: not the working folder first on the module path (-m would put it
+                # there), so that a folder named like one of guti's packages cannot stand in
+                # for guti's own code (that of _same_code_env), compiled or not
+                sys.executable, "-P", "-m", "referee.tournament.referee_child",
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 env=_same_code_env(),
                 start_new_session=True,  # Ctrl-C at the terminal reaches guti alone
