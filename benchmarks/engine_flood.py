@@ -28,8 +28,6 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -184,20 +182,10 @@ def measure(rounds: int, log: bool, slack_ms: float) -> dict[str, float]:
 
 
 def _baseline(commit: str, rounds: int, log: bool, slack_ms: float) -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as tree:
-        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", tree, commit],
-                       check=True)
-        try:
-            script = os.path.join(tree, "benchmarks", "engine_flood.py")
-            shutil.copy(os.path.abspath(__file__), script)
-            argv = [sys.executable, script, "--rounds", str(rounds), "--json",
-                    "--slack-ms", str(slack_ms)]
-            out = subprocess.run(argv + (["--log"] if log else []), cwd=tree,
-                                 capture_output=True, text=True, check=True)
-            return json.loads(out.stdout.strip().splitlines()[-1])
-        finally:
-            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree],
-                           check=False)
+    from baseline import json_at
+
+    args = ["--rounds", str(rounds), "--slack-ms", str(slack_ms)] + (["--log"] if log else [])
+    return json_at(commit, __file__, args)
 
 
 def main() -> int:

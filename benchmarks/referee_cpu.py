@@ -39,7 +39,6 @@ import importlib
 import json
 import os
 import resource
-import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -216,23 +215,13 @@ def measure(games: int, pinned: bool = False) -> dict[str, float]:
 def _baseline(commit: str, games: int, pinned: bool = False) -> dict[str, float]:
     """This script's figures for ``commit`` (``pinned``: its pinned shapes too, when the
     commit has the options they need; else without them)."""
-    with tempfile.TemporaryDirectory() as tree:
-        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", tree, commit],
-                       check=True)
-        try:
-            script = os.path.join(tree, "benchmarks", "referee_cpu.py")
-            shutil.copy(os.path.abspath(__file__), script)  # the same measurement there
-            argv = [sys.executable, script, "--games", str(games), "--json"]
-            out = subprocess.run(argv + ["--pinned"] * pinned, cwd=tree, capture_output=True,
-                                 text=True, check=False)
-            if out.returncode != 0 and pinned:  # older than -referees: not pinned, then
-                out = subprocess.run(argv, cwd=tree, capture_output=True, text=True, check=False)
-            if out.returncode != 0:
-                raise SystemExit(f"baseline {commit} failed:\n{out.stderr[-2000:]}")
-            return json.loads(out.stdout.strip().splitlines()[-1])
-        finally:
-            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree],
-                           check=False)
+    from baseline import json_at
+
+    args = ["--games", str(games)]
+    if pinned:
+        with contextlib.suppress(SystemExit):  # older than -referees: not pinned, then
+            return json_at(commit, __file__, [*args, "--pinned"])
+    return json_at(commit, __file__, args)
 
 
 def run_cutegames(binary: str, folder: str, bot: str, games: int, concurrency: int) -> float:

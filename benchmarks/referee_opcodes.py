@@ -23,7 +23,6 @@ import asyncio
 import collections
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -92,19 +91,9 @@ def count(games: int, warm_up: int) -> dict[str, Any]:
 
 
 def _baseline(commit: str, games: int, warm_up: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tree:
-        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", tree, commit],
-                       check=True)
-        try:
-            script = os.path.join(tree, "benchmarks", "referee_opcodes.py")
-            shutil.copy(os.path.abspath(__file__), script)
-            out = subprocess.run([sys.executable, script, "--games", str(games), "--warm-up",
-                                  str(warm_up), "--json"],
-                                 cwd=tree, capture_output=True, text=True, check=True)
-            return dict(json.loads(out.stdout.strip().splitlines()[-1]))
-        finally:
-            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tree],
-                           check=False)
+    from baseline import json_at
+
+    return json_at(commit, __file__, ["--games", str(games), "--warm-up", str(warm_up)])
 
 
 def main() -> int:

@@ -1,10 +1,12 @@
-"""The compiled rules core (``GUTI_COMPILE=1``) plays by the same rules as the Python one.
+"""The compiled build (``GUTI_COMPILE=1``) plays by the same rules and referees the same
+way as the Python one.
 
 Why: the compiled build runs the same source as C (mypyc), and mypyc checks types at run
 time where Python does not, so a module can compile and still behave differently. These
 tests build the modules listed in build_support/guti_build.py into a copy of this
 checkout, check that each one really is compiled, and run the rules, perft (against the
-reference figures), cousin-game and engine-search suites on that copy. They also check
+reference figures), cousin-game, engine-search and referee suites on that copy, and two
+whole tournaments with it. They also check
 the build backend's two promises: mypy is asked for only when compiling, and an editable
 install is never compiled.
 """
