@@ -23,7 +23,6 @@ import asyncio
 import collections
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from types import FrameType
@@ -31,14 +30,6 @@ from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-
-
-def build_bot(folder: str) -> str:
-    """The C bot (an instant-reply random mover) compiled into ``folder``."""
-    out = os.path.join(folder, "cbot")
-    subprocess.run(["gcc", "-O2", "-o", out, os.path.join(ROOT, "bots", "c", "bot.c")],
-                   check=True)
-    return out
 
 
 def count(games: int, warm_up: int) -> dict[str, Any]:
@@ -79,6 +70,8 @@ def count(games: int, warm_up: int) -> dict[str, Any]:
             return plies
         finally:
             await asyncio.gather(*(engine.quit() for engine in engines))
+
+    from referee_cpu import build_bot  # the same C bot as the CPU benchmark's
 
     with tempfile.TemporaryDirectory() as folder:
         plies = run(play(build_bot(folder)))

@@ -268,7 +268,6 @@ class _Pipes(asyncio.SubprocessProtocol):
         if start + size - self.pos + STAMP_COST * (len(self.ends) - self.first_stamp) > QUEUE_LIMIT:
             self._fail(f"left more than {QUEUE_LIMIT} bytes of output unread")
             return
-        waiter, want = self.waiter, self.want
         if waiter is None or waiter.done():
             return
         if want is not None:
@@ -297,8 +296,7 @@ class _Pipes(asyncio.SubprocessProtocol):
         assert self.ready is not None
         data, now = self.ready
         self.ready = None
-        text = data[:-1].decode("utf-8", "replace")
-        return ([text[:-1] if text.endswith("\r") else text] if keep else []), now
+        return ([_line_text(data[:-1])] if keep else []), now
 
     def give_back(self) -> None:
         """Put the line :meth:`_hand_over` gave back before the bytes read since, unread,
@@ -370,12 +368,12 @@ class _Pipes(asyncio.SubprocessProtocol):
         buf, lo = self.buf, self.pos - self.base
         end = start = newline - self.base
         if keep and buf.rfind(b"\n", lo, end) < 0:  # one line (an instant reply): no loop
-            text = buf[lo:end].decode("utf-8", "replace")
+            text = _line_text(buf[lo:end])
             at = self.stamp(newline)
             self.pos = newline + 1
             if self.first_stamp > COMPACT_STAMPS or end > COMPACT_BYTES:
                 self._compact()
-            return [text[:-1] if text.endswith("\r") else text], at
+            return [text], at
         for _ in range(keep):
             start = max(buf.rfind(b"\n", lo, end) + 1, lo)
             if start <= lo:
@@ -437,6 +435,12 @@ class _Pipes(asyncio.SubprocessProtocol):
         if hook is not None:
             text = raw[:4096].decode("utf-8", "replace").rstrip("\r")
             hook(time.time(), "!", self.owner.name, text)
+
+
+def _line_text(raw: bytes | bytearray) -> str:
+    """One line as read: decoded (a bad byte replaced), a CR before its newline dropped."""
+    text = raw.decode("utf-8", "replace")
+    return text[:-1] if text.endswith("\r") else text
 
 
 def _unwatch(remove: Callable[[int], object], fd: int) -> None:
@@ -587,7 +591,7 @@ class EngineProcess:
     def drop_pending(self) -> None:
         """Forget lines received but not read yet (they cannot answer what comes next)."""
         p = self._pipes
-        if p is not None and p.pos != p.line_start:  # (usually nothing is left unread)
+        if p is not None:
             p.drop()
 
     def send_raw(self, data: bytes) -> None:
@@ -679,8 +683,7 @@ class EngineProcess:
         p = self._pipes
         if p is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
-        # (the usual state when a wait begins: nothing unread, no search to make)
-        newline: int | None = p.find_line(word) if p.pos < p.line_start else None
+        newline: int | None = p.find_line(word)
         if newline is not None:
             return p.take(newline, keep)
         loop = p.loop
@@ -695,10 +698,7 @@ class EngineProcess:
                     seen = p.find_line(None) is not None
                     lines = p.take(p.line_start - 1, keep)[0] if seen else []
                     raise EngineTimeout(f"engine {self.name} did not answer in time", lines=lines)
-                if p.timer_at <= deadline:  # the timer set already wakes it in time
-                    p.deadline = deadline
-                else:
-                    p.arm(deadline)
+                p.arm(deadline)
                 await p.wait_for(word, loop.create_future())
                 if p.ready is not None:
                     return p.take_ready(keep)

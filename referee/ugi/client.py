@@ -121,10 +121,10 @@ class ClockedGo:
 
     def __init__(self, mover: Limits, white: Limits, black: Limits) -> None:
         self.limits = (mover, white, black)
-        self.period = (mover.moves_per_period or 0) if mover.base_ms is not None else 0
+        shown = mover.base_ms is not None  # the clocks go_for_turn writes, and movestogo
+        self.period = (mover.moves_per_period or 0) if shown else 0
         p1, p2, to_go = _MARKS
         text = go_line(go_for_turn(mover, (white, p1), (black, p2), self.period - to_go))
-        shown = mover.base_ms is not None  # the clocks go_for_turn writes, and movestogo
         wanted = (int(shown and white.base_ms is not None),
                   int(shown and black.base_ms is not None), int(self.period > 0))
         marks = [str(mark) for mark in _MARKS]
