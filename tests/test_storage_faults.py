@@ -160,3 +160,43 @@ def test_a_full_disk_under_the_pdn_file_names_the_file(tmp_path):
     one_line(done, 1, "full.pdn", "No space left", "stored in the database")
     finished = [x for x in done.stdout.splitlines() if x.startswith("Finished game")]
     assert len(stored(tmp_path / "t.db")) == len(finished) + 1  # stored, then the PDN failed
+
+
+# ----------------------------------------------------------------------------- a slow disk
+#: guti itself, with every fsync of the game files made 0.6 s slower (a slow disk or a
+#: network file system) and counted in the file named by argv[1].
+_SLOW_FSYNC_GUTI = """
+import os, sys, time
+real, count = os.fsync, sys.argv.pop(1)
+def slow(fd):
+    time.sleep(0.6)
+    with open(count, "a") as fh:
+        fh.write("x")
+    return real(fd)
+os.fsync = slow
+from referee.cli.main import main
+sys.exit(main())
+"""
+
+
+def test_a_slow_disk_is_not_charged_to_the_other_games_clocks(tmp_path):
+    """While one game is stored (and its PDN entry fsynced), the other running game goes
+    on: its engines' replies are read when they come, so the disk's wait never becomes
+    their time. 0.2 s per move, each store 0.6 s: a reply read after the store would be a
+    time forfeit."""
+    bot = str(ROOT / "bots" / "python" / "random_bot.py")
+    count = tmp_path / "fsyncs"
+    done = subprocess.run(
+        [PY, "-c", _SLOW_FSYNC_GUTI, str(count), "tournament",
+         "-engine", f"cmd={PY}", f"args={bot}", "name=a",
+         "-engine", f"cmd={PY}", f"args={bot}", "name=b",
+         "-each", "st=0.15", "timemargin=50", "-games", "6", "-concurrency", "2",
+         "-db", "t.db", "-pdnout", "file=t.pdn"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=ENV)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(count.read_text()) >= 6  # every game's PDN entry waited for the slow disk
+    with sqlite3.connect(tmp_path / "t.db") as conn:
+        reasons = [r for (r,) in conn.execute("SELECT reason FROM games")]
+    assert len(reasons) == 6
+    assert "time forfeit" not in reasons, reasons
+    assert len(read_pdn((tmp_path / "t.pdn").read_text())) == 6

@@ -1,9 +1,10 @@
 """A file that gets one entry per finished game, appended safely (PDN, EPD).
 
-Each entry is written, flushed and fsynced before :meth:`GameFileWriter.write` returns,
-so a crash never leaves a half-written game behind a complete one; a failed write is an
-``OSError`` that names the file. Subclasses say how a game is rendered
-(:class:`~referee.game.pdn.PdnWriter`, :class:`~referee.game.epd.EpdWriter`).
+Each entry is written, flushed and fsynced before :meth:`GameFileWriter.write` (or
+:meth:`~GameFileWriter.append`) returns, so a crash never leaves a half-written game
+behind a complete one; a failed write is an ``OSError`` that names the file. Subclasses
+say how a game is rendered (:class:`~referee.game.pdn.PdnWriter`,
+:class:`~referee.game.epd.EpdWriter`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ class GameFileWriter:
         raise NotImplementedError
 
     def write(self, record: GameRecord) -> None:
-        text = self.render(record)
+        self.append(self.render(record))
+
+    def append(self, text: str) -> None:
+        """Append an entry made by :meth:`render`: only the file's work, which waits for
+        the disk (a thread can do it; see :mod:`referee.tournament.result_writer`)."""
         if not self._first:
             text = self.separator + text
         self._first = False

@@ -59,6 +59,7 @@ from referee.tournament.cluster_worker import (
     play_task,
     stop_run,
 )
+from referee.tournament.executor import ResultHandler
 from referee.tournament.remote_games import (
     GameOutcome,
     RunSpec,
@@ -253,7 +254,7 @@ class ClusterExecutor:
     async def run(
         self,
         next_job: Callable[[], ScheduledGame | None],
-        on_result: Callable[[ScheduledGame, GameRecord], None],
+        on_result: ResultHandler,
         control: RunControl,
         games: int | None = None,
     ) -> None:
@@ -265,9 +266,9 @@ class ClusterExecutor:
         stop = asyncio.Event()
         watcher = asyncio.ensure_future(_set_when_stopping(control, stop))
 
-        def report(job: ScheduledGame, record: GameRecord) -> None:
+        async def report(job: ScheduledGame, record: GameRecord) -> None:
             if not control.aborted:  # an aborted run reports nothing (no true result)
-                on_result(job, record)
+                await on_result(job, record)
 
         try:
             await control.unless_aborted(self._run(next_job, report, stop))
@@ -277,7 +278,7 @@ class ClusterExecutor:
     async def _run(
         self,
         next_job: Callable[[], ScheduledGame | None],
-        on_result: Callable[[ScheduledGame, GameRecord], None],
+        on_result: ResultHandler,
         stop: asyncio.Event,
     ) -> None:
         jobs: dict[Future, tuple[list[ScheduledGame], str]] = {}
@@ -305,7 +306,7 @@ class ClusterExecutor:
                 if isinstance(settled, list):
                     for job, outcome in zip(batch, settled, strict=True):
                         self.in_flight.pop(job.game_id, None)
-                        self._report(job, outcome, on_result)
+                        await self._report(job, outcome, on_result)
                 else:
                     jobs[settled] = (batch, "")
                     self.load[""] += 1
@@ -327,8 +328,8 @@ class ClusterExecutor:
             await self.read_workers()
             top_up()
 
-    def _report(self, job: ScheduledGame, outcome: GameOutcome,
-                on_result: Callable[[ScheduledGame, GameRecord], None]) -> None:
+    async def _report(self, job: ScheduledGame, outcome: GameOutcome,
+                      on_result: ResultHandler) -> None:
         if outcome.record is None or job.game_id in self.reported:
             return  # not played (stopping), or a second result of a stored game
         self.reported.add(job.game_id)
@@ -336,7 +337,7 @@ class ClusterExecutor:
         self.game_seconds = outcome.seconds if seconds is None else (
             0.8 * seconds + 0.2 * outcome.seconds)
         log_outcome(self.traffic, job, outcome)
-        on_result(job, outcome.record)
+        await on_result(job, outcome.record)
 
     async def _stop_when(self, stop: asyncio.Event) -> None:
         await stop.wait()

@@ -3,8 +3,8 @@
 The executor knows how to *play* a :class:`~referee.tournament.scheduler.ScheduledGame`
 and nothing about where the list came from or where results go: it pulls
 jobs from ``next_job()`` and hands each finished game to ``on_result(job,
-record)``. A remote or multi-machine executor only has to honour the same
-three calls.
+record)``, which the slot awaits before its next game. A remote or multi-machine
+executor only has to honour the same three calls.
 
 Engine processes come from one :class:`~referee.tournament.engine_pool.EnginePool` per
 engine, so a process is owned by exactly one game at a time.
@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from referee.game.observer import MoveObserver
 from referee.game.record import GameRecord
@@ -45,6 +45,10 @@ from referee.tournament.scheduler import ScheduledGame
 from referee.tournament.stopping import ABORT_GRACE, RunControl
 from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig
+
+#: What is done with each finished game (store it, count it, ...); a game slot starts its
+#: next game when it returns.
+ResultHandler = Callable[[ScheduledGame, GameRecord], Awaitable[None]]
 
 
 class GameSlots(ABC):
@@ -82,7 +86,7 @@ class GameSlots(ABC):
     async def run(
         self,
         next_job: Callable[[], ScheduledGame | None],
-        on_result: Callable[[ScheduledGame, GameRecord], None],
+        on_result: ResultHandler,
         control: RunControl,
         games: int | None = None,
     ) -> None:
@@ -106,15 +110,17 @@ class GameSlots(ABC):
                 if played and not await self._pause(control):
                     return  # stopped while waiting: the job is not played (nor stored)
                 played = True
+                # running until its result is handled: a knockout schedules its next games
+                # from it, so a slot that finds no job meanwhile waits instead of quitting
                 self.running[job.game_id] = job
                 try:
                     record = await control.unless_aborted(self.play(job, slot))
+                    if record is None or control.aborted:
+                        return  # aborted: this game has no true result; never reported
+                    await on_result(job, record)
                 finally:
                     self.running.pop(job.game_id, None)
                     ended.set()
-                if record is None or control.aborted:
-                    return  # aborted: this game has no true result; never reported
-                on_result(job, record)
 
         count = self.concurrency if games is None else max(1, min(self.concurrency, games))
         with self.placement():

@@ -109,7 +109,7 @@ async def run_match(
     writers = open_game_files(s.pdn_path, s.records)
     jobs = match_schedule(s.games, s.game.schedule_openings(), s.scheduling)
 
-    def on_result(job: ScheduledGame, record: GameRecord) -> None:
+    async def on_result(job: ScheduledGame, record: GameRecord) -> None:
         score.add(record)
         for writer in writers:
             writer.write(record)

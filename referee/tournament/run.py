@@ -3,7 +3,9 @@
 This module wires the parts together and owns the rules of safety:
 
 - a game is stored in the database (one transaction) the moment it ends, and
-  only then appended to the PDN file and counted in the standings;
+  only then appended to the PDN file and counted in the standings (both writes wait for
+  the disk in a thread of their own, :mod:`referee.tournament.result_writer`, while the
+  other games go on);
 - the schedule is written to the database when the tournament is created,
   so ``-resume`` plays exactly the scheduled games that are not stored, and
   the UNIQUE game id makes storing one twice impossible;
@@ -47,6 +49,7 @@ from referee.tournament.knockout import BracketError
 from referee.tournament.knockout_feed import KnockoutFeed
 from referee.tournament.observer import TournamentObserver
 from referee.tournament.referee_pool import RefereePool
+from referee.tournament.result_writer import ResultWriter
 from referee.tournament.scheduler import ScheduledGame, schedule
 from referee.tournament.settings import TournamentSettings
 from referee.tournament.standings import Standings
@@ -223,8 +226,10 @@ async def _open_and_play(
     store = open_tournament(s, display_say)
     traffic = TrafficLog(s.log_path) if s.log_path else None
     writers: list[GameFileWriter] = []
+    results: ResultWriter | None = None
     try:
         writers = _open_writers(s, store, display_say)
+        results = ResultWriter(s.db_path, writers)
         feed = _knockout_feed(s, store, display_say)
         table = standings_from_store(store, store.engine_names(), s.fmt, s.sprt)
         outcome = Outcome(store.count_finished(), store.count_scheduled(), table)
@@ -247,13 +252,15 @@ async def _open_and_play(
             executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer,
                                 wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus)
         running.append(executor)
-        await _play(s, executor, store, writers, traffic, outcome, control, console, observer,
+        await _play(s, executor, store, results, traffic, outcome, control, console, observer,
                     feed)
         if feed is not None:
             for line in feed.overview():
                 display_say(line)
         return outcome
     finally:
+        if results is not None:
+            results.close()
         for writer in writers:
             writer.close()
         if traffic is not None:
@@ -291,43 +298,11 @@ def _open_writers(
     return open_game_files(s.pdn_path, s.records)
 
 
-def _stored(
-    job: ScheduledGame,
-    record: GameRecord,
-    store: TournamentStore,
-    writers: list[GameFileWriter],
-    outcome: Outcome,
-    control: RunControl,
-) -> bool:
-    """Store the game (committed before anything else sees it), then append it to the
-    PDN. A storage failure stops the run at once (abort: the running games cannot be
-    stored either) with one line saying what is lost and what is safe."""
-    number = job.game_id + 1
-    try:
-        store.record_game(job, record)
-    except StoreError as exc:
-        outcome.failed = (f"{exc}; game {number} ({record.white} vs {record.black}) is lost "
-                          "and is played again on -resume; every game stored before is safe")
-        control.abort()
-        return False
-    outcome.finished += 1
-    for writer in writers:
-        try:
-            writer.write(record)
-        except OSError as exc:
-            outcome.failed = (f"{writer.kind} file {exc.filename}: {exc.strerror}; game {number}"
-                              f" is stored in the database, and -resume rewrites the {writer.kind}"
-                              " file from it")
-            control.abort()
-            return False
-    return True
-
-
 async def _play(
     settings: TournamentSettings,
     executor: GameSlots,
     store: TournamentStore,
-    writers: list[GameFileWriter],
+    results: ResultWriter,
     traffic: TrafficLog | None,
     outcome: Outcome,
     control: RunControl,
@@ -352,8 +327,15 @@ async def _play(
 
     with _Display(console, settings, outcome.total, outcome.finished) as display:
 
-        def on_result(job: ScheduledGame, record: GameRecord) -> None:
-            if not _stored(job, record, store, writers, outcome, control):
+        async def on_result(job: ScheduledGame, record: GameRecord) -> None:
+            # committed, then appended to the PDN, before it counts anywhere; a storage
+            # failure stops the run at once (abort: the running games cannot be stored
+            # either) with one line saying what is lost and what is safe
+            stored = await results.store(job, record)
+            outcome.finished += stored.in_database
+            if stored.failed is not None:
+                outcome.failed = stored.failed
+                control.abort()
                 return
             if traffic is not None:
                 traffic.flush()

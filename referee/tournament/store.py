@@ -314,26 +314,17 @@ class TournamentStore:
     def record_game(self, job: ScheduledGame, record: GameRecord) -> int:
         """Store one finished game in its own transaction; returns its ``seq``.
         A second store of the same game id raises StoreError (UNIQUE)."""
-        r = record
+        return self.insert_game_row(game_row(job, record))
+
+    def insert_game_row(self, row: GameRow) -> int:
+        """:meth:`record_game` for a row made by :func:`game_row`: only the database's
+        work, which waits for the disk (a thread can do it; see
+        :mod:`referee.tournament.result_writer`)."""
         try:
             with self._transaction():
-                cur = self.conn.execute(
-                    "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
-                    " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
-                    " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
-                    " site, round_tag, finished_at, search)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        job.game_id, job.pair_id, job.round, job.white, job.black, r.white, r.black,
-                        r.result, str(r.reason) if r.reason is not None else None, r.detail, r.fault,
-                        r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
-                        r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
-                        r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
-                        _search_json(r.search),
-                    ),
-                )
+                cur = self.conn.execute(_INSERT_GAME, row)
         except sqlite3.IntegrityError as exc:
-            raise StoreError(f"{self.path}: game {job.game_id} not stored: {exc}") from None
+            raise StoreError(f"{self.path}: game {row[0]} not stored: {exc}") from None
         except sqlite3.Error as exc:  # full, read-only, damaged: the caller names the game
             raise StoreError(f"{self.path}: {_why(exc)}") from None
         return int(cur.lastrowid or 0)
@@ -416,6 +407,32 @@ class TournamentStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: One finished game: the values of :data:`_INSERT_GAME`, in its order.
+GameRow = tuple[Any, ...]
+
+_INSERT_GAME = (
+    "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
+    " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
+    " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
+    " site, round_tag, finished_at, search)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def game_row(job: ScheduledGame, record: GameRecord) -> GameRow:
+    """The ``games`` row of a finished game (the JSON columns encoded: CPU work, done
+    apart from the write that waits for the disk)."""
+    r = record
+    return (
+        job.game_id, job.pair_id, job.round, job.white, job.black, r.white, r.black,
+        r.result, str(r.reason) if r.reason is not None else None, r.detail, r.fault,
+        r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
+        r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
+        r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
+        _search_json(r.search),
+    )
 
 
 class _Transaction:
