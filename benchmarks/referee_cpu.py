@@ -7,7 +7,8 @@ which answers ``go`` the moment it arrives), 400 Egara-guti games at tc=10+0.1, 
 tournament run inside this process so that ``resource.getrusage(RUSAGE_SELF)`` counts the
 referee's CPU and nothing of its children. Plies are counted from the stored games.
 
-    python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT] [--rounds N] [--json]
+    python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT [--baseline-compiled]]
+                                     [--rounds N] [--pinned] [--json]
     python benchmarks/referee_cpu.py --cutegames PATH/TO/cutegames [--games 400] [--rounds N]
     (either with --compiled)
 
@@ -21,7 +22,8 @@ names of either layout (``referee.cli.tournament`` or the older ``referee.tourna
 
 ``--compiled`` measures this checkout with its rules core compiled (``GUTI_COMPILE=1``,
 built into a temporary copy; see the README) in place of its Python: with ``--baseline``
-against a commit's Python, with ``--cutegames`` against cutegames.
+against a commit's Python (its compiled build with ``--baseline-compiled``), with
+``--cutegames`` against cutegames.
 
 ``--cutegames BINARY`` plays the same match with cutegames (the C++ host of the UGI
 protocol, built outside this repository: see benchmarks/RESULTS.md) and with guti, both
@@ -212,12 +214,14 @@ def measure(games: int, pinned: bool = False) -> dict[str, float]:
     }
 
 
-def _baseline(commit: str, games: int, pinned: bool = False) -> dict[str, float]:
+def _baseline(commit: str, games: int, pinned: bool = False,
+              compiled: bool = False) -> dict[str, float]:
     """This script's figures for ``commit`` (``pinned``: its pinned shapes too, when the
-    commit has the options they need; else without them)."""
+    commit has the options they need; else without them; ``compiled``: its compiled
+    build, where its script has ``--compiled``)."""
     from baseline import json_at
 
-    args = ["--games", str(games)]
+    args = ["--games", str(games), *(["--compiled"] if compiled else [])]
     if pinned:
         with contextlib.suppress(SystemExit):  # older than -referees: not pinned, then
             return json_at(commit, __file__, [*args, "--pinned"])
@@ -327,6 +331,9 @@ def main() -> int:
     parser.add_argument("--compiled", action="store_true",
                         help="measure this checkout's compiled build (GUTI_COMPILE=1), built "
                              "into a temporary copy, instead of its Python")
+    parser.add_argument("--baseline-compiled", action="store_true",
+                        help="with --baseline: measure the commit's compiled build too (its "
+                             "script must have --compiled)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         if args.compiled:
@@ -341,7 +348,8 @@ def run(args: argparse.Namespace) -> int:
     nows: list[dict[str, float]] = []
     for _ in range(max(1, args.rounds)):
         if args.baseline:
-            bases.append(_baseline(args.baseline, args.games, args.pinned))
+            bases.append(_baseline(args.baseline, args.games, args.pinned,
+                                   args.baseline_compiled))
         nows.append(measure(args.games, args.pinned))
     now = _medians(nows)
     base = _medians(bases) if bases else None
@@ -356,7 +364,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"| {label} | {fmt.format(now[key])} |")
         return 0
     now_name = "this checkout, compiled" if args.compiled else "this checkout"
-    print(f"| | baseline {args.baseline} | {now_name} |")
+    base_name = f"{args.baseline}, compiled" if args.baseline_compiled else args.baseline
+    print(f"| | {base_name} | {now_name} |")
     print("|---|---|---|")
     for label, key, fmt in ROWS:
         if key in now:

@@ -1,7 +1,9 @@
-"""The pure parts of tournaments: schedule order, the store's guarantees, standings counters."""
+"""The pure parts of tournaments: schedule order, the store's guarantees, standings counters,
+when a game slot goes on to its next game."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections import Counter
 from itertools import islice
@@ -11,8 +13,16 @@ import pytest
 from referee.game.openings import Opening
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
-from referee.tournament.scheduler import ScheduleError, pairings, schedule, total_games
+from referee.tournament.executor import GameSlots
+from referee.tournament.scheduler import (
+    ScheduledGame,
+    ScheduleError,
+    pairings,
+    schedule,
+    total_games,
+)
 from referee.tournament.standings import Standings
+from referee.tournament.stopping import RunControl
 from referee.tournament.store import StoreError, TournamentStore
 from referee.ugi.engine_config import EngineConfig
 
@@ -121,3 +131,60 @@ def test_standings_counts_faults_pairs_and_crosstable():
     assert a.faults["time"] == 1 and b.faults["illegal"] == 1 and a.rules == 2
     assert table.ptnml[(0, 1)] == [0, 0, 1, 1, 0]  # pair scores 1 (WL) and 1.5 (WD)
     assert table.unfinished == 1 and table.leader().name == "a"
+
+
+# ------------------------------------------------------------------ game slots and results
+class _InstantSlots(GameSlots):
+    """Game slots whose games end at once, with what happened written down in ``events``."""
+
+    def __init__(self, events: list[str]) -> None:
+        super().__init__(concurrency=1)
+        self.events = events
+
+    async def check_engines(self) -> None:
+        pass
+
+    async def play(self, job: ScheduledGame, slot: int = 0) -> GameRecord:
+        self.events.append(f"play {job.game_id}")
+        await asyncio.sleep(0)
+        return _record("a", "b")
+
+    def kill_all(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+def _slots_events(ahead: bool) -> list[str]:
+    """Three games in one slot, each result handled slowly (a store that waits for the
+    disk); the order in which games start and results are handled."""
+    events: list[str] = []
+    jobs = iter(list(schedule("roundrobin", 2, 1, 3)))
+
+    async def handle(job: ScheduledGame, record: GameRecord) -> None:
+        events.append(f"store {job.game_id}")
+        await asyncio.sleep(0.05)
+        events.append(f"stored {job.game_id}")
+
+    async def main() -> None:
+        await _InstantSlots(events).run(lambda: next(jobs, None), handle, RunControl(),
+                                        ahead=ahead)
+        events.append("run returned")
+
+    asyncio.run(main())
+    return events
+
+
+def test_a_slot_waits_for_its_result_unless_it_may_go_ahead():
+    assert _slots_events(ahead=False) == [
+        "play 0", "store 0", "stored 0", "play 1", "store 1", "stored 1",
+        "play 2", "store 2", "stored 2", "run returned"]
+    ahead = _slots_events(ahead=True)
+    # the next game starts while the last one is being stored ...
+    assert ahead.index("play 1") < ahead.index("stored 0")
+    assert ahead.index("play 2") < ahead.index("stored 1")
+    assert ahead.index("stored 0") < ahead.index("store 1")  # one game ahead at most
+    # ... results are handled in the order the games ended, every one before run returns
+    assert [e for e in ahead if e.startswith("stored")] == ["stored 0", "stored 1", "stored 2"]
+    assert ahead[-1] == "run returned"

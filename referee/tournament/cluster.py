@@ -257,12 +257,13 @@ class ClusterExecutor:
         on_result: ResultHandler,
         control: RunControl,
         games: int | None = None,
+        ahead: bool = False,
     ) -> None:
         """Play until ``next_job()`` returns None while no game is in flight (it is asked
         again after each result: a knockout schedules from them), or ``control`` stops
         (see module docstring); an abort cancels every task and reports nothing more.
-        ``games`` (the local executor's cap on idle workers) does not apply: the
-        cluster's size does."""
+        ``games`` (the local executor's cap on idle workers) and ``ahead`` do not apply:
+        the cluster's size does, and its workers never wait for a result to be stored."""
         stop = asyncio.Event()
         watcher = asyncio.ensure_future(_set_when_stopping(control, stop))
 

@@ -89,16 +89,25 @@ class GameSlots(ABC):
         on_result: ResultHandler,
         control: RunControl,
         games: int | None = None,
+        ahead: bool = False,
     ) -> None:
         """Play until ``next_job()`` returns None while no game runs, or ``control``
         stops; at most ``games`` at once besides the concurrency (no idle workers).
         A worker that finds no job while games run waits for one of them to end: a
         knockout schedules its next games from their results. Engines are closed on
-        the way out (killed when aborted or cancelled)."""
+        the way out (killed when aborted or cancelled).
+
+        A slot starts its next game when ``on_result`` has returned; with ``ahead``, as
+        soon as the game ended, while its result is handled (its store waits for the
+        disk), one game ahead at most: for runs whose results cannot change what is
+        played next (no knockout, no SPRT). Either way every result is handled before
+        this returns."""
         ended = asyncio.Event()  # set whenever a game ends (reported or not)
+        handling: set[asyncio.Future[None]] = set()  # results handled while slots go on
 
         async def worker(slot: int) -> None:
             played = False
+            last: asyncio.Future[None] | None = None  # this slot's last result (ahead)
             while not control.stopping:
                 job = next_job()
                 if job is None:
@@ -117,7 +126,13 @@ class GameSlots(ABC):
                     record = await control.unless_aborted(self.play(job, slot))
                     if record is None or control.aborted:
                         return  # aborted: this game has no true result; never reported
-                    await on_result(job, record)
+                    if ahead:
+                        if last is not None:  # one game ahead of its results at most
+                            await last
+                        handling.add(last := asyncio.ensure_future(on_result(job, record)))
+                        last.add_done_callback(handling.discard)
+                    else:
+                        await on_result(job, record)
                 finally:
                     self.running.pop(job.game_id, None)
                     ended.set()
@@ -127,12 +142,14 @@ class GameSlots(ABC):
             tasks = [asyncio.create_task(worker(slot)) for slot in range(count)]
             try:
                 await asyncio.gather(*tasks)
+                while handling:  # every finished game handled before the run ends
+                    await asyncio.gather(*handling)
             except BaseException:  # cancelled (or a bug): abort this run's games
                 control.aborted = control.stopping = True
                 for task in tasks:
                     task.cancel()
                 with contextlib.suppress(BaseException):
-                    await asyncio.wait(tasks, timeout=ABORT_GRACE)
+                    await asyncio.wait([*tasks, *handling], timeout=ABORT_GRACE)
                 raise
             finally:
                 if control.aborted:

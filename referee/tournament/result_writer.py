@@ -11,8 +11,10 @@ on refereeing the other games while one is stored.
 What does not change (:mod:`referee.tournament.run` owns these rules):
 
 - a game is committed first, then appended to each game file; the caller awaits both
-  before the game counts anywhere (standings, progress, SPRT, a knockout's bracket), and
-  the game slot that played it starts its next game only after that;
+  before the game counts anywhere (standings, progress, SPRT, a knockout's bracket);
+  the game slot that played it may start its next game meanwhile only where no result
+  can change what is played next (``ahead`` of :meth:`GameSlots.run
+  <referee.tournament.executor.GameSlots.run>`);
 - games are stored one at a time, first in first out: ``seq`` is still the order in which
   they ended;
 - a store that has begun is never cut short: an abort (or a cancelled caller) waits for it.

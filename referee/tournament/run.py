@@ -334,7 +334,7 @@ async def _play(
             stored = await results.store(job, record)
             outcome.finished += stored.in_database
             if stored.failed is not None:
-                outcome.failed = stored.failed
+                outcome.failed = outcome.failed or stored.failed  # the first failure is reported
                 control.abort()
                 return
             if traffic is not None:
@@ -353,8 +353,12 @@ async def _play(
                 outcome.stopped = control.reason
                 display.say(f"{outcome.stopped}; finishing the running games")
 
+        # a slot goes on to its next game while the last one is stored, unless a result
+        # can change what is played next: a knockout's bracket, an SPRT's decision
+        ahead = feed is None and settings.sprt is None
         await executor.run(next_job, on_result, control,
-                           games=None if feed is not None else outcome.total - outcome.finished)
+                           games=None if feed is not None else outcome.total - outcome.finished,
+                           ahead=ahead)
     if control.stopping and outcome.stopped is None:
         outcome.stopped = control.reason
     outcome.interrupted = control.aborted
