@@ -188,3 +188,18 @@ def test_a_slot_waits_for_its_result_unless_it_may_go_ahead():
     # ... results are handled in the order the games ended, every one before run returns
     assert [e for e in ahead if e.startswith("stored")] == ["stored 0", "stored 1", "stored 2"]
     assert ahead[-1] == "run returned"
+
+
+def test_a_result_handler_that_raises_is_not_lost_when_slots_go_ahead():
+    """A bug in handling a result ends the run with that error, as it would if the slot
+    had waited for it."""
+    jobs = iter(list(schedule("roundrobin", 2, 1, 1)))
+
+    async def broken(job: ScheduledGame, record: GameRecord) -> None:
+        raise RuntimeError(f"cannot handle game {job.game_id}")
+
+    async def main() -> None:
+        await _InstantSlots([]).run(lambda: next(jobs, None), broken, RunControl(), ahead=True)
+
+    with pytest.raises(RuntimeError, match="cannot handle game 0"):
+        asyncio.run(main())

@@ -104,6 +104,12 @@ class GameSlots(ABC):
         this returns."""
         ended = asyncio.Event()  # set whenever a game ends (reported or not)
         handling: set[asyncio.Future[None]] = set()  # results handled while slots go on
+        broken: list[asyncio.Future[None]] = []  # those that raised (a bug): raised below
+
+        def handled(result: asyncio.Future[None]) -> None:
+            handling.discard(result)
+            if not result.cancelled() and result.exception() is not None:
+                broken.append(result)
 
         async def worker(slot: int) -> None:
             played = False
@@ -130,7 +136,7 @@ class GameSlots(ABC):
                         if last is not None:  # one game ahead of its results at most
                             await last
                         handling.add(last := asyncio.ensure_future(on_result(job, record)))
-                        last.add_done_callback(handling.discard)
+                        last.add_done_callback(handled)
                     else:
                         await on_result(job, record)
                 finally:
@@ -143,7 +149,9 @@ class GameSlots(ABC):
             try:
                 await asyncio.gather(*tasks)
                 while handling:  # every finished game handled before the run ends
-                    await asyncio.gather(*handling)
+                    await asyncio.wait(handling)
+                for result in broken:
+                    result.result()
             except BaseException:  # cancelled (or a bug): abort this run's games
                 control.aborted = control.stopping = True
                 for task in tasks:
