@@ -410,3 +410,15 @@ def test_second_ctrl_c_aborts_running_games_stores_none_and_kills_engines(tmp_pa
     again = tourney(*slow, *bot("rnd", "random_bot.py"), "-each", "st=0.05", "-games", "4",
                     "-resume", cwd=tmp_path)
     assert again.returncode == 2 and "different tournament" in again.stderr  # st differs
+
+
+def test_an_in_memory_database_plays_and_stores_every_game(tmp_path):
+    """``-db :memory:`` (a throwaway run: SQLite's private in-memory database) stores its
+    games there and in the PDN file, as a file database would."""
+    done = tourney(*bot("a", "random_bot.py"), *bot("b", "random_bot.py"), "-each",
+                   "tc=5+0.1", "-games", "4", "-concurrency", "2", "-db", ":memory:",
+                   "-pdnout", "t.pdn", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "4/4 games stored in :memory:" in done.stdout
+    assert len(pdn_games(tmp_path / "t.pdn")) == 4
+    assert not list(tmp_path.glob("*.db*"))  # nothing of it on disk

@@ -3,8 +3,8 @@
 The executor knows how to *play* a :class:`~referee.tournament.scheduler.ScheduledGame`
 and nothing about where the list came from or where results go: it pulls
 jobs from ``next_job()`` and hands each finished game to ``on_result(job,
-record)``, which the slot awaits before its next game. A remote or multi-machine
-executor only has to honour the same three calls.
+record)``, which the slot awaits before its next game (or, with ``ahead``, while it plays
+it). A remote or multi-machine executor only has to honour the same three calls.
 
 Engine processes come from one :class:`~referee.tournament.engine_pool.EnginePool` per
 engine, so a process is owned by exactly one game at a time.
@@ -46,8 +46,8 @@ from referee.tournament.stopping import ABORT_GRACE, RunControl
 from referee.ugi.client import UgiEngine
 from referee.ugi.engine_config import EngineConfig
 
-#: What is done with each finished game (store it, count it, ...); a game slot starts its
-#: next game when it returns.
+#: What is done with each finished game (store it, count it, ...); when a game slot
+#: starts its next game meanwhile: :meth:`GameSlots.run`.
 ResultHandler = Callable[[ScheduledGame, GameRecord], Awaitable[None]]
 
 
@@ -125,8 +125,9 @@ class GameSlots(ABC):
                 if played and not await self._pause(control):
                     return  # stopped while waiting: the job is not played (nor stored)
                 played = True
-                # running until its result is handled: a knockout schedules its next games
-                # from it, so a slot that finds no job meanwhile waits instead of quitting
+                # running until its result is handled (or handed on, ahead): a knockout
+                # schedules its next games from it, so a slot that finds no job meanwhile
+                # waits instead of quitting
                 self.running[job.game_id] = job
                 try:
                     record = await control.unless_aborted(self.play(job, slot))

@@ -47,16 +47,23 @@ class Stored(NamedTuple):
 
 
 class ResultWriter:
-    """Stores finished games in ``db_path`` and appends them to ``files`` (see the module
-    docstring). The files stay the caller's to close, after :meth:`close`."""
+    """Stores finished games in the database of ``store`` and appends them to ``files``
+    (see the module docstring). The store and the files stay the caller's to close, after
+    :meth:`close`."""
 
-    def __init__(self, db_path: str, files: list[GameFileWriter]) -> None:
+    def __init__(self, store: TournamentStore, files: list[GameFileWriter]) -> None:
         self.files = files
+        self._thread: ThreadPoolExecutor | None = None
+        self._store = store
+        if store.in_memory:
+            # ``-db :memory:``: the database is the caller's connection's own (another
+            # connection would open another, empty one), and there is no disk to wait for
+            return
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="guti-store")
         # The connection is made (and later closed) in the thread that uses it; an error
         # opening it is the caller's StoreError, now, not after the first game.
         try:
-            self._store = self._thread.submit(TournamentStore, db_path).result()
+            self._store = self._thread.submit(TournamentStore, store.path).result()
         except BaseException:
             self._thread.shutdown(wait=True)
             raise
@@ -66,6 +73,8 @@ class ResultWriter:
         written after a failure)."""
         row = game_row(job, record)
         entries = [(file, file.render(record)) for file in self.files]
+        if self._thread is None:
+            return _write(self._store, row, entries, job, record)
         work = asyncio.get_running_loop().run_in_executor(
             self._thread, _write, self._store, row, entries, job, record)
         # shielded: a store that has begun ends as it would have (the thread cannot be
@@ -74,6 +83,8 @@ class ResultWriter:
 
     def close(self) -> None:
         """Wait for every store asked for, then close the thread's connection."""
+        if self._thread is None:
+            return
         try:
             self._thread.submit(self._store.close).result()
         finally:

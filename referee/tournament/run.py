@@ -229,7 +229,7 @@ async def _open_and_play(
     results: ResultWriter | None = None
     try:
         writers = _open_writers(s, store, display_say)
-        results = ResultWriter(s.db_path, writers)
+        results = ResultWriter(store, writers)
         feed = _knockout_feed(s, store, display_say)
         table = standings_from_store(store, store.engine_names(), s.fmt, s.sprt)
         outcome = Outcome(store.count_finished(), store.count_scheduled(), table)

@@ -182,6 +182,12 @@ class TournamentStore:
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: {_why(exc)}") from None
 
+    @property
+    def in_memory(self) -> bool:
+        """The database is this connection's own, in memory (``:memory:``; SQLite's
+        ``""`` is a temporary file, just as private): nothing else can open it."""
+        return self.path in (":memory:", "")
+
     def _added_columns(self, migrate: bool) -> set[str]:
         """The columns of :data:`_ADDED_COLUMNS` the ``games`` table has; with ``migrate``
         the missing ones are added first (each ``ALTER TABLE`` is atomic; a second guti
