@@ -97,11 +97,10 @@ class GameSlots(ABC):
         knockout schedules its next games from their results. Engines are closed on
         the way out (killed when aborted or cancelled).
 
-        A slot starts its next game when ``on_result`` has returned; with ``ahead``, as
-        soon as the game ended, while its result is handled (its store waits for the
-        disk), one game ahead at most: for runs whose results cannot change what is
-        played next (no knockout, no SPRT). Either way every result is handled before
-        this returns."""
+        A slot starts its next game when ``on_result`` has returned; with ``ahead``, while
+        its result is handled (its store waits for the disk), one game ahead at most: for
+        runs whose results cannot change what is played next (no knockout, no SPRT).
+        Either way every result is handled before this returns."""
         ended = asyncio.Event()  # set whenever a game ends (reported or not)
         handling: set[asyncio.Future[None]] = set()  # results handled while slots go on
         broken: list[asyncio.Future[None]] = []  # those that raised (a bug): raised below
@@ -125,9 +124,8 @@ class GameSlots(ABC):
                 if played and not await self._pause(control):
                     return  # stopped while waiting: the job is not played (nor stored)
                 played = True
-                # running until its result is handled (or handed on, ahead): a knockout
-                # schedules its next games from it, so a slot that finds no job meanwhile
-                # waits instead of quitting
+                # running until its result is handled (or handed on): a knockout schedules
+                # its next games from it, so a slot with no job meanwhile waits, not quits
                 self.running[job.game_id] = job
                 try:
                     record = await control.unless_aborted(self.play(job, slot))
