@@ -19,10 +19,10 @@ What does not change (:mod:`referee.tournament.run` owns these rules):
   they ended;
 - a store that has begun is never cut short: an abort (or a cancelled caller) waits for it.
 
-Only the work that waits for the disk runs in the thread (:meth:`TournamentStore.
-insert_game_row`, :meth:`GameFileWriter.append`, which let go of Python's lock while they
-wait); the row and the entries are made by the caller, so the thread holds that lock as
-little as it can. The thread has a database connection of its own: in WAL mode the loop's
+Only the work that waits for the disk runs in the thread
+(:meth:`TournamentStore.insert_game_row`, :meth:`GameFileWriter.append`, which let go of
+Python's lock while they wait); the row and the entries are made by the caller, so the
+thread holds that lock as little as it can. The thread has a database connection of its own: in WAL mode the loop's
 reads (the schedule) never wait for its commit.
 """
 
