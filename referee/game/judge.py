@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import NamedTuple
 
 from engine.rules import Board, Move, RulesError
 from referee.game.reasons import Reason
@@ -40,21 +39,30 @@ class Fault(Enum):
         return Reason.ILLEGAL_MOVE
 
 
-class Verdict(NamedTuple):
+class Verdict:
     """The judgement of one reply. ``fault`` None: fine; then ``move`` is the move to
     play, or None for a right ``bestmove none`` (the side to move has no move).
 
-    A named tuple rather than a frozen dataclass: as immutable, and made several times
-    faster (the game loop makes one per ply)."""
+    A plain class with slots, never changed once made: the game loop makes one per ply,
+    and in the compiled build its construction is native code, where a named tuple's or
+    a dataclass's stays interpreted Python."""
 
-    fault: Fault | None
-    move: Move | None = None
-    text: str | None = None  # the word after bestmove
-    error: str = ""  # the rules core's message for an illegal move
+    __slots__ = ("fault", "move", "text", "error")
+
+    def __init__(self, fault: Fault | None, move: Move | None = None, text: str | None = None,
+                 error: str = "") -> None:
+        self.fault = fault
+        self.move = move
+        self.text = text  # the word after bestmove
+        self.error = error  # the rules core's message for an illegal move
 
     @property
     def ok(self) -> bool:
         return self.fault is None
+
+    def __repr__(self) -> str:
+        return (f"Verdict(fault={self.fault!r}, move={self.move!r}, text={self.text!r}, "
+                f"error={self.error!r})")
 
 
 def judge_reply(

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.rules import Board, Move, Result, RulesError, Side
@@ -128,26 +128,30 @@ async def play_game(
     return await game.play()
 
 
-@dataclass
 class _Game:
     """One game in progress. :meth:`play` runs it; every other method is one step, and
     each way a game ends has its own: :meth:`ended_by_rules`, :meth:`adjudicated`,
-    :meth:`not_ready`, :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`."""
+    :meth:`not_ready`, :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`.
+    A plain class: a dataclass's generated ``__init__`` would be interpreted Python in the
+    compiled build, once per game."""
 
-    board: Board
-    record: GameRecord
-    engines: dict[Side, UgiEngine]
-    clocks: dict[Side, Clock]
-    bounds: Bounds
-    observer: MoveObserver | None = None  # told every move (the live page)
-    adjudicator: Adjudicator | None = None  # -draw/-resign/-maxmoves, when any is on
-    position: Position = field(init=False)
-    goes: dict[Side, ClockedGo] = field(init=False)  # each side's go lines
-
-    def __post_init__(self) -> None:
-        self.position = Position.of(self.board)
-        limits = self.clocks[Side.WHITE].limits, self.clocks[Side.BLACK].limits
-        self.goes = {side: ClockedGo(self.clocks[side].limits, *limits) for side in self.clocks}
+    def __init__(self, board: Board, record: GameRecord, engines: dict[Side, UgiEngine],
+                 clocks: dict[Side, Clock], bounds: Bounds,
+                 observer: MoveObserver | None = None) -> None:
+        self.board = board
+        self.record = record
+        self.engines = engines
+        self.clocks = clocks
+        #: the clocks again, as attributes: ``Side.WHITE`` is a slow lookup every ply
+        self.white_clock, self.black_clock = clocks[Side.WHITE], clocks[Side.BLACK]
+        self.bounds = bounds
+        self.observer = observer  # told every move (the live page)
+        #: -draw/-resign/-maxmoves, when any is on
+        self.adjudicator: Adjudicator | None = None
+        self.position = Position.of(board)
+        limits = clocks[Side.WHITE].limits, clocks[Side.BLACK].limits
+        #: each side's go lines
+        self.goes = {side: ClockedGo(clocks[side].limits, *limits) for side in clocks}
 
     async def play(self) -> GameRecord:
         for side in (Side.WHITE, Side.BLACK):
@@ -183,9 +187,9 @@ class _Game:
     def ask(self, side: Side, allowed: float | None) -> Coroutine[Any, Any, GoReply]:
         """Send ``position`` and ``go`` with both clocks as they stand; awaited, the reply
         (the client's coroutine itself, not one more around it: this runs every ply)."""
-        white, black = self.clocks[Side.WHITE], self.clocks[Side.BLACK]
-        moved = (white if side is Side.WHITE else black).moves_in_period
-        go = self.goes[side].line(white.remaining_ms, black.remaining_ms, moved)
+        clocks = self.clocks
+        go = self.goes[side].line(self.white_clock.remaining_ms, self.black_clock.remaining_ms,
+                                  clocks[side].moves_in_period)
         return self.engines[side].go(self.position, go, self.wait_for(allowed))
 
     def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:
@@ -196,7 +200,7 @@ class _Game:
         self.record.moves.append(text)
         self.record.elapsed_ms.append(reply.elapsed_ms)
         self.record.search.append(reply.search)
-        self.record.clock_ms.append(clock.remaining_ms if clock.limits.has_clock else None)
+        self.record.clock_ms.append(clock.remaining_ms if clock.has_clock else None)
         self.position = self.position.then(text)
         if self.observer is not None:
             self.observer.moved(self.record, self.board)

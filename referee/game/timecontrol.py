@@ -44,10 +44,13 @@ class Clock:
     ``clock.charge(elapsed_ms)`` -> False when the side lost on time.
     """
 
-    __slots__ = ("limits", "remaining_ms", "moves_in_period")
+    __slots__ = ("limits", "has_clock", "remaining_ms", "moves_in_period")
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
+        #: ``limits.has_clock``, kept here: the game loop asks every ply, and this is a
+        #: native attribute where the limits' property is interpreted Python.
+        self.has_clock = limits.base_ms is not None
         self.remaining_ms: float = float(limits.base_ms or 0)
         self.moves_in_period = 0
 

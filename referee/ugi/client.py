@@ -31,7 +31,6 @@ import functools
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NewType
 
 from engine.rules import Board
@@ -58,16 +57,35 @@ def _start_fen(game: str) -> str:
     return Board(game).fen()
 
 
-@dataclass(frozen=True)
 class Position:
     """What a ``position`` command says: a start FEN (None: the game's start
-    position, sent as ``startpos``) and the moves played from it."""
+    position, sent as ``startpos``) and the moves played from it. A value: compared and
+    hashed by ``fen`` and ``moves``, never changed once made.
 
-    fen: str | None = None
-    moves: tuple[str, ...] = ()
-    #: Its ``position`` line once written (carried over by :meth:`then`), so the line for
-    #: the next ply is this one plus a move, not the whole game joined again.
-    line: str | None = field(default=None, compare=False, repr=False)
+    A plain class rather than a frozen dataclass: the game loop makes one every ply
+    (:meth:`then`), and a dataclass's generated ``__init__`` stays interpreted Python
+    even in the compiled build (benchmarks/RESULTS.md, round 7)."""
+
+    __slots__ = ("fen", "moves", "line")
+
+    def __init__(self, fen: str | None = None, moves: tuple[str, ...] = (),
+                 line: str | None = None) -> None:
+        self.fen = fen
+        self.moves = moves
+        #: Its ``position`` line once written (carried over by :meth:`then`), so the line
+        #: for the next ply is this one plus a move, not the whole game joined again.
+        self.line = line
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self.fen == other.fen and self.moves == other.moves
+
+    def __hash__(self) -> int:
+        return hash((self.fen, self.moves))
+
+    def __repr__(self) -> str:
+        return f"Position(fen={self.fen!r}, moves={self.moves!r})"
 
     def then(self, move: str) -> Position:
         """This position with ``move`` played."""
@@ -156,7 +174,15 @@ def is_readyok(line: str) -> bool:
     return line.strip() == "readyok"
 
 
-@dataclass
+def elapsed_ms(sent_at: float, received_at: float) -> float:
+    """Milliseconds from ``sent_at`` to ``received_at`` (``time.monotonic()`` seconds), to
+    the nanosecond. Why rounded: the difference of two large counts of seconds carries
+    float noise in its last digits (``0.08712339331395924`` for 87,123 ns); rounded, it is
+    what was measured (``0.087123``), the clocks charged with it stay as short, and the
+    database's JSON of a game's times is written in a third of the CPU time."""
+    return round((received_at - sent_at) * 1e9) / 1e6
+
+
 class GoReply:
     """The answer to one ``go``.
 
@@ -164,15 +190,25 @@ class GoReply:
     runs from ``go`` written (``sent_at``) to the ``bestmove`` line received
     (``received_at``), both ``time.monotonic()`` seconds. ``search`` is what the last
     ``info`` line with search fields before ``bestmove`` said (None when none came).
+    A plain class, made every ply: see :class:`Position`.
     """
 
-    bestmove: str | None
-    line: str
-    infos: list[str]
-    elapsed_ms: float
-    sent_at: float
-    received_at: float
-    search: SearchInfo | None = None
+    __slots__ = ("bestmove", "line", "infos", "elapsed_ms", "sent_at", "received_at", "search")
+
+    def __init__(self, bestmove: str | None, line: str, infos: list[str], elapsed_ms: float,
+                 sent_at: float, received_at: float, search: SearchInfo | None = None) -> None:
+        self.bestmove = bestmove
+        self.line = line
+        self.infos = infos
+        self.elapsed_ms = elapsed_ms
+        self.sent_at = sent_at
+        self.received_at = received_at
+        self.search = search
+
+    def __repr__(self) -> str:
+        return (f"GoReply(bestmove={self.bestmove!r}, line={self.line!r}, "
+                f"elapsed_ms={self.elapsed_ms!r}, infos={len(self.infos)}, "
+                f"search={self.search!r})")
 
     @classmethod
     def read(cls, lines: Sequence[str], sent_at: float, received_at: float) -> GoReply:
@@ -180,14 +216,14 @@ class GoReply:
         words = lines[-1].split()
         if len(lines) == 1:  # a bare bestmove (an instant reply): nothing else to read
             return cls(words[1] if len(words) > 1 else None, lines[-1], [],
-                       (received_at - sent_at) * 1000, sent_at, received_at, None)
+                       elapsed_ms(sent_at, received_at), sent_at, received_at, None)
         infos = [line for line in lines[:-1] if line.startswith("info")][-MAX_INFOS:]
         return cls(
             bestmove=words[1] if len(words) > 1 else None,
             line=lines[-1],
             infos=infos,
             search=SearchInfo.last_of(infos),
-            elapsed_ms=(received_at - sent_at) * 1000,
+            elapsed_ms=elapsed_ms(sent_at, received_at),
             sent_at=sent_at,
             received_at=received_at,
         )
@@ -432,6 +468,6 @@ class UgiEngine:
             raise EngineTimeout(
                 f"engine {self.name}: no bestmove within {timeout:.3f} s of go",
                 lines=exc.lines,
-                elapsed_ms=(time.monotonic() - sent_at) * 1000,
+                elapsed_ms=elapsed_ms(sent_at, time.monotonic()),
             ) from None
         return GoReply.read(lines, sent_at, at)
