@@ -181,9 +181,10 @@ def test_a_slot_waits_for_its_result_unless_it_may_go_ahead():
         "play 0", "store 0", "stored 0", "play 1", "store 1", "stored 1",
         "play 2", "store 2", "stored 2", "run returned"]
     ahead = _slots_events(ahead=True)
-    # the next game starts while the last one is being stored ...
-    assert ahead.index("play 1") < ahead.index("stored 0")
-    assert ahead.index("play 2") < ahead.index("stored 1")
+    # the next game starts before the last one is stored, even before its store begins
+    # (with -referees the referee process waits for it) ...
+    assert ahead.index("play 1") < ahead.index("store 0")
+    assert ahead.index("play 2") < ahead.index("store 1")
     assert ahead.index("stored 0") < ahead.index("store 1")  # one game ahead at most
     # ... results are handled in the order the games ended, every one before run returns
     assert [e for e in ahead if e.startswith("stored")] == ["stored 0", "stored 1", "stored 2"]
@@ -203,3 +204,42 @@ def test_a_result_handler_that_raises_is_not_lost_when_slots_go_ahead():
 
     with pytest.raises(RuntimeError, match="cannot handle game 0"):
         asyncio.run(main())
+
+
+def test_unless_aborted_gives_the_result_or_none_once_aborted():
+    """The wait every game is run through: the work's result; None (the work cancelled)
+    when the run is aborted first, from the loop or from another thread; None at once when
+    it already was; and a cancelled waiter cancels its work."""
+
+    async def main() -> None:
+        control = RunControl()
+        assert await control.unless_aborted(asyncio.sleep(0, "done")) == "done"
+        cancelled: list[bool] = []
+
+        async def forever() -> None:
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                cancelled.append(True)
+                raise
+
+        loop = asyncio.get_running_loop()
+        loop.call_later(0.05, control.abort)
+        assert await asyncio.wait_for(control.unless_aborted(forever()), 5) is None
+        assert cancelled == [True]
+        assert await control.unless_aborted(asyncio.sleep(0, "late")) is None  # aborted
+
+        other = RunControl()
+        loop.call_later(0.05, lambda: loop.run_in_executor(None, other.abort))
+        assert await asyncio.wait_for(other.unless_aborted(forever()), 5) is None
+        assert cancelled == [True, True]
+
+        waiting = asyncio.ensure_future(RunControl().unless_aborted(forever()))
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        await asyncio.sleep(0)
+        assert cancelled == [True, True, True]
+
+    asyncio.run(main())

@@ -21,10 +21,17 @@ from referee.game.record import GameRecord
 from referee.game.runner import play_game
 from referee.game.timecontrol import parse_limits
 from referee.process.errors import EngineStartError, EngineTimeout
-from referee.ugi.client import Position, UgiEngine, position_line
+from referee.ugi.client import (
+    GoReply,
+    Position,
+    UgiEngine,
+    clocked_go,
+    go_line,
+    position_line,
+)
 from referee.ugi.engine_config import EngineConfig
 from referee.ugi.fake_transport import Answer, FakeTransport, Reply
-from referee.ugi.limits import Go, Limits
+from referee.ugi.limits import Go, Limits, go_for_turn
 
 GAME = "egara-guti"
 REFEREE = Path(__file__).resolve().parent.parent / "referee"
@@ -313,3 +320,24 @@ def test_one_place_writes_each_command(word: str) -> None:
     ]
     assert len(places) == 1, places
     assert places[0].startswith("ugi/client.py:")
+
+
+def test_elapsed_times_are_whole_nanoseconds_without_float_noise() -> None:
+    """Two ``time.monotonic()`` readings a day into the machine's uptime differ by
+    87,123 ns; their float difference carries noise in its last digits, the elapsed time
+    kept (and stored as JSON every ply) does not."""
+    sent = 86_400.902432
+    received = sent + 0.000087123
+    assert repr((received - sent) * 1000) != "0.087123"  # the noise this is about
+    reply = GoReply.read(["bestmove 13-12"], sent, received)
+    assert repr(reply.elapsed_ms) == "0.087123"
+    assert repr(GoReply.read(["info depth 1", "bestmove 13-12"], sent, received).elapsed_ms) \
+        == "0.087123"
+
+
+def test_a_tournaments_games_share_their_go_patterns() -> None:
+    """Equal limits give the same (unchanging) ClockedGo: made once, not every game."""
+    a, b = parse_limits({"tc": "10+0.1"}), parse_limits({"tc": "10+0.1"})
+    assert a is not b and clocked_go(a, a, a) is clocked_go(b, b, b)
+    assert clocked_go(a, a, a).line(9000.4, 8000.6) == go_line(
+        go_for_turn(a, (a, 9000.4), (b, 8000.6), 0))

@@ -30,6 +30,7 @@ caller's job (see :mod:`referee.tournament.match`).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -49,7 +50,7 @@ from referee.game.settings import (
 )
 from referee.game.timecontrol import Clock, Limits
 from referee.process.errors import EngineError, EngineTimeout, ErrorKind
-from referee.ugi.client import ClockedGo, GoReply, Position, UgiEngine
+from referee.ugi.client import GoReply, Position, UgiEngine, clocked_go
 
 #: The reason a game is lost for, by the kind of engine-process fault.
 REASON_OF_FAULT = {
@@ -151,7 +152,7 @@ class _Game:
         self.position = Position.of(board)
         limits = clocks[Side.WHITE].limits, clocks[Side.BLACK].limits
         #: each side's go lines
-        self.goes = {side: ClockedGo(clocks[side].limits, *limits) for side in clocks}
+        self.goes = {side: clocked_go(clocks[side].limits, *limits) for side in clocks}
 
     async def play(self) -> GameRecord:
         for side in (Side.WHITE, Side.BLACK):
@@ -322,7 +323,10 @@ def _error_reply(reply: GoReply) -> str:
     return f"; before it, the engine answered: {errors[0][:300]}" if errors else ""
 
 
+@functools.lru_cache(maxsize=64)
 def _time_control_tag(white: Limits, black: Limits) -> str:
+    """The ``TimeControl`` tag; kept per pair of limits (a tournament has a few, and
+    writing one is interpreted Python, once a game otherwise)."""
     a, b = white.pdn_time_control(), black.pdn_time_control()
     return a if a == b else f"{a}:{b}"
 

@@ -51,6 +51,14 @@ from referee.ugi.engine_config import EngineConfig
 ResultHandler = Callable[[ScheduledGame, GameRecord], Awaitable[None]]
 
 
+async def _next_turn(handling: Awaitable[None]) -> None:
+    """``handling`` (a finished game's result) from the loop's next turn on: a slot that goes
+    ahead sends its next game first (with ``-referees``, the referee process waits for it),
+    and stores meanwhile (making the row is most of a game's CPU in guti's own process)."""
+    await asyncio.sleep(0)
+    await handling
+
+
 class GameSlots(ABC):
     """``concurrency`` game slots that pull jobs and play them (:meth:`run`: the stops,
     aborts and ``-wait`` of the module docstring). How one game is played, and where,
@@ -134,7 +142,7 @@ class GameSlots(ABC):
                     if ahead:
                         if last is not None:  # one game ahead of its results at most
                             await last
-                        handling.add(last := asyncio.ensure_future(on_result(job, record)))
+                        handling.add(last := asyncio.ensure_future(_next_turn(on_result(job, record))))
                         last.add_done_callback(handled)
                     else:
                         await on_result(job, record)

@@ -46,7 +46,8 @@ class RunControl:
         self.aborted = False  # kill everything, report nothing
         self.reason: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._abort_event: asyncio.Event | None = None
+        #: one future per :meth:`unless_aborted` under way, set when the run is aborted
+        self._waiters: set[asyncio.Future[None]] = set()
         self._deadline = threading.Event()
         self._disarmed = threading.Event()
         self._say: Callable[[str], None] = lambda _text: None
@@ -76,30 +77,43 @@ class RunControl:
                 loop.call_soon_threadsafe(self._wake)
 
     def _wake(self) -> None:
-        if self._abort_event is not None:
-            self._abort_event.set()
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
-    def _event(self) -> asyncio.Event:
-        if self._abort_event is None:
-            self._abort_event = asyncio.Event()
+    def _bind_loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop, which :meth:`abort` wakes the waiters on (it may be called
+        from a signal handler, outside the loop)."""
+        if self._loop is None:
             self._loop = asyncio.get_running_loop()
-            if self.aborted:
-                self._abort_event.set()
-        return self._abort_event
+        return self._loop
 
     # -- waiting ----------------------------------------------------------------
     async def unless_aborted(self, work: Awaitable[T]) -> T | None:
         """The result of ``work``, or None if the run is aborted first (or was aborted
-        by the time it finished: its result is then not to be trusted)."""
+        by the time it finished: its result is then not to be trusted).
+
+        One future per wait, set by whichever comes first, ``work`` ending or the abort
+        (:meth:`_wake`): every game is such a wait, and ``asyncio.wait`` on the work and
+        an abort event's waiter cost several times more (benchmarks/RESULTS.md, round 7)."""
         task = asyncio.ensure_future(work)
-        aborter = asyncio.ensure_future(self._event().wait())
-        try:
-            await asyncio.wait({task, aborter}, return_when=asyncio.FIRST_COMPLETED)
-        except BaseException:
-            task.cancel()
-            raise
-        finally:
-            aborter.cancel()
+        if not self.aborted:
+            waiter = self._bind_loop().create_future()
+
+            def wake(_task: object) -> None:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+            task.add_done_callback(wake)
+            self._waiters.add(waiter)
+            try:
+                await waiter
+            except BaseException:
+                task.cancel()
+                raise
+            finally:
+                self._waiters.discard(waiter)
+                task.remove_done_callback(wake)
         if task.done() and not self.aborted:
             return task.result()
         task.cancel()
@@ -119,7 +133,6 @@ class RunControl:
         (set flags, kill process groups, hand the rest to the loop)."""
         self._say = say
         self._loop = asyncio.get_running_loop()
-        self._event()
         threading.Thread(target=self._hard_deadline, daemon=True).start()
 
         def on_sigint(_signo: int, _frame: object) -> None:
