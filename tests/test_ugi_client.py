@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import Board
+from engine.rules import Board, Side
+from referee.game import runner
 from referee.game.judge import Fault, judge_reply
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
@@ -25,7 +26,6 @@ from referee.ugi.client import (
     GoReply,
     Position,
     UgiEngine,
-    clocked_go,
     go_line,
     position_line,
 )
@@ -335,9 +335,16 @@ def test_elapsed_times_are_whole_nanoseconds_without_float_noise() -> None:
         == "0.087123"
 
 
-def test_a_tournaments_games_share_their_go_patterns() -> None:
-    """Equal limits give the same (unchanging) ClockedGo: made once, not every game."""
-    a, b = parse_limits({"tc": "10+0.1"}), parse_limits({"tc": "10+0.1"})
-    assert a is not b and clocked_go(a, a, a) is clocked_go(b, b, b)
-    assert clocked_go(a, a, a).line(9000.4, 8000.6) == go_line(
-        go_for_turn(a, (a, 9000.4), (b, 8000.6), 0))
+def test_games_with_the_same_limits_share_their_go_lines_and_tag() -> None:
+    """Made once per pair of limits objects (a tournament's settings'), not every game;
+    limits made afresh every game do not grow the memo without bound."""
+    a = parse_limits({"tc": "10+0.1"})
+    b = parse_limits({"tc": "10+0.1"})
+    shared = runner._shared(a, b)
+    assert runner._shared(a, b) is shared and runner._shared(b, a) is not shared
+    assert shared.tag == "10+0.1"
+    assert shared.goes[Side.BLACK].line(9000.4, 8000.6) == go_line(
+        go_for_turn(b, (a, 9000.4), (b, 8000.6), 0))
+    for _ in range(200):
+        runner._shared(parse_limits({"tc": "1+0"}), b)
+    assert len(runner._SHARED) <= 64

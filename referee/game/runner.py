@@ -30,7 +30,6 @@ caller's job (see :mod:`referee.tournament.match`).
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -50,7 +49,7 @@ from referee.game.settings import (
 )
 from referee.game.timecontrol import Clock, Limits
 from referee.process.errors import EngineError, EngineTimeout, ErrorKind
-from referee.ugi.client import GoReply, Position, UgiEngine, clocked_go
+from referee.ugi.client import ClockedGo, GoReply, Position, UgiEngine
 
 #: The reason a game is lost for, by the kind of engine-process fault.
 REASON_OF_FAULT = {
@@ -100,6 +99,7 @@ async def play_game(
     touched (they are the caller's input)."""
     wlim = limits or Limits()
     blim = black_limits or wlim
+    shared = _shared(wlim, blim)
     board = start_board(game_name, start_fen)
     record = GameRecord(
         game=game_name,
@@ -111,7 +111,7 @@ async def play_game(
         site=site,
         date=time.strftime("%Y.%m.%d"),
         start_time=time.strftime("%H:%M:%S"),
-        time_control=_time_control_tag(wlim, blim),
+        time_control=shared.tag,
         first_side=board.turn,
     )
     for text in opening_moves:
@@ -123,7 +123,7 @@ async def play_game(
     record.opening_plies = len(record.moves)
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
                  {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
-                 Bounds(move_timeout, sync_timeout, stall_grace), observer)
+                 Bounds(move_timeout, sync_timeout, stall_grace), shared.goes, observer)
     if adjudication is not None and adjudication.active:
         game.adjudicator = Adjudicator(adjudication)
     return await game.play()
@@ -137,7 +137,7 @@ class _Game:
     compiled build, once per game."""
 
     def __init__(self, board: Board, record: GameRecord, engines: dict[Side, UgiEngine],
-                 clocks: dict[Side, Clock], bounds: Bounds,
+                 clocks: dict[Side, Clock], bounds: Bounds, goes: dict[Side, ClockedGo],
                  observer: MoveObserver | None = None) -> None:
         self.board = board
         self.record = record
@@ -146,13 +146,11 @@ class _Game:
         #: the clocks again, as attributes: ``Side.WHITE`` is a slow lookup every ply
         self.white_clock, self.black_clock = clocks[Side.WHITE], clocks[Side.BLACK]
         self.bounds = bounds
+        self.goes = goes  # each side's go lines (shared by the games of the same limits)
         self.observer = observer  # told every move (the live page)
         #: -draw/-resign/-maxmoves, when any is on
         self.adjudicator: Adjudicator | None = None
         self.position = Position.of(board)
-        limits = clocks[Side.WHITE].limits, clocks[Side.BLACK].limits
-        #: each side's go lines
-        self.goes = {side: clocked_go(clocks[side].limits, *limits) for side in clocks}
 
     async def play(self) -> GameRecord:
         for side in (Side.WHITE, Side.BLACK):
@@ -323,12 +321,39 @@ def _error_reply(reply: GoReply) -> str:
     return f"; before it, the engine answered: {errors[0][:300]}" if errors else ""
 
 
-@functools.lru_cache(maxsize=64)
 def _time_control_tag(white: Limits, black: Limits) -> str:
-    """The ``TimeControl`` tag; kept per pair of limits (a tournament has a few, and
-    writing one is interpreted Python, once a game otherwise)."""
     a, b = white.pdn_time_control(), black.pdn_time_control()
     return a if a == b else f"{a}:{b}"
+
+
+class _Shared:
+    """What every game played with the same two limits shares, made once: the
+    ``TimeControl`` tag and each side's ``go`` lines (:class:`ClockedGo`). Making them is
+    interpreted Python (the limits' module), tens of microseconds once a game otherwise."""
+
+    __slots__ = ("white", "black", "tag", "goes")
+
+    def __init__(self, white: Limits, black: Limits) -> None:
+        self.white, self.black = white, black
+        self.tag = _time_control_tag(white, black)
+        self.goes = {Side.WHITE: ClockedGo(white, white, black),
+                     Side.BLACK: ClockedGo(black, white, black)}
+
+
+#: :class:`_Shared` by the identities of the limits: a tournament gives every game the same
+#: limits objects (its settings'), and comparing limits by value would call their
+#: dataclass methods, interpreted Python, several times a game.
+_SHARED: dict[tuple[int, int], _Shared] = {}
+
+
+def _shared(white: Limits, black: Limits) -> _Shared:
+    key = (id(white), id(black))
+    found = _SHARED.get(key)
+    if found is None or found.white is not white or found.black is not black:
+        if len(_SHARED) >= 64:  # limits made afresh for every game: memory stays bounded
+            _SHARED.clear()
+        found = _SHARED[key] = _Shared(white, black)
+    return found
 
 
 def start_failure_record(

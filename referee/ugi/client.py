@@ -165,14 +165,6 @@ class ClockedGo:
                                      max(1, self.period - moves_in_period)))
 
 
-@functools.lru_cache(maxsize=64)
-def clocked_go(mover: Limits, white: Limits, black: Limits) -> ClockedGo:
-    """The :class:`ClockedGo` of these limits, made once: it never changes, and every game
-    of a tournament has the same few (making one costs tens of microseconds of interpreted
-    Python, once a game otherwise)."""
-    return ClockedGo(mover, white, black)
-
-
 def is_bestmove(line: str) -> bool:
     """A ``bestmove`` line: its first word, blanks around words ignored (protocol.md 5.1)."""
     return line.split()[:1] == ["bestmove"]
