@@ -13,6 +13,7 @@ import pytest
 from referee.game.openings import Opening
 from referee.game.reasons import Reason
 from referee.game.record import GameRecord
+from referee.process import lifeline
 from referee.tournament.executor import GameSlots
 from referee.tournament.scheduler import (
     ScheduledGame,
@@ -206,10 +207,12 @@ def test_a_result_handler_that_raises_is_not_lost_when_slots_go_ahead():
         asyncio.run(main())
 
 
-def test_unless_aborted_gives_the_result_or_none_once_aborted():
+def test_unless_aborted_gives_the_result_or_none_once_aborted(monkeypatch):
     """The wait every game is run through: the work's result; None (the work cancelled)
     when the run is aborted first, from the loop or from another thread; None at once when
-    it already was; and a cancelled waiter cancels its work."""
+    it already was; and a cancelled waiter cancels its work. (An abort also SIGKILLs every
+    engine this process registered: none of this test's, and none of another test's.)"""
+    monkeypatch.setattr(lifeline, "kill_registered", lambda: None)
 
     async def main() -> None:
         control = RunControl()
