@@ -33,6 +33,7 @@ COMPILED_MODULES = (
     "engine/rules/move.py",
     "engine/rules/patterns.py",
     "engine/rules/perft_tree.py",
+    "engine/rules/fen.py",
     "referee/process/engine_process.py",
     "referee/ugi/client.py",
     "referee/game/runner.py",

@@ -35,11 +35,13 @@ def run_reading_one_line(argv: list[str], tmp: Path) -> tuple[int, str, str]:
     first = proc.stdout.readline()
     proc.stdout.close()
     try:
-        err = proc.stderr.read()
-        code = proc.wait(timeout=60)
+        # bounded: a guti that hangs on its way out fails here instead of hanging the suite
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("guti did not exit within 60 s of its stdout being closed")
     finally:
         proc.kill()
-    return code, first, err
+    return proc.returncode, first, err
 
 
 @pytest.mark.parametrize("command", ["match", "tournament"])

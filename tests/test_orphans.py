@@ -53,3 +53,23 @@ def test_sigkill_of_tournament_leaves_no_engine_nor_grandchild(tmp_path):
         *engine("deaf", "ignore-quit", pids), *engine("forker2", "fork", pids),
         "-each", "tc=60+1", "-games", "20", "-concurrency", "2"], mark)
     wait_for(lambda: not survivors(pids), "every engine process ended by the kernel", 10)
+
+
+def test_a_group_is_listed_with_its_zombies_and_a_gone_one_without_reading_proc(monkeypatch):
+    # group_members decides what an engine's quit still has to kill and reap: a member that
+    # has exited but is not reaped (a zombie) is still listed; once nothing of the group
+    # is left it answers at once, without reading every process's /proc entry (an engine's
+    # quit asks three times, and each read of /proc took milliseconds)
+    from referee.process import group
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    wait_for(lambda: (group._proc_stat(child.pid) or ("?",))[0] == "Z", "the child a zombie", 10)
+    assert group.group_members(child.pid) == [(child.pid, "Z", os.getpid())]
+    child.wait()
+
+    def no_scan(path):
+        raise AssertionError(f"listed {path} for a group that is gone")
+
+    monkeypatch.setattr(group.os, "listdir", no_scan)
+    assert group.group_members(child.pid) == []
+    assert group.live_members(child.pid) == []

@@ -268,6 +268,28 @@ def test_pdn_record_from_black_to_move_fen(tmp_path):
     assert path.read_text() == text + "\n" + text
 
 
+def test_a_game_started_at_midnight_is_dated_by_one_reading_of_the_clock(monkeypatch):
+    # the clock ticks past midnight between two readings: the date and the time of one
+    # game must still belong together (not 2026.12.31 with 00:00:00)
+    import time
+
+    from engine.rules import Result, Side
+    from referee.game.runner import start_failure_record
+
+    real = time.strftime
+    ticks = iter([time.struct_time((2026, 12, 31, 23, 59, 59, 3, 365, 0)),
+                  time.struct_time((2027, 1, 1, 0, 0, 0, 4, 1, 0))])
+    monkeypatch.setattr(time, "strftime", lambda fmt, *_: real(fmt, next(ticks)))
+    record = start_failure_record("egara-guti", "a", "b", Side.BLACK, "no start", None, "1")
+    assert (record.date, record.start_time) == ("2026.12.31", "23:59:59")
+    # and the enums spelled as text (a stored row) are read back into the enums
+    assert record.result is Result.WHITE_WINS and record.fault is Side.BLACK
+    text = GameRecord(game="egara-guti", white="a", black="b", result="0-1", fault="w",
+                      first_side="b")
+    assert (text.result, text.fault, text.first_side) == (Result.BLACK_WINS, Side.WHITE, Side.BLACK)
+    assert type(text.result) is Result and type(text.fault) is Side and type(text.first_side) is Side
+
+
 # -- openings ----------------------------------------------------------------------
 
 

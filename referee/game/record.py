@@ -59,9 +59,13 @@ class GameRecord:
     def __post_init__(self) -> None:
         # Records are also built from stored text (database rows, tests): read the
         # spellings back into the enums here, once, so every consumer sees the types.
-        self.result = Result(self.result)
-        self.first_side = Side(self.first_side)
-        if self.fault is not None:
+        # (Only where they are text: an enum's own call is interpreted Python, some
+        # microseconds, and the referee makes a record with the enums every game.)
+        if type(self.result) is not Result:
+            self.result = Result(self.result)
+        if type(self.first_side) is not Side:
+            self.first_side = Side(self.first_side)
+        if self.fault is not None and type(self.fault) is not Side:
             self.fault = Side(self.fault)
 
     @property

@@ -101,6 +101,7 @@ async def play_game(
     blim = black_limits or wlim
     shared = _shared(wlim, blim)
     board = start_board(game_name, start_fen)
+    date, start_time = date_and_time()
     record = GameRecord(
         game=game_name,
         white=white.name,
@@ -109,8 +110,8 @@ async def play_game(
         round=round,
         event=event,
         site=site,
-        date=time.strftime("%Y.%m.%d"),
-        start_time=time.strftime("%H:%M:%S"),
+        date=date,
+        start_time=start_time,
         time_control=shared.tag,
         first_side=board.turn,
     )
@@ -127,6 +128,13 @@ async def play_game(
     if adjudication is not None and adjudication.active:
         game.adjudicator = Adjudicator(adjudication)
     return await game.play()
+
+
+def date_and_time() -> tuple[str, str]:
+    """The PDN ``Date`` and ``Time`` of a game starting now, from one reading of the clock:
+    two readings could straddle midnight and date a game a day early."""
+    stamp = time.strftime("%Y.%m.%d %H:%M:%S")
+    return stamp[:10], stamp[11:]
 
 
 class _Game:
@@ -370,6 +378,7 @@ def start_failure_record(
 ) -> GameRecord:
     """The record of a game that could not start because ``failed_side``'s engine did not."""
     lim = limits or Limits()
+    date, start_time = date_and_time()
     return GameRecord(
         game=game_name,
         white=white,
@@ -382,8 +391,8 @@ def start_failure_record(
         round=round,
         event=event,
         site=site,
-        date=time.strftime("%Y.%m.%d"),
-        start_time=time.strftime("%H:%M:%S"),
+        date=date,
+        start_time=start_time,
         time_control=lim.pdn_time_control(),
         final_fen=start_board(game_name, start_fen).fen(),
         first_side=start_board(game_name, start_fen).turn,

@@ -61,11 +61,18 @@ def group_members(pgid: int) -> list[tuple[int, str, int]]:
     Off Linux (no /proc) falls back to ``killpg(pgid, 0)``: ``[(pgid, "?", 0)]`` while
     anything in the group exists.
     """
+    if pgid <= 1:
+        return []  # not an engine's group (0 would mean our own in killpg)
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        # no process has this group id, not even a zombie: nothing to list. The usual case
+        # once an engine has quit; the scan below reads every process's stat (milliseconds
+        # on a busy machine, and an engine's quit asks three times)
+        return []
+    except PermissionError:
+        pass  # members we may not signal (zombies of others, a foreign group): look
     if not os.path.isdir("/proc/self"):
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return []
         return [(pgid, "?", 0)]
     members = []
     for entry in os.listdir("/proc"):
