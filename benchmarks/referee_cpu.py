@@ -27,7 +27,8 @@ against a commit's Python (its compiled build with ``--baseline-compiled``), wit
 
 ``--cutegames BINARY`` plays the same match with cutegames (the C++ host of the UGI
 protocol, built outside this repository: see benchmarks/RESULTS.md) and with guti, both
-from the start position, alternating, and prints games/s at concurrency 1 and 2 for each.
+from the start position, alternating, and prints games/s at concurrency 1 and 2 for each,
+and guti's games/s at concurrency 2 over cutegames' in the same round (median and range).
 cutegames runs the engines' own game (its ``generic`` mode): it checks no move and asks the
 engines whether the game is over, with ``isready`` and ``query gameover`` round trips each
 ply besides ``go``.
@@ -288,6 +289,13 @@ def compare_cutegames(binary: str, games: int, rounds: int, pinned: bool = False
     if pinned:
         print("guti pinned: " + "; ".join(f"concurrency {c}: {' '.join(PINNED[c])}"
                                           for c in (1, 2)))
+    # The host's load moves both hosts' rates by a third from one minute to the next, so
+    # the ratio of each guti run to the cutegames run of its own round (minutes apart at
+    # most) says more than the ratio of the medians.
+    for s in shapes:
+        ratios = sorted(g / c for g, c in zip(runs[f"{s} c2"], runs["cutegames c2"], strict=True))
+        print(f"{heads[s]} / cutegames at concurrency 2, round by round: median "
+              f"{statistics.median(ratios):.2f}x, from {ratios[0]:.2f}x to {ratios[-1]:.2f}x")
     return 0
 
 
