@@ -71,7 +71,10 @@ def group_members(pgid: int) -> list[tuple[int, str, int]]:
         # on a busy machine, and an engine's quit asks three times)
         return []
     except PermissionError:
-        pass  # members we may not signal (zombies of others, a foreign group): look
+        # members we may not signal (zombies of others, a foreign group): on Linux, look;
+        # without /proc there is nothing more to learn, nor anything we could kill or reap
+        if not os.path.isdir("/proc/self"):
+            return []
     if not os.path.isdir("/proc/self"):
         return [(pgid, "?", 0)]
     members = []
