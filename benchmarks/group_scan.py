@@ -7,59 +7,59 @@ takes milliseconds on a machine with a few dozen processes (more on a busy one);
 ``killpg(pgid, 0)`` that finds no process at all answers at once. That is paid at the end
 of every run, and per game with ``restart=on`` (each engine quit after each game).
 
-    python benchmarks/group_scan.py [--baseline COMMIT] [--repeat 100]
+    python benchmarks/group_scan.py [--baseline COMMIT] [--repeat 100] [--json]
 
-Times ``group_members`` of a group whose only process has exited and been reaped, in this
-checkout and (``--baseline``) in COMMIT's ``referee/process/group.py``, in this process.
+Times ``group_members`` of a group whose only process has exited and been reaped; with
+``--baseline``, this same script at COMMIT too (benchmarks/baseline.py), in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import json
 import os
 import subprocess
 import sys
-import tempfile
 import timeit
-from types import ModuleType
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GROUP = "referee/process/group.py"
+sys.path.insert(0, ROOT)
 
 
-def load(path: str, name: str) -> ModuleType:
-    """``path`` as a module of its own (so two versions can be timed side by side)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def measure(repeat: int) -> dict[str, float]:
+    """Microseconds per ``group_members`` call on a gone group (median of 5 timings), and
+    how many processes the machine has (what the scan reads)."""
+    from referee.process.group import group_members
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    gone.wait()  # exited and reaped: nothing of its group is left
+    times = timeit.repeat(lambda: group_members(gone.pid), number=repeat, repeat=5)
+    return {"us_per_call": 1e6 * sorted(times)[2] / repeat,
+            "processes": float(sum(entry.isdigit() for entry in os.listdir("/proc")))}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--baseline", help="a commit whose group.py to time as well")
+    parser.add_argument("--baseline", help="a commit to measure as well, in the same run")
     parser.add_argument("--repeat", type=int, default=100)
+    parser.add_argument("--json", action="store_true", help="one JSON line of the figures")
     args = parser.parse_args()
-    versions = [("this checkout", load(os.path.join(ROOT, GROUP), "group_now"))]
-    with tempfile.TemporaryDirectory() as folder:
-        if args.baseline:
-            old = os.path.join(folder, "group_old.py")
-            with open(old, "w") as fh:
-                subprocess.run(["git", "-C", ROOT, "show", f"{args.baseline}:{GROUP}"],
-                               stdout=fh, check=True)
-            versions.insert(0, (args.baseline, load(old, "group_old")))
-        gone = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
-        gone.wait()  # exited and reaped: nothing of its group is left
-        processes = sum(entry.isdigit() for entry in os.listdir("/proc"))
-        print(f"{processes} processes on this machine; microseconds per call, median of 5 "
-              f"timings of {args.repeat} calls")
-        for label, module in versions:
-            times = timeit.repeat(lambda m=module: m.group_members(gone.pid),
-                                  number=args.repeat, repeat=5)
-            per_call = sorted(times)[2] / args.repeat
-            print(f"| {label} | group_members of a group that is gone: {per_call * 1e6:.1f} us |")
+    rows = []
+    if args.baseline:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from baseline import json_at
+
+        rows.append((args.baseline, json_at(args.baseline, __file__, ["--repeat", str(args.repeat)])))
+    now = measure(args.repeat)
+    if args.json:
+        print(json.dumps(now))
+        return 0
+    rows.append(("this checkout", now))
+    print(f"{now['processes']:.0f} processes on this machine; median of 5 timings of "
+          f"{args.repeat} calls")
+    print("| | `group_members` of a group that is gone |\n|---|---|")
+    for label, figures in rows:
+        print(f"| {label} | {figures['us_per_call']:.1f} us |")
     return 0
 
 
