@@ -14,8 +14,10 @@ for ``-cluster``:
 - one Ctrl-C (SIGINT to guti alone): the running games finish and are stored, exit 130;
 - an engine that cannot start: the same line and exit status as without ``-referees``.
 
-Processes are found in ``/proc``: a referee process is a child of guti whose command line
-holds ``-m referee.tournament.referee_child``; what is "left over" is any process whose
+Processes are found in ``/proc``: a referee process is a child of guti named
+``guti-referee`` (``/proc/PID/comm``: forked from guti before its loop starts, or started
+again as ``python -m referee.tournament.referee_child`` after a death, it names itself);
+what is "left over" is any process whose
 working directory is the test's folder (guti's children and their engines inherit it).
 A game is caught in progress by an event, never by a sleep: the engine ``A`` is started
 through ``sh -c 'exec ... --mark DIR/mark.$$'``, so the mark of its N-th ``go`` names the
@@ -48,8 +50,8 @@ PROBE = ROOT / "tests" / "engines" / "cpu_probe.py"
 GREEDY = ROOT / "bots" / "python" / "greedy_bot.py"
 PY = sys.executable
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-#: What tells a referee process among guti's children.
-CHILD = "-m referee.tournament.referee_child"
+#: What tells a referee process among guti's children: its name.
+CHILD = "guti-referee"
 #: Seconds from an abort signal to guti's exit, at most (guti's own bound is 8 s).
 EXIT_BOUND = 15.0
 #: Seconds for every process of a run to be gone once guti has exited (or was killed).
@@ -123,9 +125,16 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def process_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 def referees_of(guti: int) -> list[int]:
     """guti's referee processes."""
-    return [pid for pid in children_of(guti) if CHILD in command_line(pid)]
+    return [pid for pid in children_of(guti) if process_name(pid) == CHILD]
 
 
 def cpus_of(pid: int) -> str:

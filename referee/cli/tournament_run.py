@@ -29,7 +29,13 @@ from referee.process.text import visible
 from referee.tournament.defaults import DEFAULT_DRAW_MODEL
 from referee.tournament.export import export_epd, export_json, export_pdn
 from referee.tournament.ratings import DRAW_MODELS, RatingOptions
-from referee.tournament.run import TournamentError, run_tournament, standings_from_store
+from referee.tournament.referee_pool import fork_referees
+from referee.tournament.run import (
+    TournamentError,
+    referee_processes,
+    run_tournament,
+    standings_from_store,
+)
 from referee.tournament.standings import Standings, make_console
 from referee.tournament.store import StoreError, TournamentStore
 
@@ -52,8 +58,10 @@ def run_tournament_command(argv: list[str]) -> int:
         return fail("tournament", "-serve needs aiohttp: pip install 'guti[web]'")
     watch = Stopwatch()
     try:
-        outcome = event_loop.run(run_with_live_page(
-            settings, lambda observer: run_tournament(settings, console, observer=observer)))
+        # -referees: the referee processes are forked now, before the loop, ready at once
+        with fork_referees(referee_processes(settings)) as forked:
+            outcome = event_loop.run(run_with_live_page(settings, lambda observer: run_tournament(
+                settings, console, observer=observer, forked=forked)))
     except (TournamentError, StoreError, EngineStartError) as exc:
         return fail("tournament", str(exc))
     except sqlite3.Error as exc:  # the database failed under us (damaged, ...)

@@ -28,7 +28,7 @@ import os
 import signal
 import subprocess
 import sys
-from typing import IO
+from typing import IO, Any
 
 _PR_SET_PDEATHSIG = 1
 
@@ -62,17 +62,19 @@ for pgid in groups:
 _registered: set[int] = set()
 _watcher: subprocess.Popen[bytes] | None = None
 _pipe: IO[bytes] | None = None
-_prctl = None
+#: Linux's ``prctl`` from the C library (None elsewhere): the parent-death signal here, and
+#: a process's name in :mod:`referee.process.forked`.
+prctl: Any = None
 if sys.platform.startswith("linux"):
     with contextlib.suppress(OSError, AttributeError):
-        _prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved now, not after fork
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved now, not after fork
 
 
 def die_with_parent(parent: int) -> None:
     """In a forked child before exec: have the kernel SIGKILL it when ``parent`` dies
     (and exit at once if ``parent`` is already gone). Must stay async-signal simple."""
-    if _prctl is not None:
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:
         os._exit(137)
 
@@ -116,6 +118,16 @@ def release(pgid: int) -> None:
     if pgid in _registered:
         _registered.discard(pgid)
         _send(f"-{pgid}")
+
+
+def forget_inherited() -> None:
+    """In a child forked from guti (:mod:`referee.process.forked`): the groups and the
+    watcher are guti's, not the child's; the child registers its own engines afresh (and
+    starts its own watcher with the first of them)."""
+    global _watcher, _pipe
+    _registered.clear()
+    _watcher = None
+    _pipe = None
 
 
 def registered() -> list[int]:

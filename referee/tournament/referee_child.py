@@ -31,6 +31,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from referee.process.event_loop import run
+from referee.process.forked import name_process
 from referee.tournament.referee_link import Message, frame, read_message
 from referee.tournament.remote_games import WorkerRun
 from referee.tournament.scheduler import ScheduledGame
@@ -143,6 +144,10 @@ async def serve(out_fd: int) -> None:
 
 
 def main() -> int:
+    """Serve the link on standard input and output: in a new interpreter (``python -m``),
+    or in a child forked from guti (:func:`referee.tournament.referee_pool.fork_referees`),
+    whose file descriptors 0 and 1 are the link's too."""
+    name_process("guti-referee")
     out_fd = os.dup(1)
     os.dup2(2, 1)  # print() and stray writes go to stderr, never into the link
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # guti decides what Ctrl-C does
@@ -151,4 +156,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    # Everything is said and every engine gone: the interpreter's own teardown (tens of
+    # milliseconds of freeing modules) would only keep guti waiting at the end of a run.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

@@ -9,6 +9,15 @@ and aborts) and plays each slot's games in a referee process
 one per process. With ``-use-affinity`` each process is pinned to its slots' CPUs
 together with the engines it starts.
 
+How a referee process starts: ``guti tournament`` forks them from itself before its event
+loop begins (:func:`fork_referees`, :mod:`referee.process.forked`), so each is ready at
+once with guti's modules already imported; a new interpreter (``python -m
+referee.tournament.referee_child``) takes 0.1 s or more of CPU to import them, which a
+short run of instant engines feels. Where guti cannot fork safely (not Linux, a loop or
+another thread already running, as in a caller's own loop) and for every process started
+again after a death, it is such a new interpreter. Either way it names itself
+``guti-referee``.
+
 This process stays the only writer of the database: a game's record comes back over the
 link (:mod:`referee.tournament.referee_link`) when it ends and is stored by the caller at
 once, as locally; ``-log`` gets each game's traffic in one block as it ends, as with
@@ -34,7 +43,7 @@ import os
 import signal
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from referee.game.record import GameRecord
 from referee.game.settings import GameSettings
@@ -42,6 +51,9 @@ from referee.process import lifeline
 from referee.process.affinity import slot_cpus
 from referee.process.engine_process import TrafficHook, describe_exit
 from referee.process.errors import EngineStartError
+from referee.process.event_loop import loop_factory
+from referee.process.forked import ForkedChild, ForkedProcess, can_fork, fork_child
+from referee.tournament import referee_child
 from referee.tournament.executor import GameSlots
 from referee.tournament.observer import TournamentObserver
 from referee.tournament.referee_link import Message, frame, read_message
@@ -80,11 +92,13 @@ class RefereeFailed(EngineStartError):
 class RefereeLink:
     """One referee process: started on demand, its answers routed to who waits for them."""
 
-    def __init__(self, number: int, spec: RunSpec, cpus: tuple[int, ...] | None) -> None:
+    def __init__(self, number: int, spec: RunSpec, cpus: tuple[int, ...] | None,
+                 forked: ForkedChild | None = None) -> None:
         self.name = f"referee {number}"
         self.spec = spec
         self.cpus = cpus
-        self.process: asyncio.subprocess.Process | None = None
+        self.forked = forked  # its first process, forked before the loop began
+        self.process: asyncio.subprocess.Process | ForkedProcess | None = None
         self.games: dict[int, asyncio.Future[GameOutcome]] = {}
         self.checked: asyncio.Future[str] | None = None
         self.closed: asyncio.Future[float] | None = None
@@ -96,21 +110,27 @@ class RefereeLink:
         return self.process is not None and self.process.returncode is None
 
     async def start(self) -> None:
-        """Start the process (again, after a death) and send it the run."""
+        """Start the process (again, after a death) and send it the run: the child forked
+        for it before the loop began (:func:`fork_referees`) the first time, else a new
+        interpreter."""
         async with self.starting:
             if self.alive:
                 return
-            guti = os.getpid()
-            self.process = await asyncio.create_subprocess_exec(
-                # -P: not the working folder first on the module path (-m would put it
-                # there), so that a folder named like one of guti's packages cannot stand in
-                # for guti's own code (that of _same_code_env), compiled or not
-                sys.executable, "-P", "-m", "referee.tournament.referee_child",
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                env=_same_code_env(),
-                start_new_session=True,  # Ctrl-C at the terminal reaches guti alone
-                preexec_fn=lambda: lifeline.die_with_parent(guti),
-            )
+            forked, self.forked = self.forked, None
+            if forked is not None:
+                self.process = await forked.adopt()
+            else:
+                guti = os.getpid()
+                self.process = await asyncio.create_subprocess_exec(
+                    # -P: not the working folder first on the module path (-m would put it
+                    # there), so that a folder named like one of guti's packages cannot stand
+                    # in for guti's own code (that of _same_code_env), compiled or not
+                    sys.executable, "-P", "-m", "referee.tournament.referee_child",
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    env=_same_code_env(),
+                    start_new_session=True,  # Ctrl-C at the terminal reaches guti alone
+                    preexec_fn=lambda: lifeline.die_with_parent(guti),
+                )
             self.reader = asyncio.create_task(self._read(self.process))
             self.send(("setup", self.spec, self.name, self.cpus))
 
@@ -140,7 +160,7 @@ class RefereeLink:
         finally:
             self.games.pop(job.game_id, None)
 
-    async def _read(self, process: asyncio.subprocess.Process) -> None:
+    async def _read(self, process: asyncio.subprocess.Process | ForkedProcess) -> None:
         assert process.stdout is not None
         while (message := await read_message(process.stdout)) is not None:
             self._dispatch(message)
@@ -190,6 +210,34 @@ class RefereeLink:
             await asyncio.gather(self.reader, return_exceptions=True)
 
 
+def referee_count(referees: int, concurrency: int) -> int:
+    """How many referee processes ``-referees`` gives: at most one per game slot."""
+    return max(1, min(referees, max(1, concurrency)))
+
+
+@contextlib.contextmanager
+def fork_referees(count: int) -> Iterator[list[ForkedChild]]:
+    """``count`` referee processes forked from this one, for a run about to start its
+    loop: each is ready at once, where a new interpreter takes 0.1 s or more to import
+    guti (:mod:`referee.process.forked`). Empty where this process cannot fork (not
+    Linux, a loop or another thread running, fork failing): the pool then starts new
+    interpreters, as it does for every process after a death. Those the run did not use
+    are closed and reaped when the ``with`` ends."""
+    children: list[ForkedChild] = []
+    if count > 0 and can_fork():
+        loop_factory()  # the event loop's module imported once, here, not in each child
+        try:
+            for _ in range(count):
+                children.append(fork_child(referee_child.main, "guti-referee"))
+        except OSError:
+            pass  # the ones forked serve; the pool starts the others itself
+    try:
+        yield children
+    finally:
+        for child in children:
+            child.discard()
+
+
 def _same_code_env() -> dict[str, str] | None:
     """The environment for a referee process, so that it runs the same code as guti: the
     folder guti was imported from first on its module path, unless that folder is one of
@@ -219,6 +267,7 @@ class RefereePool(GameSlots):
         wait_ms: int = 0,
         cpus: Sequence[int] | None = None,
         say: Callable[[str], None] = say_error,
+        forked: Sequence[ForkedChild] = (),
     ) -> None:
         super().__init__(concurrency, wait_ms)
         self.engines = engines
@@ -227,9 +276,11 @@ class RefereePool(GameSlots):
         self.say = say
         spec = RunSpec(uuid.uuid4().hex, engines, settings, version="",
                        traffic=traffic is not None)
-        count = max(1, min(referees, self.concurrency))
+        count = referee_count(referees, self.concurrency)
         self.links = [
-            RefereeLink(k + 1, spec, self._cpus_of(k, count, cpus)) for k in range(count)
+            RefereeLink(k + 1, spec, self._cpus_of(k, count, cpus),
+                        forked[k] if k < len(forked) else None)
+            for k in range(count)
         ]
 
     def _cpus_of(self, k: int, count: int, cpus: Sequence[int] | None) -> tuple[int, ...] | None:

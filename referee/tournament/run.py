@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -39,6 +39,7 @@ from rich.progress import (
 from referee.game.game_file import GameFileWriter
 from referee.game.latency import latency_lines
 from referee.game.record import GameRecord
+from referee.process.forked import ForkedChild
 from referee.process.text import visible
 from referee.process.traffic_log import TrafficLog
 from referee.tournament.db_lock import DatabaseBusy, DatabaseLock
@@ -48,7 +49,7 @@ from referee.tournament.export import open_game_files, sync_epd, sync_pdn
 from referee.tournament.knockout import BracketError
 from referee.tournament.knockout_feed import KnockoutFeed
 from referee.tournament.observer import TournamentObserver
-from referee.tournament.referee_pool import RefereePool
+from referee.tournament.referee_pool import RefereePool, referee_count
 from referee.tournament.result_writer import ResultWriter
 from referee.tournament.scheduler import ScheduledGame, schedule
 from referee.tournament.settings import TournamentSettings
@@ -186,15 +187,26 @@ class _Display:
             table.print(self.console)
 
 
+def referee_processes(settings: TournamentSettings) -> int:
+    """How many referee processes a run of ``settings`` starts (0: it referees every game in
+    this process, or on a cluster): what to fork before its loop begins
+    (:func:`~referee.tournament.referee_pool.fork_referees`)."""
+    if settings.referees <= 1 or settings.cluster is not None:
+        return 0
+    return referee_count(settings.referees, settings.concurrency)
+
+
 async def run_tournament(
     settings: TournamentSettings,
     console: Console,
     control: RunControl | None = None,
     observer: TournamentObserver | None = None,
+    forked: Sequence[ForkedChild] = (),
 ) -> Outcome:
     """Play every game of the tournament that is not stored yet (see module docstring).
     The signals are handled (:meth:`RunControl.signals`) from start to end; ``observer``
-    (the live page) hears of every move and every stored game."""
+    (the live page) hears of every move and every stored game; ``forked``: referee processes
+    forked for ``-referees`` before the loop began (:func:`referee_processes`)."""
     s = settings
     control = control or RunControl()
     for path in (s.db_path, s.pdn_path, s.log_path, s.records.epd_path):
@@ -209,7 +221,7 @@ async def run_tournament(
         except DatabaseBusy as exc:
             raise TournamentError(str(exc)) from None
         try:
-            return await _open_and_play(s, console, control, running, observer)
+            return await _open_and_play(s, console, control, running, observer, forked)
         finally:
             lock.release()
 
@@ -220,8 +232,10 @@ async def _open_and_play(
     control: RunControl,
     running: list[GameSlots],
     observer: TournamentObserver | None,
+    forked: Sequence[ForkedChild] = (),
 ) -> Outcome:
-    """The locked part of a run: open the database, bring the PDN in line, play."""
+    """The locked part of a run: open the database, bring the PDN in line, play
+    (``-referees`` with the referee processes ``forked`` before the loop, if any)."""
     display_say = functools.partial(say_plain, console)
     store = open_tournament(s, display_say)
     traffic = TrafficLog(s.log_path) if s.log_path else None
@@ -247,7 +261,7 @@ async def _open_and_play(
         elif s.referees > 1:
             executor = RefereePool(s.engines, s.game, s.concurrency, s.referees, traffic,
                                    observer=observer, wait_ms=s.scheduling.wait_ms,
-                                   cpus=s.scheduling.cpus)
+                                   cpus=s.scheduling.cpus, forked=forked)
         else:
             executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer,
                                 wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus)
