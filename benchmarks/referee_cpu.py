@@ -16,7 +16,9 @@ referee's CPU and nothing of its children. Plies are counted from the stored gam
 script there (so both sides are measured in the same run, on the same loaded machine)
 and prints a before/after table; ``--rounds N`` alternates the two N times and shows
 the medians (with ``--pinned``, the pinned shapes on both sides, where COMMIT has their
-options). A few games are played first and not counted, so that what a run imports
+options; ``--pinned`` also times a 2-game run at concurrency 2, which is little but the
+run's fixed cost: its referee processes and engines started and closed). A few games are
+played first and not counted, so that what a run imports
 on its way is not counted either. The script finds the referee's entry points under the
 names of either layout (``referee.cli.tournament`` or the older ``referee.tournament_cli``).
 
@@ -195,7 +197,12 @@ def measure(games: int, pinned: bool = False) -> dict[str, float]:
         if pinned:
             p1 = run_tournament(folder, bot, games, 1, flags=tuple(PINNED[1]))
             p2 = run_tournament(folder, bot, games, 2, flags=tuple(PINNED[2]))
+            # what a run costs besides its games: starting the referee processes and their
+            # engines, closing them, the database (median of three 2-game runs)
+            short = statistics.median(run_tournament(folder, bot, 2, 2, flags=tuple(PINNED[2]))
+                                      ["wall"] for _ in range(3))
             extra = {
+                "pinned_short_run_s": short,
                 "pinned_cpu_ms_per_ply": 1000 * (p1["cpu"] + p2["cpu"]) / (p1["plies"] + p2["plies"]),
                 "pinned_games_per_s_c1": p1["games"] / p1["wall"],
                 "pinned_games_per_s_c2": p2["games"] / p2["wall"],
@@ -312,6 +319,8 @@ ROWS = [
      "{:.1f}"),
     ("pinned: start-up CPU of each referee process (s; not in the CPU per ply)",
      "pinned_referee_start_cpu_s", "{:.3f}"),
+    ("pinned: wall seconds of a 2-game run at concurrency 2 (a run's fixed cost)",
+     "pinned_short_run_s", "{:.3f}"),
 ]
 
 
