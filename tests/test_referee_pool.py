@@ -478,6 +478,29 @@ def referee_kill_trial(folder: Path, at: int, games: int = 2) -> None:
     nothing_left(folder, pids)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"),
+                    reason="referee processes are forked on Linux only")
+def test_the_referee_processes_are_forked_from_guti_and_named(tmp_path):
+    """They are guti forked before its loop (the same command line: no new interpreter
+    that imports guti again), named ``guti-referee``, and play the games."""
+    pids = tmp_path / "pids"
+    think = ["--think", "0.01"]
+    run = Run.start(["tournament", *marking("A", tmp_path, pids, 2, *think),
+                     *engine("B", pids, *think), "-each", "tc=60+1", "-games", "2",
+                     "-concurrency", "2", "-referees", "2", "-quiet"], tmp_path)
+    try:
+        marked = wait_for_mark(tmp_path, run)
+        referees = referees_of(run.proc.pid)
+        assert len(referees) == 2 and parent_of(marked) in referees
+        assert {command_line(pid) for pid in referees} == {command_line(run.proc.pid)}
+        code = run.finish(120)
+    finally:
+        run.kill()
+    assert code == 0, run.err
+    assert "2/2 games stored" in run.out
+    nothing_left(tmp_path, pids)
+
+
 def test_a_killed_referee_process_loses_no_game(tmp_path):
     referee_kill_trial(tmp_path, at=4)
 

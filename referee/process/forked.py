@@ -39,6 +39,7 @@ import asyncio
 import contextlib
 import gc
 import os
+import select
 import signal
 import sys
 import threading
@@ -93,8 +94,6 @@ class ForkedChild:
         except OSError:
             return
         try:
-            import select
-
             ready, _, _ = select.select([pidfd], [], [], grace)
             if not ready:
                 with contextlib.suppress(ProcessLookupError):
