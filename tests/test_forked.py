@@ -204,3 +204,44 @@ def test_no_fork_from_a_running_loop_nor_beside_another_thread():
         time.sleep(0.01)  # another test's threads may linger: then the answer is no
     if threading.active_count() == 1 and sys.platform.startswith("linux"):
         assert can_fork() is hasattr(os, "pidfd_open")
+
+
+@LINUX
+def test_a_forked_lifeline_watcher_outlives_its_parent_and_kills_the_groups():
+    """The lifeline's watcher forked before the loop (``start_lifeline``) has no
+    parent-death signal: when its parent is SIGKILLed it is still there to SIGKILL every
+    engine group registered with it, a grandchild that ignores SIGTERM included."""
+    started = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import os, subprocess, sys
+        from referee.process import lifeline
+        from referee.process.forked import start_lifeline
+
+        start_lifeline()
+        engine = subprocess.Popen(["sh", "-c", "trap '' TERM; sleep 60 & wait"],
+                                  start_new_session=True)
+        lifeline.watch(engine.pid)
+        with open(f"/proc/{lifeline._watcher.pid}/comm") as fh:
+            name = fh.read().strip()
+        print(engine.pid, lifeline._watcher.pid, name, flush=True)
+        os.kill(os.getpid(), 9)
+    """)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    engine, watcher, name = started.stdout.split()
+    assert name == "guti-lifeline"
+
+    def group_gone() -> bool:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as fh:
+                        fields = fh.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if fields[3] == engine and fields[0] != "Z":  # its group, not a zombie
+                    return False
+        return True
+
+    wait_for(group_gone, "the engine's group killed by the watcher", 10)
+    wait_for(lambda: not os.path.exists(f"/proc/{watcher}/stat")
+             or open(f"/proc/{watcher}/stat").read().rsplit(")", 1)[1].split()[0] == "Z",
+             "the watcher gone once its work is done", 10)

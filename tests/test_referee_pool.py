@@ -137,6 +137,13 @@ def referees_of(guti: int) -> list[int]:
     return [pid for pid in children_of(guti) if process_name(pid) == CHILD]
 
 
+def engines_of(referee: int, program: Path) -> list[int]:
+    """The referee process's engines running ``program``: its children but its lifeline
+    watcher (forked from it, so with guti's command line, which names the engines too)."""
+    return [pid for pid in children_of(referee)
+            if str(program) in command_line(pid) and process_name(pid) != "guti-lifeline"]
+
+
 def cpus_of(pid: int) -> str:
     """The ``Cpus_allowed_list`` the kernel holds for ``pid`` ("" if it is gone)."""
     try:
@@ -391,8 +398,7 @@ def _observe_pinning(run: Run, seen: dict[int, tuple[str, set[str]]]) -> None:
     """While guti runs: each referee process's CPU list, and its engines' (cpu_probe)."""
     while run.proc.poll() is None:
         for referee in referees_of(run.proc.pid):
-            engines = {cpus_of(p) for p in children_of(referee)
-                       if str(PROBE) in command_line(p)} - {""}
+            engines = {cpus_of(p) for p in engines_of(referee, PROBE)} - {""}
             mine = cpus_of(referee)
             if mine:
                 before = seen.get(referee, (mine, set()))[1]
@@ -564,7 +570,7 @@ def test_sigkill_of_guti_leaves_no_referee_process_nor_engine(tmp_path):
     try:
         wait_for_mark(tmp_path, run)
         referees = referees_of(run.proc.pid)
-        engines = [p for r in referees for p in children_of(r) if str(FAULTY) in command_line(p)]
+        engines = [p for r in referees for p in engines_of(r, FAULTY)]
         assert len(referees) == 2 and len(engines) >= 4, (referees, engines)
     finally:
         run.proc.send_signal(signal.SIGKILL)

@@ -89,6 +89,7 @@ def main(argv: list[str]) -> int:
         from referee.config.match import match_settings
         from referee.process import event_loop
         from referee.process.errors import EngineStartError
+        from referee.process.forked import start_lifeline
         from referee.process.traffic_log import TrafficLog
         from referee.tournament.stopping import RunControl
 
@@ -104,6 +105,7 @@ def main(argv: list[str]) -> int:
     settings.traffic = traffic
     watch = Stopwatch()
     control = RunControl()
+    start_lifeline()  # before the loop: the watcher of the engines' groups, forked
     try:
         score = event_loop.run(run_until_signalled(settings, control))
     except EngineStartError as exc:

@@ -25,6 +25,7 @@ from referee.config.args import CliError, OptionSpec, ParsedArgs, parse_cli
 from referee.config.tournament import settings_from_argv, sprt_from_args
 from referee.process import event_loop
 from referee.process.errors import EngineStartError
+from referee.process.forked import start_lifeline
 from referee.process.text import visible
 from referee.tournament.defaults import DEFAULT_DRAW_MODEL
 from referee.tournament.export import export_epd, export_json, export_pdn
@@ -58,8 +59,12 @@ def run_tournament_command(argv: list[str]) -> int:
         return fail("tournament", "-serve needs aiohttp: pip install 'guti[web]'")
     watch = Stopwatch()
     try:
-        # -referees: the referee processes are forked now, before the loop, ready at once
-        with fork_referees(referee_processes(settings)) as forked:
+        # -referees: the referee processes are forked now, before the loop, ready at once;
+        # else this process starts the engines, and the watcher of their groups is forked
+        referees = referee_processes(settings)
+        if referees == 0 and settings.cluster is None:
+            start_lifeline()
+        with fork_referees(referees) as forked:
             outcome = event_loop.run(run_with_live_page(settings, lambda observer: run_tournament(
                 settings, console, observer=observer, forked=forked)))
     except (TournamentError, StoreError, EngineStartError) as exc:

@@ -104,9 +104,11 @@ class ForkedChild:
             os.close(pidfd)
 
 
-def fork_child(run: Callable[[], int], name: str) -> ForkedChild:
+def fork_child(run: Callable[[], int], name: str, die_with_parent: bool = True) -> ForkedChild:
     """Fork a child that runs ``run()`` (see the module docstring); OSError if it cannot.
-    ``name`` is the child's process name (``/proc/PID/comm``, what ``top`` shows)."""
+    ``name`` is the child's process name (``/proc/PID/comm``, what ``top`` shows);
+    ``die_with_parent=False``: no parent-death signal (the lifeline's watcher, which must
+    outlive guti)."""
     if not can_fork():
         raise OSError("cannot fork here: an event loop or another thread is running")
     parent = os.getpid()
@@ -127,7 +129,8 @@ def fork_child(run: Callable[[], int], name: str) -> ForkedChild:
     if pid == 0:  # the child: never returns
         status = 70  # EX_SOFTWARE: the set-up itself failed
         try:
-            _become_child(parent, to_read, from_write, inherited, blocked, name)
+            _become_child(parent if die_with_parent else None, to_read, from_write, inherited,
+                          blocked, name)
             status = run()
         except SystemExit as exc:
             status = exc.code if isinstance(exc.code, int) else 1
@@ -156,11 +159,14 @@ def _open_files() -> dict[int, tuple[int, int]]:
     return found
 
 
-def _become_child(parent: int, stdin: int, stdout: int, inherited: dict[int, tuple[int, int]],
-                  mask: set[int | signal.Signals], name: str) -> None:
-    """The child's clean slate (module docstring), signals still blocked until its end."""
+def _become_child(parent: int | None, stdin: int, stdout: int,
+                  inherited: dict[int, tuple[int, int]], mask: set[int | signal.Signals],
+                  name: str) -> None:
+    """The child's clean slate (module docstring), signals still blocked until its end;
+    ``parent``: the process whose death kills it (None: none)."""
     os.setsid()
-    lifeline.die_with_parent(parent)
+    if parent is not None:
+        lifeline.die_with_parent(parent)
     lifeline.forget_inherited()
     gc.freeze()
     os.dup2(stdin, 0)
@@ -183,6 +189,22 @@ def name_process(name: str) -> None:
     ``ps -o comm`` then tell a referee process from guti and the engines."""
     if lifeline.prctl is not None:
         lifeline.prctl(_PR_SET_NAME, name.encode()[:15], 0, 0, 0)
+
+
+def start_lifeline() -> None:
+    """Start this process's lifeline watcher (:mod:`referee.process.lifeline`) now, forked:
+    a process about to start its loop and engines, so that the watcher is running before
+    the first engine. Started as a new Python with the first engine instead, its 10-15 ms of
+    start-up compete with the engines' own on the same CPU (a quarter of a 2-game run of
+    instant engines). Nothing where this process may not fork, or has a watcher already."""
+    if lifeline.has_watcher() or not can_fork():
+        return
+    try:
+        child = fork_child(lifeline.run_watcher, "guti-lifeline", die_with_parent=False)
+    except OSError:
+        return  # started with the first engine, then
+    os.close(child.from_child)
+    lifeline.adopt_watcher(child.pid, child.to_child)
 
 
 class ForkedProcess:

@@ -9,8 +9,10 @@ outlives guti:
   ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (:func:`die_with_parent`, run between fork and
   exec), so the kernel kills it the moment guti dies. The kernel does not pass this
   on to the engine's own children, hence:
-- **the lifeline**: a tiny watcher process (started with the first engine, in its own
-  session so terminal signals do not reach it) reads ``+PGID`` / ``-PGID`` lines from
+- **the lifeline**: a tiny watcher process (forked from guti before its event loop starts
+  where it can, :func:`referee.process.forked.start_lifeline`, else started as a new Python
+  with the first engine; in its own session so terminal signals do not reach it, and with
+  no parent-death signal: it outlives guti) reads ``+PGID`` / ``-PGID`` lines from
   a pipe whose only writer is guti. When the pipe ends (guti exited, normally or
   killed), it SIGKILLs every process group still registered, grandchildren included
   (they stay in the engine's group unless they call ``setsid`` themselves), and exits.
@@ -60,7 +62,7 @@ for pgid in groups:
 """
 
 _registered: set[int] = set()
-_watcher: subprocess.Popen[bytes] | None = None
+_watcher: subprocess.Popen[bytes] | _ForkedWatcher | None = None
 _pipe: IO[bytes] | None = None
 #: Linux's ``prctl`` from the C library (None elsewhere): the parent-death signal here, and
 #: a process's name in :mod:`referee.process.forked`.
@@ -79,9 +81,51 @@ def die_with_parent(parent: int) -> None:
         os._exit(137)
 
 
+class _ForkedWatcher:
+    """The watcher forked from this process (:func:`referee.process.forked.start_lifeline`),
+    not started as a new Python: what :func:`_start_watcher` asks of it."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def poll(self) -> int | None:
+        """None while it runs (reaped here once it has ended)."""
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            return 0
+        return None if pid == 0 else status
+
+
+def has_watcher() -> bool:
+    """Whether a watcher runs for this process."""
+    return _pipe is not None and _watcher is not None and _watcher.poll() is None
+
+
+def run_watcher() -> int:
+    """The watcher's own loop, in a child forked from guti (the same code as the watcher
+    started as a new Python, and like it writing to nothing of guti's)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    exec(_WATCHER, {"__name__": "guti_lifeline"})  # noqa: S102 - this module's own text
+    return 0
+
+
+def adopt_watcher(pid: int, pipe: int) -> None:
+    """The watcher forked from this process: ``pid``, and ``pipe``, its input's write end.
+    The groups registered so far are sent to it."""
+    global _watcher, _pipe
+    _watcher = _ForkedWatcher(pid)
+    _pipe = os.fdopen(pipe, "wb", buffering=0)
+    for pgid in _registered:
+        _send(f"+{pgid}")
+
+
 def _start_watcher() -> IO[bytes] | None:
     global _watcher, _pipe
-    if _pipe is not None and _watcher is not None and _watcher.poll() is None:
+    if has_watcher():
         return _pipe
     try:
         _watcher = subprocess.Popen(

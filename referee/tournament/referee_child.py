@@ -31,7 +31,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from referee.process.event_loop import run
-from referee.process.forked import name_process
+from referee.process.forked import name_process, start_lifeline
 from referee.tournament.referee_link import Message, frame, read_message
 from referee.tournament.remote_games import WorkerRun
 from referee.tournament.scheduler import ScheduledGame
@@ -148,6 +148,7 @@ def main() -> int:
     or in a child forked from guti (:func:`referee.tournament.referee_pool.fork_referees`),
     whose file descriptors 0 and 1 are the link's too."""
     name_process("guti-referee")
+    start_lifeline()  # before the loop: the watcher of its engines, forked, ready at once
     out_fd = os.dup(1)
     os.dup2(2, 1)  # print() and stray writes go to stderr, never into the link
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # guti decides what Ctrl-C does
