@@ -112,9 +112,7 @@ def fork_child(run: Callable[[], int], name: str, die_with_parent: bool = True) 
     if not can_fork():
         raise OSError("cannot fork here: an event loop or another thread is running")
     parent = os.getpid()
-    for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
-        with contextlib.suppress(Exception):
-            stream.flush()
+    _flush_output()  # nothing buffered in guti is written again by the child
     to_read, to_write = os.pipe()
     from_read, from_write = os.pipe()
     inherited = _open_files()
@@ -138,14 +136,19 @@ def fork_child(run: Callable[[], int], name: str, die_with_parent: bool = True) 
             with contextlib.suppress(BaseException):
                 os.write(2, traceback.format_exc().encode(errors="replace"))
         finally:
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(Exception):
-                    stream.flush()
+            _flush_output()
             os._exit(status)
     signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     os.close(to_read)
     os.close(from_write)
     return ForkedChild(pid, to_write, from_read)
+
+
+def _flush_output() -> None:
+    """Write out what Python holds for stdout and stderr (closed or broken ones aside)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
 
 
 def _open_files() -> dict[int, tuple[int, int]]:
@@ -207,6 +210,20 @@ def start_lifeline() -> None:
     lifeline.adopt_watcher(child.pid, child.to_child)
 
 
+async def pipe_streams(read_fd: int, write_fd: int) -> tuple[asyncio.StreamReader,
+                                                              asyncio.WriteTransport]:
+    """Two pipes of a link on the running loop: a reader for ``read_fd`` and a transport
+    writing to ``write_fd`` (both owned from now on). Both ends of a referee link use it:
+    guti with a forked child, the referee process with its standard input and output."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2**16)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
+                                 os.fdopen(read_fd, "rb", buffering=0))
+    writer, _ = await loop.connect_write_pipe(asyncio.Protocol,
+                                              os.fdopen(write_fd, "wb", buffering=0))
+    return reader, writer
+
+
 class ForkedProcess:
     """A :class:`ForkedChild` in guti's loop: pipes as transports, exit from a pidfd."""
 
@@ -222,13 +239,8 @@ class ForkedProcess:
 
     @classmethod
     async def connect(cls, child: ForkedChild) -> ForkedProcess:
-        loop = asyncio.get_running_loop()
         pidfd = os.pidfd_open(child.pid)
-        reader = asyncio.StreamReader(limit=2**16)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
-                                     os.fdopen(child.from_child, "rb", buffering=0))
-        writer, _ = await loop.connect_write_pipe(asyncio.Protocol,
-                                                  os.fdopen(child.to_child, "wb", buffering=0))
+        reader, writer = await pipe_streams(child.from_child, child.to_child)
         return cls(child.pid, writer, reader, pidfd)
 
     def _reap(self) -> None:

@@ -31,7 +31,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from referee.process.event_loop import run
-from referee.process.forked import name_process, start_lifeline
+from referee.process.forked import name_process, pipe_streams, start_lifeline
 from referee.tournament.referee_link import Message, frame, read_message
 from referee.tournament.remote_games import WorkerRun
 from referee.tournament.scheduler import ScheduledGame
@@ -121,12 +121,7 @@ def _cpu_seconds() -> float:
 
 async def serve(out_fd: int) -> None:
     """Read guti's messages until ``close`` or end of input; then clean up and answer."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=2**16)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
-                                 os.fdopen(0, "rb", buffering=0))
-    writer, _ = await loop.connect_write_pipe(asyncio.Protocol,
-                                              os.fdopen(out_fd, "wb", buffering=0))
+    reader, writer = await pipe_streams(0, out_fd)
     child = RefereeChild(writer)
     while True:
         message = await read_message(reader)

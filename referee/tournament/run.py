@@ -258,7 +258,7 @@ async def _open_and_play(
         executor: GameSlots
         if s.cluster is not None:  # played by Dask workers; Dask is imported only here
             executor = cluster_executor(s.cluster, s.engines, s.game, traffic, setups=s.setups)
-        elif s.referees > 1:
+        elif referee_processes(s):
             executor = RefereePool(s.engines, s.game, s.concurrency, s.referees, traffic,
                                    observer=observer, wait_ms=s.scheduling.wait_ms,
                                    cpus=s.scheduling.cpus, forked=forked)
