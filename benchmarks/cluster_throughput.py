@@ -4,7 +4,7 @@ and what one game costs the client that keeps the database.
 Same engines, same games, same machine, in one run:
 
 - instant-reply movers (``tests/engines/faulty.py --mode good``): the host's own cost;
-- the reference engine (``python -m engine``) at a fast time control: real play.
+- the reference engine (``python -m guti.engine``) at a fast time control: real play.
 
 Games/s are counted *steady state*, from the first stored game to the last (the
 ``finished_at`` of the database), so the seconds a local cluster takes to start its
@@ -38,10 +38,10 @@ sys.path.insert(0, ROOT)
 
 from rich.console import Console  # noqa: E402
 
-from referee.config.tournament import settings_from_argv  # noqa: E402
-from referee.tournament.run import run_tournament  # noqa: E402
-from referee.tournament.scheduler import schedule  # noqa: E402
-from referee.tournament.store import TournamentStore  # noqa: E402
+from guti.referee.config.tournament import settings_from_argv  # noqa: E402
+from guti.referee.tournament.run import run_tournament  # noqa: E402
+from guti.referee.tournament.scheduler import schedule  # noqa: E402
+from guti.referee.tournament.store import TournamentStore  # noqa: E402
 
 FAULTY = os.path.join(ROOT, "tests", "engines", "faulty.py")
 
@@ -57,7 +57,7 @@ def instant_engines() -> list[str]:
 def reference_engines(tc: str) -> list[str]:
     engines = []
     for name in ("ref1", "ref2"):
-        engines += ["-engine", f"cmd={sys.executable}", "args=-m engine", f"dir={ROOT}",
+        engines += ["-engine", f"cmd={sys.executable}", "args=-m guti.engine", f"dir={ROOT}",
                     f"name={name}"]
     return [*engines, "-each", f"tc={tc}"]
 

@@ -1,6 +1,6 @@
 """Shared pieces of the engine benchmarks: engine/bot commands, balanced openings, matches.
 
-Matches are played by the real referee (:func:`referee.tournament.match.run_match`) between real
+Matches are played by the real referee (:func:`guti.referee.tournament.match.run_match`) between real
 processes, so everything the referee measures (time from ``go`` written to ``bestmove``
 read, legality, the end rules) is what a tournament would see.
 
@@ -22,17 +22,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from engine.rules import Board  # noqa: E402
-from engine.search import Searcher, SearchLimits  # noqa: E402
-from referee.game.openings import Opening  # noqa: E402
-from referee.game.record import GameRecord  # noqa: E402
-from referee.game.settings import GameSettings  # noqa: E402
-from referee.game.timecontrol import Limits  # noqa: E402
-from referee.tournament.match import MatchScore, run_match  # noqa: E402
-from referee.tournament.settings import MatchSettings  # noqa: E402
-from referee.ugi.engine_config import EngineConfig  # noqa: E402
+from guti.engine.search import Searcher, SearchLimits  # noqa: E402
+from guti.referee.game.openings import Opening  # noqa: E402
+from guti.referee.game.record import GameRecord  # noqa: E402
+from guti.referee.game.settings import GameSettings  # noqa: E402
+from guti.referee.game.timecontrol import Limits  # noqa: E402
+from guti.referee.tournament.match import MatchScore, run_match  # noqa: E402
+from guti.referee.tournament.settings import MatchSettings  # noqa: E402
+from guti.referee.ugi.engine_config import EngineConfig  # noqa: E402
+from guti.rules import Board  # noqa: E402
 
-ENGINE_ARGV = [sys.executable, "-m", "engine"]
+ENGINE_ARGV = [sys.executable, "-m", "guti.engine"]
 BOTS = {
     "random": [sys.executable, os.path.join(ROOT, "bots", "python", "random_bot.py")],
     "greedy": [sys.executable, os.path.join(ROOT, "bots", "python", "greedy_bot.py")],

@@ -45,7 +45,7 @@ PUNCTUAL_SLACK_MS = 10.0
 
 def _engine(kind: str, slack_ms: float) -> None:
     """A minimal UGI engine: ``flooder`` or ``punctual`` (see the module docstring)."""
-    from engine.rules import Board
+    from guti.rules import Board
 
     out = sys.stdout.buffer
     lock = threading.Lock()
@@ -97,14 +97,14 @@ def _engine(kind: str, slack_ms: float) -> None:
 
 
 def _config(kind: str, name: str, slack_ms: float):  # type: ignore[no-untyped-def]
-    from referee.ugi.engine_config import EngineConfig
+    from guti.referee.ugi.engine_config import EngineConfig
 
     return EngineConfig(name=name, argv=[sys.executable, os.path.abspath(__file__),
                                          "--engine", kind, "--slack-ms", str(slack_ms)])
 
 
 async def _pair(kind: str, game_no: int, traffic, slack_ms: float):  # type: ignore[no-untyped-def]
-    from referee.ugi.client import UgiEngine
+    from guti.referee.ugi.client import UgiEngine
 
     hook = traffic.hook(f"g{game_no}") if traffic is not None else None
     a = await UgiEngine.launch(_config(kind, f"{kind}1", slack_ms), "egara-guti", 20, hook)
@@ -128,9 +128,9 @@ def _timed(engine, lags: list[float]) -> None:  # type: ignore[no-untyped-def]
 
 
 async def _measure(rounds: int, log_path: str | None, slack_ms: float) -> dict[str, float]:
-    from referee.game.runner import play_game
-    from referee.game.timecontrol import parse_limits
-    from referee.process.traffic_log import TrafficLog
+    from guti.referee.game.runner import play_game
+    from guti.referee.game.timecontrol import parse_limits
+    from guti.referee.process.traffic_log import TrafficLog
 
     traffic = TrafficLog(log_path) if log_path else None
     limits = parse_limits({"st": "0.05"})

@@ -29,7 +29,7 @@ POSITIONS = [
 
 class Engine:
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "engine"], cwd=ROOT, text=True,
+        self.proc = subprocess.Popen([sys.executable, "-m", "guti.engine"], cwd=ROOT, text=True,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=1)
 
     def send(self, line: str) -> float:

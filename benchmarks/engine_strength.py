@@ -30,8 +30,8 @@ from engine_common import (
     play_match,
 )
 
-from engine.rules import GAMES
-from referee.game.timecontrol import Limits
+from guti.referee.game.timecontrol import Limits
+from guti.rules import GAMES
 
 TARGETS = {"random": 0.95, "greedy": 0.80}
 

@@ -1,7 +1,7 @@
 """What it costs guti to learn that a quit engine's process group is gone.
 
 Why: when an engine quits, guti makes sure nothing of its process group is left (a
-grandchild it forked, a zombie to reap): ``referee.process.group.group_members`` answers
+grandchild it forked, a zombie to reap): ``guti.referee.process.group.group_members`` answers
 three times per quit. It used to read every process's ``/proc/PID/stat`` each time, which
 takes milliseconds on a machine with a few dozen processes (more on a busy one); now a
 ``killpg(pgid, 0)`` that finds no process at all answers at once. That is paid at the end
@@ -29,7 +29,7 @@ sys.path.insert(0, ROOT)
 def measure(repeat: int) -> dict[str, float]:
     """Microseconds per ``group_members`` call on a gone group (median of 5 timings), and
     how many processes the machine has (what the scan reads)."""
-    from referee.process.group import group_members
+    from guti.referee.process.group import group_members
 
     gone = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
     gone.wait()  # exited and reaped: nothing of its group is left

@@ -11,9 +11,9 @@ which moves less when other jobs compete for the cores.
 Three measurements per game, each counting the same tree in both source trees (the
 node counts must agree, or the script stops):
 
-- ``perft``: :func:`engine.rules.perft` as ``guti perft`` runs it; leaves are
+- ``perft``: :func:`guti.rules.perft` as ``guti perft`` runs it; leaves are
   bulk-counted (the last ply's moves are counted, not made).
-- ``plain``: the same walk written here on :func:`engine.rules.movegen.successors`,
+- ``plain``: the same walk written here on :func:`guti.rules.movegen.successors`,
   which makes every move of the last ply too (child positions built, repetition
   counts updated): the generator's speed without the bulk-count shortcut.
 - ``board``: the referee's path, ``Board.legal_moves`` / ``push`` / ``pop`` on
@@ -54,8 +54,8 @@ CASES: tuple[tuple[str, str, int], ...] = (
 # It uses only API that both trees have (Board, perft, movegen.successors).
 _WORKER = r'''
 import json, sys, time
-from engine.rules import Board, perft
-from engine.rules.movegen import successors
+from guti.rules import Board, perft
+from guti.rules.movegen import successors
 
 kind, game, depth = sys.argv[1], sys.argv[2], int(sys.argv[3])
 
@@ -104,7 +104,7 @@ def walk(board, depth):
     return total
 
 def bench(board, depth):
-    from engine.bench import run_bench
+    from guti.engine.bench import run_bench
     return run_bench(lambda line: None, depth)[0]
 
 board = None if kind == "bench" else Board(game)

@@ -20,7 +20,7 @@ options; ``--pinned`` also times a 2-game run at concurrency 2, which is little 
 run's fixed cost: its referee processes and engines started and closed). A few games are
 played first and not counted, so that what a run imports
 on its way is not counted either. The script finds the referee's entry points under the
-names of either layout (``referee.cli.tournament`` or the older ``referee.tournament_cli``).
+names of either layout (``guti.referee.cli.tournament`` or the older ``referee.tournament_cli``).
 
 ``--compiled`` measures this checkout with its rules core compiled (``GUTI_COMPILE=1``,
 built into a temporary copy; see the README) in place of its Python: with ``--baseline``
@@ -75,7 +75,7 @@ def use_compiled(scratch: str) -> None:
 
 def _tournament_main():  # type: ignore[no-untyped-def]
     """``main_tournament(argv) -> int`` of whichever layout this checkout has."""
-    for name in ("referee.cli.tournament", "referee.tournament_cli"):
+    for name in ("guti.referee.cli.tournament", "referee.tournament_cli"):
         with contextlib.suppress(ModuleNotFoundError):
             return importlib.import_module(name).main_tournament
     raise SystemExit("cannot find guti's tournament command in this checkout")
@@ -120,7 +120,7 @@ def referee_processes_cpu(part: str = "run") -> float:
     ``run``, refereeing; ``start``, their start-up (Python and the imports: like this
     process's own imports, done in the uncounted warm-up, not counted as refereeing)."""
     try:
-        module = importlib.import_module("referee.tournament.referee_pool")
+        module = importlib.import_module("guti.referee.tournament.referee_pool")
     except ModuleNotFoundError:
         return 0.0
     return float(module.referee_processes_cpu(part))
@@ -164,8 +164,8 @@ def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
     stays clean, filled by one run first. Without it every start compiles every module
     it imports again (how it runs where ``PYTHONDONTWRITEBYTECODE`` is set)."""
     code = ("import sys; sys.argv=['guti','match','--help']\n"
-            "try:\n from referee.cli.main import main\n"
-            "except ImportError:\n from referee.cli import main\n"
+            "try:\n from guti.referee.cli.main import main\n"
+            "except ImportError:\n from guti.referee.cli import main\n"
             "sys.exit(main())")
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, PYTHONPATH=CODE)

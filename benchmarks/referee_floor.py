@@ -30,7 +30,7 @@ import threading
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from engine.rules import Board  # noqa: E402
+from guti.rules import Board  # noqa: E402
 
 GO = b"\ngo p1time 10000 p2time 10000 p1inc 100 p2inc 100\n"
 

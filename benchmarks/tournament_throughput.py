@@ -30,8 +30,8 @@ sys.path.insert(0, ROOT)
 
 from rich.console import Console  # noqa: E402
 
-from referee.config.tournament import settings_from_argv  # noqa: E402
-from referee.tournament.run import run_tournament  # noqa: E402
+from guti.referee.config.tournament import settings_from_argv  # noqa: E402
+from guti.referee.tournament.run import run_tournament  # noqa: E402
 
 FAULTY = os.path.join(ROOT, "tests", "engines", "faulty.py")
 

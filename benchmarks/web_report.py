@@ -30,10 +30,10 @@ sys.path.insert(0, ROOT)
 
 from rich.console import Console  # noqa: E402
 
-from referee.config.tournament import settings_from_argv  # noqa: E402
-from referee.tournament.run import run_tournament  # noqa: E402
-from referee.tournament.store import TournamentStore  # noqa: E402
-from referee.web.report import write_report  # noqa: E402
+from guti.referee.config.tournament import settings_from_argv  # noqa: E402
+from guti.referee.tournament.run import run_tournament  # noqa: E402
+from guti.referee.tournament.store import TournamentStore  # noqa: E402
+from guti.referee.web.report import write_report  # noqa: E402
 
 FAULTY = os.path.join(ROOT, "tests", "engines", "faulty.py")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

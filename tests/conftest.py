@@ -11,7 +11,7 @@ import ...``) and ask for the bot builds as fixtures.
   the test instead of hanging the suite.
 - ``read_pdn``: reads the PDN files the referee writes, independently of the writer.
 - ``GUTI``: the ``guti`` command of the interpreter running the tests (its installed entry
-  point next to ``sys.executable``, else ``python -m referee.cli.main``).
+  point next to ``sys.executable``, else ``python -m guti.referee.cli.main``).
 - ``c_bot`` / ``java_bot`` (session fixtures): the C and Java bots built into a temporary
   directory, never into ``bots/``; a missing toolchain skips with a reason naming it.
 - ``bot_argv(name)`` (fixture) / ``argv_of_bot(request, name)``: the command line of any
@@ -40,14 +40,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS_DIR = ROOT / "bots"
-ENGINE_ARGV = [sys.executable, "-m", "engine"]
+ENGINE_ARGV = [sys.executable, "-m", "guti.engine"]
 LINE_TIMEOUT = 30.0  # generous: a shared, noisy 2-core machine
 
 
 def _guti_command() -> list[str]:
     """The installed ``guti`` entry point of this interpreter, else the module itself."""
     script = Path(sys.executable).parent / "guti"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "referee.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "guti.referee.cli.main"]
 
 
 #: How to run ``guti`` (prefix of an argv): never a path into a particular virtualenv.

@@ -3,7 +3,7 @@ through real ``guti match`` runs whose engines report scripted scores, read back
 PDN; then the reference engine pair, whose games end earlier under adjudication.
 
 Every rule is checked at the exact ply it must fire and at the one before it (never
-earlier), with cutechess-cli's meaning (see :mod:`referee.game.adjudication`)."""
+earlier), with cutechess-cli's meaning (see :mod:`guti.referee.game.adjudication`)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import Result, Side
-from referee.game.adjudication import Adjudicator, Ruling
-from referee.game.settings import Adjudication, DrawRule, ResignRule
-from referee.ugi.search_info import Score, SearchInfo
+from guti.referee.game.adjudication import Adjudicator, Ruling
+from guti.referee.game.settings import Adjudication, DrawRule, ResignRule
+from guti.referee.ugi.search_info import Score, SearchInfo
+from guti.rules import Result, Side
 from tests.conftest import GUTI, PdnGame, read_pdn
 
 SCRIPTED = str(Path(__file__).parent / "engines" / "scripted.py")
@@ -407,8 +407,8 @@ def reference_match(tmp_path: Path, name: str, *flags: str) -> tuple[list[PdnGam
     limit: the same games on a loaded machine); the PDN and the traffic log."""
     pdn, log = tmp_path / f"{name}.pdn", tmp_path / f"{name}.log"
     done = subprocess.run(
-        [*GUTI, "match", "-engine", f"cmd={sys.executable}", "args=-m engine", "name=Deep",
-         "depth=4", "-engine", f"cmd={sys.executable}", "args=-m engine", "name=Shallow",
+        [*GUTI, "match", "-engine", f"cmd={sys.executable}", "args=-m guti.engine", "name=Deep",
+         "depth=4", "-engine", f"cmd={sys.executable}", "args=-m guti.engine", "name=Shallow",
          "depth=1", "-games", "2", "-pdnout", str(pdn), "-log", str(log), *flags],
         capture_output=True, text=True, timeout=300, cwd=Path(__file__).parents[1])
     assert done.returncode == 0, done.stderr
@@ -463,7 +463,7 @@ def test_reference_engines_end_earlier_under_draw_and_resign_adjudication(tmp_pa
 
 
 def test_every_reason_is_documented_in_protocol_md_and_the_readme():
-    from referee.game.reasons import Reason
+    from guti.referee.game.reasons import Reason
 
     root = Path(__file__).parents[1]
     protocol = (root / "protocol.md").read_text()
@@ -477,7 +477,7 @@ def test_every_reason_is_documented_in_protocol_md_and_the_readme():
 
 
 def test_standings_count_adjudications_apart_from_rule_endings_and_faults():
-    from referee.tournament.standings import Standings
+    from guti.referee.tournament.standings import Standings
 
     table = Standings(["a", "b", "c"])
     table.add(0, 1, "1-0", "adjudication", None)

@@ -28,7 +28,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-PACKAGES = ("engine", "referee")
+PACKAGES = ("guti",)
 MAX_FUNCTION_LINES = 80
 
 #: Layers of the referee, from the top: a module may import its own layer and any layer
@@ -46,7 +46,7 @@ WEB_MAY_IMPORT = ("web", "tournament", "game")
 LONG_FUNCTION_ALLOWED = {
     # The search's hot loop: one closure over the search's locals, kept in one piece
     # because every call and attribute lookup in it costs nodes per second.
-    "engine.search.searcher:_build_tree.<locals>.negamax",
+    "guti.engine.search.searcher:_build_tree.<locals>.negamax",
 }
 
 #: Violations present when this test was written (at 9620604), each with the branch seen
@@ -201,19 +201,18 @@ def test_no_import_cycle(known: frozenset[str]) -> None:
 
 def layer_break(importer: str, imported: str) -> str | None:
     """Why ``importer`` may not import ``imported``, or None when it may."""
-    if imported.startswith("referee.cli") and not importer.startswith("referee.cli"):
-        return "nothing imports referee.cli but the cli itself"
-    if importer.startswith("engine."):
-        if imported.startswith("referee"):
-            return "the engine knows nothing of the referee"
-        if importer.startswith("engine.rules") and not imported.startswith("engine.rules"):
-            return "the rules core imports nothing but itself"
+    if imported.startswith("guti.referee.cli") and not importer.startswith("guti.referee.cli"):
+        return "nothing imports guti.referee.cli but the cli itself"
+    if importer.startswith("guti.rules"):
+        return None if imported.startswith("guti.rules") \
+            else "the rules core imports nothing but itself"
+    if importer.startswith("guti.engine"):
+        return "the engine knows nothing of the referee" \
+            if imported.startswith("guti.referee") else None
+    if not importer.startswith("guti.referee."):
         return None
-    if not importer.startswith("referee."):
-        return None
-    if imported.startswith("engine."):
-        return None if imported == "engine.rules" or imported.startswith("engine.rules.") \
-            else "the referee may use the rules core only, not the engine"
+    if imported.startswith("guti.engine"):
+        return "the referee may use the rules core only, not the engine"
     mine, theirs = _layer(importer), _layer(imported)
     if mine is None or theirs is None or mine == theirs:
         return None
@@ -233,7 +232,7 @@ def layer_break(importer: str, imported: str) -> str | None:
 
 def _layer(module: str) -> str | None:
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[0] == "referee" else None
+    return parts[2] if len(parts) > 2 and parts[:2] == ["guti", "referee"] else None
 
 
 def layer_breaks() -> dict[tuple[str, str], str]:
@@ -268,16 +267,16 @@ def test_layer_rules_see_real_imports() -> None:
     """Guard: the graph holds the imports every layer is known to make, so the checks
     above are not passing on an empty graph."""
     graph = import_graph()
-    assert "referee.game.runner" in graph and "referee.process.engine_process" in graph
-    assert any(t.startswith("engine.rules") for t in graph["referee.game.runner"])
-    assert layer_break("referee.process.group", "referee.game.runner")
-    assert layer_break("referee.game.runner", "referee.cli.main")
-    assert layer_break("referee.tools.check", "referee.tournament.store")
-    assert layer_break("engine.rules.board", "engine.search.searcher")
-    assert not layer_break("referee.cli.match", "referee.process.group")
-    assert layer_break("referee.tournament.run", "referee.web.live")
-    assert layer_break("referee.web.report", "referee.ugi.client")
-    assert not layer_break("referee.web.data", "referee.tournament.store")
+    assert "guti.referee.game.runner" in graph and "guti.referee.process.engine_process" in graph
+    assert any(t.startswith("guti.rules") for t in graph["guti.referee.game.runner"])
+    assert layer_break("guti.referee.process.group", "guti.referee.game.runner")
+    assert layer_break("guti.referee.game.runner", "guti.referee.cli.main")
+    assert layer_break("guti.referee.tools.check", "guti.referee.tournament.store")
+    assert layer_break("guti.rules.board", "guti.engine.search.searcher")
+    assert not layer_break("guti.referee.cli.match", "guti.referee.process.group")
+    assert layer_break("guti.referee.tournament.run", "guti.referee.web.live")
+    assert layer_break("guti.referee.web.report", "guti.referee.ugi.client")
+    assert not layer_break("guti.referee.web.data", "guti.referee.tournament.store")
     assert strongly_connected({"a": {"b": 1}, "b": {"a": 1}, "c": {"a": 1}}) == [
         frozenset({"a", "b"})]
 
@@ -344,4 +343,4 @@ def test_allowed_long_functions_exist() -> None:
     and the walk really saw the code."""
     assert LONG_FUNCTION_ALLOWED <= set(functions())
     assert len(function_lengths()) > 100
-    assert function_lengths()["referee.cli.main:main"] > 5
+    assert function_lengths()["guti.referee.cli.main:main"] > 5

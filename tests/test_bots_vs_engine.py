@@ -3,7 +3,7 @@
 Why: the bots' own tests drive them one command at a time; this is the
 promise of issue 7 as a user would see it. Each bot (built from source where
 it needs building) plays 10 Egara-guti and 10 Pretwa games against
-``python -m engine`` through the ``guti`` command in a subprocess, and the
+``python -m guti.engine`` through the ``guti`` command in a subprocess, and the
 PDN file the referee wrote must show every game ended by a rule of the game:
 no illegal move, no protocol error, no crash or disconnect, no time forfeit,
 no stall. Every game is also replayed with the rules core, which must reach
@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import Board
-from referee.game.reasons import Reason
+from guti.referee.game.reasons import Reason
+from guti.rules import Board
 from tests.conftest import (
     BOT_NAMES,
     ENGINE_ARGV,

@@ -15,8 +15,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
-from engine.rules import RulesError
-from referee.tools import check_cases
+from guti.referee.tools import check_cases
+from guti.rules import RulesError
 from tests.conftest import BOT_NAMES, ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")

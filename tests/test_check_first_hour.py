@@ -14,8 +14,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
-from engine.rules import Board
-from referee.tools.check_cases import cases_for
+from guti.referee.tools.check_cases import cases_for
+from guti.rules import Board
 from tests.conftest import ENGINE_ARGV, GUTI, ROOT
 
 QUIRKY = str(ROOT / "tests" / "engines" / "quirky.py")

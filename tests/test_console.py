@@ -17,7 +17,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from engine.rules import Board, divide
+from guti.rules import Board, divide
 from tests.conftest import GUTI, ROOT, argv_of_bot_or_reason
 from tests.engines.buggy_movegen import buggy_game
 
@@ -77,7 +77,7 @@ class Session:
 @pytest.fixture(params=["reference", "other-language"])
 def engine(request) -> list[str]:
     if request.param == "reference":
-        return [sys.executable, "-m", "engine"]
+        return [sys.executable, "-m", "guti.engine"]
     return _other_language_bot(request)
 
 
@@ -135,7 +135,7 @@ def test_perft_diff_shows_the_bug_and_narrows_it(tmp_path):
 
 
 def test_play_to_the_end_of_a_game(tmp_path):
-    s = Session([sys.executable, "-m", "engine"], tmp_path / "history")
+    s = Session([sys.executable, "-m", "guti.engine"], tmp_path / "history")
     s.prompt()
     s.type("/fen 4b/3/3/1/3/3/ww3 w 46 30")  # four plies to the fifty-ply rule
     s.prompt()
@@ -161,7 +161,7 @@ def test_play_to_the_end_of_a_game(tmp_path):
 
 def test_history_is_kept_between_runs_and_completion_works(tmp_path):
     history = tmp_path / "history"
-    s = Session([sys.executable, "-m", "engine"], history)
+    s = Session([sys.executable, "-m", "guti.engine"], history)
     s.prompt()
     s.type("/fen 4b/3/3/1/3/3/w4 w")
     s.expect(re.escape("fen 4b/3/3/1/3/3/w4 w 0 1"))
@@ -169,7 +169,7 @@ def test_history_is_kept_between_runs_and_completion_works(tmp_path):
     assert s.quit() == 0
     assert "/fen 4b/3/3/1/3/3/w4 w" in history.read_text()
 
-    s = Session([sys.executable, "-m", "engine"], history)
+    s = Session([sys.executable, "-m", "guti.engine"], history)
     s.prompt()
     s.child.send("\x1b[A")  # up: /quit
     s.child.send("\x1b[A")  # up: the /fen line of the first run
@@ -223,7 +223,7 @@ def test_script_on_stdin_pretwa_board_check_and_log(tmp_path):
         "/log",
         "/quit",
     ]) + "\n"
-    res = subprocess.run([*GUTI, "console", "--", sys.executable, "-m", "engine"], input=script,
+    res = subprocess.run([*GUTI, "console", "--", sys.executable, "-m", "guti.engine"], input=script,
                          capture_output=True, text=True, timeout=120, cwd=str(ROOT))
     out = res.stdout
     assert res.returncode == 0 and "Traceback" not in out + res.stderr, out + res.stderr

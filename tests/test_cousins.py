@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import GAMES, Board, RulesError, divide, perft
-from referee.game.reasons import Reason
-from referee.tools import check_cases
+from guti.referee.game.reasons import Reason
+from guti.referee.tools import check_cases
+from guti.rules import GAMES, Board, RulesError, divide, perft
 from tests.conftest import GUTI, UgiProgram, read_pdn
 from tests.perft_reference import (
     ALL_GAMES,
@@ -345,7 +345,7 @@ def _match(bot: str, game: str, seed: int, folder: Path) -> tuple[subprocess.Com
     cmd = [
         *GUTI, "match",
         *_engine_args(bot, PYTHON_BOTS[bot], seed),
-        *_engine_args("Ref", [sys.executable, "-m", "engine"], seed), "option.Level=3", f"dir={ROOT}",
+        *_engine_args("Ref", [sys.executable, "-m", "guti.engine"], seed), "option.Level=3", f"dir={ROOT}",
         "-each", "tc=5+0.05",
         "-game", game, "-games", str(GAMES_PER_MATCH),
         "-openings", "plies=2", "order=random", "-srand", str(seed),
@@ -386,14 +386,14 @@ def test_reference_engine_plays_python_bot_without_a_fault(cousin_matches, bot: 
 
 
 def test_zobrist_tells_apart_every_bit_of_the_largest_board():
-    from engine.search.zobrist import zobrist
+    from guti.engine.search.zobrist import zobrist
 
     bits = 2 * GAMES["gol-skuish"].geometry.size + 1  # white, black and the side to move
     assert len({zobrist(1 << bit) for bit in range(bits)}) == bits
 
 
 def test_search_sees_a_win_on_the_outer_circles():
-    from engine.search import Searcher, SearchLimits, describe_score
+    from guti.engine.search import Searcher, SearchLimits, describe_score
 
     # White 40 41 42 43 against Black 20 26 32 38: 43x39 takes 38 round circle 7, leaving
     # Black three pieces against four, a win by rule 1 at once

@@ -16,18 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import Board
-from referee.game.reasons import Reason
-from referee.game.runner import play_game
-from referee.game.timecontrol import parse_limits
-from referee.process import event_loop
-from referee.process.engine_process import QUEUE_LIMIT, EngineProcess
-from referee.process.traffic_log import TrafficLog
-from referee.tournament.engine_pool import EnginePool
-from referee.ugi.client import Position, UgiEngine, position_line
-from referee.ugi.engine_config import EngineConfig
-from referee.ugi.fake_transport import Answer, Reply
-from referee.ugi.limits import Go
+from guti.referee.game.reasons import Reason
+from guti.referee.game.runner import play_game
+from guti.referee.game.timecontrol import parse_limits
+from guti.referee.process import event_loop
+from guti.referee.process.engine_process import QUEUE_LIMIT, EngineProcess
+from guti.referee.process.traffic_log import TrafficLog
+from guti.referee.tournament.engine_pool import EnginePool
+from guti.referee.ugi.client import Position, UgiEngine, position_line
+from guti.referee.ugi.engine_config import EngineConfig
+from guti.referee.ugi.fake_transport import Answer, Reply
+from guti.referee.ugi.limits import Go
+from guti.rules import Board
 from tests.test_ugi_client import Scripted, first_legal, on_ply, play
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
@@ -302,7 +302,7 @@ def test_position_line_built_ply_by_ply_is_the_whole_line() -> None:
 @pytest.mark.skipif(event_loop.loop_factory() is None, reason="uvloop (extra 'fast') not installed")
 def test_the_same_game_on_either_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two reference engines at depth 1 (deterministic), once on each loop: same game."""
-    cfg = EngineConfig(name="R", argv=[sys.executable, "-m", "engine"])
+    cfg = EngineConfig(name="R", argv=[sys.executable, "-m", "guti.engine"])
 
     async def one_game() -> tuple[list[str], str | None, str | None]:
         white = await UgiEngine.launch(cfg, "egara-guti", 30)

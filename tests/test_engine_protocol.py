@@ -1,7 +1,7 @@
 """The reference engine as a process: handshake, go perft, queries, errors, stop, EOF.
 
 Why: protocol.md is a contract between processes; these tests speak it through the pipes
-of a freshly started ``python -m engine``, exactly as the referee and consoles do.
+of a freshly started ``python -m guti.engine``, exactly as the referee and consoles do.
 Expected figures come from the reference figures in tests/data (via ``perft_reference``) and from
 positions worked out by hand from protocol.md's rules and example sessions.
 """
@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from engine.rules import GAMES, Board
-from engine.rules.names import GAME_NAMES
+from guti.rules import GAMES, Board
+from guti.rules.names import GAME_NAMES
 from tests.conftest import ENGINE_ARGV, GUTI, ROOT, UgiProgram
 from tests.perft_reference import (
     load_capture_positions,

@@ -9,7 +9,7 @@ every line of play the engine claims is replayed with the rules core.
 
 from __future__ import annotations
 
-from engine.rules import Board
+from guti.rules import Board
 from tests.conftest import ENGINE_ARGV, UgiProgram
 
 

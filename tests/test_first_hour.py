@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from referee.ugi.limits import Limits, go_for_turn
+from guti.referee.ugi.limits import Limits, go_for_turn
 from tests.conftest import GUTI, ROOT, read_pdn
 
 QUIRKY = ROOT / "tests" / "engines" / "quirky.py"
@@ -33,7 +33,7 @@ def quirky(name: str, *flags: str, **tokens: str) -> list[str]:
 
 
 def reference(name: str, *tokens: str) -> list[str]:
-    return ["-engine", f"cmd={PY}", "args=-m engine", f"dir={ROOT}", f"name={name}", *tokens]
+    return ["-engine", f"cmd={PY}", "args=-m guti.engine", f"dir={ROOT}", f"name={name}", *tokens]
 
 
 # -- 2: the time taken is measured and printed, not promised -----------------------------
@@ -113,7 +113,7 @@ def test_toml_booleans_are_sent_as_true_false(tmp_path: Path) -> None:
     cfg.write_text(
         f'games = 1\ndb = "t.db"\n[each]\ndepth = 1\n'
         f'[[engine]]\nname = "q"\ncmd = "{PY}"\nargs = {args!r}\noptions = {{ Greedy = false }}\n'
-        f'[[engine]]\nname = "ref"\ncmd = "{PY}"\nargs = ["-m", "engine"]\ndir = "{ROOT}"\n'
+        f'[[engine]]\nname = "ref"\ncmd = "{PY}"\nargs = ["-m", "guti.engine"]\ndir = "{ROOT}"\n'
         .replace("'", '"'))
     started = time.monotonic()
     done = guti("tournament", str(cfg), cwd=tmp_path)
@@ -178,10 +178,10 @@ def test_every_output_path_creates_its_parent_folders(tmp_path: Path) -> None:
 
 
 def test_every_subcommand_help_lists_its_options_and_exits_0(tmp_path: Path) -> None:
-    from referee.cli.main import COMMANDS
-    from referee.cli.tournament import EXPORT_OPTIONS, STANDINGS_OPTIONS
-    from referee.config.options import ENGINE_KEY_HELP, MATCH_OPTIONS
-    from referee.config.tournament import TOURNAMENT_OPTIONS
+    from guti.referee.cli.main import COMMANDS
+    from guti.referee.cli.tournament import EXPORT_OPTIONS, STANDINGS_OPTIONS
+    from guti.referee.config.options import ENGINE_KEY_HELP, MATCH_OPTIONS
+    from guti.referee.config.tournament import TOURNAMENT_OPTIONS
 
     specs = {"match": MATCH_OPTIONS, "tournament": TOURNAMENT_OPTIONS,
              "standings": STANDINGS_OPTIONS, "export": EXPORT_OPTIONS}
@@ -279,13 +279,13 @@ def test_an_illegal_move_after_a_rejected_position_names_the_error(tmp_path: Pat
 
 
 def test_export_lists_games_in_game_number_order_not_finishing_order(tmp_path: Path) -> None:
-    from engine.rules import Result
-    from referee.game.reasons import Reason
-    from referee.game.record import GameRecord
-    from referee.tournament.export import export_json, export_pdn
-    from referee.tournament.scheduler import schedule
-    from referee.tournament.store import TournamentStore
-    from referee.ugi.engine_config import EngineConfig
+    from guti.referee.game.reasons import Reason
+    from guti.referee.game.record import GameRecord
+    from guti.referee.tournament.export import export_json, export_pdn
+    from guti.referee.tournament.scheduler import schedule
+    from guti.referee.tournament.store import TournamentStore
+    from guti.referee.ugi.engine_config import EngineConfig
+    from guti.rules import Result
 
     jobs = list(schedule("roundrobin", 2, 2, 2))
     with TournamentStore(str(tmp_path / "t.db")) as store:

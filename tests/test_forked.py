@@ -1,4 +1,4 @@
-"""A child forked from guti (``referee/process/forked.py``): what it inherits and what not.
+"""A child forked from guti (``guti/referee/process/forked.py``): what it inherits and what not.
 
 Why: ``-referees`` forks its referee processes from guti before the event loop starts, so
 that they are ready at once; a forked child holds copies of everything guti had open and
@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from referee.process.forked import can_fork
+from guti.referee.process.forked import can_fork
 from tests.conftest import ROOT, wait_for
 
 LINUX = pytest.mark.skipif(not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"),
@@ -46,7 +46,7 @@ def test_a_forked_child_keeps_only_its_link_and_stderr_and_is_named():
     own under its own name."""
     seen = scenario("""
         import json, os, tempfile
-        from referee.process.forked import fork_child
+        from guti.referee.process.forked import fork_child
 
         def child() -> int:
             fds = {fd: os.readlink(f"/proc/self/fd/{fd}") for fd in map(int, os.listdir("/proc/self/fd"))
@@ -89,7 +89,7 @@ def test_the_adopted_child_s_exit_status_comes_from_its_pidfd():
     it is reaped, not left a zombie."""
     seen = scenario("""
         import asyncio, json, os, signal
-        from referee.process.forked import fork_child
+        from guti.referee.process.forked import fork_child
 
         def speaks() -> int:
             os.write(1, os.read(0, 100).upper())
@@ -127,8 +127,8 @@ def test_a_child_forked_after_an_event_loop_ran_runs_one_of_its_own():
         seen = scenario(f"""
             import asyncio, json, os
             os.environ["GUTI_EVENT_LOOP"] = "{name}"
-            from referee.process import event_loop
-            from referee.process.forked import fork_child
+            from guti.referee.process import event_loop
+            from guti.referee.process.forked import fork_child
 
             async def spawn_true() -> int:
                 proc = await asyncio.create_subprocess_exec("true")
@@ -150,7 +150,7 @@ def test_an_unused_child_is_discarded_and_one_outlives_no_parent():
     child whose parent is killed is killed by the kernel (the parent-death signal)."""
     seen = scenario("""
         import json, os, sys
-        from referee.process.forked import fork_child
+        from guti.referee.process.forked import fork_child
 
         unused = fork_child(lambda: (sys.stdin.read(), 0)[1], "guti-referee")
         unused.discard()
@@ -158,7 +158,7 @@ def test_an_unused_child_is_discarded_and_one_outlives_no_parent():
     """)
     orphaned = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         import os, time
-        from referee.process.forked import fork_child
+        from guti.referee.process.forked import fork_child
         child = fork_child(lambda: (time.sleep(60), 0)[1], "guti-referee")
         print(child.pid, flush=True)
         os.kill(os.getpid(), 9)
@@ -213,8 +213,8 @@ def test_a_forked_lifeline_watcher_outlives_its_parent_and_kills_the_groups():
     engine group registered with it, a grandchild that ignores SIGTERM included."""
     started = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         import os, subprocess, sys
-        from referee.process import lifeline
-        from referee.process.forked import start_lifeline
+        from guti.referee.process import lifeline
+        from guti.referee.process.forked import start_lifeline
 
         start_lifeline()
         engine = subprocess.Popen(["sh", "-c", "trap '' TERM; sleep 60 & wait"],

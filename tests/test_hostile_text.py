@@ -90,7 +90,7 @@ def test_check_shows_an_escaping_id_name_escaped(tmp_path):
 
 
 def test_console_screen_shows_engine_lines_escaped():
-    from referee.tools.console_io import Screen
+    from guti.referee.tools.console_io import Screen
 
     stream = io.StringIO()
     screen = Screen(stream, colour=False)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.game.openings import Opening
-from referee.tournament.knockout import (
+from guti.referee.game.openings import Opening
+from guti.referee.tournament.knockout import (
     BracketError,
     build,
     minimum_games,
@@ -159,7 +159,7 @@ def bot(name: str, seed: int = 0) -> list[str]:
 
 
 def reference(name: str, level: int) -> list[str]:
-    return ["-engine", f"cmd={PY}", "args=-m engine", f"dir={ROOT}", f"name={name}",
+    return ["-engine", f"cmd={PY}", "args=-m guti.engine", f"dir={ROOT}", f"name={name}",
             f"option.Level={level}"]
 
 

@@ -60,7 +60,7 @@ def test_a_group_is_listed_with_its_zombies_and_a_gone_one_without_reading_proc(
     # has exited but is not reaped (a zombie) is still listed; once nothing of the group
     # is left it answers at once, without reading every process's /proc entry (an engine's
     # quit asks three times, and each read of /proc took milliseconds)
-    from referee.process import group
+    from guti.referee.process import group
 
     child = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
     wait_for(lambda: (group._proc_stat(child.pid) or ("?",))[0] == "Z", "the child a zombie", 10)

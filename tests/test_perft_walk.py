@@ -16,7 +16,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.rules import Board, perft
+from guti.rules import Board, perft
 from tests.perft_reference import ALL_GAMES
 
 

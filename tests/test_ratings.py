@@ -1,4 +1,4 @@
-"""Ratings of a whole field (``referee.tournament.ratings`` and ``guti standings DB...``).
+"""Ratings of a whole field (``guti.referee.tournament.ratings`` and ``guti standings DB...``).
 
 The maximum-likelihood solver (Newton's method) is checked against two
 independent computations written here from the model's definition, not from
@@ -25,14 +25,14 @@ from pathlib import Path
 
 import pytest
 
-from referee.tournament.ratings import (
+from guti.referee.tournament.ratings import (
     ELO_PER_NAT,
     PRIOR_DRAWS,
     RatingError,
     RatingOptions,
     rate,
 )
-from referee.tournament.standings import Standings, make_console
+from guti.referee.tournament.standings import Standings, make_console
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -157,12 +157,12 @@ def newton_elos(names: list[str], counts: Counts, **options) -> dict[str, float]
 # Data: real tournaments through the real CLI, and simulated fields
 # --------------------------------------------------------------------------- #
 def guti(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([PY, "-m", "referee.cli.main", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([PY, "-m", "guti.referee.cli.main", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 def reference(name: str, level: int) -> list[str]:
-    return ["-engine", f"cmd={PY}", "args=-m engine", f"dir={ROOT}", f"name={name}",
+    return ["-engine", f"cmd={PY}", "args=-m guti.engine", f"dir={ROOT}", f"name={name}",
             f"option.Level={level}"]
 
 

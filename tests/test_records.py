@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.rules import Board
+from guti.rules import Board
 from tests.conftest import GUTI, ROOT, PdnGame, read_pdn
 
 TIMEOUT = 180.0
@@ -41,7 +41,7 @@ def run(command: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]
 
 
 def reference(name: str, seed: int) -> list[str]:
-    return ["-engine", f"cmd={sys.executable}", "args=-m engine", f"dir={ROOT}",
+    return ["-engine", f"cmd={sys.executable}", "args=-m guti.engine", f"dir={ROOT}",
             f"name={name}", f"option.Seed={seed}"]
 
 

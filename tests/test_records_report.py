@@ -30,7 +30,7 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     argv = [*GUTI, "tournament", "-db", "t.db", "-log", "t.log", "-report", "t.html",
             "-games", "2", "-concurrency", "1", "-each", "depth=3", "-quiet"]
     for name, seed in (("RefA", 1), ("RefB", 2)):
-        argv += ["-engine", f"cmd={sys.executable}", "args=-m engine", f"dir={ROOT}",
+        argv += ["-engine", f"cmd={sys.executable}", "args=-m guti.engine", f"dir={ROOT}",
                  f"name={name}", f"option.Seed={seed}"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=folder)
     assert done.returncode == 0, done.stderr

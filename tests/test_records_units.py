@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import Board
-from referee.game.epd import EpdWriter, format_epd
-from referee.game.latency import latency_lines
-from referee.game.pdn import PdnFields, PdnWriter, format_game, move_comment
-from referee.game.reasons import Reason
-from referee.game.record import GameRecord
-from referee.tournament.scheduler import schedule
-from referee.tournament.store import StoreError, TournamentStore
-from referee.ugi.engine_config import EngineConfig
-from referee.ugi.search_info import Score, SearchInfo
+from guti.referee.game.epd import EpdWriter, format_epd
+from guti.referee.game.latency import latency_lines
+from guti.referee.game.pdn import PdnFields, PdnWriter, format_game, move_comment
+from guti.referee.game.reasons import Reason
+from guti.referee.game.record import GameRecord
+from guti.referee.tournament.scheduler import schedule
+from guti.referee.tournament.store import StoreError, TournamentStore
+from guti.referee.ugi.engine_config import EngineConfig
+from guti.referee.ugi.search_info import Score, SearchInfo
+from guti.rules import Board
 from tests.conftest import GUTI, read_pdn
 
 ALL = PdnFields(nodes=True, seldepth=True, nps=True, timeleft=True, latency=True)
@@ -224,7 +224,7 @@ def test_mistakes_in_the_record_options_are_one_line(tmp_path: Path, args: list[
 
 
 def test_a_toml_file_gives_the_record_options(tmp_path: Path) -> None:
-    from referee.config.tournament import settings_from_argv
+    from guti.referee.config.tournament import settings_from_argv
 
     (tmp_path / "t.toml").write_text(
         'show-latency = true\nepdout = "out/t.epd"\n'

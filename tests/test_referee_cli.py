@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import Board
+from guti.rules import Board
 from tests.conftest import GUTI, read_pdn, wait_for
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")

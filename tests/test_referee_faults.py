@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import Board
-from referee.game.reasons import Reason
-from referee.game.runner import REASON_OF_FAULT, play_game
-from referee.game.timecontrol import parse_limits
-from referee.process.errors import EngineStartError
-from referee.ugi.client import UgiEngine
-from referee.ugi.engine_config import EngineConfig
+from guti.referee.game.reasons import Reason
+from guti.referee.game.runner import REASON_OF_FAULT, play_game
+from guti.referee.game.timecontrol import parse_limits
+from guti.referee.process.errors import EngineStartError
+from guti.referee.ugi.client import UgiEngine
+from guti.referee.ugi.engine_config import EngineConfig
+from guti.rules import Board
 from tests.conftest import survivors
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
@@ -274,9 +274,9 @@ def _pids_of(pidfile: Path) -> list[str]:
 
 
 def test_match_restarts_a_faulty_engine_and_honours_restart_on(tmp_path):
-    from referee.game.settings import GameSettings
-    from referee.tournament.match import run_match
-    from referee.tournament.settings import MatchSettings
+    from guti.referee.game.settings import GameSettings
+    from guti.referee.tournament.match import run_match
+    from guti.referee.tournament.settings import MatchSettings
 
     good_pids, bad_pids = tmp_path / "good", tmp_path / "bad"
     good = config("Good", "good", good_pids)
@@ -298,9 +298,9 @@ def test_match_restarts_a_faulty_engine_and_honours_restart_on(tmp_path):
 
 
 def test_match_keeps_a_healthy_engine_between_games(tmp_path):
-    from referee.game.settings import GameSettings
-    from referee.tournament.match import run_match
-    from referee.tournament.settings import MatchSettings
+    from guti.referee.game.settings import GameSettings
+    from guti.referee.tournament.match import run_match
+    from guti.referee.tournament.settings import MatchSettings
 
     pids = tmp_path / "pids"
     settings = MatchSettings(

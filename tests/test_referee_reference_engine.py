@@ -1,7 +1,7 @@
 """``guti match`` between two real reference-engine processes, checked from its files.
 
 Why: the referee's other tests use small scripted engines (tests/engines/);
-this one runs the project's own searching engine (``python -m engine``) at
+this one runs the project's own searching engine (``python -m guti.engine``) at
 full strength on both sides, under a real base + increment clock, through
 the installed ``guti`` command, and then checks everything the match leaves
 behind against each other and against the rules core:
@@ -34,7 +34,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.rules import Board
+from guti.rules import Board
 from tests.conftest import GUTI, PdnGame, read_pdn, survivors
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +62,7 @@ def guti(*args: str) -> subprocess.CompletedProcess[str]:
 
 def reference(name: str, seed: int) -> list[str]:
     return [
-        "-engine", f"cmd={sys.executable}", "args=-m engine", f"dir={ROOT}", f"name={name}",
+        "-engine", f"cmd={sys.executable}", "args=-m guti.engine", f"dir={ROOT}", f"name={name}",
         f"option.Seed={seed}",
     ]  # fmt: skip
 

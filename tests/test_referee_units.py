@@ -7,13 +7,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.rules import Board
-from referee.config.args import CliError, Kind, OptionSpec, parse_cli
-from referee.game.openings import OpeningsError, load_openings, opening_sequence, random_openings
-from referee.game.pdn import PdnWriter, format_clock, format_game
-from referee.game.reasons import Reason
-from referee.game.record import GameRecord
-from referee.game.timecontrol import (
+from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli
+from guti.referee.game.openings import (
+    OpeningsError,
+    load_openings,
+    opening_sequence,
+    random_openings,
+)
+from guti.referee.game.pdn import PdnWriter, format_clock, format_game
+from guti.referee.game.reasons import Reason
+from guti.referee.game.record import GameRecord
+from guti.referee.game.timecontrol import (
     Clock,
     Limits,
     TimeControlError,
@@ -21,10 +25,11 @@ from referee.game.timecontrol import (
     parse_limits,
     parse_tc,
 )
-from referee.process.engine_process import describe_exit
-from referee.ugi.client import ClockedGo, go_line
-from referee.ugi.engine_config import EngineConfigError, engine_config_from_tokens
-from referee.ugi.options import parse_option_line
+from guti.referee.process.engine_process import describe_exit
+from guti.referee.ugi.client import ClockedGo, go_line
+from guti.referee.ugi.engine_config import EngineConfigError, engine_config_from_tokens
+from guti.referee.ugi.options import parse_option_line
+from guti.rules import Board
 
 # -- time controls -----------------------------------------------------------------
 
@@ -273,8 +278,8 @@ def test_a_game_started_at_midnight_is_dated_by_one_reading_of_the_clock(monkeyp
     # game must still belong together (not 2026.12.31 with 00:00:00)
     import time
 
-    from engine.rules import Result, Side
-    from referee.game.runner import start_failure_record
+    from guti.referee.game.runner import start_failure_record
+    from guti.rules import Result, Side
 
     real = time.strftime
     ticks = iter([time.struct_time((2026, 12, 31, 23, 59, 59, 3, 365, 0)),

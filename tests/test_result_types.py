@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.rules import Board, Result, RulesError, Side, Termination
-from referee.game.pdn import format_game
-from referee.game.reasons import Reason
-from referee.game.record import GameRecord
+from guti.referee.game.pdn import format_game
+from guti.referee.game.reasons import Reason
+from guti.referee.game.record import GameRecord
+from guti.rules import Board, Result, RulesError, Side, Termination
 
 
 def test_outcome_is_typed_and_spelt_as_before():

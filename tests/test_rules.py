@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.rules import Board, RulesError, divide, perft
+from guti.rules import Board, RulesError, divide, perft
 from tests.perft_reference import (
     ALL_GAMES,
     load_capture_positions,
@@ -207,11 +207,11 @@ def test_move_checked_alone_is_the_listed_move(game, seed, plies):
 
 
 def test_perft_cli():
-    out = subprocess.run([sys.executable, "-m", "referee.cli.main", "perft", "pretwa", "6", "--divide"],
+    out = subprocess.run([sys.executable, "-m", "guti.referee.cli.main", "perft", "pretwa", "6", "--divide"],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     expected_depth, expected, total = load_divides()["pretwa"]
     assert expected_depth == 6
     assert out == [f"{m}: {n}" for m, n in sorted(expected.items())] + [f"nodes {total}"]
-    bad = subprocess.run([sys.executable, "-m", "referee.cli.main", "perft", "pretwa", "3", "--fen", "1/2/3 w"],
+    bad = subprocess.run([sys.executable, "-m", "guti.referee.cli.main", "perft", "pretwa", "3", "--fen", "1/2/3 w"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

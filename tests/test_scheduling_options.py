@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import Board
+from guti.rules import Board
 from tests.conftest import GUTI, ROOT, read_pdn
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
@@ -355,7 +355,7 @@ def test_help_lists_every_option(tmp_path, command):
 
 
 def test_seeded_gauntlet_pairings_and_clamp():
-    from referee.tournament.scheduler import pairings, schedule, total_games
+    from guti.referee.tournament.scheduler import pairings, schedule, total_games
 
     assert pairings("gauntlet", 4) == [(0, 1), (0, 2), (0, 3)]
     assert pairings("gauntlet", 4, seeds=2) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]
@@ -367,7 +367,7 @@ def test_seeded_gauntlet_pairings_and_clamp():
 
 
 def test_cpu_lists_and_slots():
-    from referee.process.affinity import CpuListError, parse_cpu_list, slot_cpus
+    from guti.referee.process.affinity import CpuListError, parse_cpu_list, slot_cpus
 
     assert parse_cpu_list("3,5,7-11,13") == (3, 5, 7, 8, 9, 10, 11, 13)
     for bad in ("", "a", "1-", "-1", "2-1", "1,1", "0-2,2"):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.ugi.client import GoReply
-from referee.ugi.search_info import Score, SearchInfo
+from guti.referee.ugi.client import GoReply
+from guti.referee.ugi.search_info import Score, SearchInfo
 
 
 def test_all_fields_are_read() -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import ast
 import pathlib
 
-from referee.config.args import parse_cli
-from referee.config.match import match_settings
-from referee.config.options import MATCH_OPTIONS
-from referee.config.tournament import settings_from_argv
-from referee.game.openings import Opening
-from referee.game.settings import Timeouts
-from referee.tournament.match import match_schedule
+from guti.referee.config.args import parse_cli
+from guti.referee.config.match import match_settings
+from guti.referee.config.options import MATCH_OPTIONS
+from guti.referee.config.tournament import settings_from_argv
+from guti.referee.game.openings import Opening
+from guti.referee.game.settings import Timeouts
+from guti.referee.tournament.match import match_schedule
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ENGINES = ["-engine", "cmd=a", "name=A", "-engine", "cmd=b", "name=B", "-each", "tc=1+0"]
@@ -55,15 +55,15 @@ def _imports(path: pathlib.Path) -> set[str]:
 
 
 def test_nothing_below_the_command_line_imports_it():
-    for path in (ROOT / "referee").rglob("*.py"):
+    for path in (ROOT / "guti" / "referee").rglob("*.py"):
         if path.parent.name == "cli":
             continue
-        bad = {m for m in _imports(path) if m.startswith("referee.cli")}
+        bad = {m for m in _imports(path) if m.startswith("guti.referee.cli")}
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
 def test_tournament_and_game_do_not_import_config():
     for folder in ("tournament", "game"):
-        for path in (ROOT / "referee" / folder).glob("*.py"):
-            bad = {m for m in _imports(path) if m.startswith("referee.config")}
+        for path in (ROOT / "guti" / "referee" / folder).glob("*.py"):
+            bad = {m for m in _imports(path) if m.startswith("guti.referee.config")}
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}"

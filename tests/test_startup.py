@@ -16,13 +16,13 @@ import pytest
 from tests.conftest import ROOT
 
 #: Modules whose import is most of the start-up time the help path saves.
-HEAVY = ("dataclasses", "inspect", "difflib", "engine.rules.games", "engine.rules.board",
-         "referee.game.settings", "referee.tournament.settings", "referee.config.options",
-         "referee.config.tournament", "asyncio", "sqlite3")
+HEAVY = ("dataclasses", "inspect", "difflib", "guti.rules.games", "guti.rules.board",
+         "guti.referee.game.settings", "guti.referee.tournament.settings", "guti.referee.config.options",
+         "guti.referee.config.tournament", "asyncio", "sqlite3")
 
 PROBE = """
 import sys
-from referee.cli.main import main
+from guti.referee.cli.main import main
 code = main(sys.argv[1:])
 print("MODULES", " ".join(sorted(sys.modules)))
 sys.exit(code)
@@ -48,22 +48,22 @@ def test_help_imports_no_settings_model_nor_rules_tables(command: str) -> None:
 def test_a_mistyped_flag_still_gets_its_suggestion_on_the_light_path() -> None:
     code, modules, output = _modules_after("match", "-gmaes", "3")
     assert code == 2 and "did you mean -games?" in output, output
-    assert "difflib" in modules and "engine.rules.board" not in modules
+    assert "difflib" in modules and "guti.rules.board" not in modules
 
 
 def test_pdnout_keys_are_the_pdn_writers_fields() -> None:
-    from referee.config.option_specs import PDNOUT_KEYS
-    from referee.game.pdn import PDN_FIELD_NAMES
+    from guti.referee.config.option_specs import PDNOUT_KEYS
+    from guti.referee.game.pdn import PDN_FIELD_NAMES
 
     assert PDNOUT_KEYS == {"file", *PDN_FIELD_NAMES}
 
 
 def test_the_help_shows_the_defaults_the_settings_use() -> None:
     """The defaults the help prints are those a parsed empty command line gets."""
-    from referee.config.args import parse_cli, usage
-    from referee.config.option_specs import MATCH_OPTIONS
-    from referee.config.options import games_count, timeouts
-    from referee.game.settings import GameSettings
+    from guti.referee.config.args import parse_cli, usage
+    from guti.referee.config.option_specs import MATCH_OPTIONS
+    from guti.referee.config.options import games_count, timeouts
+    from guti.referee.game.settings import GameSettings
 
     text = usage("guti match", MATCH_OPTIONS)
     empty = parse_cli([], MATCH_OPTIONS)

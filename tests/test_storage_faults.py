@@ -174,7 +174,7 @@ def slow(fd):
         fh.write("x")
     return real(fd)
 os.fsync = slow
-from referee.cli.main import main
+from guti.referee.cli.main import main
 sys.exit(main())
 """
 

@@ -31,7 +31,7 @@ def bot(name: str, script: str) -> list[str]:
 
 
 def reference(name: str, level: int = 20) -> list[str]:
-    return ["-engine", f"cmd={PY}", "args=-m engine", f"dir={ROOT}", f"name={name}",
+    return ["-engine", f"cmd={PY}", "args=-m guti.engine", f"dir={ROOT}", f"name={name}",
             f"option.Level={level}"]
 
 
@@ -388,7 +388,7 @@ def _read_until(proc: subprocess.Popen, text: str, timeout: float = 30) -> str:
 def test_second_ctrl_c_aborts_running_games_stores_none_and_kills_engines(tmp_path):
     home = tmp_path / "engines"
     home.mkdir()
-    slow = ["-engine", f"cmd={PY}", "args=-m engine", f"dir={home}", "name=slow"]
+    slow = ["-engine", f"cmd={PY}", "args=-m guti.engine", f"dir={home}", "name=slow"]
     proc = subprocess.Popen(
         [*GUTI, "tournament", *slow, *bot("rnd", "random_bot.py"), "-each", "st=1",
          "-games", "4", "-concurrency", "2"],

@@ -10,22 +10,22 @@ from itertools import islice
 
 import pytest
 
-from referee.game.openings import Opening
-from referee.game.reasons import Reason
-from referee.game.record import GameRecord
-from referee.process import lifeline
-from referee.tournament.executor import GameSlots
-from referee.tournament.scheduler import (
+from guti.referee.game.openings import Opening
+from guti.referee.game.reasons import Reason
+from guti.referee.game.record import GameRecord
+from guti.referee.process import lifeline
+from guti.referee.tournament.executor import GameSlots
+from guti.referee.tournament.scheduler import (
     ScheduledGame,
     ScheduleError,
     pairings,
     schedule,
     total_games,
 )
-from referee.tournament.standings import Standings
-from referee.tournament.stopping import RunControl
-from referee.tournament.store import StoreError, TournamentStore
-from referee.ugi.engine_config import EngineConfig
+from guti.referee.tournament.standings import Standings
+from guti.referee.tournament.stopping import RunControl
+from guti.referee.tournament.store import StoreError, TournamentStore
+from guti.referee.ugi.engine_config import EngineConfig
 
 
 def test_round_robin_and_gauntlet_pairings():

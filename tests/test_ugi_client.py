@@ -1,5 +1,5 @@
 """The UGI client and the game loop's fault handling through an in-memory engine
-(:class:`referee.ugi.fake_transport.FakeTransport`): no processes, milliseconds per test.
+(:class:`guti.referee.ugi.fake_transport.FakeTransport`): no processes, milliseconds per test.
 
 Every expected outcome is computed with the rules core (legal moves, the end of a
 game), never written down; the fakes only decide *how* an engine misbehaves.
@@ -14,27 +14,27 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import Board, Side
-from referee.game import runner
-from referee.game.judge import Fault, judge_reply
-from referee.game.reasons import Reason
-from referee.game.record import GameRecord
-from referee.game.runner import play_game
-from referee.game.timecontrol import parse_limits
-from referee.process.errors import EngineStartError, EngineTimeout
-from referee.ugi.client import (
+from guti.referee.game import runner
+from guti.referee.game.judge import Fault, judge_reply
+from guti.referee.game.reasons import Reason
+from guti.referee.game.record import GameRecord
+from guti.referee.game.runner import play_game
+from guti.referee.game.timecontrol import parse_limits
+from guti.referee.process.errors import EngineStartError, EngineTimeout
+from guti.referee.ugi.client import (
     GoReply,
     Position,
     UgiEngine,
     go_line,
     position_line,
 )
-from referee.ugi.engine_config import EngineConfig
-from referee.ugi.fake_transport import Answer, FakeTransport, Reply
-from referee.ugi.limits import Go, Limits, go_for_turn
+from guti.referee.ugi.engine_config import EngineConfig
+from guti.referee.ugi.fake_transport import Answer, FakeTransport, Reply
+from guti.referee.ugi.limits import Go, Limits, go_for_turn
+from guti.rules import Board, Side
 
 GAME = "egara-guti"
-REFEREE = Path(__file__).resolve().parent.parent / "referee"
+REFEREE = Path(__file__).resolve().parent.parent / "guti" / "referee"
 
 #: What an engine answers to ``go`` given the position it was sent.
 Policy = Callable[[Board], Iterable[Answer]]

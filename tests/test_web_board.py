@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.rules import GAMES
-from referee.tournament.store import TournamentStore
-from referee.web.geometry import board_geometry, circle_of
-from referee.web.report import script_json
-from referee.web.svg import Marks, board_svg, replay
+from guti.referee.tournament.store import TournamentStore
+from guti.referee.web.geometry import board_geometry, circle_of
+from guti.referee.web.report import script_json
+from guti.referee.web.svg import Marks, board_svg, replay
+from guti.rules import GAMES
 from tests.conftest import BOTS_DIR, GUTI, ROOT
 
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -127,7 +127,7 @@ def run_tournament(tmp_path: Path, *extra: str, engines: int = 2) -> subprocess.
     """A real small tournament through ``guti tournament``: the reference engine against
     the random bot named like a script, and the greedy bot when ``engines`` is 3."""
     argv = [*GUTI, "tournament",
-            "-engine", f"cmd={sys.executable}", "args=-m engine", f"dir={ROOT}", "name=guti",
+            "-engine", f"cmd={sys.executable}", "args=-m guti.engine", f"dir={ROOT}", "name=guti",
             "option.Level=2",
             "-engine", f"cmd={sys.executable}", f"args={BOTS_DIR / 'python' / 'random_bot.py'}",
             f"name={INJECTION}"]

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from referee.tournament.run import standings_from_store
-from referee.tournament.store import TournamentStore
+from guti.referee.tournament.run import standings_from_store
+from guti.referee.tournament.store import TournamentStore
 from tests.conftest import BOTS_DIR, GUTI, ROOT
 from tests.test_web_board import INJECTION, run_tournament
 
@@ -126,7 +126,7 @@ def test_engine_named_like_a_script_shows_as_text(browser: BrowserPage, tourname
 
 def test_live_page_shows_moves_and_standings_as_they_happen(browser: BrowserPage, tmp_path: Path) -> None:
     argv = [*GUTI, "tournament",
-            "-engine", f"cmd={sys.executable}", "args=-m engine", f"dir={ROOT}", "name=guti",
+            "-engine", f"cmd={sys.executable}", "args=-m guti.engine", f"dir={ROOT}", "name=guti",
             "-engine", f"cmd={sys.executable}", f"args={BOTS_DIR / 'python' / 'random_bot.py'}",
             "name=random", "-each", "tc=6+0.1", "-games", "4", "-concurrency", "1",
             "-db", str(tmp_path / "live.db"), "-serve", "0"]

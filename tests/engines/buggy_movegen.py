@@ -24,8 +24,8 @@ import sys
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from engine.rules import Board, RulesError, divide, get_game  # noqa: E402
-from engine.rules.games import Game  # noqa: E402
+from guti.rules import Board, RulesError, divide, get_game  # noqa: E402
+from guti.rules.games import Game  # noqa: E402
 
 
 def buggy_game(name: str, missing: str) -> Game:

@@ -18,7 +18,7 @@ import time
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from engine.rules import Board  # noqa: E402
+from guti.rules import Board  # noqa: E402
 
 
 def allowed_cpus(pid: int | None = None) -> str:

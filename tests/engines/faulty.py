@@ -85,7 +85,7 @@ def main() -> None:
             while True:
                 time.sleep(1)
 
-    from engine.rules import Board
+    from guti.rules import Board
 
     rng = random.Random(opts.seed)
     variants = [v for v in opts.variants.split(",") if v]

@@ -3,7 +3,7 @@
 
 Usage: quirky.py [--quirk Q]... [--at N] [--option-line LINE]... [--setlog F]
 
-The commands go to the reference engine (:mod:`engine.ugi`) unless a quirk takes them:
+The commands go to the reference engine (:mod:`guti.engine.ugi`) unless a quirk takes them:
 
   stdout-debug      also writes a non-protocol line ``debug: got ...`` for every command
   strict-utf8       exits with status 1 (message on stderr) on a line that is not UTF-8
@@ -29,7 +29,7 @@ import sys
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from engine.ugi import Output, UgiEngine  # noqa: E402
+from guti.engine.ugi import Output, UgiEngine  # noqa: E402
 
 
 class Quirky:

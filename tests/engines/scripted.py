@@ -22,7 +22,7 @@ import sys
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from engine.rules import GAMES, Board  # noqa: E402
+from guti.rules import GAMES, Board  # noqa: E402
 
 
 def expand(spec: str) -> list[str]:

@@ -1,0 +1,417 @@
+"""The UGI front end of the reference engine: commands in, answers out (protocol.md).
+
+State: the selected game, the current :class:`~guti.rules.Board`, the option values.
+The command loop (:func:`run`) reads stdin on the main thread; every long job (a search,
+``go perft``, ``bench``) runs on one worker thread with its own stop flag, so ``isready``,
+``stop`` and ``quit`` are answered at once while it runs. Output lines from both threads
+go through one lock and are flushed one by one.
+
+This module knows nothing of how a move is found: it drives the search through
+``Searcher.search(board, limits, on_info, stop) -> SearchResult`` and formats what comes
+back. The search module is imported on first use, which keeps start-up (the ``ugi``
+answer) fast.
+
+Bad input never changes anything half-way: a rejected ``position``, ``setoption`` or ``go``
+leaves the engine exactly as it was and gets one ``info string error ...`` line.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import BinaryIO, TextIO
+
+from guti.rules import Board, RulesError
+
+from .ugi_options import OPTIONS, OptionError, parse_setoption, ugi_answer
+from .ugi_perft import PerftStopped, perft_divide
+
+ECHO_MAX = 200  # how much of an offending line is echoed back
+MAX_PERFT_DEPTH = 1000
+
+_INT_ARGS = ("p1time", "p2time", "p1inc", "p2inc", "movetime", "depth", "nodes", "movestogo")
+_TIME_ARGS = ("p1time", "p2time", "p1inc", "p2inc")
+
+
+class CommandError(ValueError):
+    """A known command with a bad argument; the message is one line."""
+
+
+def shown(text: str, limit: int = ECHO_MAX) -> str:
+    """``text`` made safe to echo on one line: control characters replaced, length capped."""
+    clean = "".join(ch if ch.isprintable() else "?" for ch in text[: limit + 1])
+    return clean if len(clean) <= limit else clean[: limit - 3] + "..."
+
+
+class Output:
+    """Line writer shared by the command loop and the worker: one lock, flush per line."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+        self._lock = threading.Lock()
+        self.broken = False
+
+    def line(self, text: str) -> None:
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                self._stream.write(text + "\n")
+                self._stream.flush()
+            except (OSError, ValueError):
+                self.broken = True  # the GUI went away; keep quiet, the loop ends at EOF
+
+
+class UgiEngine:
+    """One engine session: handles one command line at a time (see :meth:`handle`)."""
+
+    def __init__(self, out: Output):
+        self.out = out
+        self.values: dict[str, int | str] = {o.name: o.default for o in OPTIONS}
+        self.board = Board(str(self.values["UGI_Variant"]))
+        self._searcher = None
+        self._worker: threading.Thread | None = None
+        self._job_is_search = False  # the running job is a search (isready must not wait)
+        self._stop = threading.Event()
+        # last good position command: (game, base, moves, board) to extend cheaply
+        self._last_position: tuple[str, str, list[str], Board] | None = None
+        self._commands: dict[str, Callable[[list[str], str, float], bool | None]] = {
+            "ugi": self.cmd_ugi,
+            "isready": self.cmd_isready,
+            "setoption": self.cmd_setoption,
+            "uginewgame": self.cmd_uginewgame,
+            "position": self.cmd_position,
+            "go": self.cmd_go,
+            "stop": self.cmd_stop,
+            "query": self.cmd_query,
+            "d": self.cmd_d,
+            "bench": self.cmd_bench,
+            "quit": self.cmd_quit,
+        }
+
+    # --- plumbing -------------------------------------------------------------------------
+
+    @property
+    def game(self) -> str:
+        return str(self.values["UGI_Variant"])
+
+    def searcher(self):
+        """The searcher, created (and its table allocated) on first need."""
+        if self._searcher is None:
+            from guti.engine.search import Searcher
+
+            self._searcher = Searcher(
+                hash_mb=int(self.values["Hash"]),
+                seed=int(self.values["Seed"]),
+                level=int(self.values["Level"]),
+                overhead_ms=int(self.values["Move Overhead"]),
+            )
+        return self._searcher
+
+    def busy(self) -> bool:
+        return self._worker is not None and self._worker.is_alive()
+
+    def finish_job(self, timeout: float | None = None) -> None:
+        """Stop the running job (a search sends its bestmove) and wait for it."""
+        if self._worker is not None:
+            self._stop.set()
+            self._worker.join(timeout)
+            if not self._worker.is_alive():
+                self._worker = None
+
+    def _start_job(self, target: Callable[[threading.Event], None], search: bool = False) -> None:
+        self.finish_job()
+        self._job_is_search = search
+        self._stop = threading.Event()
+        stop = self._stop
+
+        def guarded() -> None:
+            try:
+                target(stop)
+            except Exception as exc:  # never let a bug kill the session silently
+                self.out.line(f"info string error internal: {shown(repr(exc))}")
+
+        self._worker = threading.Thread(target=guarded, name="ugi-job", daemon=True)
+        self._worker.start()
+
+    def handle(self, line: str, received: float | None = None) -> bool:
+        """Carry out one command line; False when the session should end (``quit``)."""
+        received = time.perf_counter() if received is None else received
+        tokens = line.split()
+        if not tokens:
+            return True
+        command = self._commands.get(tokens[0])
+        if command is None:
+            self.out.line(f"info string unknown command {shown(line.strip())}")
+            return True
+        try:
+            return command(tokens, line, received) is not False
+        except (CommandError, OptionError, RulesError) as exc:
+            self.out.line(f"info string error {shown(str(exc), 400)}")
+        except Exception as exc:  # a bug must not end the session
+            self.out.line(f"info string error internal: {shown(repr(exc))}")
+        return True
+
+    def shutdown(self) -> None:
+        self.finish_job(timeout=1.0)
+
+    # --- commands -------------------------------------------------------------------------
+
+    def cmd_ugi(self, tokens: list[str], line: str, received: float) -> None:
+        for text in ugi_answer():
+            self.out.line(text)
+
+    def cmd_isready(self, tokens: list[str], line: str, received: float) -> None:
+        """``readyok`` after everything sent before: a running search answers at once (it goes
+        on), but a ``go perft`` or ``bench`` is not a search, so its lines come first."""
+        if self.busy() and not self._job_is_search:
+            assert self._worker is not None
+            self._worker.join()
+        if not self.busy():
+            self.searcher()
+        self.out.line("readyok")
+
+    def cmd_setoption(self, tokens: list[str], line: str, received: float) -> None:
+        option, value = parse_setoption(tokens[1:])
+        self.finish_job()
+        self.values[option.name] = value
+        if option.name == "UGI_Variant":
+            self.board = Board(str(value))
+            self._last_position = None
+        elif self._searcher is not None:
+            if option.name == "Hash":
+                self._searcher.set_hash(int(value))
+            elif option.name == "Seed":
+                self._searcher.seed = int(value)
+            elif option.name == "Level":
+                self._searcher.level = int(value)
+            elif option.name == "Move Overhead":
+                self._searcher.overhead_ms = int(value)
+
+    def cmd_uginewgame(self, tokens: list[str], line: str, received: float) -> None:
+        self.finish_job()
+        self.board = Board(self.game)
+        self._last_position = None
+        self.searcher().new_game()
+
+    def cmd_position(self, tokens: list[str], line: str, received: float) -> None:
+        if len(tokens) < 2 or tokens[1] not in ("startpos", "fen"):
+            got = f", got {shown(tokens[1], 40)!r}" if len(tokens) > 1 else ""
+            raise CommandError(f"position: expected 'startpos' or 'fen <FEN>'{got}")
+        try:
+            at = tokens.index("moves")
+        except ValueError:
+            at = len(tokens)
+        if tokens[1] == "startpos":
+            if at != 2:
+                raise CommandError(
+                    f"position: expected 'moves' after startpos, got {shown(tokens[2], 40)!r}")
+            base = "startpos"
+        else:
+            if at == 2:
+                raise CommandError("position fen: missing FEN")
+            base = " ".join(tokens[2:at])
+        moves = tokens[at + 1:]
+        board = self._build_board(base, moves)
+        self.finish_job()
+        self.board = board
+        self._last_position = (self.game, base, moves, board)
+
+    def _build_board(self, base: str, moves: list[str]) -> Board:
+        """The board of ``base`` + ``moves``, reusing the last one when it is a prefix."""
+        last = self._last_position
+        done = 0
+        if (last is not None and last[0] == self.game and last[1] == base
+                and len(last[2]) <= len(moves) and moves[: len(last[2])] == last[2]):
+            board = last[3].copy()
+            done = len(last[2])
+        elif base == "startpos":
+            board = Board(self.game)
+        else:
+            try:
+                board = Board.from_fen(self.game, base)
+            except RulesError as exc:
+                raise CommandError(f"position: {exc}") from None
+        for number in range(done, len(moves)):
+            try:
+                board.push_str(moves[number])
+            except RulesError as exc:
+                raise CommandError(f"position: move {number + 1}: {exc}") from None
+        return board
+
+    def cmd_go(self, tokens: list[str], line: str, received: float) -> None:
+        from guti.engine.search import SearchLimits
+
+        args: dict[str, int] = {}
+        infinite = False
+        perft: int | None = None
+        i = 1
+        while i < len(tokens):
+            word = tokens[i]
+            if word == "infinite":
+                infinite = True
+                i += 1
+                continue
+            if word not in _INT_ARGS and word != "perft":
+                raise CommandError(f"go: unknown argument {shown(word, 40)!r}")
+            if i + 1 >= len(tokens):
+                raise CommandError(f"go {word}: missing value")
+            text = tokens[i + 1]
+            if word == "perft":
+                if not (text.isascii() and text.isdigit()) or len(text) > 6 \
+                        or int(text) > MAX_PERFT_DEPTH:
+                    raise CommandError(
+                        f"go perft: depth must be a whole number >= 0, got {shown(text, 40)!r}")
+                perft = int(text)
+            else:
+                args[word] = _whole_number(word, text)
+            i += 2
+        if perft is not None:
+            self._start_perft(perft)
+            return
+        if "depth" in args and args["depth"] < 1:
+            raise CommandError(f"go depth: must be >= 1, got {args['depth']}")
+        if "nodes" in args and args["nodes"] < 1:
+            raise CommandError(f"go nodes: must be >= 1, got {args['nodes']}")
+        limits = SearchLimits(
+            depth=args.get("depth"),
+            nodes=args.get("nodes"),
+            movetime=args.get("movetime"),
+            p1time=args.get("p1time"),
+            p2time=args.get("p2time"),
+            p1inc=args.get("p1inc", 0),
+            p2inc=args.get("p2inc", 0),
+            movestogo=args.get("movestogo"),
+            infinite=infinite or not args,
+            start=received,
+        )
+        self._start_search(limits)
+
+    def _start_search(self, limits) -> None:
+        board = self.board.copy()
+        searcher = self.searcher()
+        out = self.out
+
+        def on_info(it) -> None:
+            from guti.engine.search import describe_score
+
+            score = describe_score(it.score)
+            out.line(f"info depth {it.depth} seldepth {it.seldepth} score {score.kind} "
+                     f"{score.value} nodes {it.nodes} nps {it.nps} time {it.time_ms} "
+                     f"pv {' '.join(it.pv)}".rstrip())
+
+        def job(stop: threading.Event) -> None:
+            try:
+                result = searcher.search(board, limits, on_info, stop)
+                move = result.bestmove
+            except Exception as exc:
+                out.line(f"info string error internal search failure: {shown(repr(exc))}")
+                legal = board.legal_moves
+                move = str(legal[0]) if legal else None
+            out.line(f"bestmove {move or 'none'}")
+
+        self._start_job(job, search=True)
+
+    def _start_perft(self, depth: int) -> None:
+        board = self.board.copy()
+        out = self.out
+
+        def job(stop: threading.Event) -> None:
+            try:
+                if depth == 0:
+                    out.line("nodes 1")
+                    return
+                total = 0
+                lines = []
+                for text, count in perft_divide(board, depth, stop):
+                    lines.append(f"{text}: {count}")
+                    total += count
+            except PerftStopped:
+                out.line("info string perft stopped")
+                return
+            for text in lines:
+                out.line(text)
+            out.line(f"nodes {total}")
+
+        self._start_job(job)
+
+    def cmd_stop(self, tokens: list[str], line: str, received: float) -> None:
+        if self.busy():
+            self._stop.set()
+
+    def cmd_query(self, tokens: list[str], line: str, received: float) -> None:
+        what = tokens[1] if len(tokens) > 1 else ""
+        if len(tokens) > 2 or what not in ("gameover", "p1turn", "result"):
+            got = shown(" ".join(tokens[1:]), 40)
+            raise CommandError(f"query: expected gameover, p1turn or result, got {got!r}")
+        board = self.board
+        if what == "gameover":
+            answer = "true" if board.is_game_over() else "false"
+        elif what == "p1turn":
+            answer = "true" if board.turn == "w" else "false"
+        else:
+            answer = board.ugi_result()
+        self.out.line(f"response {answer}")
+
+    def cmd_d(self, tokens: list[str], line: str, received: float) -> None:
+        board = self.board
+        for row in board.board_string().splitlines():
+            self.out.line(f"info string {row}".rstrip())
+        self.out.line(f"fen {board.fen()}")
+        self.out.line(" ".join(["legal"] + [str(m) for m in board.legal_moves]))
+
+    def cmd_bench(self, tokens: list[str], line: str, received: float) -> None:
+        from guti.engine.bench import run_bench
+
+        out = self.out
+
+        def job(stop: threading.Event) -> None:
+            run_bench(lambda text: out.line(f"info string {text}"), stop=stop)
+
+        self._start_job(job)
+
+    def cmd_quit(self, tokens: list[str], line: str, received: float) -> bool:
+        return False
+
+
+def _whole_number(word: str, text: str) -> int:
+    """The integer value of a ``go`` argument; times may be negative (read as 0)."""
+    raw = text[1:] if text.startswith("-") and word in _TIME_ARGS else text
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 15:
+        raise CommandError(f"go {word}: expected a whole number, got {shown(text, 40)!r}")
+    return 0 if text.startswith("-") else int(raw)
+
+
+def run(stdin: BinaryIO, stdout: TextIO,
+        early: list[tuple[bytes, float]] | tuple = ()) -> int:
+    """The command loop: one line at a time until ``quit`` or end of input; returns 0.
+
+    ``early`` holds lines (with the time they were read) that arrived before this module
+    was loaded; they are carried out first, in order.
+    """
+    engine = UgiEngine(Output(stdout))
+    readline = stdin.readline
+    try:
+        for raw, received in early:
+            if not engine.handle(raw.decode("utf-8", "replace"), received):
+                return 0
+        while True:
+            raw = readline()
+            if not raw:
+                break
+            received = time.perf_counter()
+            line = raw.decode("utf-8", "replace")
+            if not engine.handle(line, received):
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        engine.shutdown()
+    return 0
+
+
+def main_loop(early: list[tuple[bytes, float]] | tuple = ()) -> int:
+    """Run on the process's own stdin/stdout."""
+    return run(sys.stdin.buffer, sys.stdout, early)

@@ -1,0 +1,109 @@
+"""The engine's UGI options: declaration lines and checked parsing of ``setoption`` values.
+
+Kept apart from the command loop so the loop only asks "is this value good, and what is
+it?" and the ``ugi`` answer is generated from the same table that checks the values.
+"""
+
+from __future__ import annotations
+
+# The games this engine plays: their names only, so the ``ugi`` answer needs no import
+# of the rules core's tables at start-up.
+from guti.rules.names import GAME_NAMES
+
+ENGINE_NAME = "guti reference engine 1.0"
+ENGINE_AUTHOR = "the guti project"
+
+
+class OptionError(ValueError):
+    """A bad option name or value; the message is one line."""
+
+
+class Option:
+    """One option: ``kind`` is ``spin`` (with ``minimum``/``maximum``) or ``combo`` (``choices``).
+
+    A plain class, not a dataclass: importing ``dataclasses`` costs start-up time.
+    """
+
+    __slots__ = ("name", "kind", "default", "minimum", "maximum", "choices")
+
+    def __init__(self, name: str, kind: str, default: int | str, minimum: int = 0,
+                 maximum: int = 0, choices: tuple[str, ...] = ()):
+        self.name, self.kind, self.default = name, kind, default
+        self.minimum, self.maximum, self.choices = minimum, maximum, choices
+
+    def declaration(self) -> str:
+        """The ``option name ... type ...`` line of the ``ugi`` answer."""
+        if self.kind == "spin":
+            return (f"option name {self.name} type spin default {self.default} "
+                    f"min {self.minimum} max {self.maximum}")
+        return (f"option name {self.name} type combo default {self.default} "
+                + " ".join(f"var {c}" for c in self.choices))
+
+    def parse(self, text: str) -> int | str:
+        """The value ``text`` stands for; OptionError says why it is not acceptable."""
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        if self.kind == "spin":
+            raw = text.strip()
+            digits = raw[1:] if raw[:1] in "+-" else raw
+            if not digits.isdigit() or not digits.isascii() or len(digits) > 12:
+                raise OptionError(f"setoption {self.name}: expected a whole number, got {shown!r}")
+            value = int(raw)
+            if not self.minimum <= value <= self.maximum:
+                raise OptionError(
+                    f"setoption {self.name}: {value} is out of range {self.minimum}..{self.maximum}"
+                )
+            return value
+        choice = text.strip().lower()
+        if choice not in self.choices:
+            what = "unknown game" if self.name == "UGI_Variant" else "unknown value"
+            raise OptionError(
+                f"setoption {self.name}: {what} {shown!r} (expected one of {', '.join(self.choices)})"
+            )
+        return choice
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("UGI_Variant", "combo", "egara-guti", choices=GAME_NAMES),
+    Option("Hash", "spin", 16, 1, 1024),
+    Option("Seed", "spin", 0, 0, 2**31 - 1),
+    Option("Level", "spin", 20, 0, 20),
+    Option("Move Overhead", "spin", 30, 0, 5000),
+)
+_BY_NAME = {option.name.lower(): option for option in OPTIONS}
+
+
+def ugi_answer() -> list[str]:
+    """The lines answering ``ugi``: id name, id author, the options, ugiok."""
+    return ([f"id name {ENGINE_NAME}", f"id author {ENGINE_AUTHOR}"]
+            + [option.declaration() for option in OPTIONS] + ["ugiok"])
+
+
+def find_option(name: str) -> Option:
+    """The option called ``name`` (case-insensitive, blanks squeezed)."""
+    option = _BY_NAME.get(" ".join(name.split()).lower())
+    if option is None:
+        shown = name if len(name) <= 40 else name[:37] + "..."
+        raise OptionError(
+            f"setoption: unknown option {shown!r} (known: {', '.join(o.name for o in OPTIONS)})"
+        )
+    return option
+
+
+def parse_setoption(tokens: list[str]) -> tuple[Option, int | str]:
+    """``setoption name N... value V...`` (tokens after ``setoption``) -> (option, value)."""
+    if not tokens or tokens[0] != "name":
+        raise OptionError("setoption: expected 'setoption name <NAME> value <VALUE>'")
+    try:
+        at = tokens.index("value")
+    except ValueError:
+        at = len(tokens)
+    name = " ".join(tokens[1:at])
+    if not name:
+        raise OptionError("setoption: missing option name after 'name'")
+    option = find_option(name)
+    if at == len(tokens):
+        raise OptionError(f"setoption {option.name}: missing 'value <VALUE>'")
+    value_text = " ".join(tokens[at + 1:])
+    if not value_text:
+        raise OptionError(f"setoption {option.name}: empty value")
+    return option, option.parse(value_text)

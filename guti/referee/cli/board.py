@@ -1,0 +1,59 @@
+"""``guti board [-game G] [-fen F] [-moves M...] [-nonumbers] -svg FILE``: one board picture.
+
+The position is ``-fen`` (default: the game's start) after ``-moves`` (each checked by the
+rules core); the last move's path and the pieces it took are marked.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
+from guti.referee.game.defaults import DEFAULT_GAME
+from guti.rules.names import GAME_NAMES
+
+BOARD_OPTIONS = [
+    OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAME_NAMES)} (default {DEFAULT_GAME})"),
+    OptionSpec("fen", Kind.TEXT, help="the position (default: the game's start)"),
+    OptionSpec("moves", Kind.TEXT, help="moves played from it, e.g. 17-12 8x17"),
+    OptionSpec("svg", Kind.VALUE, help="write the picture to this file"),
+    OptionSpec("nonumbers", Kind.FLAG, help="leave the point numbers out"),
+    OptionSpec("help", Kind.FLAG, help="show this help"),
+]
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``guti board``."""
+    try:
+        args = parse_cli(argv, BOARD_OPTIONS)
+        if args.has("help"):
+            print(usage("guti board", BOARD_OPTIONS))
+            return 0
+        # Here, not at the top: the help above needs neither (start-up time, issue 16).
+        from guti.referee.web.svg import Marks, board_svg, replay
+        from guti.rules import RulesError
+
+        game = args.value("game", DEFAULT_GAME) or DEFAULT_GAME
+        if game not in GAME_NAMES:
+            raise CliError(f"-game: unknown game {game!r} (known: {', '.join(GAME_NAMES)})")
+        path = args.value("svg")
+        if not path:
+            raise CliError("give -svg FILE to say where the picture goes")
+        moves = (args.value("moves") or "").split()
+        try:
+            board, last = replay(game, args.value("fen"), moves)
+        except RulesError as exc:
+            raise CliError(str(exc)) from None
+        marks = Marks(last.path if last else (), last.captured if last else (),
+                      numbers=not args.has("nonumbers"))
+        text = board_svg(game, board.fen(), marks, title=f"{game}: {board.fen()}")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except CliError as exc:
+        print(f"guti board: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"guti board: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"{board.fen()} written to {path}")
+    return 0

@@ -1,0 +1,25 @@
+"""Small pieces every ``guti`` subcommand module shares.
+
+Why a module: the one-line error (untrusted text escaped, exit 2) and the leading
+``DB`` argument were written twice, and one copy forgot the escaping.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from guti.referee.config.args import CliError
+from guti.referee.process.text import visible
+
+
+def fail(prog: str, text: str) -> int:
+    """Print ``guti PROG: TEXT`` on stderr, control characters escaped; return 2."""
+    print(f"guti {prog}: {visible(text)}", file=sys.stderr, flush=True)
+    return 2
+
+
+def database_and_rest(prog: str, argv: list[str]) -> tuple[str, list[str]]:
+    """The leading ``DB`` argument of ``guti PROG DB [options]``, and the options."""
+    if not argv or argv[0].startswith("-"):
+        raise CliError(f"usage: guti {prog} DB [options] (-help for the options)")
+    return argv[0], argv[1:]

@@ -1,0 +1,73 @@
+"""``guti``: one command, many subcommands, each a module with ``main(argv) -> int``.
+
+Subcommand modules are imported only when used, so ``guti perft`` does not
+pay for the referee and ``guti engine`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+#: Exit status when stdout's reader went away (``guti ... | head``): 128 + SIGPIPE, what a
+#: shell reports for a program killed by the signal, as cutechess-cli would be.
+EXIT_BROKEN_PIPE = 141
+
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    # name: (module, function, one-line help)
+    "tournament": ("guti.referee.cli.tournament", "main_tournament", "run a tournament (round-robin, gauntlet or knockout)"),
+    "match": ("guti.referee.cli.match", "main", "play games between two engines"),
+    "standings": ("guti.referee.cli.tournament", "main_standings", "standings of a tournament database"),
+    "export": ("guti.referee.cli.tournament", "main_export", "export a tournament database to PDN or JSON"),
+    "report": ("guti.referee.cli.web", "main_report", "write a tournament database as one HTML report"),
+    "serve": ("guti.referee.cli.web", "main_serve", "serve a tournament database's live pages (read-only)"),
+    "board": ("guti.referee.cli.board", "main", "draw a position as SVG: board [-game G] [-fen F] [-moves M...] -svg FILE"),
+    "console": ("guti.referee.tools.console", "main", "talk to an engine by hand"),
+    "check": ("guti.referee.tools.check", "main", "check an engine against protocol.md"),
+    "engine": ("guti.engine.ugi_main", "main", "run the reference engine (UGI on stdin/stdout)"),
+    "bench": ("guti.engine.bench", "main", "search benchmark of the reference engine"),
+    "perft": ("guti.rules.perft_cli", "main", "count move sequences: perft GAME DEPTH [--fen F] [--divide]"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: guti COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"guti: unknown command {name!r} (try 'guti --help')", file=sys.stderr)
+        return 2
+    module_name, function, _ = COMMANDS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            print(f"guti: command {name!r} is not available in this build", file=sys.stderr)
+            return 2
+        raise
+    try:
+        return int(getattr(module, function)(rest) or 0)
+    except KeyboardInterrupt:
+        print("guti: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # Nobody reads stdout any more: the run stopped (games already stored stay
+        # stored, the running ones were aborted like on a signal). Point stdout at
+        # /dev/null so the interpreter's final flush does not print a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""``guti match``: one match between two engine executables, cutechess-cli style.
+
+Example::
+
+    guti match -engine cmd=./a.out name=A option.Hash=16 \\
+               -engine cmd=python3 args="-m mybot --fast" name=B dir=bots \\
+               -each tc=5+0.05 timemargin=50 -game pretwa -games 10 \\
+               -pdnout file=out.pdn -log file=traffic.log -openings file=book.txt order=random
+
+Options (each also with two dashes):
+
+- ``-engine KEY=VALUE...`` (twice): ``cmd``, ``args``, ``name``, ``dir``,
+  ``option.NAME``, ``stderr=FILE``, ``restart=on|off`` and the limits below;
+- ``-each KEY=VALUE...``: applied to both engines first;
+- limits: ``tc=[MOVES/]BASE[+INC]`` seconds, ``st=S``, ``depth=N``,
+  ``nodes=N``, ``timemargin=MS``;
+- ``-game NAME`` (``-variant`` is the same): any game of the rules core (egara-guti,
+  pretwa, lau-kata-kati, dash-guti, gol-skuish, alquerque, butterfly), ``-games N``;
+- ``-fen FEN`` or ``-openings file=F [order=random|sequential] [plies=N]``
+  (``file=random:K`` or no ``file=``: random openings of K / ``plies`` plies
+  from the start, seeded by ``-srand``; ``start=N``: from the file's N-th opening),
+  ``-srand N``;
+- ``-noswap``, ``-reverse``, ``-wait MS``, ``-use-affinity [CPUS]`` (fastchess's options,
+  see :mod:`guti.referee.config.options`);
+- ``-pdnout [file=]F [nodes=true seldepth=true nps=true timeleft=true latency=true]``,
+  ``-epdout [file=]F``, ``-show-latency``, ``-log [file=]F``, ``-event TEXT``, ``-site TEXT``;
+- ``-handshake-timeout S``, ``-move-timeout S`` (moves without a clock),
+  ``-stall-timeout S`` (grace after the time is gone); the defaults are in
+  :mod:`guti.referee.game.defaults` and ``guti match -help``.
+
+Prints one line per game, the final score and the time the match took. Exit status 0 when the match
+was played, 2 for a command-line mistake or an engine that cannot start
+(one line on stderr), 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from guti.referee.config.args import CliError, parse_cli, usage
+from guti.referee.config.option_specs import MATCH_OPTIONS
+from guti.referee.process.text import visible
+
+#: Not ``typing.TYPE_CHECKING``: ``--help`` should not pay for importing ``typing`` either.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the match machinery is imported when a match runs, not for --help
+    from collections.abc import Callable
+
+    from guti.referee.game.record import GameRecord
+    from guti.referee.tournament.match import MatchScore
+    from guti.referee.tournament.settings import MatchSettings
+    from guti.referee.tournament.stopping import RunControl
+
+
+async def run_until_signalled(settings: MatchSettings, control: RunControl) -> MatchScore:
+    """Run the match under the signal rules of :mod:`guti.referee.tournament.stopping`
+    (the same as a tournament's)."""
+    from guti.referee.tournament.match import run_match
+
+    def say(text: str) -> None:
+        print(visible(text), flush=True)
+
+    with control.signals(say, lambda: 1):
+        return await run_match(settings, _print_game(settings), control)
+
+
+def _print_game(settings: MatchSettings) -> Callable[[int, GameRecord], None]:
+    from guti.referee.game.latency import latency_lines
+
+    def show(index: int, record: GameRecord) -> None:
+        print(visible(f"Game {index + 1}/{settings.games}: {record.summary()}"), flush=True)
+        if settings.records.show_latency:
+            for line in latency_lines(record):
+                print(visible(line), flush=True)
+
+    return show
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``guti match``; returns the exit status."""
+    try:
+        args = parse_cli(argv, MATCH_OPTIONS)
+        if args.has("help"):
+            print(usage("guti match", MATCH_OPTIONS))
+            return 0
+        import asyncio
+
+        from guti.referee.cli.elapsed import Stopwatch
+        from guti.referee.config.match import match_settings
+        from guti.referee.process import event_loop
+        from guti.referee.process.errors import EngineStartError
+        from guti.referee.process.forked import start_lifeline
+        from guti.referee.process.traffic_log import TrafficLog
+        from guti.referee.tournament.stopping import RunControl
+
+        settings = match_settings(args)
+        log_path = args.token_dict("log").get("file")
+        traffic = TrafficLog(log_path) if log_path else None
+    except CliError as exc:
+        print(visible(f"guti match: {exc}"), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return 2
+    settings.traffic = traffic
+    watch = Stopwatch()
+    control = RunControl()
+    start_lifeline()  # before the loop: the watcher of the engines' groups, forked
+    try:
+        score = event_loop.run(run_until_signalled(settings, control))
+    except EngineStartError as exc:
+        print(visible(f"guti match: {exc}"), file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        raise  # stdout closed by its reader: guti's main ends the run quietly
+    except OSError as exc:
+        print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("guti match: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if traffic is not None:
+            traffic.close()
+    print(visible(score.line()), flush=True)
+    print(watch.line(), flush=True)
+    if control.stopping:
+        print("guti match: interrupted", file=sys.stderr, flush=True)
+        return 130
+    return 0

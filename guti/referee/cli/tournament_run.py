@@ -1,0 +1,224 @@
+"""What ``guti tournament``, ``guti standings DB...`` and ``guti export DB -pdn F -json F``
+do once :mod:`guti.referee.cli.tournament` has seen they are not asked for their help.
+
+Apart from the entry points so that ``--help`` imports none of this (start-up time,
+issue 16). Exit status: 0 when the tournament ran (all scheduled games stored, or an
+SPRT decided), 2 for a mistake on the command line, in the config file, a
+database that does not match or is in use by another guti, or an engine that
+cannot start (one line on stderr), 1 when storing failed (disk full, damaged
+database: one line naming what is lost), 130 when interrupted (the database is
+resumable: run the same command with ``-resume``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import sqlite3
+import sys
+
+from guti.referee.cli.common import database_and_rest, fail
+from guti.referee.cli.elapsed import Stopwatch
+from guti.referee.cli.web import run_with_live_page, write_tournament_report
+from guti.referee.config.args import CliError, OptionSpec, ParsedArgs, parse_cli
+from guti.referee.config.tournament import settings_from_argv, sprt_from_args
+from guti.referee.process import event_loop
+from guti.referee.process.errors import EngineStartError
+from guti.referee.process.forked import start_lifeline
+from guti.referee.process.text import visible
+from guti.referee.tournament.defaults import DEFAULT_DRAW_MODEL
+from guti.referee.tournament.export import export_epd, export_json, export_pdn
+from guti.referee.tournament.ratings import DRAW_MODELS, RatingOptions
+from guti.referee.tournament.referee_pool import fork_referees
+from guti.referee.tournament.run import (
+    TournamentError,
+    referee_processes,
+    run_tournament,
+    standings_from_store,
+)
+from guti.referee.tournament.standings import Standings, make_console
+from guti.referee.tournament.store import StoreError, TournamentStore
+
+
+def run_tournament_command(argv: list[str]) -> int:
+    """``guti tournament`` (its help aside)."""
+    console = make_console(sys.stdout)
+    try:
+        settings = settings_from_argv(argv, lambda line: print(line, flush=True))
+    except CliError as exc:
+        return fail("tournament", str(exc))
+    names = visible(", ".join(c.name for c in settings.engines))
+    print(
+        f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
+        f"{'at least ' if settings.knockout else ''}{settings.total_games} games, "
+        f"concurrency {settings.concurrency}, db {settings.db_path}",
+        flush=True,
+    )
+    if settings.serve and importlib.util.find_spec("aiohttp") is None:
+        return fail("tournament", "-serve needs aiohttp: pip install 'guti[web]'")
+    watch = Stopwatch()
+    try:
+        # -referees: the referee processes are forked now, before the loop, ready at once;
+        # else this process starts the engines, and the watcher of their groups is forked
+        referees = referee_processes(settings)
+        if referees == 0 and settings.cluster is None:
+            start_lifeline()
+        with fork_referees(referees) as forked:
+            outcome = event_loop.run(run_with_live_page(settings, lambda observer: run_tournament(
+                settings, console, observer=observer, forked=forked)))
+    except (TournamentError, StoreError, EngineStartError) as exc:
+        return fail("tournament", str(exc))
+    except sqlite3.Error as exc:  # the database failed under us (damaged, ...)
+        fail("tournament", f"{settings.db_path}: {exc}; resume with -resume once it is fixed")
+        return 1
+    except BrokenPipeError:
+        raise  # stdout closed by its reader: guti's main ends the run quietly
+    except OSError as exc:
+        return fail("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
+    except KeyboardInterrupt:  # before or after the games, outside the signal handlers
+        outcome = None
+    if outcome is not None:
+        table, finished, total = outcome.standings, outcome.finished, outcome.total
+    else:
+        try:
+            with TournamentStore(settings.db_path, create=False) as store:
+                table = standings_from_store(
+                    store, store.engine_names(), settings.fmt, settings.sprt
+                )
+                finished, total = store.count_finished(), store.count_scheduled()
+        except StoreError as exc:
+            return fail("tournament", str(exc))
+    if outcome is not None and outcome.failed:
+        fail("tournament", outcome.failed)
+        return 1
+    table.print(console)
+    print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
+    print(watch.line(), flush=True)
+    if outcome is None or outcome.stopped == "interrupted":
+        print(
+            "guti tournament: interrupted; continue with the same command and -resume",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 130
+    if outcome.stopped:
+        print(outcome.stopped, flush=True)
+    return _report(settings)
+
+
+def _report(settings) -> int:
+    """``-report FILE``: write it and print its path as the very last line."""
+    try:
+        path = write_tournament_report(settings)
+    except (StoreError, OSError) as exc:
+        return fail("tournament", f"report not written: {exc}")
+    if path is not None:
+        print("report written; open it in a browser:", flush=True)
+        print(path, flush=True)
+    return 0
+
+
+def _rating_options(args: ParsedArgs) -> RatingOptions:
+    """``-drawmodel`` and ``-anchor NAME=ELO`` (the name may itself hold ``=``)."""
+    model = args.value("drawmodel") or DEFAULT_DRAW_MODEL
+    if model not in DRAW_MODELS:
+        raise CliError(f"-drawmodel: {model!r} is not one of {', '.join(DRAW_MODELS)}")
+    text = args.value("anchor")
+    if text is None:
+        return RatingOptions(draw_model=model)
+    name, eq, number = text.rpartition("=")
+    try:
+        elo = float(number)
+    except ValueError:
+        elo = float("nan")
+    if not eq or not name or not math.isfinite(elo):
+        raise CliError(f"-anchor: {text!r} is not of the form NAME=ELO")
+    return RatingOptions(draw_model=model, anchor=(name, elo))
+
+
+def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, int, int]:
+    """Standings of every game of every database, engines matched by name.
+
+    Game pair ids are made unique across databases (``pair * len(paths) + k``)
+    so pairs of different tournaments never merge.
+    """
+    options = _rating_options(args)
+    sprt = sprt_from_args(args)
+    seen: set[str] = set()
+    for path in paths:
+        if os.path.realpath(path) in seen:
+            raise CliError(f"{path} is given twice: its games would count twice")
+        seen.add(os.path.realpath(path))
+    stores: list[TournamentStore] = []
+    try:
+        for path in paths:
+            stores.append(TournamentStore(path, create=False))
+        names: list[str] = []
+        formats = set()
+        for store in stores:
+            formats.add(store.settings().get("format", "roundrobin"))
+            names += [n for n in store.engine_names() if n not in names]
+        if options.anchor is not None and options.anchor[0] not in names:
+            raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
+                           f"{', '.join(paths)} (engines: {', '.join(names)})")
+        table = Standings(names, paired=True, sprt=sprt,
+                          gauntlet=formats == {"gauntlet"}, rating_options=options)
+        finished = total = 0
+        for k, store in enumerate(stores):
+            index = [names.index(n) for n in store.engine_names()]
+            for _gid, pair, white, black, result, reason, fault in store.results():
+                table.add(index[white], index[black], result, reason, fault,
+                          pair * len(stores) + k)
+            finished += store.count_finished()
+            total += store.count_scheduled()
+    finally:
+        for store in stores:
+            store.close()
+    if options.anchor is not None and not table.lines[names.index(options.anchor[0])].games:
+        raise CliError(f"-anchor: {options.anchor[0]!r} has played no games")
+    return table, finished, total
+
+
+def standings_command(paths: list[str], args: ParsedArgs) -> int:
+    """``guti standings DB [DB...]`` (its help aside): standings, ratings, crosstable and
+    pairs of one tournament database, or of several merged by engine name."""
+    try:
+        if not paths:
+            raise CliError("usage: guti standings DB [DB...] [options]")
+        table, finished, total = _merged_standings(paths, args)
+    except (CliError, StoreError) as exc:
+        return fail("standings", str(exc))
+    except sqlite3.Error as exc:
+        return fail("standings", f"{' '.join(paths)}: {exc}")
+    console = make_console(sys.stdout)
+    table.print(console)
+    print(f"{finished}/{total} games played", flush=True)
+    return 0
+
+
+def export_command(argv: list[str], options: list[OptionSpec]) -> int:
+    """``guti export DB -pdn FILE -json FILE -epd FILE`` (its help aside), ``options``
+    being its option list."""
+    try:
+        path, rest = database_and_rest("export", argv)
+        args = parse_cli(rest, options)
+        if not (args.has("pdn") or args.has("json") or args.has("epd")):
+            raise CliError("nothing to do: give -pdn FILE, -json FILE and/or -epd FILE")
+        with TournamentStore(path, create=False) as store:
+            if args.has("pdn"):
+                n = export_pdn(store, args.value("pdn") or "")
+                print(f"{n} games written to {args.value('pdn')}", flush=True)
+            if args.has("json"):
+                n = export_json(store, args.value("json") or "")
+                print(f"{n} games written to {args.value('json')}", flush=True)
+            if args.has("epd"):
+                n = export_epd(store, args.value("epd") or "")
+                print(f"{n} games written to {args.value('epd')}", flush=True)
+    except (CliError, StoreError) as exc:
+        return fail("export", str(exc))
+    except sqlite3.Error as exc:
+        return fail("export", f"{argv[0]}: {exc}")
+    except OSError as exc:
+        return fail("export", f"{exc.filename or ''}: {exc.strerror or exc}")
+    return 0

@@ -1,0 +1,143 @@
+"""``guti report DB -html FILE``, ``guti serve DB [-port N] [-host H]`` and the live page of
+``guti tournament ... -serve [HOST:]PORT``.
+
+The report needs nothing beyond guti itself; serving needs aiohttp (the ``web`` extra),
+imported only when a server is asked for, with a one-line error naming the extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+
+from guti.referee.cli.common import database_and_rest, fail
+from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
+from guti.referee.config.option_specs import SPRT_OPTION
+
+#: Not ``typing.TYPE_CHECKING``: ``--help`` should not pay for importing ``typing`` either.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+    from typing import Any
+
+REPORT_OPTIONS = [
+    OptionSpec("html", Kind.VALUE, help="write the report to this HTML file"),
+    SPRT_OPTION,
+    OptionSpec("help", Kind.FLAG, help="show this help"),
+]
+SERVE_OPTIONS = [
+    OptionSpec("port", Kind.VALUE, help="TCP port (default 8080; 0: any free port)"),
+    OptionSpec("host", Kind.VALUE, help="address to bind (default 127.0.0.1, loopback only)"),
+    SPRT_OPTION,
+    OptionSpec("help", Kind.FLAG, help="show this help"),
+]
+NO_AIOHTTP = "serving pages needs aiohttp: pip install 'guti[web]'"
+
+
+
+
+def main_report(argv: list[str]) -> int:
+    """Entry point of ``guti report``."""
+    if any(w in ("-help", "--help", "-h") for w in argv):
+        print(usage("guti report DB", REPORT_OPTIONS))
+        return 0
+    # Here, not at the top: the help above needs none of it (start-up time, issue 16).
+    from guti.referee.config.tournament import sprt_from_args
+    from guti.referee.tournament.store import StoreError, TournamentStore
+    from guti.referee.web.report import write_report
+
+    try:
+        path, rest = database_and_rest("report", argv)
+        args = parse_cli(rest, REPORT_OPTIONS)
+        html = args.value("html")
+        if not html:
+            raise CliError("give -html FILE to say where the report goes")
+        with TournamentStore(path, create=False) as store:
+            games = write_report(store, html, sprt_from_args(args))
+    except (CliError, StoreError) as exc:
+        return fail("report", str(exc))
+    except OSError as exc:
+        return fail("report", f"{exc.filename or ''}: {exc.strerror or exc}")
+    print(f"{games} games in the report; open it in a browser:", flush=True)
+    print(html, flush=True)
+    return 0
+
+
+def main_serve(argv: list[str]) -> int:
+    """Entry point of ``guti serve``: the live page of a database, read-only, until Ctrl-C."""
+    if any(w in ("-help", "--help", "-h") for w in argv):
+        print(usage("guti serve DB", SERVE_OPTIONS))
+        return 0
+    import asyncio
+
+    from guti.referee.config.tournament import sprt_from_args
+    from guti.referee.tournament.store import StoreError, TournamentStore
+
+    try:
+        path, rest = database_and_rest("serve", argv)
+        args = parse_cli(rest, SERVE_OPTIONS)
+        port = args.int_value("port", 8080, minimum=0)
+        if port > 65535:
+            raise CliError(f"-port: {port} is more than 65535")
+        host = args.value("host", "127.0.0.1") or "127.0.0.1"
+        sprt = sprt_from_args(args)
+        with TournamentStore(path, create=False) as store:
+            store.settings()  # a database without a tournament is a mistake now, not later
+    except (CliError, StoreError) as exc:
+        return fail("serve", str(exc))
+    try:
+        from guti.referee.web.live import LiveHub, serving, watch_database
+    except ModuleNotFoundError:
+        return fail("serve", NO_AIOHTTP)
+
+    async def serve() -> None:
+        # Stop on Ctrl-C, SIGTERM or SIGHUP by handlers of our own, so the server stops
+        # even when it was started with SIGINT ignored (as a background job, or by a
+        # parent that ignores it): the page is read-only, nothing is left half-done.
+        task = asyncio.current_task()
+        assert task is not None
+        loop = asyncio.get_running_loop()
+        for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signo, task.cancel)
+        hub = LiveHub(path, sprt)
+        with contextlib.suppress(asyncio.CancelledError):
+            async with serving(hub, host, port) as url:
+                print(f"serving {path} at {url} (read-only; Ctrl-C to stop)", flush=True)
+                await watch_database(hub)
+
+    try:
+        asyncio.run(serve())
+    except OSError as exc:
+        return fail("serve", f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+async def run_with_live_page(settings: Any, run: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Run the tournament (``run(observer)``) with its live page served, if ``-serve`` asks."""
+    if not settings.serve:
+        return await run(None)
+    from guti.referee.web.live import LiveHub, parse_address, serving
+
+    host, port = parse_address(settings.serve)
+    hub = LiveHub(settings.db_path, settings.sprt)
+    if os.path.exists(settings.db_path):  # a resume: its standings so far, read once now
+        hub.load_tally()
+    async with serving(hub, host, port) as url:
+        print(f"live page: {url}", flush=True)
+        return await run(hub)
+
+
+def write_tournament_report(settings: Any) -> str | None:
+    """Write ``-report FILE`` after a tournament; returns the path, or None if not asked."""
+    if not settings.report_path:
+        return None
+    from guti.referee.tournament.store import TournamentStore
+    from guti.referee.web.report import write_report
+
+    with TournamentStore(settings.db_path, create=False) as store:
+        write_report(store, settings.report_path, settings.sprt)
+    return str(settings.report_path)

@@ -1,0 +1,158 @@
+"""The options of the cutechess-style commands (``guti match``, ``guti tournament``) as
+plain data: each flag's name, kind, help text and allowed keys.
+
+Why apart from their readers (:mod:`guti.referee.config.options`,
+:mod:`guti.referee.config.tournament`): ``--help`` prints these and nothing else, and the
+readers import the whole settings model and the rules core. Kept light, the help (and a
+mistyped flag's "did you mean") starts in a fraction of the time (issue 16). So this module
+imports only plain-data modules: the defaults it shows come from where they are defined
+(:mod:`guti.referee.game.defaults`, :mod:`guti.referee.tournament.defaults`), the games' names from
+:mod:`guti.rules.names`.
+"""
+
+from __future__ import annotations
+
+from guti.referee.config.args import Kind, OptionSpec
+from guti.referee.game.defaults import (
+    DEFAULT_GAME,
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MAXMOVES,
+    DEFAULT_MOVE_TIMEOUT,
+    DEFAULT_STALL_GRACE,
+)
+from guti.referee.tournament.defaults import (
+    DEFAULT_DB,
+    DEFAULT_GAMES,
+    DEFAULT_REFEREES,
+    DEFAULT_ROUNDS,
+    DEFAULT_SEEDS,
+    DEFAULT_TIEBREAK,
+    DEFAULT_WAIT_MS,
+)
+from guti.rules.names import GAME_NAMES
+
+#: The keys of ``-engine`` and ``-each``, one help line each (shown by ``--help``).
+ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
+    ("cmd=PATH", "the engine's program (looked up in dir=, else on PATH)"),
+    ("args=TEXT", "its arguments, split as a shell would (args=\"-x --threads 2\")"),
+    ("name=N", "its name in results (default: the program's name)"),
+    ("dir=D", "its working directory"),
+    ("tc=T", "time control [MOVES/]BASE[+INC] in seconds, or inf"),
+    ("st=S", "fixed seconds per move (go movetime)"),
+    ("depth=N", "search depth per move (go depth)"),
+    ("nodes=N", "nodes per move (go nodes)"),
+    ("timemargin=MS", "ms an engine may overstep its time before it loses"),
+    ("option.X=V", "setoption name X value V, checked against the engine's option list"),
+    ("restart=on|off", "a fresh process for every game (default off)"),
+    ("stderr=FILE", "write the engine's stderr to FILE"),
+    ("proto=ugi", "the protocol (ugi is the only one)"),
+)
+
+#: The per-move field switches of ``-pdnout``, one help line each.
+PDNOUT_KEY_HELP: tuple[tuple[str, str], ...] = (
+    ("file=F", "the PDN file (games appended); each engine move's comment starts with "
+               "score/depth time (+0.25/12 0.012s)"),
+    ("nodes=true", "and n=NODES"),
+    ("seldepth=true", "and sd=SELDEPTH"),
+    ("nps=true", "and nps=NPS"),
+    ("timeleft=true", "and tl=S, the clock after the move"),
+    ("latency=true", "and latency=S: time measured minus the time the engine reported"),
+)
+
+#: The keys of ``-pdnout``: the file and fastchess's optional per-move fields, as their
+#: help lines name them (a test checks they are ``guti.referee.game.pdn.PDN_FIELD_NAMES``).
+PDNOUT_KEYS = frozenset(key.partition("=")[0] for key, _ in PDNOUT_KEY_HELP)
+
+#: The options every cutechess-style command here accepts; the tournament
+#: command extends this list (``MATCH_OPTIONS + [...]``).
+MATCH_OPTIONS: list[OptionSpec] = [
+    OptionSpec("engine", Kind.TOKENS, repeatable=True, key_help=ENGINE_KEY_HELP,
+               help="define an engine (twice or more), with these keys:"),
+    OptionSpec("each", Kind.TOKENS, help="settings applied to every engine (same keys)"),
+    OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAME_NAMES)} (default {DEFAULT_GAME})"),
+    OptionSpec("variant", Kind.VALUE, help="same as -game"),
+    OptionSpec("games", Kind.VALUE, help=f"number of games (default {DEFAULT_GAMES})"),
+    OptionSpec("fen", Kind.TEXT, help="start every game from this FEN"),
+    OptionSpec(
+        "openings",
+        Kind.TOKENS,
+        keys=frozenset({"file", "order", "plies", "format", "start"}),
+        bare_key="file",
+        help="file=F|random:K order=random|sequential plies=N start=N (from the file's "
+             "N-th opening, 1-based)",
+    ),
+    OptionSpec("srand", Kind.VALUE, help="random seed (openings)"),
+    # -- game records (README "Game records"): one block, read by record_outputs() --
+    OptionSpec("pdnout", Kind.TOKENS, keys=PDNOUT_KEYS, bare_key="file",
+               key_help=PDNOUT_KEY_HELP, help="the games as PDN, with these keys:"),
+    OptionSpec("pgnout", Kind.TOKENS, keys=PDNOUT_KEYS, bare_key="file", help="same as -pdnout"),
+    OptionSpec("epdout", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file",
+               help="file=F: each game's final position, one FEN line with result and "
+                    "termination"),
+    OptionSpec("show-latency", Kind.FLAG,
+               help="after each game, per engine the mean and max of measured time minus "
+                    "the time the engine reported"),
+    OptionSpec("log", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file", help="file=F traffic log"),
+    OptionSpec("event", Kind.TEXT, help="PDN Event tag"),
+    OptionSpec("site", Kind.TEXT, help="PDN Site tag"),
+    OptionSpec("handshake-timeout", Kind.VALUE,
+               help=f"seconds (default {DEFAULT_HANDSHAKE_TIMEOUT:g})"),
+    OptionSpec("move-timeout", Kind.VALUE,
+               help=f"seconds per move without a clock (default {DEFAULT_MOVE_TIMEOUT:g})"),
+    OptionSpec("stall-timeout", Kind.VALUE,
+               help=f"seconds past the time before 'stalled' (default {DEFAULT_STALL_GRACE:g})"),
+    # Adjudication, cutechess-cli's spellings and meaning (guti.referee.game.adjudication).
+    OptionSpec("draw", Kind.TOKENS, keys=frozenset({"movenumber", "movecount", "score"}),
+               help="movenumber=N movecount=C score=S: a draw once N moves are played and"
+                    " both engines' scores stayed within S cp for C moves each (default off)"),
+    OptionSpec("resign", Kind.TOKENS, keys=frozenset({"movecount", "score", "twosided"}),
+               help="movecount=C score=S [twosided=true]: an engine whose score stayed at or"
+                    " below -S for C moves loses (twosided: and its opponent's at or above +S;"
+                    " default off)"),
+    OptionSpec("maxmoves", Kind.VALUE,
+               help=f"a draw after V full moves (default {DEFAULT_MAXMOVES}: no limit)"),
+    OptionSpec("cluster", Kind.VALUE,
+               help="play on Dask: tcp://HOST:PORT (a running scheduler) or local:N workers"),
+    OptionSpec("wait", Kind.VALUE,
+               help=f"ms each game slot waits between its games (default {DEFAULT_WAIT_MS})"),
+    OptionSpec("noswap", Kind.FLAG, help="no colour swap: an encounter's first engine is "
+               "White in every game"),
+    OptionSpec("reverse", Kind.FLAG, help="colours reversed: the second engine is White first"),
+    OptionSpec("use-affinity", Kind.OPTIONAL, help="pin each game slot's engines to its own "
+               "CPUs, V a list such as 0,2-5 (default: every usable CPU)"),
+    OptionSpec("recover", Kind.FLAG, help="accepted for cutechess compatibility (always on)"),
+    OptionSpec("help", Kind.FLAG, help="show this help"),
+]
+
+SPRT_OPTION = OptionSpec(
+    "sprt",
+    Kind.TOKENS,
+    keys=frozenset({"elo0", "elo1", "alpha", "beta", "model"}),
+    help="elo0=0 elo1=10 alpha=0.05 beta=0.05 [model=normalized|logistic]",
+)
+
+TOURNAMENT_OPTIONS: list[OptionSpec] = [
+    *MATCH_OPTIONS,
+    OptionSpec("config", Kind.VALUE, help="TOML file with the tournament (flags override it)"),
+    OptionSpec("tournament", Kind.VALUE,
+               help="roundrobin (default), gauntlet (-seeds) or knockout"),
+    OptionSpec("seeds", Kind.VALUE, help="gauntlet: the first N engines play every engine "
+               f"after them (default {DEFAULT_SEEDS})"),
+    OptionSpec("tiebreak", Kind.VALUE,
+               help=f"knockout: extra game pairs of a tied encounter, then the higher seed "
+                    f"advances (default {DEFAULT_TIEBREAK})"),
+    OptionSpec("rounds", Kind.VALUE, help=f"rounds (default {DEFAULT_ROUNDS}); -games per encounter per round"),
+    OptionSpec("concurrency", Kind.VALUE,
+               help="games at once (default: number of cores); with -cluster: per worker"),
+    OptionSpec("referees", Kind.VALUE,
+               help=f"processes that referee the game slots (default {DEFAULT_REFEREES}); for"
+                    " engines that answer in microseconds, one per core"),
+    OptionSpec("db", Kind.VALUE, help=f"SQLite results database (default {DEFAULT_DB})"),
+    OptionSpec("resume", Kind.FLAG, help="continue the tournament stored in -db"),
+    OptionSpec("ratinginterval", Kind.VALUE, help="print standings every N games (0: at the end)"),
+    SPRT_OPTION,
+    OptionSpec("quiet", Kind.FLAG, help="no per-game lines"),
+    OptionSpec("report", Kind.VALUE, help="write the HTML report to this file at the end"),
+    OptionSpec("serve", Kind.VALUE,
+               help="[HOST:]PORT: serve the live page while it runs (host 127.0.0.1 unless given)"),
+]

@@ -1,0 +1,19 @@
+"""The defaults of a game's settings (:mod:`guti.referee.game.settings`), each written once here.
+
+Why apart from the settings model: ``--help`` shows these defaults, and it should not
+import the model (dataclasses, openings, time controls) to print them (issue 16,
+start-up time). This module imports nothing.
+"""
+
+from __future__ import annotations
+
+#: Seconds for ``ugi``/``uginewgame`` + ``isready`` to be answered (``-handshake-timeout``).
+DEFAULT_HANDSHAKE_TIMEOUT = 10.0
+#: Seconds for a move without a clock or ``st`` (depth/nodes limits only; ``-move-timeout``).
+DEFAULT_MOVE_TIMEOUT = 60.0
+#: Seconds past an engine's time before its silence is ``stalled`` (``-stall-timeout``).
+DEFAULT_STALL_GRACE = 2.0
+#: The game played when none is named.
+DEFAULT_GAME = "egara-guti"
+#: ``-maxmoves``: 0 is no limit (cutechess-cli's spelling of "off").
+DEFAULT_MAXMOVES = 0

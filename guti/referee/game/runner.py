@@ -1,0 +1,399 @@
+"""One game between two running engines, refereed move by move.
+
+:func:`play_game` sends ``uginewgame``, then for every ply ``position
+startpos|fen ... moves ...`` and ``go`` with the clock, reads ``bestmove``,
+has it judged (:func:`guti.referee.game.judge.judge_reply`, the same judge the
+console and ``guti check`` use) and decides the end of the game itself by
+protocol.md (``Board.outcome()``); the engines' ``query`` answers are
+never asked for. When the match turned adjudication on (``-draw``, ``-resign``,
+``-maxmoves``), an :class:`~guti.referee.game.adjudication.Adjudicator` sees every ply after the
+rules and may end the game with reason ``adjudication``. It never raises for anything an
+engine does: every fault becomes a loss for that side with a
+:class:`~guti.referee.game.reasons.Reason` and a one-line detail. Every wait is bounded:
+
+- ``sync_timeout`` for ``uginewgame`` + ``isready``/``readyok``;
+- with a clock or ``st``: time left (+ margin) + ``stall_grace``. A reply
+  after time + margin is a ``time forfeit``; no reply by the end of the
+  grace is ``stalled``;
+- without either (``depth=``/``nodes=`` only): ``move_timeout`` then ``stalled``.
+
+Per ply the referee only appends the move to the
+:class:`~guti.referee.ugi.client.Position` it keeps (no rebuilding from the
+board), so its own overhead is a few tens of microseconds
+plus the rules core's move check (see ``benchmarks/referee_overhead.py``).
+
+The loop is :class:`_Game`, one small method per step and per way a game ends;
+it is tested without processes through ``guti.referee.ugi.fake_transport``
+(``tests/test_ugi_client.py``). The engines stay running; starting, restarting and quitting them is the
+caller's job (see :mod:`guti.referee.tournament.match`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from guti.referee.game.adjudication import Adjudicator, Ruling
+from guti.referee.game.judge import Fault, Verdict, judge_reply
+from guti.referee.game.observer import MoveObserver
+from guti.referee.game.reasons import Reason
+from guti.referee.game.record import GameRecord
+from guti.referee.game.settings import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MOVE_TIMEOUT,
+    DEFAULT_STALL_GRACE,
+    Adjudication,
+)
+from guti.referee.game.timecontrol import Clock, Limits
+from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
+from guti.referee.ugi.client import ClockedGo, GoReply, Position, UgiEngine
+from guti.rules import Board, Move, Result, RulesError, Side
+
+#: The reason a game is lost for, by the kind of engine-process fault.
+REASON_OF_FAULT = {
+    ErrorKind.START: Reason.START_FAILURE,
+    ErrorKind.DISCONNECT: Reason.DISCONNECT,
+    ErrorKind.TIMEOUT: Reason.STALLED,
+    ErrorKind.PROTOCOL: Reason.PROTOCOL_ERROR,
+}
+
+
+def start_board(game_name: str, start_fen: str | None) -> Board:
+    """The board a game starts from (RulesError for a bad name or FEN)."""
+    return Board(game_name) if start_fen is None else Board.from_fen(game_name, start_fen)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How long the referee waits: ``sync`` for ``readyok``, ``move`` for a ``bestmove``
+    without a clock, ``stall_grace`` past a clock's time before calling it stalled."""
+
+    move: float = DEFAULT_MOVE_TIMEOUT
+    sync: float = DEFAULT_HANDSHAKE_TIMEOUT
+    stall_grace: float = DEFAULT_STALL_GRACE
+
+
+async def play_game(
+    white: UgiEngine,
+    black: UgiEngine,
+    game_name: str,
+    start_fen: str | None = None,
+    opening_moves: tuple[str, ...] | list[str] = (),
+    limits: Limits | None = None,
+    *,
+    black_limits: Limits | None = None,
+    round: str = "1",
+    event: str = "?",
+    site: str = "?",
+    move_timeout: float = DEFAULT_MOVE_TIMEOUT,
+    sync_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
+    stall_grace: float = DEFAULT_STALL_GRACE,
+    observer: MoveObserver | None = None,
+    adjudication: Adjudication | None = None,
+) -> GameRecord:
+    """Play one game; return its record. ``limits`` apply to White, and to Black
+    unless ``black_limits`` is given; ``adjudication`` rules (default: none) may end it
+    early. Bad ``start_fen``/``opening_moves`` raise RulesError before any engine is
+    touched (they are the caller's input)."""
+    wlim = limits or Limits()
+    blim = black_limits or wlim
+    shared = _shared(wlim, blim)
+    board = start_board(game_name, start_fen)
+    date, start_time = date_and_time()
+    record = GameRecord(
+        game=game_name,
+        white=white.name,
+        black=black.name,
+        start_fen=start_fen,
+        round=round,
+        event=event,
+        site=site,
+        date=date,
+        start_time=start_time,
+        time_control=shared.tag,
+        first_side=board.turn,
+    )
+    for text in opening_moves:
+        board.push_str(text)
+        record.moves.append(str(board.move_stack[-1]))
+        record.elapsed_ms.append(None)
+        record.clock_ms.append(None)
+        record.search.append(None)
+    record.opening_plies = len(record.moves)
+    game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
+                 {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
+                 Bounds(move_timeout, sync_timeout, stall_grace), shared.goes, observer)
+    if adjudication is not None and adjudication.active:
+        game.adjudicator = Adjudicator(adjudication)
+    return await game.play()
+
+
+def date_and_time() -> tuple[str, str]:
+    """The PDN ``Date`` and ``Time`` of a game starting now, from one reading of the clock:
+    two readings could straddle midnight and date a game a day early."""
+    stamp = time.strftime("%Y.%m.%d %H:%M:%S")
+    return stamp[:10], stamp[11:]
+
+
+class _Game:
+    """One game in progress. :meth:`play` runs it; every other method is one step, and
+    each way a game ends has its own: :meth:`ended_by_rules`, :meth:`adjudicated`,
+    :meth:`not_ready`, :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`.
+    A plain class: a dataclass's generated ``__init__`` would be interpreted Python in the
+    compiled build, once per game."""
+
+    def __init__(self, board: Board, record: GameRecord, engines: dict[Side, UgiEngine],
+                 clocks: dict[Side, Clock], bounds: Bounds, goes: dict[Side, ClockedGo],
+                 observer: MoveObserver | None = None) -> None:
+        self.board = board
+        self.record = record
+        self.engines = engines
+        self.clocks = clocks
+        #: the clocks again, as attributes: ``Side.WHITE`` is a slow lookup every ply
+        self.white_clock, self.black_clock = clocks[Side.WHITE], clocks[Side.BLACK]
+        self.bounds = bounds
+        self.goes = goes  # each side's go lines (shared by the games of the same limits)
+        self.observer = observer  # told every move (the live page)
+        #: -draw/-resign/-maxmoves, when any is on
+        self.adjudicator: Adjudicator | None = None
+        self.position = Position.of(board)
+
+    async def play(self) -> GameRecord:
+        for side in (Side.WHITE, Side.BLACK):
+            try:
+                await self.engines[side].new_game(self.bounds.sync)
+            except EngineError as exc:
+                return self.not_ready(side, exc)
+        while True:
+            # Without listing the moves (the judge checks the one played by itself).
+            if self.board.is_game_over():
+                return self.ended_by_rules()
+            side = self.board.turn
+            allowed = self.clocks[side].allowed_ms()
+            try:
+                reply = await self.ask(side, allowed)
+            except EngineTimeout:
+                return self.stalled(side, allowed)
+            except EngineError as exc:
+                return self.engine_failed(side, exc)
+            verdict = judge_reply(self.board, reply.bestmove, reply.elapsed_ms, allowed)
+            self.clocks[side].charge_within(reply.elapsed_ms, allowed)
+            if verdict.move is None:
+                return self.bad_reply(side, verdict, reply, allowed)
+            self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply)
+            ruling = self.adjudicate(side, verdict.move, reply)
+            if ruling is not None and self.board.outcome() is None:  # the rules come first
+                return self.adjudicated(ruling)
+
+    def wait_for(self, allowed: float | None) -> float:
+        """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
+        return self.bounds.move if allowed is None else allowed / 1000 + self.bounds.stall_grace
+
+    def ask(self, side: Side, allowed: float | None) -> Coroutine[Any, Any, GoReply]:
+        """Send ``position`` and ``go`` with both clocks as they stand; awaited, the reply
+        (the client's coroutine itself, not one more around it: this runs every ply)."""
+        clocks = self.clocks
+        go = self.goes[side].line(self.white_clock.remaining_ms, self.black_clock.remaining_ms,
+                                  clocks[side].moves_in_period)
+        return self.engines[side].go(self.position, go, self.wait_for(allowed))
+
+    def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:
+        """Play the judged move (``text`` as the engine wrote it); the ``position`` sent
+        next is this one's plus the move."""
+        self.board.push(move)
+        clock = self.clocks[side]
+        self.record.moves.append(text)
+        self.record.elapsed_ms.append(reply.elapsed_ms)
+        self.record.search.append(reply.search)
+        self.record.clock_ms.append(clock.remaining_ms if clock.has_clock else None)
+        self.position = self.position.then(text)
+        if self.observer is not None:
+            self.observer.moved(self.record, self.board)
+
+    def adjudicate(self, side: Side, move: Move, reply: GoReply) -> Ruling | None:
+        """The adjudicator's word on the ply just played (None: play on, or no rules)."""
+        if self.adjudicator is None:
+            return None
+        return self.adjudicator.after_ply(side, reply.search, move.is_capture, self.record.plies)
+
+    # -- the ways a game ends -------------------------------------------------------------
+    def ended_by_rules(self) -> GameRecord:
+        outcome = self.board.outcome()
+        assert outcome is not None
+        self.record.result = outcome.result
+        self.record.reason = Reason.from_termination(outcome.reason)
+        self.record.final_fen = self.board.fen()
+        return self.record
+
+    def adjudicated(self, ruling: Ruling) -> GameRecord:
+        """Ended early by ``-draw``/``-resign``/``-maxmoves``: no one's fault."""
+        self.record.result = ruling.result
+        self.record.reason = Reason.ADJUDICATION
+        self.record.detail = ruling.detail
+        self.record.final_fen = self.board.fen()
+        return self.record
+
+    def lose(self, side: Side, reason: Reason, detail: str) -> GameRecord:
+        record = self.record
+        record.result = Result.loss_for(side)
+        record.reason = reason
+        record.detail = detail
+        record.fault = side
+        record.final_fen = self.board.fen()
+        return record
+
+    def not_ready(self, side: Side, exc: EngineError) -> GameRecord:
+        return self.lose(side, REASON_OF_FAULT[exc.kind], str(exc))
+
+    def engine_failed(self, side: Side, exc: EngineError) -> GameRecord:
+        """A crash, a disconnect or a protocol error: the detail's first line says what
+        happened (with the most telling stderr line); the lines after it are the engine's
+        last stderr lines, kept whole in the database, the PDN comment and the JSON."""
+        detail = str(exc)
+        lines = self.engines[side].stderr_lines()
+        if lines:
+            detail += f"\nlast {len(lines)} stderr lines of the engine:\n" + "\n".join(lines)
+        return self.lose(side, REASON_OF_FAULT[exc.kind], detail)
+
+    def stalled(self, side: Side, allowed: float | None) -> GameRecord:
+        name = self.engines[side].name
+        if allowed is None:
+            why = f"no bestmove within {self.bounds.move:g} s (move timeout)"
+        else:
+            why = (
+                f"no bestmove within {self.wait_for(allowed):.3f} s "
+                f"({allowed:.0f} ms allowed + {self.bounds.stall_grace:g} s grace)"
+            )
+        return self.lose(side, Reason.STALLED, f"engine {name}: {why}")
+
+    def bad_reply(
+        self, side: Side, verdict: Verdict, reply: GoReply, allowed: float | None
+    ) -> GameRecord:
+        """A reply the judge did not accept (or a ``bestmove none``, which never is here:
+        the loop asks only while the game goes on)."""
+        name = self.engines[side].name
+        fault = verdict.fault or Fault.NONE_WITH_MOVES
+        fen = self.board.fen()
+        if fault is Fault.TIME:
+            used, limit = _ms_apart(reply.elapsed_ms, allowed or 0.0)
+            detail = f"engine {name} used {used} ms, {limit} ms allowed"
+        elif fault is Fault.NO_MOVE:
+            detail = f"engine {name} sent {reply.line!r}"
+        elif fault is Fault.NONE_WITH_MOVES:
+            n = len(self.board.legal_moves)
+            detail = f"engine {name} sent bestmove none with {n} legal moves in {fen}"
+        elif fault is Fault.MALFORMED:
+            shown = reply.line if len(reply.line) <= 80 else reply.line[:77] + "..."
+            detail = f"engine {name} sent malformed {shown!r}"
+        else:
+            detail = f"engine {name} played illegal {verdict.text} in {fen}: {verdict.error}"
+            earlier = self.asked_before(verdict.text)
+            if earlier is not None:
+                detail += (f"; it answers a previous request (legal in {earlier}, the position"
+                           f" of this engine's previous go): a second bestmove for one go?")
+        return self.lose(side, fault.reason, detail + _error_reply(reply))
+
+    def asked_before(self, text: str | None) -> str | None:
+        """The FEN of the position the side to move was asked about at its previous go,
+        when ``text`` is a legal move there (a stale answer); else None."""
+        if text is None or len(self.record.moves) - self.record.opening_plies < 2:
+            return None
+        before = self.board.copy()
+        before.pop()
+        before.pop()
+        try:
+            before.parse_move(text)
+        except RulesError:
+            return None
+        return before.fen()
+
+
+def _ms_apart(used: float, allowed: float) -> tuple[str, str]:
+    """Both times in ms with as few decimals (at most 3) as show them apart: a move of
+    50.2 ms against 50 allowed reads ``50.2`` and ``50.0``, not ``50`` and ``50``."""
+    for digits in range(4):
+        a, b = f"{used:.{digits}f}", f"{allowed:.{digits}f}"
+        if a != b:
+            break
+    return a, b
+
+
+def _error_reply(reply: GoReply) -> str:
+    """`` after answering the position with: info string error ...`` when the engine
+    rejected the ``position`` it was sent before the move: its wrong move then comes from
+    another position, and the error line is what explains it (it would otherwise sit
+    unread in the traffic log)."""
+    errors = [line for line in reply.infos if line.startswith("info string error")]
+    return f"; before it, the engine answered: {errors[0][:300]}" if errors else ""
+
+
+def _time_control_tag(white: Limits, black: Limits) -> str:
+    a, b = white.pdn_time_control(), black.pdn_time_control()
+    return a if a == b else f"{a}:{b}"
+
+
+class _Shared:
+    """What every game played with the same two limits shares, made once: the
+    ``TimeControl`` tag and each side's ``go`` lines (:class:`ClockedGo`). Making them is
+    interpreted Python (the limits' module), tens of microseconds once a game otherwise."""
+
+    __slots__ = ("white", "black", "tag", "goes")
+
+    def __init__(self, white: Limits, black: Limits) -> None:
+        self.white, self.black = white, black
+        self.tag = _time_control_tag(white, black)
+        self.goes = {Side.WHITE: ClockedGo(white, white, black),
+                     Side.BLACK: ClockedGo(black, white, black)}
+
+
+#: :class:`_Shared` by the identities of the limits: a tournament gives every game the same
+#: limits objects (its settings'), and comparing limits by value would call their
+#: dataclass methods, interpreted Python, several times a game.
+_SHARED: dict[tuple[int, int], _Shared] = {}
+
+
+def _shared(white: Limits, black: Limits) -> _Shared:
+    key = (id(white), id(black))
+    found = _SHARED.get(key)
+    if found is None or found.white is not white or found.black is not black:
+        if len(_SHARED) >= 64:  # limits made afresh for every game: memory stays bounded
+            _SHARED.clear()
+        found = _SHARED[key] = _Shared(white, black)
+    return found
+
+
+def start_failure_record(
+    game_name: str,
+    white: str,
+    black: str,
+    failed_side: Side,
+    detail: str,
+    start_fen: str | None = None,
+    round: str = "1",
+    event: str = "?",
+    site: str = "?",
+    limits: Limits | None = None,
+) -> GameRecord:
+    """The record of a game that could not start because ``failed_side``'s engine did not."""
+    lim = limits or Limits()
+    date, start_time = date_and_time()
+    return GameRecord(
+        game=game_name,
+        white=white,
+        black=black,
+        start_fen=start_fen,
+        result=Result.loss_for(failed_side),
+        reason=Reason.START_FAILURE,
+        detail=detail,
+        fault=failed_side,
+        round=round,
+        event=event,
+        site=site,
+        date=date,
+        start_time=start_time,
+        time_control=lim.pdn_time_control(),
+        final_fen=start_board(game_name, start_fen).fen(),
+        first_side=start_board(game_name, start_fen).turn,
+    )

@@ -1,0 +1,98 @@
+"""Time controls and the referee's clocks, in cutechess-cli/fastchess spellings.
+
+Spellings accepted (values of ``-each``/``-engine`` tokens):
+
+- ``tc=[MOVES/]BASE[+INC]`` -- BASE and INC in seconds (decimals allowed,
+  BASE may also be ``M:SS``); MOVES per period: after every MOVES moves of a
+  side, BASE is added to that side's clock again. ``tc=inf`` (or
+  ``infinite``) means no clock.
+- ``st=SECONDS`` -- fixed time per move (sent as ``go movetime``).
+- ``depth=N``, ``nodes=N`` -- search limits sent with ``go``; no clock runs.
+- ``timemargin=MS`` -- how far past its time an engine may answer before it
+  loses on time (cutechess semantics).
+
+The referee keeps the clocks itself (:class:`Clock`), measured from the
+moment ``go`` is written to the arrival of the ``bestmove`` line, and tells the
+engine its remaining time with ``p1time/p2time/p1inc/p2inc`` (milliseconds).
+The value type :class:`~guti.referee.ugi.limits.Limits`, the parsing of the
+spellings above and the building of ``go`` live in :mod:`guti.referee.ugi.limits`
+(the protocol's side, which an engine's configuration needs below the game
+layer); they are re-exported here for the game's callers.
+With MOVES/BASE the ``go`` also carries ``movestogo N`` (protocol.md 5.2, as in
+UCI): the moves left in the mover's period, so its clock's jump by BASE is announced.
+"""
+
+from __future__ import annotations
+
+from guti.referee.ugi.limits import (
+    LIMIT_KEYS,
+    Go,
+    Limits,
+    TimeControlError,
+    go_for_turn,
+    parse_limits,
+    parse_tc,
+)
+
+__all__ = ["LIMIT_KEYS", "Clock", "Limits", "TimeControlError", "go_arguments", "parse_limits",
+           "parse_tc"]
+
+class Clock:
+    """One side's clock, kept by the referee in milliseconds (float).
+
+    Use: ``allowed = clock.allowed_ms()`` before ``go``; after the reply
+    ``clock.charge(elapsed_ms)`` -> False when the side lost on time.
+    """
+
+    __slots__ = ("limits", "has_clock", "remaining_ms", "moves_in_period")
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        #: ``limits.has_clock``, kept here: the game loop asks every ply, and this is a
+        #: native attribute where the limits' property is interpreted Python.
+        self.has_clock = limits.base_ms is not None
+        self.remaining_ms: float = float(limits.base_ms or 0)
+        self.moves_in_period = 0
+
+    def allowed_ms(self) -> float | None:
+        """How long this move may take before it is a time forfeit, margin included.
+
+        None when neither a clock nor ``st`` limits the move (depth/nodes only).
+        """
+        lim = self.limits
+        if lim.base_ms is not None:
+            budget = self.remaining_ms
+            if lim.movetime_ms is not None:
+                budget = min(budget, lim.movetime_ms)
+            return budget + lim.margin_ms
+        if lim.movetime_ms is not None:
+            return lim.movetime_ms + lim.margin_ms
+        return None
+
+    def charge(self, elapsed_ms: float) -> bool:
+        """Book a move that took ``elapsed_ms``; False if it was over the limit."""
+        return self.charge_within(elapsed_ms, self.allowed_ms())
+
+    def charge_within(self, elapsed_ms: float, allowed: float | None) -> bool:
+        """:meth:`charge`, ``allowed`` being what :meth:`allowed_ms` said before the move
+        (the game loop has it: not worked out twice per ply)."""
+        ok = allowed is None or elapsed_ms <= allowed
+        lim = self.limits
+        if lim.base_ms is not None:
+            self.remaining_ms -= elapsed_ms
+            if ok:
+                self.remaining_ms = max(self.remaining_ms, 0.0) + lim.inc_ms
+                self.moves_in_period += 1
+                if lim.moves_per_period and self.moves_in_period >= lim.moves_per_period:
+                    self.moves_in_period = 0
+                    self.remaining_ms += lim.base_ms
+        return ok
+
+
+def go_arguments(side: str, white: Clock, black: Clock) -> Go:
+    """The ``go`` for ``side`` (``"w"``/``"b"``) to move, with both clocks as they stand."""
+    mover = white if side == "w" else black
+    return go_for_turn(
+        mover.limits, (white.limits, white.remaining_ms), (black.limits, black.remaining_ms),
+        mover.moves_in_period,
+    )

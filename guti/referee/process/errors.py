@@ -1,0 +1,71 @@
+"""What can go wrong with an engine process, as exceptions that carry their kind.
+
+Why a module of its own: configuration and the cluster's address parsing name
+:class:`EngineStartError` without needing the process machinery (asyncio, pipes), so
+``guti ... --help`` stays light; :mod:`guti.referee.process.engine_process` raises them.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+__all__ = [
+    "EngineDisconnected",
+    "EngineError",
+    "EngineProtocolError",
+    "EngineStartError",
+    "EngineTimeout",
+    "ErrorKind",
+]
+
+
+class ErrorKind(Enum):
+    """What went wrong with an engine process; the game layer maps each kind to its
+    reason for losing (process is below game and knows no game reasons)."""
+
+    START = "start"  # cannot exec, or no complete handshake
+    DISCONNECT = "disconnect"  # stdout closed / process exited
+    TIMEOUT = "timeout"  # no line in time
+    PROTOCOL = "protocol"  # overlong line, too much unread output, bad answer
+
+
+class EngineError(Exception):
+    """Base of engine faults; ``kind`` says which, ``str(exc)`` is the one-line detail."""
+
+    kind: ErrorKind = ErrorKind.PROTOCOL
+
+    def __init__(self, message: str, kind: ErrorKind | None = None) -> None:
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind
+
+
+class EngineStartError(EngineError):
+    kind = ErrorKind.START
+
+
+class EngineDisconnected(EngineError):
+    kind = ErrorKind.DISCONNECT
+
+
+class EngineTimeout(EngineError):
+    """No line in time. ``lines``: what a read-until saw before the bound (for messages);
+    ``elapsed_ms``: how long a ``go`` had been waiting, when that is what timed out."""
+
+    kind = ErrorKind.TIMEOUT
+
+    def __init__(
+        self,
+        message: str,
+        kind: ErrorKind | None = None,
+        *,
+        lines: list[str] | None = None,
+        elapsed_ms: float | None = None,
+    ) -> None:
+        super().__init__(message, kind)
+        self.lines: list[str] = lines or []
+        self.elapsed_ms = elapsed_ms
+
+
+class EngineProtocolError(EngineError):
+    kind = ErrorKind.PROTOCOL

@@ -1,0 +1,186 @@
+"""Engines die with their referee, even when the referee is killed with SIGKILL.
+
+Why: an engine that ignores EOF on stdin (or a grandchild it forked that ignores
+SIGTERM) would otherwise run on for ever after ``kill -9`` of guti, since guti gets
+no chance to clean up. Two mechanisms, both done by the kernel or by a process that
+outlives guti:
+
+- **parent-death signal**: each engine's process-group leader is started with
+  ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (:func:`die_with_parent`, run between fork and
+  exec), so the kernel kills it the moment guti dies. The kernel does not pass this
+  on to the engine's own children, hence:
+- **the lifeline**: a tiny watcher process (forked from guti before its event loop starts
+  where it can, :func:`guti.referee.process.forked.start_lifeline`, else started as a new Python
+  with the first engine; in its own session so terminal signals do not reach it, and with
+  no parent-death signal: it outlives guti) reads ``+PGID`` / ``-PGID`` lines from
+  a pipe whose only writer is guti. When the pipe ends (guti exited, normally or
+  killed), it SIGKILLs every process group still registered, grandchildren included
+  (they stay in the engine's group unless they call ``setsid`` themselves), and exits.
+
+:func:`watch` registers a group when an engine starts, :func:`release` after it has
+been reaped; :func:`kill_registered` SIGKILLs every registered group at once (an abort,
+or the referee's last-resort exit). Off Linux only the lifeline applies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+from typing import IO, Any
+
+_PR_SET_PDEATHSIG = 1
+
+_WATCHER = r"""
+import os, signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+groups, rest = set(), b""
+while True:
+    try:
+        data = os.read(0, 4096)
+    except InterruptedError:
+        continue
+    except OSError:
+        break
+    if not data:
+        break
+    *lines, rest = (rest + data).split(b"\n")
+    for line in lines:
+        if line[:1] == b"+":
+            groups.add(int(line[1:]))
+        elif line[:1] == b"-":
+            groups.discard(int(line[1:]))
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+_registered: set[int] = set()
+_watcher: subprocess.Popen[bytes] | _ForkedWatcher | None = None
+_pipe: IO[bytes] | None = None
+#: Linux's ``prctl`` from the C library (None elsewhere): the parent-death signal here, and
+#: a process's name in :mod:`guti.referee.process.forked`.
+prctl: Any = None
+if sys.platform.startswith("linux"):
+    with contextlib.suppress(OSError, AttributeError):
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved now, not after fork
+
+
+def die_with_parent(parent: int) -> None:
+    """In a forked child before exec: have the kernel SIGKILL it when ``parent`` dies
+    (and exit at once if ``parent`` is already gone). Must stay async-signal simple."""
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(137)
+
+
+class _ForkedWatcher:
+    """The watcher forked from this process (:func:`guti.referee.process.forked.start_lifeline`),
+    not started as a new Python: what :func:`_start_watcher` asks of it."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+    def poll(self) -> int | None:
+        """None while it runs (reaped here once it has ended)."""
+        try:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            return 0
+        return None if pid == 0 else status
+
+
+def has_watcher() -> bool:
+    """Whether a watcher runs for this process."""
+    return _pipe is not None and _watcher is not None and _watcher.poll() is None
+
+
+def run_watcher() -> int:
+    """The watcher's own loop, in a child forked from guti (the same code as the watcher
+    started as a new Python, and like it writing to nothing of guti's)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    exec(_WATCHER, {"__name__": "guti_lifeline"})  # noqa: S102 - this module's own text
+    return 0
+
+
+def adopt_watcher(pid: int, pipe: int) -> None:
+    """The watcher forked from this process: ``pid``, and ``pipe``, its input's write end.
+    The groups registered so far are sent to it."""
+    global _watcher, _pipe
+    _watcher = _ForkedWatcher(pid)
+    _pipe = os.fdopen(pipe, "wb", buffering=0)
+    for pgid in _registered:
+        _send(f"+{pgid}")
+
+
+def _start_watcher() -> IO[bytes] | None:
+    global _watcher, _pipe
+    if has_watcher():
+        return _pipe
+    try:
+        _watcher = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _WATCHER],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True,
+        )
+    except OSError:
+        return None
+    _pipe = _watcher.stdin
+    for pgid in _registered:
+        _send(f"+{pgid}")
+    return _pipe
+
+
+def _send(line: str) -> None:
+    pipe = _pipe
+    if pipe is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        pipe.write(line.encode() + b"\n")
+        pipe.flush()
+
+
+def watch(pgid: int) -> None:
+    """Register an engine's process group: killed by the lifeline if guti dies."""
+    _registered.add(pgid)
+    if _start_watcher() is not None:
+        _send(f"+{pgid}")
+
+
+def release(pgid: int) -> None:
+    """The group is gone (reaped): nothing left to kill for it."""
+    if pgid in _registered:
+        _registered.discard(pgid)
+        _send(f"-{pgid}")
+
+
+def forget_inherited() -> None:
+    """In a child forked from guti (:mod:`guti.referee.process.forked`): the groups and the
+    watcher are guti's, not the child's; the child registers its own engines afresh (and
+    starts its own watcher with the first of them)."""
+    global _watcher, _pipe
+    _registered.clear()
+    _watcher = None
+    _pipe = None
+
+
+def registered() -> list[int]:
+    """Process groups of engines started and not yet released."""
+    return sorted(_registered)
+
+
+def kill_registered() -> None:
+    """SIGKILL every registered engine group now (safe in a signal handler: no locks)."""
+    for pgid in list(_registered):
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)

@@ -1,0 +1,174 @@
+"""The console's terminal side: coloured timestamped output, and the input loops.
+
+Kept apart from :mod:`guti.referee.tools.console` (the commands and their state) because this
+is the part that knows about terminals: rich for colour, prompt_toolkit for line
+editing, history and completion on a tty, a plain line pump when stdin is a pipe
+or a file (so scripts can drive the console too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Protocol, TextIO
+
+from guti.referee.process.text import visible
+
+
+class Console(Protocol):
+    """What the input loops need of the console, and nothing more: its commands and state
+    stay in :mod:`guti.referee.tools.console` (which imports this module, never the reverse)."""
+
+    async def command(self, line: str) -> bool: ...
+
+    def say(self, text: str, style: str = "default") -> None: ...
+
+    def completions(self, text: str) -> tuple[str, list[str]]: ...
+
+    async def idle(self, timeout: float) -> None: ...
+
+    def prompt(self) -> str:
+        """The prompt for the next line (``your move> `` when it is the human's turn)."""
+        ...
+
+    def stop_engine(self, search_only: bool = False) -> None:
+        """Send ``stop`` to a running engine (``search_only``: only while a search runs)."""
+        ...
+
+#: How long a script's next line waits for a pending bestmove.
+SCRIPT_WAIT = 60.0
+
+
+def received_style(line: str) -> str:
+    """The colour of an engine line, by kind."""
+    if line.startswith("bestmove"):
+        return "bold green"
+    if line.startswith(("info string error", "info string unknown command")):
+        return "bold red"
+    if line.startswith("info"):
+        return "cyan"
+    if line.startswith("response"):
+        return "magenta"
+    if line.startswith(("id ", "option ", "ugiok", "readyok")):
+        return "yellow"
+    return "default"
+
+
+class Screen:
+    """Where everything is printed: rich for colour, one line at a time, never wrapped."""
+
+    def __init__(self, stream: TextIO, colour: bool) -> None:
+        from rich.console import Console as RichConsole
+
+        self.rich = RichConsole(
+            file=stream, force_terminal=colour, no_color=not colour, highlight=False,
+            soft_wrap=True, emoji=False, markup=False, color_system="standard" if colour else None,
+        )
+        self.log: TextIO | None = None
+
+    def say(self, text: str, style: str = "default") -> None:
+        for line in text.splitlines() or [""]:
+            self.rich.print(visible(line), style=style)
+
+    def traffic(self, when: float, direction: str, line: str) -> None:
+        stamp = datetime.fromtimestamp(when).strftime("%H:%M:%S.%f")[:-3]
+        if direction == "<":
+            style = received_style(line)
+        elif direction == ">":
+            style = "blue"
+        else:
+            style = "dim"
+        shown = visible(line)
+        self.rich.print(f"{stamp} {direction} {shown}", style=style)
+        if self.log is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.log.write(f"{stamp} {direction} {shown}\n")
+                self.log.flush()
+
+
+async def run_command(console: Console, line: str) -> bool:
+    """One command as a task that Ctrl-C (SIGINT, outside the prompt) cancels: the
+    console goes back to its prompt and the engine gets ``stop``."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(console.command(line))
+    try:
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+    except (NotImplementedError, RuntimeError):
+        pass
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise
+        console.say("interrupted")
+        console.stop_engine()
+        return True
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+
+
+def history_path() -> str:
+    return os.environ.get("GUTI_HISTORY") or os.path.expanduser("~/.guti_history")
+
+
+def _completer(console: Console):
+    from prompt_toolkit.completion import Completer, Completion
+
+    class MovesAndCommands(Completer):
+        def get_completions(self, document, complete_event) -> Iterable[Completion]:
+            current, candidates = console.completions(document.text_before_cursor)
+            for cand in candidates:
+                if cand.startswith(current):  # a space after, ready for the next word
+                    yield Completion(cand + " ", start_position=-len(current), display=cand)
+
+    return MovesAndCommands()
+
+
+async def run_tty(console: Console) -> None:
+    """The interactive loop on a terminal: prompt_toolkit with history and completion."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    try:
+        history = FileHistory(history_path())
+    except OSError:
+        history = None
+    session: PromptSession[str] = PromptSession(
+        history=history, completer=_completer(console), complete_while_typing=False
+    )
+    while True:
+        try:
+            line = await session.prompt_async(console.prompt)
+        except KeyboardInterrupt:
+            console.stop_engine(search_only=True)
+            continue
+        except EOFError:
+            return
+        if not await run_command(console, line):
+            return
+
+
+async def run_pipe(console: Console) -> None:
+    """The loop when stdin is not a terminal: one line at a time, EOF ends the console."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def pump() -> None:  # a daemon thread, so a blocked read never holds up the exit
+        for raw in sys.stdin:
+            loop.call_soon_threadsafe(queue.put_nowait, raw)
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    while True:
+        line = await queue.get()
+        if line is not None and line.strip() not in ("/stop", "stop", "quit"):
+            await console.idle(SCRIPT_WAIT)  # a script's next line waits for the bestmove
+        if line is None or not await console.command(line):
+            return

@@ -1,0 +1,214 @@
+"""The worker side of ``-cluster``: what runs inside a Dask worker process.
+
+Each Dask task (:func:`play_task`) is a batch of scheduled games (one game, unless the
+games last milliseconds: see :mod:`guti.referee.tournament.cluster`). Both engines of a game
+run on the worker that plays it, and the real game loop
+(:func:`guti.referee.game.runner.play_game`) runs there too, so a clock runs from the write
+of ``go`` to the read of ``bestmove`` on that machine, exactly as locally: the network
+is never on any clock.
+
+Why one asyncio loop per worker *process*, in a thread of its own: engine processes are
+kept warm between games, and an asyncio subprocess belongs to the loop that started
+it. ``asyncio.run`` per task would close that loop (and the engines' pipes) after
+every game; a loop per worker thread would split one engine's processes between
+threads. So every task thread hands its game to the one engine loop
+(``run_coroutine_threadsafe``) and waits for the record; the loop holds one
+:class:`~guti.referee.tournament.engine_pool.EnginePool` per engine per tournament
+(:class:`WorkerRun`, a module-level registry keyed by the tournament's run id), and
+a worker with K threads plays K games at once from the same pools, like the local
+executor. With ``-concurrency`` per worker the run's own semaphore says how many games
+at once instead, and a task secedes from the worker's thread pool so that a worker with
+one thread still plays them all. It is also not Dask's own event loop, so the worker's
+network traffic never delays the stamps of the engines' lines.
+
+Life cycle, all keyed by run id: :func:`check_worker` (run on every worker before
+the first game: same guti version, the programs the engines ``require`` on PATH,
+``build`` once per worker, every engine started once and kept warm), :func:`play_task`
+(a batch of games), :func:`stop_run` (start no new game: queued tasks return without
+playing), :func:`abort_run` (kill the running
+games' engines), :func:`close_run` (quit every engine of the run). A task whose key
+the scheduler has released (its client cancelled it, or the client went away) has
+its game cancelled within :data:`WATCH_INTERVAL`; a run that has not been used for
+:data:`IDLE_CLOSE` seconds (its client died) has its engines quit; and
+:class:`GutiWorkerPlugin` quits everything when the worker shuts down. A worker
+that dies closes its engines' stdin, which is every engine's signal to exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import importlib.metadata
+import signal
+import threading
+import time
+from typing import Any
+
+from distributed import WorkerPlugin, get_worker, secede
+
+from guti.referee.tournament.remote_games import (
+    GameOutcome,
+    RunSpec,
+    WorkerRun,
+    WorkerUnfit,
+)
+from guti.referee.tournament.scheduler import ScheduledGame
+
+#: Seconds between a task's checks that the scheduler still wants its game.
+WATCH_INTERVAL = 0.25
+#: A run unused this long (its client is gone) has its engines quit; a live run keeps its
+#: workers busy, and should a game of it come later its engines are simply started again.
+IDLE_CLOSE = 15.0
+
+
+def guti_version() -> str:
+    """The installed guti's version (workers must run the same one as the client)."""
+    try:
+        return importlib.metadata.version("guti")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+# ------------------------------------------------------------------ the engine loop
+_LOCK = threading.Lock()
+_LOOP: asyncio.AbstractEventLoop | None = None
+_RUNS: dict[str, WorkerRun] = {}
+
+
+def engine_loop() -> asyncio.AbstractEventLoop:
+    """This process's engine loop, started on first use in a daemon thread."""
+    global _LOOP
+    with _LOCK:
+        if _LOOP is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="guti-engines", daemon=True).start()
+            asyncio.run_coroutine_threadsafe(_close_idle_runs(), loop)
+            _LOOP = loop
+        return _LOOP
+
+
+def on_engine_loop(coro: Any) -> concurrent.futures.Future[Any]:
+    return asyncio.run_coroutine_threadsafe(coro, engine_loop())
+
+
+def _run_for(spec: RunSpec) -> WorkerRun:
+    with _LOCK:
+        run = _RUNS.get(spec.run_id)
+        if run is None:
+            run = _RUNS[spec.run_id] = WorkerRun(spec)
+        return run
+
+
+async def _close_idle_runs() -> None:
+    """Quit the engines of runs nobody has used for :data:`IDLE_CLOSE` s (a dead client)."""
+    while True:
+        await asyncio.sleep(IDLE_CLOSE / 4)
+        now = time.monotonic()
+        for run_id, run in list(_RUNS.items()):
+            if not run.running and now - run.last_used > IDLE_CLOSE:
+                _RUNS.pop(run_id, None)
+                await run.close()
+
+
+# ------------------------------------------------------------------ the tasks
+async def check_worker(spec: RunSpec) -> str:
+    """Run by the client on every worker before the first game: "" when this worker can
+    play the run, else one line saying why not (another guti, an engine that does not
+    start, a failed build)."""
+    mine = guti_version()
+    if mine != spec.version:
+        return f"runs guti {mine}, this guti is {spec.version}: install the same version"
+    errors = await asyncio.wrap_future(on_engine_loop(_run_for(spec).check()))
+    return errors[0] if errors else ""
+
+
+def play_task(spec: RunSpec, jobs: list[ScheduledGame]) -> list[GameOutcome]:
+    """A batch of games, one after the other (a Dask task, run in a worker thread): each
+    played on the engine loop while this thread watches that the scheduler still wants
+    it. A game not started because the run is stopping comes back unplayed."""
+    from distributed.worker import thread_state
+
+    worker = get_worker()
+    key = getattr(thread_state, "key", None)
+    run = _run_for(spec)
+    if not run.stopped:
+        errors = run.checked if run.checked is not None else on_engine_loop(run.check()).result()
+        if errors:
+            raise WorkerUnfit(f"worker {worker.address}: {errors[0]}")
+        if run.slots is not None:
+            secede()  # the run's slots, not the worker's threads, say how many games at once
+    return [_play_one(run, job, worker, key) for job in jobs]
+
+
+def _play_one(run: WorkerRun, job: ScheduledGame, worker: Any, key: Any) -> GameOutcome:
+    game = on_engine_loop(run.play(job, worker.address))
+    while True:
+        try:
+            outcome: GameOutcome = game.result(timeout=WATCH_INTERVAL)
+            return outcome
+        except concurrent.futures.TimeoutError:
+            ts = worker.state.tasks.get(key) if key is not None else None
+            if key is not None and (ts is None or ts.state == "cancelled"):
+                game.cancel()  # its client cancelled it or is gone: kill the engines
+                raise concurrent.futures.CancelledError(f"game {job.game_id + 1}") from None
+
+
+def stop_run(run_id: str) -> None:
+    """``client.run``: start no new game of this run (queued tasks return unplayed)."""
+    run = _RUNS.get(run_id)
+    if run is not None:
+        run.stopped = True
+
+
+def abort_run(run_id: str) -> None:
+    """``client.run``: kill this run's running games and engines."""
+    run = _RUNS.get(run_id)
+    if run is not None and _LOOP is not None:
+        _LOOP.call_soon_threadsafe(run.abort)
+
+
+async def close_run(run_id: str) -> None:
+    """``client.run`` at the end: quit every engine of this run on this worker."""
+    with _LOCK:
+        run = _RUNS.pop(run_id, None)
+    if run is not None:
+        await asyncio.wrap_future(on_engine_loop(run.close()))
+
+
+class GutiWorkerPlugin(WorkerPlugin):
+    """Registered by the client on every worker. ``local``: the worker is a child of
+    guti (``-cluster local:N``), so Ctrl-C at the terminal must reach guti alone, as
+    it does engines in local mode. Dask's statistical profiler is stopped: it samples
+    every thread's stack every 10 ms, taking the GIL from the engine loop in the middle
+    of games, and guti's tasks have nothing to profile. On shutdown every engine of
+    every run is quit."""
+
+    name = "guti"
+
+    def __init__(self, local: bool = False) -> None:
+        self.local = local
+
+    def setup(self, worker: Any) -> None:
+        for name in ("profile", "profile-cycle"):
+            callback = worker.periodic_callbacks.get(name)
+            if callback is not None:
+                callback.stop()
+        if self.local:
+            with contextlib.suppress(ValueError):  # only possible in the main thread
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def teardown(self, worker: Any) -> None:
+        with _LOCK:
+            runs = list(_RUNS.values())
+            _RUNS.clear()
+        if _LOOP is None or not runs:
+            return
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(_abort_all(runs), _LOOP).result(timeout=10)
+
+
+async def _abort_all(runs: list[WorkerRun]) -> None:
+    for run in runs:
+        run.abort()
+    await asyncio.gather(*(r.close() for r in runs), return_exceptions=True)

@@ -1,0 +1,25 @@
+"""The defaults of a match's and a tournament's settings, each written once here.
+
+Why apart from the settings model (:mod:`guti.referee.tournament.settings`): ``--help``
+shows these defaults and should not import the model to print them (issue 16,
+start-up time). This module imports nothing.
+"""
+
+from __future__ import annotations
+
+#: Games per encounter (per round) when ``-games`` is not given; also a match's length.
+DEFAULT_GAMES = 2
+#: Extra game pairs a tied knockout encounter plays at most before the higher seed advances.
+DEFAULT_TIEBREAK = 2
+#: Rounds of a tournament (``-rounds``).
+DEFAULT_ROUNDS = 1
+#: The results database (``-db``).
+DEFAULT_DB = "guti.db"
+#: A gauntlet's seeds: its first N engines play every engine after them (``-seeds``).
+DEFAULT_SEEDS = 1
+#: Milliseconds each game slot waits between its games (``-wait``).
+DEFAULT_WAIT_MS = 0
+#: Processes that referee a tournament's game slots (``-referees``): this one alone.
+DEFAULT_REFEREES = 1
+#: How the ratings count a draw (``-drawmodel``): as half a win.
+DEFAULT_DRAW_MODEL = "half"

@@ -1,0 +1,93 @@
+"""Processes of one engine, each owned by one game at a time: started on demand, reused
+while they behave, replaced after a fault.
+
+A game *takes* a process from its engine's pool (starting one if none is idle) and gives
+it back afterwards. A process that was at fault (crash, stall, protocol error, ...) is
+quit and never reused; with ``restart=on`` every process is quit after its game. A match
+uses one pool per engine with one game at a time (so one process each); a tournament at
+concurrency N may run several processes of the same engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from guti.referee.game.defaults import DEFAULT_HANDSHAKE_TIMEOUT
+from guti.referee.process.engine_process import TrafficHook
+from guti.referee.ugi.client import UgiEngine
+from guti.referee.ugi.engine_config import EngineConfig
+
+
+class EnginePool:
+    """Idle, handshaken processes of one engine; started on demand. With
+    ``tag_processes`` each process's traffic-log lines are tagged ``#N`` (its start
+    number), for logs shared by concurrent games."""
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        game: str,
+        handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
+        traffic: TrafficHook | None = None,
+        tag_processes: bool = False,
+    ) -> None:
+        self.config = config
+        self.tag_processes = tag_processes
+        self.game = game
+        self.handshake_timeout = handshake_timeout
+        self.traffic = traffic
+        self.idle: list[UgiEngine] = []
+        self.busy: set[UgiEngine] = set()
+        self.starts = 0
+        self.number: dict[UgiEngine, int] = {}  # process -> its start count, for logs
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    async def take(self) -> UgiEngine:
+        """A running engine for one game (EngineStartError if none can be started)."""
+        while self.idle:
+            proc = self.idle.pop()
+            if proc.is_alive:
+                self.busy.add(proc)
+                return proc
+            self.number.pop(proc, None)
+            await proc.quit(grace=0.0)
+        self.starts += 1
+        number = self.starts  # taken before the await: another take() may start one meanwhile
+        traffic = self.traffic
+        tagged = getattr(traffic, "hook", None) if self.tag_processes else None
+        if tagged is not None:  # concurrent games share one log: "#2 ref" is ref's 2nd process
+            traffic = tagged(f"#{number}")
+        proc = await UgiEngine.launch(self.config, self.game, self.handshake_timeout, traffic)
+        self.number[proc] = number
+        self.busy.add(proc)
+        return proc
+
+    async def give_back(self, proc: UgiEngine, faulty: bool, played: bool = True) -> None:
+        """After a game: keep the process for the next one, unless it was at fault
+        (never trusted again) or ``restart=on`` and it has just played a game
+        (``played=False``: it was only started, e.g. to check that it starts)."""
+        self.busy.discard(proc)
+        if faulty or not proc.is_alive or (self.config.restart and played):
+            self.number.pop(proc, None)
+            await proc.quit(grace=0.0 if faulty else 1.0)
+        else:
+            self.idle.append(proc)
+
+    async def close(self) -> None:
+        """Quit every process politely (idle ones) and kill any still in a game."""
+        procs, self.idle = self.idle, []
+        busy, self.busy = list(self.busy), set()
+        for proc in busy:
+            proc.kill_now()
+        await asyncio.gather(
+            *(p.quit() for p in procs), *(p.quit(grace=0.0, term_grace=0.0) for p in busy),
+            return_exceptions=True,
+        )
+
+    def kill_all(self) -> None:
+        """SIGKILL every process at once (emergency, no waiting)."""
+        for proc in [*self.idle, *self.busy]:
+            proc.kill_now()

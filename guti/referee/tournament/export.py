@@ -1,0 +1,182 @@
+"""Writing a tournament database out as PDN or JSON, streaming and atomically.
+
+Both writers read the games in game-number order in batches
+(:meth:`~guti.referee.tournament.store.TournamentStore.records_by_game`), so exporting 10,000 games
+holds one batch in memory, and write to ``FILE.tmp`` then rename it over
+``FILE``: a reader never sees a half-written export, and a kill during the
+export leaves the previous file as it was.
+
+:func:`sync_pdn` is how the live PDN file of a tournament is kept equal to
+the database after a kill: the database commits a game first and the PDN
+append follows, so after a SIGKILL the PDN file may lack the last game or
+end in a partial one; on resume it is rewritten from the database. If the
+old file holds anything the database does not (it is not a prefix of the
+export), it is kept as ``FILE.bak`` instead of being overwritten. The live
+EPD file (``-epdout``) is kept equal the same way (:func:`sync_epd`).
+:func:`open_game_files` opens those live files for a match or a tournament.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from guti.referee.game.epd import EpdWriter, format_epd
+from guti.referee.game.game_file import GameFileWriter
+from guti.referee.game.output_paths import create_parent_dirs
+from guti.referee.game.pdn import NO_FIELDS, PdnFields, PdnWriter, format_game
+from guti.referee.game.record import GameRecord
+from guti.referee.tournament.settings import RecordOutputs
+from guti.referee.tournament.store import TournamentStore
+from guti.rules import Board
+
+_CHUNK = 1 << 16  # bytes compared at a time
+
+
+def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
+    """One game as a JSON object (the fields documented in the README). ``game_id`` is
+    the 1-based game number (the database keeps 0-based ids: converted here, at the edge)."""
+    return {
+        "game_id": info["game_id"] + 1,
+        "round": info["round"],
+        "pair": info["pair_id"],
+        "game": record.game,
+        "white": record.white,
+        "black": record.black,
+        "result": record.result,
+        "reason": str(record.reason) if record.reason is not None else None,
+        "detail": record.detail,
+        "start_fen": record.start_fen or Board(record.game).fen(),
+        "opening_plies": record.opening_plies,
+        "moves": record.moves,
+        "elapsed_ms": record.elapsed_ms,
+        "clock_ms": record.clock_ms,
+        "search": [None if info is None else info.to_json() for info in record.search],
+        "final_fen": record.final_fen,
+        "time_control": record.time_control,
+        "date": record.date,
+        "time": record.start_time,
+    }
+
+
+def _write_games(
+    games_in_order: Iterator[tuple[dict[str, Any], GameRecord]],
+    path: str,
+    render: Callable[[int, dict[str, Any], GameRecord], str],
+    head: str = "",
+    tail: str = "",
+) -> int:
+    """Write ``head``, ``render(n, info, record)`` for every game given, then ``tail``,
+    and make it durable (fsync); returns the number of games. Each record gets its
+    1-based game number (the PDN ``Game`` tag) from its stored 0-based id."""
+    games = 0
+    create_parent_dirs(path)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(head)
+        for n, (info, record) in enumerate(games_in_order):
+            record.number = info["game_id"] + 1
+            fh.write(render(n, info, record))
+            games = n + 1
+        fh.write(tail)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return games
+
+
+def _pdn(fields: PdnFields) -> Callable[[int, dict[str, Any], GameRecord], str]:
+    """One game as PDN with ``fields``, separated from the one before as
+    :class:`~guti.referee.game.pdn.PdnWriter` does."""
+    return lambda n, _info, record: ("\n" if n else "") + format_game(record, fields)
+
+
+def _epd(_n: int, _info: dict[str, Any], record: GameRecord) -> str:
+    return format_epd(record)
+
+
+def stored_pdn_fields(store: TournamentStore) -> PdnFields:
+    """The ``-pdnout`` switches the tournament in ``store`` was started with."""
+    names = store.settings().get("pdnfields") or []
+    return PdnFields.of([str(name) for name in names] if isinstance(names, list) else [])
+
+
+def _json(n: int, info: dict[str, Any], record: GameRecord) -> str:
+    return ("," if n else "") + "\n  " + json.dumps(game_json(info, record))
+
+
+def export_pdn(store: TournamentStore, path: str, fields: PdnFields | None = None) -> int:
+    """Every stored game as PDN, with ``fields`` (default: the switches the tournament
+    was started with); returns the number of games written."""
+    fields = stored_pdn_fields(store) if fields is None else fields
+    games = _write_games(store.records_by_game(), f"{path}.tmp", _pdn(fields))
+    os.replace(f"{path}.tmp", path)
+    return games
+
+
+def export_epd(store: TournamentStore, path: str) -> int:
+    """Every stored game's final position (the ``-epdout`` line); returns the number."""
+    games = _write_games(store.records_by_game(), f"{path}.tmp", _epd)
+    os.replace(f"{path}.tmp", path)
+    return games
+
+
+def export_json(store: TournamentStore, path: str) -> int:
+    """Every stored game as a JSON list of objects; returns the number of games."""
+    games = _write_games(store.records_by_game(), f"{path}.tmp", _json, head="[", tail="\n]\n")
+    os.replace(f"{path}.tmp", path)
+    return games
+
+
+def open_game_files(pdn_path: str | None, records: RecordOutputs) -> list[GameFileWriter]:
+    """The live per-game files, opened for appending: ``-pdnout`` (with its fields) and
+    ``-epdout``. If one cannot be opened, those already open are closed again."""
+    writers: list[GameFileWriter] = []
+    try:
+        if pdn_path:
+            writers.append(PdnWriter(pdn_path, records.pdn_fields))
+        if records.epd_path:
+            writers.append(EpdWriter(records.epd_path))
+    except BaseException:
+        for writer in writers:
+            writer.close()
+        raise
+    return writers
+
+
+def _is_prefix(old: str, new: str) -> bool:
+    """True when file ``old`` is a byte prefix of file ``new``."""
+    if os.path.getsize(old) > os.path.getsize(new):
+        return False
+    with open(old, "rb") as a, open(new, "rb") as b:
+        while True:
+            chunk = a.read(_CHUNK)
+            if not chunk:
+                return True
+            if b.read(len(chunk)) != chunk:
+                return False
+
+
+def sync_pdn(store: TournamentStore, path: str, fields: PdnFields = NO_FIELDS) -> str | None:
+    """Make the PDN file hold exactly the database's games (written with ``fields``);
+    returns a one-line note when an old file had to be kept aside (None otherwise)."""
+    return _sync(store, path, _pdn(fields))
+
+
+def sync_epd(store: TournamentStore, path: str) -> str | None:
+    """:func:`sync_pdn` for the ``-epdout`` file: one final position per stored game."""
+    return _sync(store, path, _epd)
+
+
+def _sync(
+    store: TournamentStore, path: str, render: Callable[[int, dict[str, Any], GameRecord], str]
+) -> str | None:
+    tmp = f"{path}.sync"
+    _write_games(store.records(), tmp, render)  # the live file is in finishing order
+    note = None
+    if os.path.exists(path) and os.path.getsize(path) and not _is_prefix(path, tmp):
+        backup = f"{path}.bak"
+        os.replace(path, backup)
+        note = f"{path} held games not in the database; kept it as {backup}"
+    os.replace(tmp, path)
+    return note

@@ -1,0 +1,70 @@
+"""One scheduled game between two pools' engines: the step both executors share.
+
+Why: the local executor and the cluster's workers play a game the same way (take a process
+of each engine, a start failure being a loss for that side; play it under the game
+settings, each engine's own limits winning over the shared ones; number it; give the
+processes back, a faulty one to be replaced; kill them on an abort). Written once, the two
+cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from guti.referee.game.observer import MoveObserver
+from guti.referee.game.record import GameRecord
+from guti.referee.game.runner import play_game, start_failure_record
+from guti.referee.game.settings import GameSettings
+from guti.referee.process.errors import EngineStartError
+from guti.referee.tournament.engine_pool import EnginePool
+from guti.referee.tournament.scheduler import ScheduledGame
+from guti.referee.ugi.client import UgiEngine
+from guti.rules import Side
+
+#: Called with (white, black) processes once both are taken, before the first move; may
+#: return the game's move observer (the live page) or None.
+BeforePlay = Callable[[UgiEngine, UgiEngine], MoveObserver | None]
+
+
+async def play_job(
+    job: ScheduledGame,
+    white: EnginePool,
+    black: EnginePool,
+    settings: GameSettings,
+    before_play: BeforePlay | None = None,
+) -> GameRecord:
+    """Play ``job`` with a process from each pool; every engine fault becomes a loss."""
+    s = settings
+    opening = job.opening
+    start_fen = opening.fen if opening else None
+    round_ = str(job.round)
+    procs: list[UgiEngine] = []
+    try:
+        for side, pool in ((Side.WHITE, white), (Side.BLACK, black)):
+            try:
+                procs.append(await pool.take())
+            except EngineStartError as exc:
+                if procs:  # black could not start: white did nothing wrong
+                    await white.give_back(procs.pop(), faulty=False, played=False)
+                record = start_failure_record(
+                    s.name, white.name, black.name, side, str(exc), start_fen, round_,
+                    s.event, s.site, s.limits_for(pool.config.limits),
+                )
+                record.number = job.game_id + 1
+                return record
+        observer = before_play(procs[0], procs[1]) if before_play is not None else None
+        record = await play_game(
+            procs[0], procs[1], s.name, start_fen, opening.moves if opening else (),
+            s.limits_for(white.config.limits), black_limits=s.limits_for(black.config.limits),
+            round=round_, event=s.event, site=s.site, move_timeout=s.timeouts.move,
+            sync_timeout=s.timeouts.handshake, stall_grace=s.timeouts.stall_grace,
+            observer=observer, adjudication=s.adjudication,
+        )
+        record.number = job.game_id + 1  # stored ids are 0-based; people read 1-based
+    except BaseException:
+        for proc in procs:  # aborted mid-game: these processes are not reusable
+            proc.kill_now()
+        raise
+    await white.give_back(procs[0], record.fault is Side.WHITE)
+    await black.give_back(procs[1], record.fault is Side.BLACK)
+    return record

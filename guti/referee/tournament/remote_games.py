@@ -1,0 +1,258 @@
+"""A tournament's games played away from the process that stores them.
+
+Why a module of its own: two executors hand games to other processes, Dask workers
+(``-cluster``, :mod:`guti.referee.tournament.cluster_worker`) and guti's own referee
+processes (``-referees``, :mod:`guti.referee.tournament.referee_child`). On the far side both
+keep a run's engines warm in pools, play each game as the local executor does
+(:func:`~guti.referee.tournament.pairing.play_job`), route each engine process's traffic to the
+game that holds it, and send back a :class:`GameOutcome`; on this side both write that
+traffic into ``-log`` the same way (:func:`log_outcome`). Written once here, without
+Dask, so that a run with ``-referees`` never imports Dask.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from guti.referee.game.record import GameRecord
+from guti.referee.game.settings import GameSettings
+from guti.referee.process.engine_process import TrafficHook
+from guti.referee.process.errors import EngineStartError
+from guti.referee.tournament.cluster_address import EngineSetup
+from guti.referee.tournament.engine_pool import EnginePool
+from guti.referee.tournament.pairing import play_job
+from guti.referee.tournament.scheduler import ScheduledGame
+from guti.referee.ugi.client import UgiEngine
+from guti.referee.ugi.engine_config import EngineConfig
+
+#: Most traffic lines one game sends back with its result (``-log``); the rest are counted.
+TRAFFIC_LINES = 20_000
+
+TrafficLine = tuple[float, str, str, str]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a worker needs to play a tournament's games: sent with every task (small:
+    the openings travel with each game, not here)."""
+
+    run_id: str
+    engines: list[EngineConfig]
+    settings: GameSettings
+    version: str
+    traffic: bool = False
+    setups: tuple[EngineSetup, ...] = ()  # requirements and builds, seen to once per worker
+    per_worker: int = 0  # games at once on a worker (0: one per worker thread)
+
+
+@dataclass
+class GameOutcome:
+    """A task's answer: the record (None: not played, the run was stopping), where it
+    was played, and its engines' traffic when ``-log`` asked for it."""
+
+    game_id: int
+    record: GameRecord | None
+    worker: str
+    traffic: list[TrafficLine] = field(default_factory=list)
+    dropped: int = 0
+    seconds: float = 0.0  # the game's length on the worker (the client sizes batches by it)
+
+
+class WorkerUnfit(Exception):
+    """This worker cannot play the run's games (an engine does not start, or a build
+    failed); the message is one line naming the worker."""
+
+
+class GameTraffic:
+    """One game's traffic, bounded: the first :data:`TRAFFIC_LINES` lines, then a count."""
+
+    def __init__(self) -> None:
+        self.lines: list[TrafficLine] = []
+        self.dropped = 0
+
+    def add(self, wall: float, direction: str, name: str, line: str) -> None:
+        if len(self.lines) < TRAFFIC_LINES:
+            self.lines.append((wall, direction, name, line[:4096]))
+        else:
+            self.dropped += 1
+
+
+class PoolTraffic:
+    """The traffic hook of one engine's pool: each process's lines go to the game that
+    holds the process (tag ``#N``, its start number), none between games."""
+
+    def __init__(self) -> None:
+        self.sinks: dict[str, GameTraffic] = {}
+
+    def __call__(self, wall: float, direction: str, name: str, line: str) -> None:
+        """Untagged lines (never sent: the pool tags every process)."""
+
+    def hook(self, tag: str) -> Any:
+        def tagged(wall: float, direction: str, name: str, line: str) -> None:
+            sink = self.sinks.get(tag)
+            if sink is not None:
+                sink.add(wall, direction, f"{tag} {name}", line)
+
+        return tagged
+
+
+class WorkerRun:
+    """One tournament's engines on this worker (lives on the engine loop)."""
+
+    def __init__(self, spec: RunSpec) -> None:
+        self.spec = spec
+        timeout = spec.settings.timeouts.handshake
+        self.traffic = [PoolTraffic() for _ in spec.engines]
+        self.pools = [
+            EnginePool(c, spec.settings.name, timeout, t if spec.traffic else None,
+                       tag_processes=spec.traffic)
+            for c, t in zip(spec.engines, self.traffic, strict=True)
+        ]
+        self.running: set[asyncio.Task[Any]] = set()
+        # -concurrency per worker: the games at once, whatever the worker's threads
+        # (a task past them waits here, its thread seceded from the worker's pool).
+        self.slots = asyncio.Semaphore(spec.per_worker) if spec.per_worker else None
+        self.stopped = False
+        self.checked: list[str] | None = None  # the check's errors, once it has run
+        self.checking = asyncio.Lock()  # one check, however many threads ask at once
+        self.last_used = time.monotonic()
+
+    async def check(self) -> list[str]:
+        """Check what the engines require, build what must be built, start every engine
+        once (kept warm); the errors."""
+        async with self.checking:
+            if self.checked is None:
+                setups = self.spec.setups
+                errors = [e for s in setups if (e := missing_requirement(s))] or [
+                    e for name, argv, cwd, _ in setups if argv
+                    and (e := await build_once(name, argv, cwd))]
+                if not errors:
+                    for pool in self.pools:
+                        try:
+                            await pool.give_back(await pool.take(), faulty=False, played=False)
+                        except EngineStartError as exc:
+                            errors.append(str(exc))
+                self.checked = errors
+            return self.checked
+
+    async def play(self, job: ScheduledGame, where: str) -> GameOutcome:
+        """One game, as the local executor plays it (:func:`~guti.referee.tournament.pairing.
+        play_job`), as the outcome sent back from ``where``: with its traffic when the run
+        logs it (each process's lines routed to the game while it holds the process), and
+        no record if the run stopped before the game began."""
+        if self.stopped:
+            return GameOutcome(job.game_id, None, where)
+        sink = GameTraffic() if self.spec.traffic else None
+        if self.slots is None:
+            record, seconds = await self._play(job, sink)
+        else:
+            async with self.slots:
+                if self.stopped:
+                    return GameOutcome(job.game_id, None, where)
+                record, seconds = await self._play(job, sink)
+        return GameOutcome(job.game_id, record, where, sink.lines if sink else [],
+                           sink.dropped if sink else 0, seconds)
+
+    async def _play(self, job: ScheduledGame, sink: GameTraffic | None
+                    ) -> tuple[GameRecord, float]:
+        began = time.monotonic()
+        task = asyncio.current_task()
+        assert task is not None
+        self.running.add(task)
+        self.last_used = time.monotonic()
+        taken: list[UgiEngine] = []
+
+        def before_play(white: UgiEngine, black: UgiEngine) -> None:
+            taken.extend((white, black))
+            self._route(job, taken, sink)
+
+        try:
+            pools = self.pools
+            record = await play_job(job, pools[job.white], pools[job.black],
+                                    self.spec.settings, before_play)
+            return record, time.monotonic() - began
+        finally:
+            self._route(job, taken, None)
+            self.running.discard(task)
+            self.last_used = time.monotonic()
+
+    def _route(self, job: ScheduledGame, procs: list[UgiEngine], sink: GameTraffic | None) -> None:
+        if not self.spec.traffic:
+            return
+        for index, proc in zip((job.white, job.black), procs, strict=False):
+            tag = f"#{self.pools[index].number.get(proc)}"
+            if sink is None:
+                self.traffic[index].sinks.pop(tag, None)
+            else:
+                self.traffic[index].sinks[tag] = sink
+
+    def abort(self) -> None:
+        """Cancel the running games (their engines are killed) and start no new one."""
+        self.stopped = True
+        for task in list(self.running):
+            task.cancel()
+        for pool in self.pools:
+            pool.kill_all()
+
+    async def close(self) -> None:
+        await asyncio.gather(*(p.close() for p in self.pools), return_exceptions=True)
+
+
+
+_BUILDS: dict[tuple[tuple[str, ...], str], str] = {}  # (argv, cwd) -> error ("" = built)
+
+
+def missing_requirement(setup: EngineSetup) -> str:
+    """The first program an engine requires that is not on this worker's PATH, in a line."""
+    engine, _build, _cwd, requires = setup
+    for tool in requires:
+        if shutil.which(tool) is None:
+            return f"engine {engine} requires {tool}, which is not installed here (not on PATH)"
+    return ""
+
+
+async def build_once(engine: str, argv: tuple[str, ...], cwd: str) -> str:
+    """Run an engine's ``build`` once per worker process; the error line ("" if built)."""
+    key = (argv, cwd)
+    if key not in _BUILDS:
+        try:
+            done = await asyncio.to_thread(
+                subprocess.run, list(argv), cwd=cwd, capture_output=True, text=True, timeout=600)
+            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            _BUILDS[key] = "" if done.returncode == 0 else last[0]
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            _BUILDS[key] = str(exc)
+    error = _BUILDS[key]
+    return f"engine {engine}: build {shlex.join(argv)} failed: {error}" if error else ""
+
+
+def say_error(text: str) -> None:
+    """The executors' default for what they tell the user while games go on elsewhere (a
+    worker or referee process lost, a game played again): one line on stderr."""
+    print(text, file=sys.stderr, flush=True)
+
+
+def log_outcome(traffic: TrafficHook | None, job: ScheduledGame, outcome: GameOutcome) -> None:
+    """The game's traffic, as the far side saw it, into ``-log`` (one block per game)."""
+    if traffic is None or outcome.record is None:
+        return
+    note = getattr(traffic, "note", None)
+    record = outcome.record
+    if note is not None:  # stamped as the game began on the far side
+        began = outcome.traffic[0][0] if outcome.traffic else None
+        note(f"game {job.game_id + 1}: {record.white} (white) vs {record.black} (black)"
+             f" on {outcome.worker}", began)
+    for line in outcome.traffic:
+        traffic(*line)
+    if note is not None:
+        if outcome.dropped:
+            note(f"game {job.game_id + 1}: {outcome.dropped} more lines not kept")
+        note(f"game {job.game_id + 1}: {record.result} ({record.reason}) "
+             f"{record.detail}".rstrip())

@@ -1,0 +1,530 @@
+"""The tournament database: one SQLite file that is the single source of truth.
+
+Why SQLite: embedded, one file, and its transactions make "a game is either
+completely stored or not at all" true across SIGINT, SIGKILL and power cuts
+(WAL journal, ``synchronous=FULL``: a commit is on disk when it returns).
+
+Tables:
+
+- ``meta(key, value)``: schema version, the tournament settings (JSON), the
+  settings fingerprint a resume is checked against, timestamps;
+- ``engines(idx, name, config)``: the engines as they were started (JSON);
+- ``schedule(game_id, pair_id, round, white, black, opening_*)``: every game
+  the tournament consists of, written once when the tournament is created,
+  so a resume plays exactly the games that are missing, whatever the seed;
+- ``games(seq, game_id UNIQUE, ...)``: every finished game with all it takes
+  to rebuild its :class:`~guti.referee.game.record.GameRecord` (moves, per-ply
+  times and clocks, what the engine reported with each move, result, reason,
+  detail, start FEN, round, pair). ``game_id`` is UNIQUE, so no game can be
+  stored twice; ``seq`` is the order games finished in (the PDN file's order).
+
+Columns added after schema 1 was released (``games.search``: per ply the
+engine's last ``info`` fields as JSON, see :func:`_search_json`) are nullable and
+added by ``ALTER TABLE`` when a run opens an older database, so the schema
+version stays 1: an old database keeps working (``-resume`` included; its
+earlier games simply have no search info), and an older guti still reads a
+newer database (it names its columns). Read-only opens of an unmigrated
+database read the missing column as NULL.
+
+Nothing here holds more than a batch of rows: pending games and finished
+games are read in id/seq ranges (:meth:`TournamentStore.pending`,
+:meth:`TournamentStore.records`), so memory does not grow with the number
+of games.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+import urllib.parse
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict
+from typing import Any
+
+from guti.referee.game.openings import Opening
+from guti.referee.game.reasons import Reason
+from guti.referee.game.record import GameRecord
+from guti.referee.game.timecontrol import Limits
+from guti.referee.tournament.scheduler import ScheduledGame
+from guti.referee.ugi.engine_config import EngineConfig
+from guti.referee.ugi.search_info import Score, SearchInfo
+
+SCHEMA_VERSION = "1"
+_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
+BATCH = 256
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS engines (
+    idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, config TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS schedule (
+    game_id INTEGER PRIMARY KEY, pair_id INTEGER NOT NULL, round INTEGER NOT NULL,
+    white INTEGER NOT NULL, black INTEGER NOT NULL,
+    opening_fen TEXT, opening_moves TEXT NOT NULL DEFAULT '', opening_source TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS games (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER NOT NULL UNIQUE REFERENCES schedule(game_id),
+    pair_id INTEGER NOT NULL, round INTEGER NOT NULL,
+    white_idx INTEGER NOT NULL, black_idx INTEGER NOT NULL,
+    white TEXT NOT NULL, black TEXT NOT NULL,
+    result TEXT NOT NULL, reason TEXT, detail TEXT NOT NULL, fault TEXT,
+    game TEXT NOT NULL, start_fen TEXT, first_side TEXT NOT NULL, final_fen TEXT NOT NULL,
+    moves TEXT NOT NULL, opening_plies INTEGER NOT NULL,
+    elapsed_ms TEXT NOT NULL, clock_ms TEXT NOT NULL,
+    date TEXT NOT NULL, start_time TEXT NOT NULL, time_control TEXT NOT NULL,
+    event TEXT NOT NULL, site TEXT NOT NULL, round_tag TEXT NOT NULL,
+    finished_at REAL NOT NULL, search TEXT);
+"""
+
+#: Columns of ``games`` newer than schema 1 (see the module docstring): name -> type.
+_ADDED_COLUMNS = {"search": "TEXT"}
+
+
+class StoreError(Exception):
+    """The database cannot be used (not a guti database, unreadable, full, read-only,
+    damaged, ...); one line."""
+
+
+def _why(exc: sqlite3.Error) -> str:
+    """SQLite's message, with what it means for the user when that is not obvious."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return f"{text} (the database or its folder is read-only)"
+    if "malformed" in text or "not a database" in text:
+        return f"{text} (the file is damaged)"
+    return text
+
+
+def _number(game_id: object) -> str:
+    """A game's number as guti shows it (ids are 0-based, numbers 1-based)."""
+    return str(game_id + 1) if isinstance(game_id, int) else repr(game_id)
+
+
+def _open_read_only(path: str) -> sqlite3.Connection:
+    """Read-only; on storage where not even SQLite's side files can be made (read-only
+    medium), as an immutable file."""
+    if not os.path.exists(path):
+        raise StoreError(f"{path}: no such database")
+    quoted = urllib.parse.quote(os.path.abspath(path))
+    conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, isolation_level=None)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, isolation_level=None)
+
+
+# --------------------------------------------------------------------------- #
+# Engine configurations as JSON (what a bare ``-resume`` restarts engines from)
+# --------------------------------------------------------------------------- #
+def engine_to_dict(cfg: EngineConfig) -> dict[str, Any]:
+    return {
+        "name": cfg.name,
+        "argv": list(cfg.argv),
+        "cwd": cfg.cwd,
+        "options": dict(cfg.options),
+        "restart": cfg.restart,
+        "limits": asdict(cfg.limits) if cfg.limits is not None else None,
+        "stderr_path": cfg.stderr_path,
+    }
+
+
+def engine_from_dict(data: dict[str, Any]) -> EngineConfig:
+    limits = data.get("limits")
+    return EngineConfig(
+        name=data["name"],
+        argv=list(data["argv"]),
+        cwd=data.get("cwd"),
+        options=dict(data.get("options") or {}),
+        restart=bool(data.get("restart")),
+        limits=Limits(**limits) if limits is not None else None,
+        stderr_path=data.get("stderr_path"),
+    )
+
+
+class TournamentStore:
+    """One open tournament database (``with TournamentStore(path) as db: ...``)."""
+
+    def __init__(self, path: str, create: bool = True) -> None:
+        """``create=True``: open for a run (created if missing, must be writable);
+        ``create=False``: open an existing database read-only (standings, export), also
+        on read-only storage."""
+        self.path = path
+        try:
+            if create:
+                self.conn = sqlite3.connect(path, isolation_level=None)
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=FULL")
+                self.conn.execute("PRAGMA foreign_keys=ON")
+            else:
+                self.conn = _open_read_only(path)
+            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "meta" not in tables:
+                raise StoreError(f"{path}: not a guti tournament database")
+            if not tables:
+                if not create:
+                    raise StoreError(f"{path}: empty database, no tournament in it")
+                # Tables and version in one transaction: a kill in between leaves an
+                # empty file (created again), never tables without a version.
+                self.conn.executescript(
+                    f"BEGIN IMMEDIATE;{_SCHEMA}INSERT INTO meta(key, value) "
+                    f"VALUES ('schema', '{SCHEMA_VERSION}');COMMIT;"
+                )
+            version = self.meta("schema")
+            if version != SCHEMA_VERSION:
+                raise StoreError(f"{path}: database schema {version!r}, this guti reads {SCHEMA_VERSION!r}")
+            self._added = self._added_columns(create)
+            if create:  # find out now, not after a whole game, that it cannot be written
+                self.set_meta("opened", time.strftime("%Y-%m-%d %H:%M:%S"))
+        except sqlite3.Error as exc:
+            raise StoreError(f"{path}: {_why(exc)}") from None
+
+    @property
+    def in_memory(self) -> bool:
+        """The database is this connection's own, in memory (``:memory:``; SQLite's
+        ``""`` is a temporary file, just as private): nothing else can open it."""
+        return self.path in (":memory:", "")
+
+    def _added_columns(self, migrate: bool) -> set[str]:
+        """The columns of :data:`_ADDED_COLUMNS` the ``games`` table has; with ``migrate``
+        the missing ones are added first (each ``ALTER TABLE`` is atomic; a second guti
+        that added it meanwhile is no error)."""
+        have = {row[1] for row in self.conn.execute("PRAGMA table_info(games)")}
+        for name, kind in _ADDED_COLUMNS.items():
+            if name not in have and migrate:
+                try:
+                    self.conn.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
+                except sqlite3.OperationalError as exc:
+                    if "duplicate column" not in str(exc):
+                        raise
+                have.add(name)
+        return have & set(_ADDED_COLUMNS)
+
+    # -- meta ----------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _put_meta(self, items: dict[str, str]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(items.items())
+        )
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._transaction():
+            self._put_meta({key: value})
+
+    # -- tournament ----------------------------------------------------------
+    def has_tournament(self) -> bool:
+        return self.meta("settings") is not None
+
+    def settings(self) -> dict[str, Any]:
+        text = self.meta("settings")
+        if text is None:
+            raise StoreError(f"{self.path}: no tournament in this database")
+        return json.loads(text)
+
+    def create(
+        self,
+        settings: dict[str, Any],
+        fingerprint: str,
+        engines: list[EngineConfig],
+        jobs: Iterable[ScheduledGame],
+    ) -> None:
+        """Write settings, engines and the whole schedule in one transaction."""
+        with self._transaction():
+            self._put_meta(
+                {
+                    "settings": json.dumps(settings, sort_keys=True),
+                    "fingerprint": fingerprint,
+                    "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+                }
+            )
+            self.conn.executemany(
+                "INSERT INTO engines(idx, name, config) VALUES (?, ?, ?)",
+                [(i, e.name, json.dumps(engine_to_dict(e))) for i, e in enumerate(engines)],
+            )
+            self._insert_jobs(jobs)
+
+    def add_jobs(self, jobs: Iterable[ScheduledGame]) -> None:
+        """Add games to the schedule in one transaction (a knockout's later rounds and
+        tie-breaks, known only once earlier games are stored)."""
+        try:
+            with self._transaction():
+                self._insert_jobs(jobs)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: games not scheduled: {_why(exc)}") from None
+
+    def _insert_jobs(self, jobs: Iterable[ScheduledGame]) -> None:
+        self.conn.executemany(
+            "INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                (
+                    j.game_id, j.pair_id, j.round, j.white, j.black,
+                    j.opening.fen if j.opening else None,
+                    " ".join(j.opening.moves) if j.opening else "",
+                    j.opening.source if j.opening else "",
+                )
+                for j in jobs
+            ),
+        )
+
+    def scheduled_games(self) -> list[tuple[int, int, int, int, int]]:
+        """Every scheduled game as ``(game_id, pair_id, round, white, black)``, by id."""
+        return self.conn.execute(
+            "SELECT game_id, pair_id, round, white, black FROM schedule ORDER BY game_id"
+        ).fetchall()
+
+    def engines(self) -> list[EngineConfig]:
+        rows = self.conn.execute("SELECT config FROM engines ORDER BY idx").fetchall()
+        return [engine_from_dict(json.loads(r[0])) for r in rows]
+
+    def engine_names(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM engines ORDER BY idx")]
+
+    def count_scheduled(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
+
+    def count_finished(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+    def pending(self) -> Iterator[ScheduledGame]:
+        """Scheduled games not yet stored, in id order, read in batches. A game
+        stored while this runs is skipped if not yet reached."""
+        last = -1
+        while True:
+            rows = self.conn.execute(
+                "SELECT game_id, pair_id, round, white, black, opening_fen, opening_moves,"
+                " opening_source FROM schedule s WHERE game_id > ? AND NOT EXISTS"
+                " (SELECT 1 FROM games g WHERE g.game_id = s.game_id) ORDER BY game_id LIMIT ?",
+                (last, BATCH),
+            ).fetchall()
+            if not rows:
+                return
+            for gid, pid, rnd, w, b, fen, moves, source in rows:
+                last = gid
+                if self.is_finished(gid):
+                    continue
+                opening = None
+                if fen is not None or moves:
+                    opening = Opening(fen, tuple(moves.split()), source)
+                yield ScheduledGame(gid, pid, rnd, w, b, opening)
+
+    def is_finished(self, game_id: int) -> bool:
+        return self.conn.execute("SELECT 1 FROM games WHERE game_id=?", (game_id,)).fetchone() is not None
+
+    # -- games ---------------------------------------------------------------
+    def record_game(self, job: ScheduledGame, record: GameRecord) -> int:
+        """Store one finished game in its own transaction; returns its ``seq``.
+        A second store of the same game id raises StoreError (UNIQUE)."""
+        return self.insert_game_row(game_row(job, record))
+
+    def insert_game_row(self, row: GameRow) -> int:
+        """:meth:`record_game` for a row made by :func:`game_row`: only the database's
+        work, which waits for the disk (a thread can do it; see
+        :mod:`guti.referee.tournament.result_writer`)."""
+        try:
+            with self._transaction():
+                cur = self.conn.execute(_INSERT_GAME, row)
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"{self.path}: game {row[0]} not stored: {exc}") from None
+        except sqlite3.Error as exc:  # full, read-only, damaged: the caller names the game
+            raise StoreError(f"{self.path}: {_why(exc)}") from None
+        return int(cur.lastrowid or 0)
+
+    _RECORD_COLUMNS = (
+        "seq, game_id, pair_id, round, white, black, result, reason, detail, fault, game,"
+        " start_fen, first_side, final_fen, moves, opening_plies, elapsed_ms, clock_ms, date,"
+        " start_time, time_control, event, site, round_tag"
+    )
+
+    @property
+    def _record_columns(self) -> str:
+        """:attr:`_RECORD_COLUMNS` and the added ones (NULL where an unmigrated database
+        opened read-only lacks one)."""
+        return self._RECORD_COLUMNS + "".join(
+            f", {name}" if name in self._added else ", NULL" for name in _ADDED_COLUMNS
+        )
+
+    def records(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
+        """Every stored game in finishing order as (row info, GameRecord), in batches."""
+        return self._records("seq", 0, 0)
+
+    def records_by_game(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
+        """Every stored game in game-id order (how exports list them), in batches."""
+        return self._records("game_id", 1, -1)
+
+    def _records(
+        self, order: str, key_index: int, start: int
+    ) -> Iterator[tuple[dict[str, Any], GameRecord]]:
+        """Rows ordered by ``order`` (a column of :attr:`_RECORD_COLUMNS`, at ``key_index``),
+        read in batches after ``start``; a row that cannot be read back is a StoreError
+        naming the game, never a traceback."""
+        last = start
+        while True:
+            rows = self.conn.execute(
+                f"SELECT {self._record_columns} FROM games WHERE {order} > ?"
+                f" ORDER BY {order} LIMIT ?",
+                (last, BATCH),
+            ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                last = row[key_index]
+                try:
+                    yield _row_to_record(row)
+                except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                    raise StoreError(f"{self.path}: game {_number(row[1])} is stored damaged "
+                                     f"({type(exc).__name__}: {exc})") from None
+
+    def results(self) -> Iterator[tuple[int, int, int, int, str, str | None, str | None]]:
+        """Light rows for standings, in finishing order:
+        ``(game_id, pair_id, white_idx, black_idx, result, reason, fault)``."""
+        engines = len(self.engine_names())
+        last = 0
+        while True:
+            rows = self.conn.execute(
+                "SELECT seq, game_id, pair_id, white_idx, black_idx, result, reason, fault"
+                " FROM games WHERE seq > ? ORDER BY seq LIMIT ?",
+                (last, BATCH * 4),
+            ).fetchall()
+            if not rows:
+                return
+            for row in rows:
+                last = row[0]
+                if not all(isinstance(i, int) and 0 <= i < engines for i in row[3:5]) \
+                        or row[5] not in _RESULTS:
+                    raise StoreError(f"{self.path}: game {_number(row[1])} is stored damaged "
+                                     f"(engines {row[3]!r}, {row[4]!r}, result {row[5]!r})")
+                yield row[1:]
+
+    # -- plumbing ------------------------------------------------------------
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> TournamentStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+#: One finished game: the values of :data:`_INSERT_GAME`, in its order.
+GameRow = tuple[Any, ...]
+
+_INSERT_GAME = (
+    "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
+    " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
+    " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
+    " site, round_tag, finished_at, search)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def game_row(job: ScheduledGame, record: GameRecord) -> GameRow:
+    """The ``games`` row of a finished game (the JSON columns encoded: CPU work, done
+    apart from the write that waits for the disk)."""
+    r = record
+    return (
+        job.game_id, job.pair_id, job.round, job.white, job.black, r.white, r.black,
+        r.result, str(r.reason) if r.reason is not None else None, r.detail, r.fault,
+        r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
+        r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
+        r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
+        _search_json(r.search),
+    )
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+
+
+#: The integer fields of a ply's entry in the ``search`` column, after the score's kind
+#: and value: ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` where absent).
+_SEARCH_INTS = ("depth", "seldepth", "nodes", "nps", "time")
+
+
+def _search_json(search: list[SearchInfo | None]) -> str:
+    """The ``search`` column: a JSON list with, per ply, ``null`` (book ply, nothing
+    reported) or ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` for a field
+    not reported). Positional, not objects: a third of the size, and a long game has
+    hundreds of plies (the JSON export spells the fields out)."""
+    rows: list[list[Any] | None] = []
+    for info in search:
+        if info is None:
+            rows.append(None)
+            continue
+        score = [info.score.kind, info.score.value] if info.score is not None else [None, None]
+        rows.append(score + [getattr(info, name) for name in _SEARCH_INTS])
+    return json.dumps(rows, separators=(",", ":"))
+
+
+def _search_from_json(text: str | None) -> list[SearchInfo | None]:
+    """The inverse of :func:`_search_json`; a game stored before the column existed
+    (NULL) has none. A damaged entry raises ValueError/TypeError (the caller names the game)."""
+    if text is None:
+        return []
+    rows = json.loads(text)
+    if not isinstance(rows, list):
+        raise TypeError(f"search is a {type(rows).__name__}, not a list")
+    search: list[SearchInfo | None] = []
+    for row in rows:
+        if row is None:
+            search.append(None)
+            continue
+        if not isinstance(row, list) or len(row) != 2 + len(_SEARCH_INTS):
+            raise ValueError(f"search entry {row!r} is not [kind, value, {', '.join(_SEARCH_INTS)}]")
+        kind, value, *numbers = row
+        score = Score(str(kind), int(value)) if kind is not None else None
+        fields = {name: int(n) for name, n in zip(_SEARCH_INTS, numbers, strict=True)
+                  if n is not None}
+        search.append(SearchInfo(score=score, **fields))
+    return search
+
+
+def _row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
+    (seq, game_id, pair_id, rnd, white, black, result, reason, detail, fault, game, start_fen,
+     first_side, final_fen, moves, opening_plies, elapsed, clocks, date, start_time, tc, event,
+     site, round_tag, search) = row
+    record = GameRecord(
+        game=game,
+        white=white,
+        black=black,
+        start_fen=start_fen,
+        moves=moves.split(),
+        elapsed_ms=json.loads(elapsed),
+        clock_ms=json.loads(clocks),
+        search=_search_from_json(search),
+        opening_plies=opening_plies,
+        result=result,
+        reason=Reason.parse(reason) if reason is not None else None,
+        detail=detail,
+        fault=fault,
+        round=round_tag,
+        date=date,
+        start_time=start_time,
+        event=event,
+        site=site,
+        time_control=tc,
+        final_fen=final_fen,
+        first_side=first_side,
+    )
+    return {"seq": seq, "game_id": game_id, "pair_id": pair_id, "round": rnd}, record

@@ -1,0 +1,473 @@
+"""The one UGI client: every line guti writes to an engine is formatted here.
+
+:class:`UgiEngine` speaks protocol.md over a :class:`~guti.referee.ugi.transport.Transport`
+(a real :class:`~guti.referee.process.engine_process.EngineProcess`, or the in-memory
+:class:`~guti.referee.ugi.fake_transport.FakeTransport` in tests). Callers never
+format a line: a position is a :class:`Position` (built from a rules ``Board``
+by the one start-position rule, :meth:`Position.of`), a search is a
+:class:`~guti.referee.ugi.limits.Go`, and :func:`position_line` / :func:`go_line`
+are the only writers of ``position`` and ``go``. Likewise there is one
+handshake loop (:meth:`UgiEngine.read_handshake`), one ``isready``/``readyok``
+wait (:meth:`UgiEngine.sync`) and one read-until loop (:meth:`UgiEngine.read_until`),
+all bounded. The client knows nothing of games being refereed or tournaments:
+judging a reply is :mod:`guti.referee.game.judge`'s business.
+
+Typical use::
+
+    eng = await UgiEngine.launch(config, "pretwa", handshake_timeout=10)
+    await eng.new_game(timeout=10)
+    reply = await eng.go(Position.of(board), Go(p1time=5000, p2time=5000), timeout=6)
+    reply.bestmove, reply.elapsed_ms, reply.infos
+    await eng.quit()          # quit, grace, SIGTERM, SIGKILL the group, reap
+
+An engine whose ``UGI_Variant`` combo lacks the game is a start failure; one
+that declares no ``UGI_Variant`` at all plays Egara-guti only (protocol.md
+5.2), so asking it for any other game is a start failure too.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections import deque
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, NewType
+
+from guti.referee.process.engine_process import EngineProcess, TrafficHook
+from guti.referee.process.errors import EngineError, EngineStartError, EngineTimeout
+from guti.referee.ugi.engine_config import EngineConfig
+from guti.referee.ugi.limits import Go, Limits, go_for_turn
+from guti.referee.ugi.options import (
+    UNDECLARED_GAME,
+    EngineOption,
+    Handshake,
+    OptionValueError,
+    checked_option_value,
+)
+from guti.referee.ugi.search_info import SearchInfo
+from guti.referee.ugi.transport import Transport
+from guti.rules import Board
+
+#: Info lines kept per ``go`` (the latest ones).
+MAX_INFOS = 32
+
+
+@functools.cache
+def _start_fen(game: str) -> str:
+    return Board(game).fen()
+
+
+class Position:
+    """What a ``position`` command says: a start FEN (None: the game's start
+    position, sent as ``startpos``) and the moves played from it. A value: compared and
+    hashed by ``fen`` and ``moves``, never changed once made.
+
+    A plain class rather than a frozen dataclass: the game loop makes one every ply
+    (:meth:`then`), and a dataclass's generated ``__init__`` stays interpreted Python
+    even in the compiled build (benchmarks/RESULTS.md, round 7)."""
+
+    __slots__ = ("fen", "moves", "line")
+
+    def __init__(self, fen: str | None = None, moves: tuple[str, ...] = (),
+                 line: str | None = None) -> None:
+        self.fen = fen
+        self.moves = moves
+        #: Its ``position`` line once written (carried over by :meth:`then`), so the line
+        #: for the next ply is this one plus a move, not the whole game joined again.
+        self.line = line
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self.fen == other.fen and self.moves == other.moves
+
+    def __hash__(self) -> int:
+        return hash((self.fen, self.moves))
+
+    def __repr__(self) -> str:
+        return f"Position(fen={self.fen!r}, moves={self.moves!r})"
+
+    def then(self, move: str) -> Position:
+        """This position with ``move`` played."""
+        text = position_line(self)
+        return Position(self.fen, (*self.moves, move),
+                        f"{text} {move}" if self.moves else f"{text} moves {move}")
+
+    @classmethod
+    def of(cls, board: Board) -> Position:
+        """The position of ``board``: its root and its move stack. The one start-position
+        rule: a root equal to the game's start position is sent as ``startpos``."""
+        root = board.root_fen
+        fen = None if root == _start_fen(board.game.name) else root
+        return cls(fen, tuple(str(m) for m in board.move_stack))
+
+
+def position_line(position: Position) -> str:
+    """``position startpos|fen F [moves M...]``: the only place that writes it."""
+    if position.line is not None:
+        return position.line
+    head = "position startpos" if position.fen is None else f"position fen {position.fen}"
+    return f"{head} moves {' '.join(position.moves)}" if position.moves else head
+
+
+def go_line(go: Go) -> str:
+    """``go ...``: the only place that writes it (:class:`ClockedGo` fills in its output)."""
+    return f"go {go.arguments()}"
+
+
+#: A whole ``go`` line written by :class:`ClockedGo` (what :meth:`UgiEngine.go` takes
+#: besides a :class:`Go`).
+GoLine = NewType("GoLine", str)
+
+#: Figures :class:`ClockedGo` asks :func:`go_line` to write where the clocks go, to find
+#: their places in the line.
+_MARKS = (9_876_543_211, 9_876_543_212, 9_876_543_213)
+
+
+class ClockedGo:
+    """Every ``go`` line of one side in one game, written from the clocks each ply.
+
+    Why: within a game a side's ``go`` lines differ only in the clock figures (and
+    ``movestogo``), and building a :class:`Go` then writing it word by word was several
+    microseconds of the referee's time every ply. The pattern is :func:`go_line`'s own
+    output for :func:`~guti.referee.ugi.limits.go_for_turn` with marker figures in place of
+    the clocks, so every line is the one ``go_line(go_for_turn(...))`` writes (tests
+    compare the two). Limits whose own figures hold a marker have no pattern: their
+    lines are built through ``go_for_turn`` every ply."""
+
+    __slots__ = ("limits", "pattern", "period")
+
+    def __init__(self, mover: Limits, white: Limits, black: Limits) -> None:
+        self.limits = (mover, white, black)
+        shown = mover.base_ms is not None  # the clocks go_for_turn writes, and movestogo
+        self.period = (mover.moves_per_period or 0) if shown else 0
+        p1, p2, to_go = _MARKS
+        text = go_line(go_for_turn(mover, (white, p1), (black, p2), self.period - to_go))
+        wanted = (int(shown and white.base_ms is not None),
+                  int(shown and black.base_ms is not None), int(self.period > 0))
+        marks = [str(mark) for mark in _MARKS]
+        self.pattern: str | None = None
+        if "{" not in text and "}" not in text and all(
+                text.count(mark) == n for mark, n in zip(marks, wanted, strict=True)):
+            for index, mark in enumerate(marks):
+                text = text.replace(mark, f"{{{index}}}")
+            self.pattern = text
+
+    def line(self, white_ms: float, black_ms: float, moves_in_period: int = 0) -> GoLine:
+        """The ``go`` line with the clocks at ``white_ms`` and ``black_ms``, the mover
+        having made ``moves_in_period`` moves of its period (``tc=MOVES/BASE``)."""
+        pattern = self.pattern
+        if pattern is None:
+            mover, white, black = self.limits
+            return GoLine(go_line(go_for_turn(mover, (white, white_ms), (black, black_ms),
+                                              moves_in_period)))
+        return GoLine(pattern.format(max(0, int(white_ms)), max(0, int(black_ms)),
+                                     max(1, self.period - moves_in_period)))
+
+
+def is_bestmove(line: str) -> bool:
+    """A ``bestmove`` line: its first word, blanks around words ignored (protocol.md 5.1)."""
+    return line.split()[:1] == ["bestmove"]
+
+
+def is_readyok(line: str) -> bool:
+    return line.strip() == "readyok"
+
+
+def elapsed_ms(sent_at: float, received_at: float) -> float:
+    """Milliseconds from ``sent_at`` to ``received_at`` (``time.monotonic()`` seconds), to
+    the nanosecond. Why rounded: the difference of two large counts of seconds carries
+    float noise in its last digits (``0.08712339331395924`` for 87,123 ns); rounded, it is
+    what was measured (``0.087123``), the clocks charged with it stay as short, and the
+    database's JSON of a game's times is written in a third of the CPU time."""
+    return round((received_at - sent_at) * 1e9) / 1e6
+
+
+class GoReply:
+    """The answer to one ``go``.
+
+    ``bestmove`` is the word after ``bestmove`` (None if missing); ``elapsed_ms``
+    runs from ``go`` written (``sent_at``) to the ``bestmove`` line received
+    (``received_at``), both ``time.monotonic()`` seconds. ``search`` is what the last
+    ``info`` line with search fields before ``bestmove`` said (None when none came).
+    A plain class, made every ply: see :class:`Position`.
+    """
+
+    __slots__ = ("bestmove", "line", "infos", "elapsed_ms", "sent_at", "received_at", "search")
+
+    def __init__(self, bestmove: str | None, line: str, infos: list[str], elapsed_ms: float,
+                 sent_at: float, received_at: float, search: SearchInfo | None = None) -> None:
+        self.bestmove = bestmove
+        self.line = line
+        self.infos = infos
+        self.elapsed_ms = elapsed_ms
+        self.sent_at = sent_at
+        self.received_at = received_at
+        self.search = search
+
+    def __repr__(self) -> str:
+        return (f"GoReply(bestmove={self.bestmove!r}, line={self.line!r}, "
+                f"elapsed_ms={self.elapsed_ms!r}, infos={len(self.infos)}, "
+                f"search={self.search!r})")
+
+    @classmethod
+    def read(cls, lines: Sequence[str], sent_at: float, received_at: float) -> GoReply:
+        """The reply whose last line is the ``bestmove`` line."""
+        words = lines[-1].split()
+        if len(lines) == 1:  # a bare bestmove (an instant reply): nothing else to read
+            return cls(words[1] if len(words) > 1 else None, lines[-1], [],
+                       elapsed_ms(sent_at, received_at), sent_at, received_at, None)
+        infos = [line for line in lines[:-1] if line.startswith("info")][-MAX_INFOS:]
+        return cls(
+            bestmove=words[1] if len(words) > 1 else None,
+            line=lines[-1],
+            infos=infos,
+            search=SearchInfo.last_of(infos),
+            elapsed_ms=elapsed_ms(sent_at, received_at),
+            sent_at=sent_at,
+            received_at=received_at,
+        )
+
+
+class UgiEngine:
+    """One engine spoken to over UGI. Create with :meth:`launch` (start + handshake)
+    or around a transport (then :meth:`start`, :meth:`read_handshake`, ...)."""
+
+    def __init__(self, transport: Transport, config: EngineConfig | None = None) -> None:
+        self.transport = transport
+        self.config = config or EngineConfig(name=transport.name, argv=[])
+        self.name = transport.name
+        self.info = Handshake()
+
+    # -- life cycle (delegated to the transport) ------------------------------------------
+    @classmethod
+    async def launch(
+        cls,
+        config: EngineConfig,
+        game: str,
+        handshake_timeout: float = 10.0,
+        traffic: TrafficHook | None = None,
+    ) -> UgiEngine:
+        """Start the engine and do the handshake for ``game``; on any failure the process
+        is cleaned up and :class:`EngineStartError` raised."""
+        eng = cls(EngineProcess(config, traffic), config)
+        try:
+            await eng.start()
+            await eng.handshake(game, handshake_timeout)
+        except BaseException:
+            await eng.quit(grace=0.0)
+            raise
+        return eng
+
+    async def start(self) -> None:
+        await self.transport.start()
+
+    async def quit(self, grace: float = 1.0, term_grace: float = 1.0) -> None:
+        await self.transport.quit(grace, term_grace)
+
+    def kill_now(self) -> None:
+        self.transport.kill_now()
+
+    @property
+    def pid(self) -> int | None:
+        return self.transport.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.transport.returncode
+
+    @property
+    def is_alive(self) -> bool:
+        return self.transport.is_alive
+
+    def stderr_tail(self) -> str:
+        return self.transport.stderr_tail()
+
+    def stderr_lines(self) -> list[str]:
+        """The engine's last stderr lines (bounded), for the record of a game it lost."""
+        return self.transport.stderr_lines()
+
+    @property
+    def id_name(self) -> str | None:
+        return self.info.id_name
+
+    @property
+    def id_author(self) -> str | None:
+        return self.info.id_author
+
+    @property
+    def options(self) -> dict[str, EngineOption]:
+        return self.info.options
+
+    # -- writing ------------------------------------------------------------------------------
+    def send(self, line: str) -> None:
+        """Write a line as it is (the console's passthrough, the check's deliberate bad input)."""
+        self.transport.send(line)
+
+    def set_option(self, name: str, value: str) -> None:
+        self.transport.send(f"setoption name {name} value {value}")
+
+    def select_game(self, game: str) -> bool:
+        """Set ``UGI_Variant`` to ``game``; False (nothing sent) when the engine declares none."""
+        variant = self.info.variant
+        if variant is None:
+            return False
+        self.set_option(variant.name, game)
+        return True
+
+    def ask_ready(self) -> None:
+        """Write ``isready`` (:meth:`sync` waits for the answer; the console reads it itself)."""
+        self.transport.send("isready")
+
+    def announce_new_game(self) -> None:
+        """Write ``uginewgame`` (:meth:`new_game` also waits until the engine is ready)."""
+        self.transport.send("uginewgame")
+
+    def stop(self) -> None:
+        """End the running search (its ``bestmove`` still comes and must be read)."""
+        self.transport.send("stop")
+
+    def send_position(self, position: Position) -> None:
+        self.transport.send(position_line(position))
+
+    def start_search(self, position: Position | None, go: Go | GoLine) -> float:
+        """Write ``position`` (if given) and ``go`` in one write; the monotonic time of it."""
+        text = go if isinstance(go, str) else go_line(go)
+        return self.transport.send_lines([text] if position is None
+                                         else [position_line(position), text])
+
+    # -- reading ------------------------------------------------------------------------------
+    async def read_line(self, timeout: float) -> str:
+        """The next line, whatever it is (for a reader that dispatches lines itself)."""
+        return await self.transport.read_line(timeout)
+
+    async def read_until(
+        self, done: Callable[[str], bool], timeout: float, keep: int | None = None
+    ) -> list[str]:
+        """Lines up to and including the first for which ``done`` is true, within ``timeout``
+        s (the last ``keep`` of them when given). On timeout the EngineTimeout's ``lines``
+        are those seen so far."""
+        lines, _ = await self._read_until(done, time.monotonic() + timeout, keep)
+        return lines
+
+    async def _read_until(
+        self, done: Callable[[str], bool], deadline: float, keep: int | None
+    ) -> tuple[list[str], float]:
+        seen: deque[str] = deque(maxlen=keep)
+        while True:
+            try:
+                line, at = await self.transport.read_stamped(deadline)
+            except EngineTimeout as exc:
+                raise EngineTimeout(str(exc), lines=list(seen)) from None
+            seen.append(line)
+            if done(line):
+                return list(seen), at
+
+    async def read_handshake(self, timeout: float) -> Handshake:
+        """Send ``ugi`` and read up to ``ugiok`` (EngineTimeout / EngineDisconnected);
+        what the engine said is kept as :attr:`info` and returned."""
+        start = time.monotonic()
+        self.transport.send("ugi")
+        try:
+            lines = await self.read_until(lambda line: line.split()[:1] == ["ugiok"], timeout)
+        except EngineTimeout as exc:
+            raise EngineTimeout(
+                f"engine {self.name}: no ugiok within {timeout:g} s of ugi", lines=exc.lines
+            ) from None
+        info = Handshake()
+        for line in lines[:-1]:
+            info.note(line)
+        info.elapsed = time.monotonic() - start
+        self.info = info
+        return info
+
+    async def sync(self, timeout: float) -> list[str]:
+        """``isready`` and the lines before ``readyok``, which must come within ``timeout``."""
+        self.ask_ready()
+        return (await self.read_until(is_readyok, timeout))[:-1]
+
+    async def handshake(self, game: str, timeout: float = 10.0) -> None:
+        """``ugi``/``ugiok``, options, ``UGI_Variant``, ``isready``/``readyok`` within ``timeout``."""
+        deadline = time.monotonic() + timeout
+        try:
+            await self.read_handshake(timeout)
+            self._configure(game)
+            answers = await self.sync(max(0.0, deadline - time.monotonic()))
+        except EngineTimeout:
+            raise EngineStartError(
+                f"engine {self.name}: no complete handshake (ugiok/readyok) within {timeout:g} s"
+            ) from None
+        except EngineStartError:
+            raise
+        except EngineError as exc:
+            raise EngineStartError(f"{exc} during the handshake") from None
+        errors = [line for line in answers if line.startswith("info string error")]
+        if errors:  # an option or the game not applied: no game may run like that
+            raise EngineStartError(
+                f"engine {self.name} rejected its set-up: {errors[0][:300]}"
+                + (f" (and {len(errors) - 1} more error lines)" if len(errors) > 1 else "")
+            )
+
+    def _configure(self, game: str) -> None:
+        """The configured options, then the game; EngineStartError if it does not play it."""
+        checked: list[tuple[str, str]] = []
+        for name, value in self.config.options.items():
+            if name.lower() == "ugi_variant":
+                continue  # the referee sets the game itself
+            try:
+                checked.append((self.options[name.lower()].name if name.lower() in self.options
+                                else name, checked_option_value(self.options, name, value)))
+            except OptionValueError as exc:
+                raise EngineStartError(f"engine {self.name}: option.{name}={value}: {exc}") from None
+        for name, value in checked:
+            self.set_option(name, value)
+        variant = self.info.variant
+        if variant is None and game != UNDECLARED_GAME:
+            raise EngineStartError(
+                f"engine {self.name} does not play {game} (it declares no UGI_Variant "
+                f"option, so it plays {UNDECLARED_GAME} only)"
+            )
+        if variant is not None and variant.vars and game not in variant.vars:
+            offered = ", ".join(variant.vars)
+            raise EngineStartError(
+                f"engine {self.name} does not play {game} (its UGI_Variant offers: {offered})"
+            )
+        self.select_game(game)
+
+    async def new_game(self, timeout: float = 10.0) -> None:
+        """``uginewgame`` then ``isready``/``readyok``: the engine is ready for a new game."""
+        self.announce_new_game()
+        try:
+            await self.sync(timeout)
+        except EngineTimeout:
+            raise EngineTimeout(
+                f"engine {self.name}: no readyok within {timeout:g} s after uginewgame"
+            ) from None
+
+    def go(
+        self, position: Position | None, go: Go | GoLine, timeout: float
+    ) -> Coroutine[Any, Any, GoReply]:
+        """Send ``position`` and ``go`` now; awaited, the ``bestmove`` reply within
+        ``timeout`` s.
+
+        Lines that arrived before this ``go`` are dropped (they cannot be its answer).
+        Raises :class:`EngineTimeout` (with ``elapsed_ms``) when no ``bestmove`` comes.
+        Not a coroutine function: it returns :meth:`wait_bestmove`'s coroutine (one
+        coroutine less per ply), so it must be awaited at once.
+        """
+        self.transport.drop_pending()
+        return self.wait_bestmove(self.start_search(position, go), timeout)
+
+    async def wait_bestmove(self, sent_at: float, timeout: float) -> GoReply:
+        """The ``bestmove`` reply to a search started at ``sent_at``, within ``timeout`` s of it."""
+        try:
+            lines, at = await self.transport.read_through(
+                "bestmove", sent_at + timeout, MAX_INFOS + 1
+            )
+        except EngineTimeout as exc:
+            raise EngineTimeout(
+                f"engine {self.name}: no bestmove within {timeout:.3f} s of go",
+                lines=exc.lines,
+                elapsed_ms=elapsed_ms(sent_at, time.monotonic()),
+            ) from None
+        return GoReply.read(lines, sent_at, at)

@@ -1,0 +1,269 @@
+"""What an engine may spend on a move, and the ``go`` line's arguments built from it.
+
+:class:`Limits` is the value type of a time control (parsed from ``tc=``/``st=``/...
+by :func:`parse_limits` here; :mod:`guti.referee.game.timecontrol` keeps the clocks). :class:`Go` is
+the parameters of one ``go`` command; :func:`go_for_turn` builds it from the
+limits and the clocks' remaining times. The line itself is written in one place,
+:meth:`guti.referee.ugi.client.UgiEngine.start_search` via :func:`guti.referee.ugi.client.go_line`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What an engine is allowed per move/game. All times in milliseconds.
+
+    ``base_ms is None`` means no game clock. ``movetime_ms`` is ``st=``.
+    ``depth``/``nodes`` are passed through to ``go``.
+    """
+
+    base_ms: int | None = None
+    inc_ms: int = 0
+    moves_per_period: int | None = None
+    movetime_ms: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    margin_ms: int = 0
+
+    @property
+    def has_clock(self) -> bool:
+        return self.base_ms is not None
+
+    def is_unlimited(self) -> bool:
+        """No clock, no movetime, no depth/nodes: ``go infinite`` would never end."""
+        return (
+            self.base_ms is None
+            and self.movetime_ms is None
+            and self.depth is None
+            and self.nodes is None
+        )
+
+    def pdn_time_control(self) -> str:
+        """PGN/PDN-style TimeControl tag value (``40/60+0.5``, ``60``, ``1/move``, ``-``)."""
+        if self.base_ms is not None:
+            text = _secs(self.base_ms)
+            if self.moves_per_period:
+                text = f"{self.moves_per_period}/{text}"
+            if self.inc_ms:
+                text += f"+{_secs(self.inc_ms)}"
+            return text
+        if self.movetime_ms is not None:
+            return f"{_secs(self.movetime_ms)}/move"
+        return "-"
+
+    def describe(self) -> str:
+        """Short human text, e.g. ``tc=5+0.05 depth=4``."""
+        parts = []
+        if self.base_ms is not None:
+            parts.append("tc=" + self.pdn_time_control())
+        if self.movetime_ms is not None:
+            parts.append(f"st={_secs(self.movetime_ms)}")
+        if self.depth is not None:
+            parts.append(f"depth={self.depth}")
+        if self.nodes is not None:
+            parts.append(f"nodes={self.nodes}")
+        if self.margin_ms:
+            parts.append(f"timemargin={self.margin_ms}")
+        return " ".join(parts) or "none"
+
+
+def _secs(ms: int) -> str:
+    text = f"{ms / 1000:.3f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+@dataclass(slots=True)
+class Go:
+    """The parameters of one ``go`` (protocol.md): clocks and increments in ms, a fixed
+    ``movetime``, ``depth``/``nodes`` limits, ``infinite`` (until ``stop``) or ``perft``.
+
+    With no limit at all the search is ``infinite``: an engine must never be sent a
+    ``go`` it could read as something else. (Not frozen: one is built every ply, and a
+    frozen dataclass's ``__init__`` costs several times more.)
+    """
+
+    p1time: int | None = None
+    p1inc: int | None = None
+    p2time: int | None = None
+    p2inc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+    perft: int | None = None
+
+    def arguments(self) -> str:
+        """The words after ``go``, e.g. ``p1time 5000 p1inc 50 movetime 100``."""
+        if self.perft is not None:
+            return f"perft {self.perft}"
+        parts: list[str] = []  # spelled out, one test per word: this runs every ply
+        if self.p1time is not None:
+            parts.append(f"p1time {self.p1time}")
+        if self.p1inc is not None:
+            parts.append(f"p1inc {self.p1inc}")
+        if self.p2time is not None:
+            parts.append(f"p2time {self.p2time}")
+        if self.p2inc is not None:
+            parts.append(f"p2inc {self.p2inc}")
+        if self.movestogo is not None:
+            parts.append(f"movestogo {self.movestogo}")
+        if self.movetime is not None:
+            parts.append(f"movetime {self.movetime}")
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        if self.nodes is not None:
+            parts.append(f"nodes {self.nodes}")
+        if self.infinite or not parts:
+            parts.append("infinite")
+        return " ".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> Go:
+        """Read ``go`` arguments typed by a person (``depth 3``, ``movetime 500``,
+        ``infinite``); ValueError with a one-line message for anything else."""
+        words = text.split()
+        values: dict[str, Any] = {}
+        infinite = False
+        names = {f.name for f in fields(cls)} - {"infinite"}
+        i = 0
+        while i < len(words):
+            word = words[i]
+            if word == "infinite":
+                infinite = True
+                i += 1
+                continue
+            if word not in names:
+                known = ", ".join([*sorted(names), "infinite"])
+                raise ValueError(f"unknown go parameter {word!r} (known: {known})")
+            if i + 1 >= len(words) or not words[i + 1].isdigit():
+                raise ValueError(f"{word} (a go parameter) needs a whole number >= 0")
+            values[word] = int(words[i + 1])
+            i += 2
+        return cls(infinite=infinite, **values)
+
+
+def go_for_turn(
+    mover: Limits,
+    white: tuple[Limits, float],
+    black: tuple[Limits, float],
+    moves_in_period: int = 0,
+) -> Go:
+    """The ``go`` for the side whose limits are ``mover``; ``white``/``black`` are each
+    side's (limits, remaining ms). Both clocks are reported when the mover has a clock
+    (as UCI does), the opponent's only when it has one too. With a period in force
+    (``tc=MOVES/BASE``) ``movestogo`` says how many moves, this one included, remain
+    until the mover's clock gets BASE again (``moves_in_period``: moves it has made in
+    the period so far); without it an engine would see its time jump unannounced."""
+    shown = mover.base_ms is not None
+    period = mover.moves_per_period if shown else None
+    p1 = white if shown and white[0].base_ms is not None else None
+    p2 = black if shown and black[0].base_ms is not None else None
+    return Go(
+        p1time=None if p1 is None else max(0, int(p1[1])),
+        p1inc=None if p1 is None else p1[0].inc_ms,
+        p2time=None if p2 is None else max(0, int(p2[1])),
+        p2inc=None if p2 is None else p2[0].inc_ms,
+        movestogo=None if not period else max(1, period - moves_in_period),
+        movetime=mover.movetime_ms,
+        depth=mover.depth,
+        nodes=mover.nodes,
+    )
+
+
+#: Keys of engine tokens that belong to the time control.
+LIMIT_KEYS = frozenset({"tc", "st", "depth", "nodes", "timemargin"})
+
+
+class TimeControlError(ValueError):
+    """A malformed time-control token; the message is one line naming it."""
+
+
+def _seconds_to_ms(text: str, what: str) -> int:
+    """Parse seconds (``1.5``, ``90``, ``1:30``) into whole milliseconds."""
+    raw = text
+    try:
+        if ":" in text:
+            mins, _, secs = text.partition(":")
+            if not mins or not secs:
+                raise ValueError
+            value = int(mins) * 60 + float(secs)
+        else:
+            value = float(text)
+    except ValueError:
+        raise TimeControlError(f"{what}: {raw!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise TimeControlError(f"{what}: {raw!r} must be a finite number >= 0")
+    return round(value * 1000)
+
+
+def _positive_int(text: str, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise TimeControlError(f"{what}: {text!r} is not a whole number") from None
+    if value < 1:
+        raise TimeControlError(f"{what}: {text!r} must be at least 1")
+    return value
+
+
+def parse_tc(text: str) -> Limits:
+    """Parse a ``tc=`` value: ``40/60+0.5``, ``60+0.5``, ``60``, ``1:30+1``, ``inf``."""
+    spec = text.strip()
+    if spec.lower() in ("inf", "infinite"):
+        return Limits()
+    if not spec:
+        raise TimeControlError("tc: empty time control")
+    moves = None
+    if "/" in spec:
+        head, _, spec = spec.partition("/")
+        moves = _positive_int(head, f"tc={text}: moves per period")
+    base, plus, inc = spec.partition("+")
+    base_ms = _seconds_to_ms(base, f"tc={text}: base time")
+    inc_ms = _seconds_to_ms(inc, f"tc={text}: increment") if plus else 0
+    if base_ms == 0 and inc_ms == 0:
+        raise TimeControlError(f"tc={text}: base time and increment are both zero")
+    return Limits(base_ms=base_ms, inc_ms=inc_ms, moves_per_period=moves)
+
+
+def parse_limits(tokens: dict[str, str], base: Limits | None = None) -> Limits:
+    """Apply limit tokens (``tc``, ``st``, ``depth``, ``nodes``, ``timemargin``) onto ``base``.
+
+    Later settings override earlier ones key by key, so ``-each tc=...`` can be
+    refined per engine with ``-engine ... depth=3``.
+    """
+    limits = base or Limits()
+    for key, value in tokens.items():
+        if key == "tc":
+            clock = parse_tc(value)
+            limits = replace(
+                limits,
+                base_ms=clock.base_ms,
+                inc_ms=clock.inc_ms,
+                moves_per_period=clock.moves_per_period,
+            )
+        elif key == "st":
+            ms = _seconds_to_ms(value, "st")
+            if ms <= 0:
+                raise TimeControlError(f"st: {value!r} must be more than 0 seconds")
+            limits = replace(limits, movetime_ms=ms)
+        elif key == "depth":
+            limits = replace(limits, depth=_positive_int(value, "depth"))
+        elif key == "nodes":
+            limits = replace(limits, nodes=_positive_int(value, "nodes"))
+        elif key == "timemargin":
+            try:
+                margin = int(value)
+            except ValueError:
+                raise TimeControlError(f"timemargin: {value!r} is not a whole number of ms") from None
+            if margin < 0:
+                raise TimeControlError(f"timemargin: {value!r} must be >= 0 ms")
+            limits = replace(limits, margin_ms=margin)
+        else:
+            raise TimeControlError(f"unknown time-control key {key!r}")
+    return limits

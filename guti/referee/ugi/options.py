@@ -1,0 +1,183 @@
+"""What an engine says about itself in the handshake: its id, its options, its games.
+
+:func:`parse_option_line` reads one UCI-style ``option`` line and :class:`Handshake`
+collects everything between ``ugi`` and ``ugiok``; the one handshake loop
+(:meth:`guti.referee.ugi.client.UgiEngine.read_handshake`) fills it. Pure text in,
+values out, so the reading is tested without any process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from guti.rules import GAMES
+
+#: The game of an engine that declares no ``UGI_Variant`` (protocol.md 5.2).
+UNDECLARED_GAME = "egara-guti"
+
+_OPTION_KEYWORDS = {"name", "type", "default", "min", "max", "var"}
+
+
+@dataclass
+class EngineOption:
+    """An ``option name N type T ...`` line as declared by the engine."""
+
+    name: str
+    type: str
+    default: str | None = None
+    min: str | None = None
+    max: str | None = None
+    vars: list[str] = field(default_factory=list)
+
+
+def parse_option_line(line: str) -> EngineOption | None:
+    """Parse a UCI-style ``option`` line; None when it has no name or type."""
+    tokens = line.split()
+    if not tokens or tokens[0] != "option":
+        return None
+    fields: dict[str, str] = {}
+    vars_: list[str] = []
+    key: str | None = None
+    words: list[str] = []
+
+    def flush() -> None:
+        if key is None:
+            return
+        text = " ".join(words)
+        if key == "var":
+            vars_.append(text)
+        elif key not in fields:
+            fields[key] = text
+
+    for tok in tokens[1:]:
+        # Only "name" may contain keywords-looking words before "type".
+        if tok in _OPTION_KEYWORDS and not (key == "name" and tok != "type"):
+            flush()
+            key, words = tok, []
+        else:
+            words.append(tok)
+    flush()
+    name = fields.get("name")
+    if not name or "type" not in fields:
+        return None
+    return EngineOption(
+        name=name,
+        type=fields["type"],
+        default=fields.get("default"),
+        min=fields.get("min"),
+        max=fields.get("max"),
+        vars=vars_,
+    )
+
+
+@dataclass
+class Handshake:
+    """What the engine said between ``ugi`` and ``ugiok`` and how long it took."""
+
+    id_name: str | None = None
+    id_author: str | None = None
+    options: dict[str, EngineOption] = field(default_factory=dict)  # by lower-case name
+    other_lines: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+
+    def note(self, line: str) -> None:
+        """Record one handshake line (``ugiok`` excluded): an ``id name``/``id author``,
+        a well-formed ``option``, or anything else (kept in ``other_lines``)."""
+        tokens = line.split()
+        if len(tokens) >= 2 and tokens[0] == "id" and tokens[1] in ("name", "author"):
+            value = line.split(None, 2)[2].strip() if len(tokens) >= 3 else ""
+            if tokens[1] == "name":
+                self.id_name = value
+            else:
+                self.id_author = value
+            return
+        opt = parse_option_line(line) if tokens[:1] == ["option"] else None
+        if opt is not None:
+            self.options[opt.name.lower()] = opt
+        elif line.strip():
+            self.other_lines.append(line)
+
+    @property
+    def variant(self) -> EngineOption | None:
+        return self.options.get("ugi_variant")
+
+    def games(self) -> list[str]:
+        """The games the engine says it plays, in its order (egara-guti when it declares none)."""
+        variant = self.variant
+        if variant is None:
+            return [UNDECLARED_GAME]
+        if variant.vars:
+            return list(variant.vars)
+        return [variant.default] if variant.default else [UNDECLARED_GAME]
+
+    def known_games(self) -> list[str]:
+        """Declared games guti has rules for."""
+        return [g for g in self.games() if g in GAMES]
+
+    def default_game(self) -> str | None:
+        """The game to play when none is asked for: the option's default if guti knows it."""
+        variant = self.variant
+        if variant is not None and variant.default in GAMES:
+            return variant.default
+        known = self.known_games()
+        return known[0] if known else None
+
+
+class OptionValueError(ValueError):
+    """A configured option the engine did not declare, or a value its declaration rules out."""
+
+
+_CHECK_VALUES = {"true": "true", "false": "false", "on": "true", "off": "false"}
+
+
+def checked_option_value(declared: dict[str, EngineOption], name: str, value: str) -> str:
+    """The value to send for option ``name`` (``option.NAME=value``), checked against the
+    engine's own declaration (``declared``: by lower-case name, as :attr:`Handshake.options`).
+
+    Why here and before any game: an engine answers a bad ``setoption`` with an
+    ``info string error`` that nobody reads during a match, which then runs with the
+    option silently not applied. OptionValueError says what is wrong in one line.
+    A check option takes ``true|false`` (protocol.md 5.2; ``on``/``off`` are read as
+    those), so that is what is sent.
+    """
+    opt = declared.get(name.lower())
+    if opt is None:
+        names = ", ".join(o.name for o in declared.values() if o.name != "UGI_Variant")
+        raise OptionValueError(f"no option {name!r} (it declares: {names or 'none'})")
+    kind = opt.type.lower()
+    if kind == "check":
+        sent = _CHECK_VALUES.get(value.strip().lower())
+        if sent is None:
+            raise OptionValueError(f"{opt.name}={value!r}: a check option takes true or false")
+        return sent
+    if kind == "spin":
+        return _spin_value(opt, value)
+    if kind == "combo" and opt.vars:
+        match = [v for v in opt.vars if v.lower() == value.strip().lower()]
+        if not match:
+            raise OptionValueError(
+                f"{opt.name}={value!r}: not one of its values ({', '.join(opt.vars)})")
+        return match[0]
+    if kind == "button":
+        raise OptionValueError(f"{opt.name} is a button: it takes no value")
+    return value
+
+
+def _spin_value(opt: EngineOption, value: str) -> str:
+    try:
+        number = int(value.strip())
+    except ValueError:
+        raise OptionValueError(
+            f"{opt.name}={value!r}: a spin option takes a whole number") from None
+    low, high = _bound(opt.min), _bound(opt.max)
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise OptionValueError(
+            f"{opt.name}={value}: out of its range {opt.min}..{opt.max}")
+    return str(number)
+
+
+def _bound(text: str | None) -> int | None:
+    try:
+        return None if text is None else int(text)
+    except ValueError:
+        return None
