@@ -245,7 +245,9 @@ def _same_code_env() -> dict[str, str] | None:
     must not come before the standard library); None: this environment as it is."""
     import site
 
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import guti
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(guti.__file__)))
     installed = {os.path.abspath(p) for p in (*site.getsitepackages(), site.getusersitepackages())}
     if root in installed:
         return None
