@@ -462,18 +462,19 @@ def test_reference_engines_end_earlier_under_draw_and_resign_adjudication(tmp_pa
     assert seen == {"draw", "resign"}
 
 
-def test_every_reason_is_documented_in_protocol_md_and_the_readme():
+def test_every_reason_is_documented_in_protocol_md_and_the_user_guide():
     from guti.referee.game.reasons import Reason
 
     root = Path(__file__).parents[1]
     protocol = (root / "protocol.md").read_text()
-    readme = (root / "README.md").read_text()
+    matches = (root / "docs" / "guide" / "matches.md").read_text()
+    adjudication = (root / "docs" / "guide" / "adjudication.md").read_text()
     for reason in Reason:
         assert f"| `{reason}` |" in protocol, reason
-        assert f"`{reason}`" in readme, reason
+        assert f"| `{reason}` |" in matches, reason
     for flag in ("-draw movenumber=N movecount=C score=S", "-resign movecount=C score=S",
                  "-maxmoves N"):
-        assert flag in protocol and flag in readme, flag
+        assert flag in protocol and flag in adjudication, flag
 
 
 def test_standings_count_adjudications_apart_from_rule_endings_and_faults():

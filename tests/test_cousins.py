@@ -264,7 +264,7 @@ def test_check_has_verified_cases_for_every_game(game):
     assert any(len(m.path) > 2 for m in multi.board(game).legal_moves)
 
 
-# --- protocol.md's worked capture chains ------------------------------------------------------------
+# --- the rules pages' worked capture chains ---------------------------------------------------------
 
 _EXAMPLE = re.compile(
     r"<!-- capture-example (?P<game>[a-z-]+) -->\s*```\s*\n"
@@ -273,8 +273,8 @@ _EXAMPLE = re.compile(
 )
 
 
-def test_protocol_capture_examples_are_right():
-    text = (ROOT / "protocol.md").read_text()
+def test_rules_pages_capture_examples_are_right():
+    text = "\n".join(page.read_text() for page in sorted((ROOT / "docs" / "rules").glob("*.md")))
     examples = list(_EXAMPLE.finditer(text))
     assert {e["game"] for e in examples} >= set(COUSINS)
     for example in examples:

@@ -1,4 +1,4 @@
-"""The `guti match` examples of bots/README.md run as written after the README's set-up.
+"""The `guti match` examples of the engine author's guide run as written after the README's set-up.
 
 Why: a stranger copies these commands first. They name `guti` and `python3`, which the
 README's set-up puts on PATH with `. .venv/bin/activate`; this test runs each example the
@@ -23,7 +23,7 @@ BIN = Path(sys.executable).parent
 
 
 def _examples() -> list[str]:
-    text = (ROOT / "bots" / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "engine-authors.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```\n(.*?)```", text, flags=re.S)
     commands = [" ".join(b.replace("\\\n", " ").split()) for b in blocks]
     # ``./myengine`` stands for the reader's own program: the random bot takes its place.
@@ -40,7 +40,7 @@ def _path_after_setup() -> str:
 
 
 def test_the_examples_were_found():
-    assert _examples(), "bots/README.md has no runnable guti match example"
+    assert _examples(), "docs/engine-authors.md has no runnable guti match example"
 
 
 @pytest.mark.parametrize("command", _examples())
