@@ -73,6 +73,8 @@ def is_protocol_line(line: str) -> bool:
 
 @dataclass(frozen=True)
 class ItemResult:
+    """One line of the report: PASS, FAIL, WARN or SKIP, the item, and its detail."""
+
     status: str  # PASS, FAIL, WARN, SKIP
     name: str
     detail: str = ""
@@ -107,7 +109,8 @@ def short(lines: list[str], limit: int = 3) -> str:
 
 
 def said(exc: Exception) -> str:
-    """An EngineProcess message without the engine's internal name."""
+    """An EngineProcess message without the engine's internal name (the check and the
+    console name their engine ``E``)."""
     return re.sub(r"\bengine E\b", "the engine", str(exc), count=1)
 
 

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Awaitable, Callable
 
-from guti.referee.tools.console_commands import ConsoleCommands as Console
+from guti.referee.tools.console_commands import ConsoleCommands
 from guti.referee.tools.console_io import Screen, run_pipe, run_tty
 
 
@@ -44,8 +45,10 @@ async def run_console(argv: list[str], game: str | None, tty: bool) -> int:
     return await _session(argv, game, Screen(sys.stdout, colour=colour), run_pipe)
 
 
-async def _session(argv, game, screen: Screen, loop_fn) -> int:
-    console = Console(argv, screen)
+async def _session(argv: list[str], game: str | None, screen: Screen,
+                   loop_fn: Callable[[ConsoleCommands], Awaitable[None]]) -> int:
+    """Start the engine, run ``loop_fn`` over the input, and always end the engine."""
+    console = ConsoleCommands(argv, screen)
     try:
         if not await console.start(game):
             return 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from guti.referee.process.errors import (
     EngineProtocolError,
     EngineTimeout,
 )
+from guti.referee.tools.check_session import said
 from guti.referee.tools.console_io import Screen
 from guti.referee.ugi.client import Position, UgiEngine, is_readyok
 from guti.referee.ugi.engine_config import EngineConfig
@@ -33,11 +33,6 @@ from guti.rules import Board
 
 HANDSHAKE_TIMEOUT = 10.0
 READY_TIMEOUT = 10.0
-
-
-def said(exc: Exception) -> str:
-    """An EngineProcess message without the engine's internal name."""
-    return re.sub(r"\bengine E\b", "the engine", str(exc), count=1)
 
 
 @dataclass
