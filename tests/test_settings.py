@@ -69,3 +69,20 @@ def test_tournament_and_game_do_not_import_config():
         for path in (ROOT / "guti" / "referee" / folder).glob("*.py"):
             bad = {m for m in _imports(path) if m.startswith("guti.referee.config")}
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_commands_are_parsed_in_cli_and_the_tools_parse_none():
+    """The tools (check, console) take their engine command and options from cli/; none
+    of them parses a command line or carries an entry point of its own."""
+    for path in (ROOT / "guti" / "referee" / "tools").glob("*.py"):
+        assert "argparse" not in _imports(path), f"{path.relative_to(ROOT)} imports argparse"
+        defined = {node.name for node in ast.parse(path.read_text()).body
+                   if isinstance(node, ast.FunctionDef)}
+        assert "main" not in defined, f"{path.relative_to(ROOT)} defines main"
+
+
+def test_no_config_tools_or_cli_module_is_over_500_lines():
+    for folder in ("config", "tools", "cli"):
+        for path in (ROOT / "guti" / "referee" / folder).glob("*.py"):
+            lines = len(path.read_text().splitlines())
+            assert lines <= 500, f"{path.relative_to(ROOT)}: {lines} lines"
