@@ -180,8 +180,7 @@ def test_every_output_path_creates_its_parent_folders(tmp_path: Path) -> None:
 def test_every_subcommand_help_lists_its_options_and_exits_0(tmp_path: Path) -> None:
     from guti.referee.cli.main import COMMANDS
     from guti.referee.cli.tournament import EXPORT_OPTIONS, STANDINGS_OPTIONS
-    from guti.referee.config.options import ENGINE_KEY_HELP, MATCH_OPTIONS
-    from guti.referee.config.tournament import TOURNAMENT_OPTIONS
+    from guti.referee.config.option_specs import ENGINE_KEY_HELP, MATCH_OPTIONS, TOURNAMENT_OPTIONS
 
     specs = {"match": MATCH_OPTIONS, "tournament": TOURNAMENT_OPTIONS,
              "standings": STANDINGS_OPTIONS, "export": EXPORT_OPTIONS}

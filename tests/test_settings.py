@@ -6,8 +6,9 @@ import ast
 import pathlib
 
 from guti.referee.config.args import parse_cli
+from guti.referee.config.given import GivenOptions
 from guti.referee.config.match import match_settings
-from guti.referee.config.options import MATCH_OPTIONS
+from guti.referee.config.option_specs import MATCH_OPTIONS
 from guti.referee.config.tournament import settings_from_argv
 from guti.referee.game.openings import Opening
 from guti.referee.game.settings import Timeouts
@@ -29,7 +30,7 @@ def test_match_schedule_alternates_colours_and_pairs_openings():
 
 def test_match_and_tournament_read_the_same_game_settings():
     flags = [*ENGINES, "-game", "pretwa", "-move-timeout", "7", "-site", "here"]
-    match = match_settings(parse_cli(flags, MATCH_OPTIONS)).game
+    match = match_settings(GivenOptions.from_flags(parse_cli(flags, MATCH_OPTIONS))).game
     tournament = settings_from_argv(flags, print).game
     assert match.name == tournament.name == "pretwa"
     assert match.timeouts == tournament.timeouts == Timeouts(move=7.0)
@@ -39,7 +40,8 @@ def test_match_and_tournament_read_the_same_game_settings():
 
 def test_fixed_start_is_handed_out_as_one_opening():
     fen = "bbbbb/bbb/bbb/1/www/www/wwwww b 0 1"
-    game = match_settings(parse_cli([*ENGINES, "-fen", *fen.split()], MATCH_OPTIONS)).game
+    flags = parse_cli([*ENGINES, "-fen", *fen.split()], MATCH_OPTIONS)
+    game = match_settings(GivenOptions.from_flags(flags)).game
     assert game.start_fen == fen and game.openings is None
     assert game.schedule_openings() == [Opening(fen, (), "fen")]
 
@@ -67,3 +69,20 @@ def test_tournament_and_game_do_not_import_config():
         for path in (ROOT / "guti" / "referee" / folder).glob("*.py"):
             bad = {m for m in _imports(path) if m.startswith("guti.referee.config")}
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_commands_are_parsed_in_cli_and_the_tools_parse_none():
+    """The tools (check, console) take their engine command and options from cli/; none
+    of them parses a command line or carries an entry point of its own."""
+    for path in (ROOT / "guti" / "referee" / "tools").glob("*.py"):
+        assert "argparse" not in _imports(path), f"{path.relative_to(ROOT)} imports argparse"
+        defined = {node.name for node in ast.parse(path.read_text()).body
+                   if isinstance(node, ast.FunctionDef)}
+        assert "main" not in defined, f"{path.relative_to(ROOT)} defines main"
+
+
+def test_no_config_tools_or_cli_module_is_over_500_lines():
+    for folder in ("config", "tools", "cli"):
+        for path in (ROOT / "guti" / "referee" / folder).glob("*.py"):
+            lines = len(path.read_text().splitlines())
+            assert lines <= 500, f"{path.relative_to(ROOT)}: {lines} lines"

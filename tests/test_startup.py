@@ -61,12 +61,13 @@ def test_pdnout_keys_are_the_pdn_writers_fields() -> None:
 def test_the_help_shows_the_defaults_the_settings_use() -> None:
     """The defaults the help prints are those a parsed empty command line gets."""
     from guti.referee.config.args import parse_cli, usage
+    from guti.referee.config.given import GivenOptions
     from guti.referee.config.option_specs import MATCH_OPTIONS
     from guti.referee.config.options import games_count, timeouts
     from guti.referee.game.settings import GameSettings
 
     text = usage("guti match", MATCH_OPTIONS)
-    empty = parse_cli([], MATCH_OPTIONS)
+    empty = GivenOptions.from_flags(parse_cli([], MATCH_OPTIONS))
     limits = timeouts(empty)
     assert f"number of games (default {games_count(empty)})" in text
     assert f"seconds (default {limits.handshake:g})" in text

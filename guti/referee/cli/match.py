@@ -86,6 +86,7 @@ def main(argv: list[str]) -> int:
         import asyncio
 
         from guti.referee.cli.elapsed import Stopwatch
+        from guti.referee.config.given import GivenOptions
         from guti.referee.config.match import match_settings
         from guti.referee.process import event_loop
         from guti.referee.process.errors import EngineStartError
@@ -93,7 +94,7 @@ def main(argv: list[str]) -> int:
         from guti.referee.process.traffic_log import TrafficLog
         from guti.referee.tournament.stopping import RunControl
 
-        settings = match_settings(args)
+        settings = match_settings(GivenOptions.from_flags(args))
         log_path = args.token_dict("log").get("file")
         traffic = TrafficLog(log_path) if log_path else None
     except CliError as exc:

@@ -22,7 +22,12 @@ from guti.referee.cli.common import database_and_rest, fail
 from guti.referee.cli.elapsed import Stopwatch
 from guti.referee.cli.web import run_with_live_page, write_tournament_report
 from guti.referee.config.args import CliError, OptionSpec, ParsedArgs, parse_cli
-from guti.referee.config.tournament import settings_from_argv, sprt_from_args
+from guti.referee.config.engine_build import build_engines
+from guti.referee.config.tournament import (
+    read_tournament_options,
+    sprt_from_args,
+    tournament_settings,
+)
 from guti.referee.process import event_loop
 from guti.referee.process.errors import EngineStartError
 from guti.referee.process.forked import start_lifeline
@@ -45,7 +50,10 @@ def run_tournament_command(argv: list[str]) -> int:
     """``guti tournament`` (its help aside)."""
     console = make_console(sys.stdout)
     try:
-        settings = settings_from_argv(argv, lambda line: print(line, flush=True))
+        given = read_tournament_options(argv)  # the flags and the TOML file: nothing run
+        engines, setups = build_engines(given.engines, lambda line: print(line, flush=True),
+                                        on_cluster=given.has("cluster"))
+        settings = tournament_settings(given.with_engines(engines), setups)
     except CliError as exc:
         return fail("tournament", str(exc))
     names = visible(", ".join(c.name for c in settings.engines))

@@ -42,7 +42,7 @@ def main_report(argv: list[str]) -> int:
     if any(w in ("-help", "--help", "-h") for w in argv):
         print(usage("guti report DB", REPORT_OPTIONS))
         return 0
-    # Here, not at the top: the help above needs none of it (start-up time, issue 16).
+    # Here, not at the top: the help above needs none of it (start-up time).
     from guti.referee.config.tournament import sprt_from_args
     from guti.referee.tournament.store import StoreError, TournamentStore
     from guti.referee.web.report import write_report
@@ -71,13 +71,14 @@ def main_serve(argv: list[str]) -> int:
         return 0
     import asyncio
 
+    from guti.referee.config.given import GivenOptions
     from guti.referee.config.tournament import sprt_from_args
     from guti.referee.tournament.store import StoreError, TournamentStore
 
     try:
         path, rest = database_and_rest("serve", argv)
         args = parse_cli(rest, SERVE_OPTIONS)
-        port = args.int_value("port", 8080, minimum=0)
+        port = GivenOptions.from_flags(args).whole("port", 8080, minimum=0)
         if port > 65535:
             raise CliError(f"-port: {port} is more than 65535")
         host = args.value("host", "127.0.0.1") or "127.0.0.1"

@@ -21,7 +21,7 @@ callers print it and exit with status 2.
 
 Plain classes, not dataclasses, and ``difflib`` imported only for a mistyped option:
 ``--help`` passes through here, and importing ``dataclasses`` (with ``inspect``) would
-be a good part of its start-up time (issue 16).
+be a good part of its start-up time.
 """
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ class OptionSpec:
 
 
 class ParsedArgs:
-    """The result of :func:`parse_cli`. Look-ups by option name without dashes."""
+    """The result of :func:`parse_cli`: the words of each option, by its name without
+    dashes. What the values mean (numbers, ranges, keys) is checked by the readers, on
+    :class:`guti.referee.config.given.GivenOptions` made from this."""
 
     __slots__ = ("flags", "values", "tokens")
 
@@ -91,32 +93,6 @@ class ParsedArgs:
         """The single ``TOKENS`` group of a non-repeatable option as a dict ({} if absent)."""
         groups = self.tokens.get(name)
         return dict(groups[-1]) if groups else {}
-
-    def int_value(self, name: str, default: int, minimum: int | None = None) -> int:
-        text = self.value(name)
-        if text is None:
-            return default
-        try:
-            number = int(text)
-        except ValueError:
-            raise CliError(f"-{name}: {text!r} is not a whole number") from None
-        if minimum is not None and number < minimum:
-            raise CliError(f"-{name}: {number} is less than {minimum}")
-        return number
-
-    def float_value(self, name: str, default: float, minimum_exclusive: float | None = 0.0) -> float:
-        text = self.value(name)
-        if text is None:
-            return default
-        try:
-            number = float(text)
-        except ValueError:
-            raise CliError(f"-{name}: {text!r} is not a number") from None
-        if number != number or number in (float("inf"), float("-inf")):
-            raise CliError(f"-{name}: {text!r} must be finite")
-        if minimum_exclusive is not None and number <= minimum_exclusive:
-            raise CliError(f"-{name}: {text!r} must be more than {minimum_exclusive:g}")
-        return number
 
 
 def option_name(word: str) -> str | None:

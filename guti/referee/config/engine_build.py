@@ -1,0 +1,60 @@
+"""Getting a TOML file's engines ready: their required programs and their builds.
+
+A step of its own, which ``guti tournament`` runs after reading its settings: reading a
+file runs nothing. An engine whose required program is not on PATH, or whose build
+fails, is skipped with one line saying why (a bundle of engines need not all be
+installable on every machine). On a cluster the builds are not run here but handed to
+every worker with the requirements (:data:`EngineSetup`): the engines run there.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+from collections.abc import Callable
+
+from guti.referee.config.given import EngineEntry
+from guti.referee.tournament.cluster_address import EngineSetup
+
+#: Longest a build may take before the engine is skipped.
+BUILD_TIMEOUT = 300
+
+
+def build_engines(
+    engines: tuple[EngineEntry, ...], report: Callable[[str], None], on_cluster: bool = False,
+) -> tuple[tuple[EngineEntry, ...], tuple[EngineSetup, ...]]:
+    """The engines that can run (the others reported as skipped), and, ``on_cluster``,
+    the builds and requirements every worker must see to."""
+    kept: list[EngineEntry] = []
+    setups: list[EngineSetup] = []
+    for entry in engines:
+        missing = [tool for tool in entry.requires if shutil.which(tool) is None]
+        if missing:
+            report(f"skipping engine {entry.name}: {missing[0]} is not installed "
+                   "(not found on PATH)")
+            continue
+        if on_cluster:
+            if entry.build or entry.requires:
+                setups.append((entry.name, entry.build, entry.build_dir, entry.requires))
+        elif entry.build:
+            failure = build_failure(entry)
+            if failure is not None:
+                report(f"skipping engine {entry.name}: build {shlex.join(entry.build)} "
+                       f"failed: {failure}")
+                continue
+        kept.append(entry)
+    return tuple(kept), tuple(setups)
+
+
+def build_failure(entry: EngineEntry) -> str | None:
+    """Run the engine's build in its folder; None when it worked, else why not (its
+    last line of output)."""
+    try:
+        done = subprocess.run(list(entry.build), cwd=entry.build_dir, capture_output=True,
+                              text=True, timeout=BUILD_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if done.returncode != 0:
+        return ((done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"])[0]
+    return None

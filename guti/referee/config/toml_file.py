@@ -1,0 +1,164 @@
+"""A TOML tournament file read into the options model (:class:`GivenOptions`).
+
+Every top-level key is the option of the same name (``rounds = 2`` means ``-rounds 2``),
+tables are ``key=value`` options (``[each] tc = "5+0.05"`` is ``-each tc=5+0.05``) and
+``[[engine]]`` entries are ``-engine`` definitions; values keep their TOML types. So
+there is one meaning for every setting, whichever way it was given, and options given
+on the command line override the file's, option by option (``-engine`` replaces the
+file's whole engine list). An option whose value may be left out takes ``true`` for that
+(``use-affinity = true`` is ``-use-affinity``, ``"0-3"`` the list).
+
+TOML-only engine keys, for bundles of engines that may not all be installable on every
+machine (reading the file only notes them; :mod:`guti.referee.config.engine_build` sees
+to them, as a step of its own):
+
+- ``requires = ["node"]``: programs that must be on ``PATH``; if one is missing the
+  engine is skipped with one line saying why;
+- ``build = ["make", "-C", "c"]``: a command run (no shell, in the engine's ``dir``,
+  else the file's folder) before the tournament; if it fails the engine is skipped;
+- ``cmd = "{python}"`` is the Python running guti; relative ``cmd`` paths with a ``/``
+  and ``dir`` are relative to the TOML file's folder;
+- ``args`` may be a list (joined with POSIX quoting) or a string;
+- ``options = { Level = 5 }`` is ``option.Level=5``.
+
+Every mistake is one line naming the file and the key (``t.toml: rounds: expected a
+string or number, got list``).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import tomllib
+from typing import Any
+
+from guti.referee.config.args import CliError, Kind, OptionSpec
+from guti.referee.config.given import EngineEntry, GivenOptions, GivenValue, Scalar, as_text
+
+
+def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
+    """The options the TOML file ``path`` gives, checked against ``specs`` (the options of
+    the command it is for). Nothing is run: engines' builds and requirements are noted."""
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise CliError(f"config {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CliError(f"config {path}: {exc}") from None
+    base = os.path.dirname(os.path.abspath(path))
+    known = {spec.name: spec for spec in specs}
+    values: dict[str, GivenValue] = {}
+    engines: tuple[EngineEntry, ...] = ()
+    for key, value in data.items():
+        spec = known.get(key)
+        where = f"{path}: {key}"
+        if spec is None or key == "config":
+            raise CliError(f"config {path}: unknown setting {key!r}")
+        if key == "engine":
+            engines = _engines(value, base, where)
+            continue
+        given = _option(spec, value, base, where)
+        if given is not None:
+            values[key] = given
+    return GivenOptions(values, engines)
+
+
+def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue | None:
+    """The option ``spec`` as the file gives it (None: a flag set to false)."""
+    if spec.kind is Kind.FLAG or (spec.kind is Kind.OPTIONAL and isinstance(value, bool)):
+        if not isinstance(value, bool):
+            raise CliError(f"{where}: expected true or false, got {_shown(value)}")
+        if not value:
+            return None
+        return GivenValue(where, "" if spec.kind is Kind.OPTIONAL else True)
+    if spec.kind is not Kind.TOKENS:
+        return GivenValue(where, _scalar(value, where))
+    if isinstance(value, str) and spec.bare_key is not None:
+        value = {spec.bare_key: value}  # pdnout = "out.pdn" == -pdnout file=out.pdn
+    if not isinstance(value, dict):
+        raise CliError(f"{where}: expected a table of key = value")
+    if not value:
+        raise CliError(f"{where}: needs key = value settings")
+    pairs = []
+    for key, item in value.items():
+        if spec.keys is not None and key not in spec.keys:
+            raise CliError(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(spec.keys))})")
+        scalar = _scalar(item, f"{where}.{key}")
+        if spec.name == "openings" and key == "file" and not as_text(scalar).startswith("random:"):
+            scalar = os.path.join(base, as_text(scalar))
+        pairs.append((key, scalar))
+    return GivenValue(where, pairs=tuple(pairs))
+
+
+def _engines(value: Any, base: str, where: str) -> tuple[EngineEntry, ...]:
+    if not isinstance(value, list):
+        raise CliError(f"{where}: use [[engine]] tables")
+    entries = []
+    for n, entry in enumerate(value, 1):
+        if not isinstance(entry, dict):
+            raise CliError(f"{where} #{n}: expected a table")
+        entries.append(_engine(entry, base, f"{where} #{n}"))
+    return tuple(entries)
+
+
+def _engine(entry: dict[str, Any], base: str, where: str) -> EngineEntry:
+    """One ``[[engine]]`` table: its ``-engine`` settings, requirements and build."""
+    name = str(entry.get("name") or entry.get("cmd") or where)
+    requires = _words(entry.get("requires", []), f"{where}.requires")
+    build = entry.get("build")
+    command: list[str] = []
+    if build is not None:
+        _words(build, f"{where}.build")
+        if isinstance(build, list):
+            command = [_text(w, f"{where}.build") for w in build]
+        elif build:
+            command = shlex.split(_text(build, f"{where}.build"))
+    settings: list[tuple[str, str]] = []
+    for key, value in entry.items():
+        if key in ("requires", "build"):
+            continue
+        if key == "options":
+            if not isinstance(value, dict):
+                raise CliError(f"{where}.options: expected a table such as {{ Hash = 16 }}")
+            settings += [(f"option.{k}", _text(v, f"{where}.options.{k}")) for k, v in value.items()]
+        elif key == "args":
+            text = (shlex.join(_text(w, f"{where}.args") for w in value)
+                    if isinstance(value, list) else _text(value, f"{where}.args"))
+            settings.append(("args", text))
+        elif key == "cmd":
+            cmd = _text(value, f"{where}.cmd").replace("{python}", sys.executable)
+            if os.sep in cmd and not os.path.isabs(cmd) and "dir" not in entry:
+                cmd = os.path.join(base, cmd)
+            settings.append(("cmd", cmd))
+        elif key == "dir":
+            settings.append(("dir", os.path.join(base, _text(value, f"{where}.dir"))))
+        else:
+            settings.append((key, _text(value, f"{where}.{key}")))
+    folder = os.path.join(base, str(entry["dir"])) if "dir" in entry else base
+    return EngineEntry(where, tuple(settings), name, tuple(requires), tuple(command), folder)
+
+
+def _scalar(value: Any, where: str) -> Scalar:
+    if isinstance(value, bool | int | float | str):
+        return value
+    raise CliError(f"{where}: expected a string or number, got {type(value).__name__}")
+
+
+def _text(value: Any, where: str) -> str:
+    """A value as text (``true``/``false`` for booleans: protocol.md's check options)."""
+    return as_text(_scalar(value, where))
+
+
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def _words(value: Any, where: str) -> list[str]:
+    """A string, or a list of strings (``requires``, ``build``)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(w, str) for w in value):
+        return value
+    raise CliError(f"{where}: expected a string or a list of strings, got {_shown(value)}")

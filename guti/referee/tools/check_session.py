@@ -1,0 +1,350 @@
+"""One run of ``guti check`` against one engine: the engine, the report lines, and the
+bounded reads every item is made of.
+
+An item is a coroutine that talks to the engine and returns its PASS detail or raises
+:class:`Fail` (expected ..., saw ...), :class:`Skip` or :class:`Gone`;
+:meth:`CheckSession.item` turns that into a report line. The items themselves are in
+:mod:`guti.referee.tools.check_lifecycle`, :mod:`guti.referee.tools.check_game` and
+:mod:`guti.referee.tools.check_input`; :mod:`guti.referee.tools.check` runs them in order.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from guti.referee.game.judge import Fault, Verdict, judge_reply
+from guti.referee.process.engine_process import EngineProcess
+from guti.referee.process.errors import (
+    EngineDisconnected,
+    EngineError,
+    EngineProtocolError,
+    EngineTimeout,
+)
+from guti.referee.ugi.client import GoReply, Position, UgiEngine, position_line
+from guti.referee.ugi.engine_config import EngineConfig
+from guti.referee.ugi.limits import Go
+from guti.referee.ugi.options import Handshake
+from guti.rules import Board, RulesError
+
+#: protocol.md 5.2: ugiok within 2 s of ugi.
+UGIOK_LIMIT = 2.0
+#: How long the check waits for ugiok at all before calling the handshake failed.
+HANDSHAKE_WAIT = 4.0
+#: Bound for answers that should come at once (readyok, response, error lines).
+QUICK = 2.0
+#: Bound for a bestmove after go depth/nodes, or for a perft answer.
+SLOW = 10.0
+#: go movetime used, and the lateness tolerated on top of it (a loaded machine).
+MOVETIME = 200
+MOVETIME_MARGIN = 250
+#: The clock for the timed go: the side to move must answer within it.
+CLOCK_MS = 600
+#: How long go infinite must keep searching before stop, and the bound for bestmove after stop.
+INFINITE_WAIT = 0.3
+STOP_LIMIT = 1.0
+#: After quit: the engine must exit within this many seconds (protocol: "about a second").
+QUIT_LIMIT = 2.0
+
+Emit = Callable[[str], None]
+#: An item: does its exchange with the engine, returns the PASS detail or raises.
+Body = Callable[[], Awaitable[str]]
+
+
+#: First words of the lines an engine may write on stdout (protocol.md 5.3), plus the
+#: ``MOVE: N`` lines of ``go perft``; anything else is debugging text on the wrong stream.
+PROTOCOL_WORDS = frozenset({"id", "option", "ugiok", "readyok", "bestmove", "info", "response",
+                            "nodes"})
+_PERFT_LINE = re.compile(r"^\S+:\s*\d+\s*$")
+#: Engine lines kept to explain a FAIL.
+RECENT_LINES = 3
+#: Bytes that are no UTF-8 at all: a lone continuation byte, an overlong encoding, 0xFF/0xFE.
+INVALID_UTF8 = b"\x80 \xc3\x28 \xc0\xaf \xff\xfe invalid utf-8\n"
+
+
+def is_protocol_line(line: str) -> bool:
+    """Whether a stdout line is one protocol.md lets an engine write (blank lines pass)."""
+    words = line.split()
+    return not words or words[0] in PROTOCOL_WORDS or bool(_PERFT_LINE.match(line))
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One line of the report: PASS, FAIL, WARN or SKIP, the item, and its detail."""
+
+    status: str  # PASS, FAIL, WARN, SKIP
+    name: str
+    detail: str = ""
+
+    def line(self) -> str:
+        if self.status == "PASS":
+            return f"PASS {self.name}" + (f" ({self.detail})" if self.detail else "")
+        return f"{self.status} {self.name}: {self.detail}"
+
+
+class Fail(Exception):
+    """An item failed: what the protocol asks for and what the engine did."""
+
+    def __init__(self, expected: str, saw: str) -> None:
+        super().__init__(f"expected {expected}, saw {saw}")
+
+
+class Skip(Exception):
+    """An item does not apply to this engine; the message says why."""
+
+
+class Gone(Exception):
+    """The engine can no longer be talked to (exited, closed its output, flooded it)."""
+
+
+def short(lines: list[str], limit: int = 3) -> str:
+    """A few lines quoted for a message."""
+    if not lines:
+        return "nothing"
+    shown = "; ".join(repr(line[:120]) for line in lines[:limit])
+    return shown + (f" and {len(lines) - limit} more lines" if len(lines) > limit else "")
+
+
+def said(exc: Exception) -> str:
+    """An EngineProcess message without the engine's internal name (the check and the
+    console name their engine ``E``)."""
+    return re.sub(r"\bengine E\b", "the engine", str(exc), count=1)
+
+
+def is_error(line: str) -> bool:
+    return line.startswith("info string error")
+
+
+class CheckSession:
+    """One run of the check against one engine command."""
+
+    def __init__(self, argv: list[str], games: list[str] | None, emit: Emit) -> None:
+        self.argv = argv
+        self.only_games = games
+        self.emit = emit
+        self.results: list[ItemResult] = []
+        self.eng: UgiEngine | None = None
+        self.gone: str | None = None  # why the engine cannot be used any more
+        self.hs: Handshake | None = None
+        self.unanswered: str | None = None  # a query that got no answer: later ones are skipped
+        self.proc: EngineProcess | None = None
+        self.game = "egara-guti"
+        self.where: str | None = None  # the FEN of the last position sent, for FAIL lines
+        self.recent: deque[str] = deque(maxlen=RECENT_LINES)  # search output left out
+        self.errors: list[str] = []  # the item's first 'info string' lines
+        self.stray: list[str] = []  # non-protocol stdout lines (the first few)
+        self.stray_count = 0
+        self.free_text = False  # during d: its picture is free text, not stray lines
+
+    # -- bookkeeping ------------------------------------------------------------------
+    def add(self, status: str, name: str, detail: str = "") -> None:
+        res = ItemResult(status, name, detail)
+        self.results.append(res)
+        self.emit(res.line())
+
+    @property
+    def failed(self) -> int:
+        return sum(r.status == "FAIL" for r in self.results)
+
+    def summary(self) -> str:
+        counts = {s: sum(r.status == s for r in self.results)
+                  for s in ("PASS", "FAIL", "WARN", "SKIP")}
+        if counts["FAIL"]:
+            verdict = "does NOT conform to UGI"
+        elif counts["WARN"]:
+            verdict = "conforms to UGI, not to all of guti's extensions (see WARN lines)"
+        else:
+            verdict = "conforms to UGI and to guti's extensions"
+        return (
+            f"guti check: {counts['PASS']} passed, {counts['FAIL']} failed, "
+            f"{counts['WARN']} warnings, {counts['SKIP']} skipped: the engine {verdict}"
+        )
+
+    def context(self) -> str:
+        """`` [FEN ...; the engine said: ...; last engine lines: ...]``: what a FAIL line
+        needs to be reproduced at the console."""
+        where = f"FEN {self.where}" if self.where else "no position sent yet"
+        said = f"; the engine said: {short(self.errors)}" if self.errors else ""
+        return f" [{where}{said}; last engine lines: {short(list(self.recent))}]"
+
+    def traffic(self, _wall: float, direction: str, _name: str, line: str) -> None:
+        """Every line to and from the engine: keeps the last few it wrote and notes any
+        that is not protocol (debugging text belongs on stderr)."""
+        if direction != "<":
+            return
+        if line.startswith("info string") and len(self.errors) < 2:
+            self.errors.append(line)  # an error reply explains more than search output
+        if not line.startswith("info") or line.startswith("info string"):
+            self.recent.append(line)
+        if not self.free_text and not is_protocol_line(line):
+            self.stray_count += 1
+            if len(self.stray) < 3:
+                self.stray.append(line)
+
+    def sent_position(self, position: Position) -> None:
+        """Note the FEN of a position sent, for FAIL lines (its text when it is invalid)."""
+        try:
+            board = (Board(self.game) if position.fen is None
+                     else Board.from_fen(self.game, position.fen))
+            for move in position.moves:
+                board.push_str(move)
+            self.where = board.fen()
+        except (RulesError, ValueError):
+            self.where = f"(invalid) {position_line(position)}"
+
+    async def item(self, name: str, body: Body, extension: bool = False) -> bool:
+        """Run one item; True when it passed. Timeouts leave the engine probed for life.
+        A failed ``extension`` item (guti's own, not UGI's) is a WARN, unless the engine
+        died of it."""
+        if self.gone is not None:
+            self.add("SKIP", name, f"engine gone ({self.gone})")
+            return False
+        self.recent.clear()
+        self.errors = []
+        failed = "WARN" if extension else "FAIL"
+        try:
+            detail = await body()
+        except Skip as exc:
+            self.add("SKIP", name, str(exc))
+            return False
+        except Fail as exc:
+            self.add(failed, name, str(exc) + self.context())
+            await self._probe(name)
+            return False
+        except Gone as exc:  # crashing on any input breaks UGI, extension or not
+            self.add("FAIL", name, str(exc) + self.context())
+            return False
+        self.add("PASS", name, str(detail or ""))
+        return True
+
+    async def _probe(self, after: str) -> None:
+        """After a failure, see whether the engine still answers isready; if not, it is gone."""
+        eng = self.eng
+        if eng is None or self.gone is not None:
+            return
+        if not eng.is_alive:
+            self.gone = f"exited during {after}"
+            return
+        eng.stop()  # ends a search left running by the failed item
+        try:
+            await eng.sync(QUICK)
+        except EngineError:
+            self.gone = f"no readyok after {after}"
+
+    # -- reading ----------------------------------------------------------------------
+    async def answer(
+        self, read: Awaitable[list[str]], timeout: float, expected: str
+    ) -> tuple[list[str], float]:
+        """The lines a read of the client returns, and the time it took.
+
+        A timeout is a :class:`Fail` (``expected`` ..., saw what came); an exit or a
+        flood is :class:`Gone`.
+        """
+        start = time.monotonic()
+        try:
+            lines = await read
+        except EngineTimeout as exc:
+            saw = f"nothing within {timeout:g} s"
+            if exc.lines:
+                saw += f" (only {short(exc.lines)})"
+            raise Fail(expected, saw) from None
+        except (EngineDisconnected, EngineProtocolError) as exc:
+            self.gone = said(exc)
+            raise Gone(f"expected {expected}, saw {said(exc)}") from None
+        return lines, time.monotonic() - start
+
+    async def read_until(
+        self, done: Callable[[str], bool], timeout: float, expected: str
+    ) -> tuple[list[str], float]:
+        """Lines up to and including the first ``done`` one, and the time it took."""
+        assert self.eng is not None
+        return await self.answer(self.eng.read_until(done, timeout), timeout, expected)
+
+    async def ready(self, what: str, timeout: float = QUICK) -> list[str]:
+        """``isready``; the lines before ``readyok`` (which must come within ``timeout``)."""
+        assert self.eng is not None
+        lines, _ = await self.answer(self.eng.sync(timeout), timeout, f"readyok {what}")
+        return lines
+
+    async def bestmove(self, position: Position | None, go: Go, timeout: float) -> GoReply:
+        """Send ``position`` (if any) and ``go``; the reply, which must come within ``timeout``."""
+        assert self.eng is not None
+        eng = self.eng
+        if position is not None:
+            self.sent_position(position)
+        sent_at = eng.start_search(position, go)
+        replies: list[GoReply] = []
+
+        async def read() -> list[str]:
+            replies.append(await eng.wait_bestmove(sent_at, timeout))
+            return [replies[0].line]
+
+        await self.answer(read(), timeout, f"bestmove after 'go {go.arguments()}'")
+        return replies[0]
+
+    # -- judging ----------------------------------------------------------------------
+    @staticmethod
+    def judge_move(
+        board: Board, move: str | None, elapsed_ms: float = 0.0, allowed_ms: float | None = None
+    ) -> Verdict:
+        """The judge's verdict on ``move``; Fail for any fault but lateness (``Fault.TIME``,
+        which the caller words)."""
+        verdict = judge_reply(board, move, elapsed_ms, allowed_ms)
+        if verdict.fault in (None, Fault.TIME):
+            return verdict
+        legal = [str(m) for m in board.legal_moves]
+        listed = " ".join(legal[:8]) + (" ..." if len(legal) > 8 else "")
+        if not legal:
+            raise Fail("bestmove none (the game is over)", f"bestmove {move}")
+        saw = {
+            Fault.NO_MOVE: "bestmove with no move",
+            Fault.NONE_WITH_MOVES: "bestmove none",
+            Fault.MALFORMED: f"malformed move {move!r}",
+        }.get(verdict.fault, f"illegal move {move}")
+        raise Fail(f"a legal move ({listed})", saw)
+
+
+    def report_stray_lines(self) -> None:
+        """A WARN when the engine wrote lines on stdout that are no protocol: a GUI reads
+        every stdout line as protocol, so debugging text belongs on stderr."""
+        if not self.stray_count:
+            self.add("PASS", "stdout: protocol lines only")
+            return
+        self.add("WARN", "stdout: protocol lines only",
+                 f"expected only protocol lines on stdout (debugging text goes to stderr), saw "
+                 f"{self.stray_count} other lines: {short(self.stray)}")
+
+    def new_engine(self) -> UgiEngine:
+        """A (not yet started) engine whose traffic this check watches."""
+        config = EngineConfig(name="E", argv=self.argv)
+        self.proc = EngineProcess(config, self.traffic)
+        return UgiEngine(self.proc, config)
+
+    def send_position(self, position: Position) -> None:
+        assert self.eng is not None
+        self.sent_position(position)
+        self.eng.send_position(position)
+
+    async def revive(self, section: str) -> None:
+        """Start a fresh engine for ``section`` if the last one is gone, so that one crash
+        does not hide the rest of the report. Only an engine that once shook hands is
+        restarted; if the restart fails, the section's items are skipped."""
+        if self.gone is None or self.hs is None:
+            return
+        why = self.gone
+        if self.eng is not None:
+            await self.eng.quit(grace=0.0, term_grace=0.3)
+        self.emit(f"# restarting the engine for {section} (it was gone: {why})")
+        self.eng = self.new_engine()
+        self.unanswered = None
+        try:
+            await self.eng.start()
+            await self.eng.read_handshake(HANDSHAKE_WAIT)
+            await self.eng.sync(QUICK)
+        except EngineError as exc:
+            self.gone = f"restart failed: {said(exc)}"
+            return
+        self.gone = None

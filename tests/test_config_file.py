@@ -1,0 +1,112 @@
+"""A TOML tournament file and the flags fill one options model: the same settings either
+way, the flags winning option by option, mistakes named where they were made, and
+reading a file running nothing (building engines is a step of its own)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from guti.referee.config.args import CliError
+from guti.referee.config.engine_build import build_engines
+from guti.referee.config.tournament import read_tournament_options, tournament_settings
+from tests.conftest import GUTI, ROOT
+
+PY = sys.executable
+ENGINES_TOML = """
+[[engine]]
+name = "A"
+cmd = "true"
+[[engine]]
+name = "B"
+cmd = "true"
+"""
+ENGINE_FLAGS = ["-engine", "name=A", "cmd=true", "-engine", "name=B", "cmd=true"]
+
+
+def settings_of(argv: list[str]):
+    given = read_tournament_options(argv)
+    engines, setups = build_engines(given.engines, lambda _line: None)
+    return tournament_settings(given.with_engines(engines), setups)
+
+
+def test_a_file_and_the_same_flags_give_the_same_settings(tmp_path: Path) -> None:
+    (tmp_path / "t.toml").write_text(
+        'game = "pretwa"\ngames = 4\nrounds = 2\nsrand = 7\nconcurrency = 2\nnoswap = true\n'
+        '"move-timeout" = 7.5\ndraw = { movenumber = 20, movecount = 4, score = 10 }\n'
+        f'[each]\ntc = "1+0.1"\n[openings]\nfile = "random:2"\n{ENGINES_TOML}')
+    db = str(tmp_path / "t.db")
+    from_file = settings_of([str(tmp_path / "t.toml"), "-db", db])
+    from_flags = settings_of([*ENGINE_FLAGS, "-each", "tc=1+0.1", "-game", "pretwa",
+                              "-games", "4", "-rounds", "2", "-srand", "7", "-concurrency", "2",
+                              "-noswap", "-move-timeout", "7.5", "-draw", "movenumber=20",
+                              "movecount=4", "score=10", "-openings", "file=random:2",
+                              "-db", db])
+    assert from_file.fingerprint() == from_flags.fingerprint()
+    assert from_file.describe() == from_flags.describe()
+    assert from_file.game == from_flags.game and from_file.scheduling == from_flags.scheduling
+    assert (from_file.games, from_file.rounds, from_file.concurrency) == (4, 2, 2)
+
+
+def test_flags_override_the_file_option_by_option(tmp_path: Path) -> None:
+    (tmp_path / "t.toml").write_text(
+        f'variant = "pretwa"\ngames = 4\nsite = "file"\n[each]\ntc = "1"\n{ENGINES_TOML}')
+    settings = settings_of([str(tmp_path / "t.toml"), "-game", "dash-guti", "-games", "2",
+                            "-engine", "name=C", "cmd=true", "-engine", "name=D", "cmd=true",
+                            "-engine", "name=E", "cmd=true", "-db", str(tmp_path / "t.db")])
+    assert settings.game.name == "dash-guti"  # -game replaces the file's variant too
+    assert settings.games == 2 and settings.game.site == "file"
+    assert [c.name for c in settings.engines] == ["C", "D", "E"]  # the flags' list, whole
+
+
+@pytest.mark.parametrize("setting, message", [
+    ('games = "x"', "t.toml: games: 'x' is not a whole number"),
+    ("games = 0", "t.toml: games: 0 is less than 1"),
+    ("games = 2.5", "t.toml: games: '2.5' is not a whole number"),
+    ('game = "chess"', "t.toml: game: unknown game 'chess'"),
+    ('pdnout = { file = "a.pdn", nodes = "maybe" }', "t.toml: pdnout nodes=maybe: expected"),
+    ("[openings]\nfoo = 1", "t.toml: openings: unknown key 'foo'"),
+])
+def test_a_wrong_value_in_a_file_names_the_file_and_key(tmp_path: Path, setting: str,
+                                                        message: str) -> None:
+    (tmp_path / "t.toml").write_text(f"{setting}\n{ENGINES_TOML}\n[each]\ntc = \"1\"\n")
+    done = subprocess.run([*GUTI, "tournament", "t.toml"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+    assert not (tmp_path / "guti.db").exists()
+
+
+def test_the_same_mistake_as_a_flag_names_the_flag(tmp_path: Path) -> None:
+    with pytest.raises(CliError, match=r"^-games: 'x' is not a whole number$"):
+        settings_of([*ENGINE_FLAGS, "-each", "tc=1", "-games", "x"])
+
+
+def test_reading_a_file_runs_no_build_and_the_build_step_does(tmp_path: Path) -> None:
+    build = f'["{PY}", "-c", "open(\'built\', \'w\').close()"]'
+    (tmp_path / "t.toml").write_text(
+        f'[[engine]]\nname = "A"\ncmd = "true"\nbuild = {build}\n'
+        '[[engine]]\nname = "B"\ncmd = "true"\nrequires = ["no-such-tool-for-guti"]\n')
+    given = read_tournament_options([str(tmp_path / "t.toml")])
+    assert [e.name for e in given.engines] == ["A", "B"]
+    assert not (tmp_path / "built").exists()
+    said: list[str] = []
+    kept, setups = build_engines(given.engines, said.append)
+    assert (tmp_path / "built").exists()
+    assert [e.name for e in kept] == ["A"] and setups == ()
+    assert said == ["skipping engine B: no-such-tool-for-guti is not installed "
+                    "(not found on PATH)"]
+
+
+def test_on_a_cluster_builds_are_handed_to_the_workers(tmp_path: Path) -> None:
+    (tmp_path / "t.toml").write_text(
+        'cluster = "local:1"\n[[engine]]\nname = "A"\ncmd = "true"\nbuild = "make -s"\n'
+        'requires = ["sh"]\n')
+    given = read_tournament_options([str(tmp_path / "t.toml")])
+    kept, setups = build_engines(given.engines, print, on_cluster=given.has("cluster"))
+    assert [e.name for e in kept] == ["A"]
+    assert setups == (("A", ("make", "-s"), str(tmp_path), ("sh",)),)
