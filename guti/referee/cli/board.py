@@ -29,7 +29,7 @@ def main(argv: list[str]) -> int:
         if args.has("help"):
             print(usage("guti board", BOARD_OPTIONS))
             return 0
-        # Here, not at the top: the help above needs neither (start-up time, issue 16).
+        # Here, not at the top: the help above needs neither (start-up time).
         from guti.referee.web.svg import Marks, board_svg, replay
         from guti.rules import RulesError
 

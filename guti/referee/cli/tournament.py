@@ -2,8 +2,8 @@
 their options and help; what they do is in :mod:`guti.referee.cli.tournament_run`.
 
 Why two modules: ``--help`` prints plain data, and importing the tournament machinery
-(settings model, rules core, store, asyncio) would take most of its start-up time
-(issue 16). Exit status: see :mod:`guti.referee.cli.tournament_run`.
+(settings model, rules core, store, asyncio) would take most of its start-up time.
+Exit status: see :mod:`guti.referee.cli.tournament_run`.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def main_report(argv: list[str]) -> int:
     if any(w in ("-help", "--help", "-h") for w in argv):
         print(usage("guti report DB", REPORT_OPTIONS))
         return 0
-    # Here, not at the top: the help above needs none of it (start-up time, issue 16).
+    # Here, not at the top: the help above needs none of it (start-up time).
     from guti.referee.config.tournament import sprt_from_args
     from guti.referee.tournament.store import StoreError, TournamentStore
     from guti.referee.web.report import write_report

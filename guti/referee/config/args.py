@@ -21,7 +21,7 @@ callers print it and exit with status 2.
 
 Plain classes, not dataclasses, and ``difflib`` imported only for a mistyped option:
 ``--help`` passes through here, and importing ``dataclasses`` (with ``inspect``) would
-be a good part of its start-up time (issue 16).
+be a good part of its start-up time.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ plain data: each flag's name, kind, help text and allowed keys.
 Why apart from their readers (:mod:`guti.referee.config.options`,
 :mod:`guti.referee.config.tournament`): ``--help`` prints these and nothing else, and the
 readers import the whole settings model and the rules core. Kept light, the help (and a
-mistyped flag's "did you mean") starts in a fraction of the time (issue 16). So this module
+mistyped flag's "did you mean") starts in a fraction of the time. So this module
 imports only plain-data modules: the defaults it shows come from where they are defined
 (:mod:`guti.referee.game.defaults`, :mod:`guti.referee.tournament.defaults`), the games' names from
 :mod:`guti.rules.names`.
