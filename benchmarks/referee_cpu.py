@@ -34,7 +34,6 @@ import importlib
 import json
 import os
 import resource
-import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -45,7 +44,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from source_trees import extract, uptime  # noqa: E402
+from source_trees import extract, json_in, uptime  # noqa: E402
 
 
 def _tournament_main():  # type: ignore[no-untyped-def]
@@ -192,19 +191,8 @@ def measure(games: int, pinned: bool = False) -> dict[str, float]:
 
 
 def measured_in(tree: str, games: int, pinned: bool) -> dict[str, float]:
-    """This script's figures for the source tree ``tree``, measured in a fresh process
-    that imports guti from there (the script is copied in: both trees measured alike)."""
-    script = os.path.join(tree, "benchmarks", os.path.basename(__file__))
-    if os.path.abspath(tree) != ROOT:
-        os.makedirs(os.path.dirname(script), exist_ok=True)
-        for name in (os.path.basename(__file__), "source_trees.py"):
-            shutil.copy(os.path.join(ROOT, "benchmarks", name), os.path.dirname(script))
-    args = [sys.executable, script, "--json", "--games", str(games), *(["--pinned"] if pinned else [])]
-    out = subprocess.run(args, cwd=tree, capture_output=True, text=True, check=False,
-                         env=dict(os.environ, PYTHONPATH=tree))
-    if out.returncode != 0:
-        raise SystemExit(f"measuring {tree} failed:\n{out.stderr[-2000:]}")
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    """This script's figures for the source tree ``tree``, measured in a fresh process."""
+    return json_in(tree, __file__, ["--games", str(games), *(["--pinned"] if pinned else [])])
 
 
 def run_cutegames(binary: str, folder: str, bot: str, games: int, concurrency: int) -> float:
