@@ -6,8 +6,6 @@ it?" and the ``ugi`` answer is generated from the same table that checks the val
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 # The games this engine plays: their names only, so the ``ugi`` answer needs no import
 # of the rules core's tables at start-up.
 from guti.rules.names import GAME_NAMES
@@ -20,16 +18,22 @@ class OptionError(ValueError):
     """A bad option name or value; the message is one line."""
 
 
-@dataclass(frozen=True, slots=True)
 class Option:
-    """One option: ``kind`` is ``spin`` (with ``minimum``/``maximum``) or ``combo`` (``choices``)."""
+    """One option: ``kind`` is ``spin`` (with ``minimum``/``maximum``) or ``combo`` (``choices``).
 
-    name: str
-    kind: str
-    default: int | str
-    minimum: int = 0
-    maximum: int = 0
-    choices: tuple[str, ...] = ()
+    A plain class, not a dataclass. The engine answers its first ``ugi`` from this table
+    while another thread imports the rest of it (:mod:`guti.engine.ugi_main`); a dataclass
+    here would import ``dataclasses`` on the answering thread, which makes the ``ugiok``
+    some 10-30 ms later (about a fifth of the engine's start-up), and races the other
+    thread's import of ``typing`` (``dataclasses`` reads that module half-built and fails).
+    """
+
+    __slots__ = ("name", "kind", "default", "minimum", "maximum", "choices")
+
+    def __init__(self, name: str, kind: str, default: int | str, minimum: int = 0,
+                 maximum: int = 0, choices: tuple[str, ...] = ()):
+        self.name, self.kind, self.default = name, kind, default
+        self.minimum, self.maximum, self.choices = minimum, maximum, choices
 
     def declaration(self) -> str:
         """The ``option name ... type ...`` line of the ``ugi`` answer."""
