@@ -12,8 +12,10 @@ referee's CPU and nothing of its children. Plies are counted from the stored gam
 
 ``--baseline COMMIT`` extracts COMMIT into a temporary folder and measures it and this
 checkout in turn, each in a fresh process (this script, run in each tree), ``--rounds``
-times, and prints the medians side by side: both are measured in the same run, on the
-same loaded machine. ``--pinned`` adds the pinned shapes (``-use-affinity``, and
+times (which goes first alternates from round to round), and prints the medians side by
+side: both are measured in the same run, on the same loaded machine. On a busy shared
+machine the medians of two identical trees can still differ by some 10 %: use enough
+rounds, and compare the CPU per ply rather than games/s, which moves more. ``--pinned`` adds the pinned shapes (``-use-affinity``, and
 ``-referees 2`` at concurrency 2) and the wall time of a 2-game run, which is little but
 the run's fixed cost. A few games are played first and not counted, so that what a run
 imports on its way is not counted either.
@@ -318,8 +320,10 @@ def main() -> int:
             extract(args.baseline, scratch)
             trees = {args.baseline: scratch, "this checkout": ROOT}
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
-        for _ in range(max(1, args.rounds)):
-            for name, tree in trees.items():
+        for turn in range(max(1, args.rounds)):
+            # first one tree, then the other, then the other first: neither is always
+            # measured at the same point of a round (the load changes along it)
+            for name, tree in list(trees.items())[::-1 if turn % 2 else 1]:
                 runs[name].append(measured_in(tree, args.games, args.pinned))
     medians = {name: _medians(values) for name, values in runs.items()}
     print(f"interpreter: {interpreter()}")
