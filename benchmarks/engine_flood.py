@@ -1,4 +1,4 @@
-"""One engine's output must not cost another engine its game (issue 17, item 7).
+"""One engine's output must not cost another engine its game.
 
 Why: the referee reads every engine in one event loop. If reading a flooding engine's
 output holds the loop, a well-behaved engine in another game has its ``bestmove`` read
@@ -18,8 +18,8 @@ with the punctual engines' largest measured move time.
     python benchmarks/engine_flood.py [--rounds 10] [--log] [--slack-ms 10] [--baseline COMMIT]
 
 ``--log`` writes the traffic log (``-log``) of both games to a temporary file.
-``--baseline COMMIT`` runs this same script on COMMIT's checkout (a temporary git
-worktree) in the same run and prints both.
+``--baseline COMMIT`` runs this same script on COMMIT's files (extracted into a
+temporary folder) in the same run and prints both.
 """
 
 from __future__ import annotations
@@ -182,10 +182,13 @@ def measure(rounds: int, log: bool, slack_ms: float) -> dict[str, float]:
 
 
 def _baseline(commit: str, rounds: int, log: bool, slack_ms: float) -> dict[str, float]:
-    from baseline import json_at
+    """This script's figures for ``commit``, measured in its own files."""
+    from source_trees import extract, json_in
 
     args = ["--rounds", str(rounds), "--slack-ms", str(slack_ms)] + (["--log"] if log else [])
-    return json_at(commit, __file__, args)
+    with tempfile.TemporaryDirectory(prefix="engine-flood-") as tree:
+        extract(commit, tree)
+        return json_in(tree, __file__, args)
 
 
 def main() -> int:

@@ -2,7 +2,7 @@
 
 Starts the engine, and ``--rounds`` times (default 50): sets a position (both games,
 a few different ones), sends ``go infinite``, waits a random 50..400 ms, sends ``stop``
-and measures the time until the ``bestmove`` line is read. Target (issue 3): median
+and measures the time until the ``bestmove`` line is read. Target: median
 under 20 ms. Also measures ``isready`` -> ``readyok`` during a search.
 
     nice python benchmarks/engine_stop_latency.py [--rounds 50]

@@ -4,7 +4,7 @@ For each game (default: all seven the rules core knows) and each bot, plays ``--
 games (default 200)
 at ``--st`` seconds per move (default 0.1, sent as ``go movetime 100``), colours
 alternating and every balanced random opening played once with each colour (see
-``engine_common``). Targets (issue 3): >= 95 % against random, >= 80 % against greedy,
+``engine_common``). Targets: >= 95 % against random, >= 80 % against greedy,
 in every game. Time forfeits or other engine faults are counted and listed.
 
     nice python benchmarks/engine_strength.py [--games 200] [--st 0.1] [--jobs 2]

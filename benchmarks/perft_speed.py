@@ -4,7 +4,7 @@ The machine is shared, so absolute figures move with the load; what this script
 reports is the same work done by two source trees (this checkout and ``--baseline
 REV``, extracted with ``git archive`` into a temporary directory) in alternating
 fresh subprocesses, several repetitions each, and the median of each. It prints
-``uptime`` before and after, and a markdown table for benchmarks/RESULTS.md. Rates
+``uptime`` before and after, and a markdown table. Rates
 are given by wall clock (what ``guti perft`` prints) and by the process's CPU time,
 which moves less when other jobs compete for the cores.
 
@@ -21,10 +21,7 @@ node counts must agree, or the script stops):
 - ``bench``: the reference engine's ``guti bench`` (both games, depth 8), whose node
   count must be the same in both trees: search orders moves by the generator's order.
 
-    python benchmarks/perft_speed.py --baseline 9620604 [--reps 5] [--compiled]
-
-``--compiled`` adds a third tree: this checkout with the rules core compiled
-(``GUTI_COMPILE=1``, built into a temporary copy), same source, run as C.
+    python benchmarks/perft_speed.py [--baseline COMMIT] [--reps 5] [--only KIND]
 """
 
 from __future__ import annotations
@@ -36,6 +33,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+from source_trees import extract, uptime
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -125,17 +124,6 @@ def measure(tree: str, kind: str, game: str, depth: int) -> tuple[int, float, fl
     return int(result["nodes"]), float(result["seconds"]), float(result["cpu"])
 
 
-def extract(rev: str, into: str) -> None:
-    """Write the tree of commit ``rev`` into the directory ``into`` (no worktree left behind)."""
-    os.makedirs(into, exist_ok=True)
-    archive = subprocess.run(["git", "-C", ROOT, "archive", rev], capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", into], input=archive.stdout, check=True)
-
-
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-
-
 def run_cases(trees: dict[str, str], cases: tuple[tuple[str, str, int], ...],
               reps: int) -> list[str]:
     """Markdown rows, one per case: nodes, then median nodes/s per tree (wall clock and CPU
@@ -170,9 +158,6 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=5, help="runs per case and tree (median)")
     parser.add_argument("--only", choices=("perft", "plain", "board", "bench"),
                         help="one kind of case")
-    parser.add_argument("--compiled", action="store_true",
-                        help="also measure this checkout's compiled build (GUTI_COMPILE=1), "
-                             "built into a temporary copy")
     args = parser.parse_args()
     cases = tuple(c for c in CASES if args.only is None or c[0] == args.only)
     print(f"load before: {uptime()}", flush=True)
@@ -181,11 +166,6 @@ def main() -> int:
         if args.baseline:
             extract(args.baseline, os.path.join(scratch, "baseline"))
             trees = {"baseline": os.path.join(scratch, "baseline"), "current": ROOT}
-        if args.compiled:  # the build backend (and setuptools) only when compiling
-            sys.path.insert(0, os.path.join(ROOT, "build_support"))
-            from guti_build import compile_copy
-
-            trees["compiled"] = compile_copy(ROOT, os.path.join(scratch, "compiled"))
         first = next(iter(trees))
         names = []  # as run_cases writes its cells: per clock, the rates, then the ratios
         for clock in ("wall", "CPU"):

@@ -1,39 +1,31 @@
 """The referee's own cost: CPU per 1,000 plies, games/s at concurrency 1 and 2, CLI start-up.
 
-Why: at short time controls and high concurrency the referee's CPU competes with the
-engines for the same cores, and what it spends turns into time losses. This measures that
-cost alone: two instant-reply engines (the C bot, compiled here into a temporary folder,
-which answers ``go`` the moment it arrives), 400 Egara-guti games at tc=10+0.1, the
-tournament run inside this process so that ``resource.getrusage(RUSAGE_SELF)`` counts the
+At short time controls and high concurrency the referee's CPU competes with the engines
+for the same cores, and what it spends turns into time losses. This measures that cost
+alone: two instant-reply engines (the C bot, compiled here into a temporary folder, which
+answers ``go`` the moment it arrives), 400 Egara-guti games at tc=10+0.1, the tournament
+run inside the measuring process so that ``resource.getrusage(RUSAGE_SELF)`` counts the
 referee's CPU and nothing of its children. Plies are counted from the stored games.
 
-    python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT [--baseline-compiled]]
-                                     [--rounds N] [--pinned] [--json]
+    python benchmarks/referee_cpu.py [--games 400] [--baseline COMMIT] [--rounds N] [--pinned]
     python benchmarks/referee_cpu.py --cutegames PATH/TO/cutegames [--games 400] [--rounds N]
-    (either with --compiled)
 
-``--baseline COMMIT`` checks COMMIT out into a temporary git worktree, runs this same
-script there (so both sides are measured in the same run, on the same loaded machine)
-and prints a before/after table; ``--rounds N`` alternates the two N times and shows
-the medians (with ``--pinned``, the pinned shapes on both sides, where COMMIT has their
-options; ``--pinned`` also times a 2-game run at concurrency 2, which is little but the
-run's fixed cost: its referee processes and engines started and closed). A few games are
-played first and not counted, so that what a run imports
-on its way is not counted either. The script finds the referee's entry points under the
-names of either layout (``guti.referee.cli.tournament`` or the older ``referee.tournament_cli``).
+``--baseline COMMIT`` extracts COMMIT into a temporary folder and measures it and this
+checkout in turn, each in a fresh process (this script, run in each tree), ``--rounds``
+times (which goes first alternates from round to round), and prints the medians side by
+side: both are measured in the same run, on the same loaded machine. On a busy shared
+machine the medians of two identical trees can still differ by some 10 %: use enough
+rounds, and compare the CPU per ply rather than games/s, which moves more. ``--pinned`` adds the pinned shapes (``-use-affinity``, and
+``-referees 2`` at concurrency 2) and the wall time of a 2-game run, which is little but
+the run's fixed cost. A few games are played first and not counted, so that what a run
+imports on its way is not counted either.
 
-``--compiled`` measures this checkout with its rules core compiled (``GUTI_COMPILE=1``,
-built into a temporary copy; see the README) in place of its Python: with ``--baseline``
-against a commit's Python (its compiled build with ``--baseline-compiled``), with
-``--cutegames`` against cutegames.
-
-``--cutegames BINARY`` plays the same match with cutegames (the C++ host of the UGI
-protocol, built outside this repository: see benchmarks/RESULTS.md) and with guti, both
-from the start position, alternating, and prints games/s at concurrency 1 and 2 for each,
-and guti's games/s at concurrency 2 over cutegames' in the same round (median and range).
-cutegames runs the engines' own game (its ``generic`` mode): it checks no move and asks the
-engines whether the game is over, with ``isready`` and ``query gameover`` round trips each
-ply besides ``go``.
+``--cutegames BINARY`` plays the same match with cutegames (a C++ host of the UGI
+protocol, built outside this repository) and with guti, both from the start position,
+alternating, and prints games/s at concurrency 1 and 2 for each, and guti's games/s at
+concurrency 2 over cutegames' in the same round (median and range). cutegames runs the
+engines' own game (its ``generic`` mode): it checks no move and asks the engines whether
+the game is over, with ``isready`` and ``query gameover`` round trips each ply besides ``go``.
 """
 
 from __future__ import annotations
@@ -53,32 +45,13 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-#: Where guti's packages are imported from: this checkout, or its compiled copy
-#: (``--compiled``).
-CODE = ROOT
 
-
-def use_compiled(scratch: str) -> None:
-    """Build this checkout's compiled copy in ``scratch`` and import guti from there (before
-    anything of guti is imported: the tournament is imported at its first run)."""
-    global CODE
-    sys.path.insert(0, os.path.join(ROOT, "build_support"))
-    from guti_build import compile_copy, compiled_module_names
-
-    CODE = compile_copy(ROOT, os.path.join(scratch, "compiled"))
-    sys.path.insert(0, CODE)
-    for name in compiled_module_names():
-        module = importlib.import_module(name)
-        if not str(module.__file__).endswith(".so"):
-            raise SystemExit(f"--compiled: {module.__name__} was not compiled")
+from source_trees import extract, json_in, uptime  # noqa: E402
 
 
 def _tournament_main():  # type: ignore[no-untyped-def]
-    """``main_tournament(argv) -> int`` of whichever layout this checkout has."""
-    for name in ("guti.referee.cli.tournament", "referee.tournament_cli"):
-        with contextlib.suppress(ModuleNotFoundError):
-            return importlib.import_module(name).main_tournament
-    raise SystemExit("cannot find guti's tournament command in this checkout")
+    """``main_tournament(argv) -> int`` of the tree this script runs in."""
+    return importlib.import_module("guti.referee.cli.tournament").main_tournament
 
 
 def build_bot(folder: str) -> str:
@@ -104,8 +77,7 @@ PINNED = {1: ["-use-affinity", "0"], 2: ["-referees", "2", "-use-affinity"]}
 def interpreter() -> str:
     """The Python that runs the referee, and whether its interpreter loop lives in a shared
     ``libpython`` (pyenv's default build) or is linked into the executable (Debian's
-    python3.11): most of a ply's CPU is that loop, so the build can show in the figures
-    (benchmarks/RESULTS.md, round 4)."""
+    python3.11): most of a ply's CPU is that loop, so the build can show in the figures."""
     try:
         with open("/proc/self/maps") as fh:
             shared = "libpython" in fh.read()
@@ -164,11 +136,9 @@ def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
     stays clean, filled by one run first. Without it every start compiles every module
     it imports again (how it runs where ``PYTHONDONTWRITEBYTECODE`` is set)."""
     code = ("import sys; sys.argv=['guti','match','--help']\n"
-            "try:\n from guti.referee.cli.main import main\n"
-            "except ImportError:\n from guti.referee.cli import main\n"
-            "sys.exit(main())")
+            "from guti.referee.cli.main import main\nsys.exit(main())")
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, PYTHONPATH=CODE)
+        env = dict(os.environ, PYTHONPATH=ROOT)
         if bytecode:
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["PYTHONPYCACHEPREFIX"] = cache
@@ -178,7 +148,7 @@ def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
         times = []
         for _ in range(repeat + 1):  # the first run fills the cache and is not counted
             began = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], cwd=CODE, stdout=subprocess.DEVNULL,
+            subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL,
                            env=env, check=True)
             times.append(time.perf_counter() - began)
     return statistics.median(times[1:])
@@ -222,18 +192,9 @@ def measure(games: int, pinned: bool = False) -> dict[str, float]:
     }
 
 
-def _baseline(commit: str, games: int, pinned: bool = False,
-              compiled: bool = False) -> dict[str, float]:
-    """This script's figures for ``commit`` (``pinned``: its pinned shapes too, when the
-    commit has the options they need; else without them; ``compiled``: its compiled
-    build, where its script has ``--compiled``)."""
-    from baseline import json_at
-
-    args = ["--games", str(games), *(["--compiled"] if compiled else [])]
-    if pinned:
-        with contextlib.suppress(SystemExit):  # older than -referees: not pinned, then
-            return json_at(commit, __file__, [*args, "--pinned"])
-    return json_at(commit, __file__, args)
+def measured_in(tree: str, games: int, pinned: bool) -> dict[str, float]:
+    """This script's figures for the source tree ``tree``, measured in a fresh process."""
+    return json_in(tree, __file__, ["--games", str(games), *(["--pinned"] if pinned else [])])
 
 
 def run_cutegames(binary: str, folder: str, bot: str, games: int, concurrency: int) -> float:
@@ -336,57 +297,43 @@ def _cell(figures: dict[str, float] | None, key: str, fmt: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400)
-    parser.add_argument("--baseline", metavar="COMMIT")
+    parser.add_argument("--baseline", metavar="COMMIT",
+                        help="measure this commit too, alternating with this checkout")
     parser.add_argument("--rounds", type=int, default=1,
-                        help="measure this many times, alternating with the baseline; "
+                        help="measure this many times (alternating with the baseline); "
                              "the medians are shown (a loaded machine varies from run to run)")
     parser.add_argument("--json", action="store_true", help="one JSON line of figures")
     parser.add_argument("--cutegames", metavar="BINARY",
                         help="compare games/s with this cutegames executable instead")
     parser.add_argument("--pinned", action="store_true",
-                        help="also measure the pinned shapes (see PINNED; this checkout only)")
-    parser.add_argument("--compiled", action="store_true",
-                        help="measure this checkout's compiled build (GUTI_COMPILE=1), built "
-                             "into a temporary copy, instead of its Python")
-    parser.add_argument("--baseline-compiled", action="store_true",
-                        help="with --baseline: measure the commit's compiled build too (its "
-                             "script must have --compiled)")
+                        help="also measure the pinned shapes (see PINNED)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        if args.compiled:
-            use_compiled(scratch)
-        return run(args)
-
-
-def run(args: argparse.Namespace) -> int:
     if args.cutegames:
         return compare_cutegames(args.cutegames, args.games, args.rounds, args.pinned)
-    bases: list[dict[str, float]] = []
-    nows: list[dict[str, float]] = []
-    for _ in range(max(1, args.rounds)):
-        if args.baseline:
-            bases.append(_baseline(args.baseline, args.games, args.pinned,
-                                   args.baseline_compiled))
-        nows.append(measure(args.games, args.pinned))
-    now = _medians(nows)
-    base = _medians(bases) if bases else None
     if args.json:
-        print(json.dumps(now))
+        print(json.dumps(measure(args.games, args.pinned)))
         return 0
+    print(f"load before: {uptime()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="referee-cpu-") as scratch:
+        trees = {"this checkout": ROOT}
+        if args.baseline:
+            extract(args.baseline, scratch)
+            trees = {args.baseline: scratch, "this checkout": ROOT}
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+        for turn in range(max(1, args.rounds)):
+            # first one tree, then the other, then the other first: neither is always
+            # measured at the same point of a round (the load changes along it)
+            for name, tree in list(trees.items())[::-1 if turn % 2 else 1]:
+                runs[name].append(measured_in(tree, args.games, args.pinned))
+    medians = {name: _medians(values) for name, values in runs.items()}
     print(f"interpreter: {interpreter()}")
-    print(f"load average at the end: {os.getloadavg()[0]:.2f}; medians of {len(nows)} run(s)")
-    if base is None:
-        for label, key, fmt in ROWS:
-            if key in now:
-                print(f"| {label} | {fmt.format(now[key])} |")
-        return 0
-    now_name = "this checkout, compiled" if args.compiled else "this checkout"
-    base_name = f"{args.baseline}, compiled" if args.baseline_compiled else args.baseline
-    print(f"| | {base_name} | {now_name} |")
-    print("|---|---|---|")
+    print(f"load after: {uptime()}; medians of {max(1, args.rounds)} run(s) per tree, alternated")
+    print("| | " + " | ".join(trees) + " |")
+    print("|---|" + "---|" * len(trees))
     for label, key, fmt in ROWS:
-        if key in now:
-            print(f"| {label} | {_cell(base, key, fmt)} | {_cell(now, key, fmt)} |")
+        if any(key in figures for figures in medians.values()):
+            print(f"| {label} | " + " | ".join(_cell(medians[name], key, fmt) for name in trees)
+                  + " |")
     return 0
 
 

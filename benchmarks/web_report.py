@@ -1,4 +1,4 @@
-"""Size and load time of the HTML report of a large tournament (issue 15).
+"""Size and load time of the HTML report of a large tournament.
 
 Builds (or reuses, ``--db``) a tournament database of about ``--games`` games played by
 four instant-reply random movers (``tests/engines/faulty.py --mode good``) through the

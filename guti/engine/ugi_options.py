@@ -21,7 +21,11 @@ class OptionError(ValueError):
 class Option:
     """One option: ``kind`` is ``spin`` (with ``minimum``/``maximum``) or ``combo`` (``choices``).
 
-    A plain class, not a dataclass: importing ``dataclasses`` costs start-up time.
+    A plain class, not a dataclass. The engine answers its first ``ugi`` from this table
+    while another thread imports the rest of it (:mod:`guti.engine.ugi_main`); a dataclass
+    here would import ``dataclasses`` on the answering thread, which makes the ``ugiok``
+    some 10-30 ms later (about a fifth of the engine's start-up), and races the other
+    thread's import of ``typing`` (``dataclasses`` reads that module half-built and fails).
     """
 
     __slots__ = ("name", "kind", "default", "minimum", "maximum", "choices")

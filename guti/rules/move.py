@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from operator import attrgetter
+from dataclasses import dataclass, field
 
 from .errors import RulesError
 
@@ -13,38 +12,30 @@ _STEP_RE = re.compile(rf"({_POINT})-({_POINT})")
 _CAPTURE_RE = re.compile(rf"{_POINT}(?:x{_POINT})+")
 
 
+@dataclass(frozen=True, slots=True, repr=False)
 class Move:
     """One turn: a step or a whole capture sequence.
 
     ``path`` holds the points (1-based) the piece stands on, start first;
-    ``capture_mask`` the bits of the pieces it takes (0 for a step). Two
-    moves are equal when their kind and path are (the captured pieces follow
-    from the path on a given board).
+    ``capture_mask`` the bits of the pieces it takes (0 for a step); ``text`` its
+    notation. Two moves are equal when their notation is, which says their kind and
+    path (the captured pieces follow from the path on a given board).
     """
 
-    __slots__ = ("path", "capture_mask", "is_capture", "_text")
+    path: tuple[int, ...] = field(compare=False)
+    capture_mask: int = field(compare=False)
+    is_capture: bool = field(compare=False)
+    text: str
 
-    def __init__(
-        self,
-        path: tuple[int, ...],
-        capture_mask: int = 0,
-        is_capture: bool | None = None,
-        text: str | None = None,
-    ):
-        """``text``: the notation, when the caller already has it (it must be the path's)."""
-        self.path = path
-        self.capture_mask = capture_mask
-        if is_capture is None:
-            is_capture = capture_mask != 0
-        self.is_capture = is_capture
-        self._text = ("x" if is_capture else "-").join(map(str, path)) if text is None else text
+    @classmethod
+    def step(cls, source: int, target: int) -> Move:
+        """The step from ``source`` to ``target``."""
+        return cls((source, target), 0, False, f"{source}-{target}")
 
-    @staticmethod
-    def step(source: int, target: int) -> Move:
-        """``Move((source, target))`` with its notation given: the board makes one per
-        legal step of every position it judges. (Not ``cls.__new__``: the compiled build,
-        setup.py, cannot compile that.)"""
-        return Move((source, target), 0, False, f"{source}-{target}")
+    @classmethod
+    def capture(cls, path: tuple[int, ...], capture_mask: int) -> Move:
+        """The capture sequence along ``path`` taking the pieces of ``capture_mask``."""
+        return cls(path, capture_mask, True, "x".join(map(str, path)))
 
     @property
     def from_point(self) -> int:
@@ -65,18 +56,10 @@ class Move:
         return tuple(out)
 
     def __str__(self) -> str:
-        return self._text
+        return self.text
 
     def __repr__(self) -> str:
-        return f"Move({self._text!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Move):
-            return self._text == other._text
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._text)
+        return f"Move({self.text!r})"
 
     @staticmethod
     def parse_syntax(text: str) -> tuple[tuple[int, ...], bool]:
@@ -94,7 +77,3 @@ class Move:
             f"malformed move {text!r}: expected FROM-TO (e.g. 17-12) or FROMxTOx... (e.g. 22x12x2), "
             "decimal points without leading zeros and no spaces"
         )
-
-
-#: ``str(move)`` for a sort key or a dict key, read in C (no ``__str__`` call per move).
-move_text: Callable[[Move], str] = attrgetter("_text")

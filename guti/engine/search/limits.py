@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .level import LevelSettings
+
 #: Estimated moves still to play when the GUI gives no ``movestogo``.
 DEFAULT_MOVES_TO_GO = 22
 
@@ -87,3 +89,33 @@ def plan_time(limits: SearchLimits, side: str, overhead_ms: int = 30) -> TimePla
         cap_soft = cap * 0.6
         soft = cap_soft if soft is None else min(soft, cap_soft)
     return TimePlan(soft, hard)
+
+
+#: The deepest iteration a search starts.
+MAX_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When and how deep one search may go: deadlines (perf_counter seconds), node limit."""
+
+    start: float
+    soft_at: float | None  # start no further iteration after this
+    hard_at: float | None  # abort the iteration in progress at this
+    node_limit: int | None
+    max_depth: int
+
+    @classmethod
+    def plan(cls, limits: SearchLimits, settings: LevelSettings, side: str, overhead_ms: int,
+             start: float) -> Budget:
+        plan = plan_time(limits, side, overhead_ms)
+        max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+        if settings.depth_cap is not None:
+            max_depth = min(max_depth, settings.depth_cap)
+        return cls(
+            start=start,
+            soft_at=None if plan.soft is None else start + plan.soft,
+            hard_at=None if plan.hard is None else start + plan.hard,
+            node_limit=limits.nodes if limits.nodes is not None and limits.nodes > 0 else None,
+            max_depth=max_depth,
+        )

@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("guti.referee.cli.check", "main", "check an engine against protocol.md"),
     "engine": ("guti.engine.ugi_main", "main", "run the reference engine (UGI on stdin/stdout)"),
     "bench": ("guti.engine.bench", "main", "search benchmark of the reference engine"),
-    "perft": ("guti.rules.perft_cli", "main", "count move sequences: perft GAME DEPTH [--fen F] [--divide]"),
+    "perft": ("guti.referee.cli.perft", "main", "count move sequences: perft GAME DEPTH [--fen F] [--divide]"),
 }
 
 

@@ -1,8 +1,8 @@
 """The defaults of a game's settings (:mod:`guti.referee.game.settings`), each written once here.
 
 Why apart from the settings model: ``--help`` shows these defaults, and it should not
-import the model (dataclasses, openings, time controls) to print them (issue 16,
-start-up time). This module imports nothing.
+import the model (dataclasses, openings, time controls) to print them (start-up
+time). This module imports nothing.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ reader (a game record's detail, a console line, a check FAIL).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import Enum
 
 from guti.referee.game.reasons import Reason
@@ -39,30 +40,21 @@ class Fault(Enum):
         return Reason.ILLEGAL_MOVE
 
 
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """The judgement of one reply. ``fault`` None: fine; then ``move`` is the move to
     play, or None for a right ``bestmove none`` (the side to move has no move).
+    ``text`` is the word after ``bestmove``; ``error`` the rules core's message for an
+    illegal move."""
 
-    A plain class with slots, never changed once made: the game loop makes one per ply,
-    and in the compiled build its construction is native code, where a named tuple's or
-    a dataclass's stays interpreted Python."""
-
-    __slots__ = ("fault", "move", "text", "error")
-
-    def __init__(self, fault: Fault | None, move: Move | None = None, text: str | None = None,
-                 error: str = "") -> None:
-        self.fault = fault
-        self.move = move
-        self.text = text  # the word after bestmove
-        self.error = error  # the rules core's message for an illegal move
+    fault: Fault | None
+    move: Move | None = None
+    text: str | None = None
+    error: str = ""
 
     @property
     def ok(self) -> bool:
         return self.fault is None
-
-    def __repr__(self) -> str:
-        return (f"Verdict(fault={self.fault!r}, move={self.move!r}, text={self.text!r}, "
-                f"error={self.error!r})")
 
 
 def judge_reply(

@@ -59,8 +59,7 @@ class GameRecord:
     def __post_init__(self) -> None:
         # Records are also built from stored text (database rows, tests): read the
         # spellings back into the enums here, once, so every consumer sees the types.
-        # (Only where they are text: an enum's own call is interpreted Python, some
-        # microseconds, and the referee makes a record with the enums every game.)
+        # (Only where they are text: the referee makes its records with the enums.)
         if type(self.result) is not Result:
             self.result = Result(self.result)
         if type(self.first_side) is not Side:

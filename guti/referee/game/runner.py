@@ -19,8 +19,8 @@ engine does: every fault becomes a loss for that side with a
 
 Per ply the referee only appends the move to the
 :class:`~guti.referee.ugi.client.Position` it keeps (no rebuilding from the
-board), so its own overhead is a few tens of microseconds
-plus the rules core's move check (see ``benchmarks/referee_overhead.py``).
+board), so its own work per ply is that and the rules core's check of the one move
+played.
 
 The loop is :class:`_Game`, one small method per step and per way a game ends;
 it is tested without processes through ``guti.referee.ugi.fake_transport``
@@ -31,9 +31,7 @@ caller's job (see :mod:`guti.referee.tournament.match`).
 from __future__ import annotations
 
 import time
-from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any
 
 from guti.referee.game.adjudication import Adjudicator, Ruling
 from guti.referee.game.judge import Fault, Verdict, judge_reply
@@ -140,9 +138,7 @@ def date_and_time() -> tuple[str, str]:
 class _Game:
     """One game in progress. :meth:`play` runs it; every other method is one step, and
     each way a game ends has its own: :meth:`ended_by_rules`, :meth:`adjudicated`,
-    :meth:`not_ready`, :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`.
-    A plain class: a dataclass's generated ``__init__`` would be interpreted Python in the
-    compiled build, once per game."""
+    :meth:`not_ready`, :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`."""
 
     def __init__(self, board: Board, record: GameRecord, engines: dict[Side, UgiEngine],
                  clocks: dict[Side, Clock], bounds: Bounds, goes: dict[Side, ClockedGo],
@@ -151,8 +147,6 @@ class _Game:
         self.record = record
         self.engines = engines
         self.clocks = clocks
-        #: the clocks again, as attributes: ``Side.WHITE`` is a slow lookup every ply
-        self.white_clock, self.black_clock = clocks[Side.WHITE], clocks[Side.BLACK]
         self.bounds = bounds
         self.goes = goes  # each side's go lines (shared by the games of the same limits)
         self.observer = observer  # told every move (the live page)
@@ -191,13 +185,12 @@ class _Game:
         """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
         return self.bounds.move if allowed is None else allowed / 1000 + self.bounds.stall_grace
 
-    def ask(self, side: Side, allowed: float | None) -> Coroutine[Any, Any, GoReply]:
-        """Send ``position`` and ``go`` with both clocks as they stand; awaited, the reply
-        (the client's coroutine itself, not one more around it: this runs every ply)."""
+    async def ask(self, side: Side, allowed: float | None) -> GoReply:
+        """Send ``position`` and ``go`` with both clocks as they stand; return the reply."""
         clocks = self.clocks
-        go = self.goes[side].line(self.white_clock.remaining_ms, self.black_clock.remaining_ms,
+        go = self.goes[side].line(clocks[Side.WHITE].remaining_ms, clocks[Side.BLACK].remaining_ms,
                                   clocks[side].moves_in_period)
-        return self.engines[side].go(self.position, go, self.wait_for(allowed))
+        return await self.engines[side].go(self.position, go, self.wait_for(allowed))
 
     def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:
         """Play the judged move (``text`` as the engine wrote it); the ``position`` sent
@@ -334,34 +327,20 @@ def _time_control_tag(white: Limits, black: Limits) -> str:
     return a if a == b else f"{a}:{b}"
 
 
+@dataclass(frozen=True, slots=True)
 class _Shared:
-    """What every game played with the same two limits shares, made once: the
-    ``TimeControl`` tag and each side's ``go`` lines (:class:`ClockedGo`). Making them is
-    interpreted Python (the limits' module), tens of microseconds once a game otherwise."""
+    """What follows from the two sides' limits for a whole game: the PDN
+    ``TimeControl`` tag and each side's ``go`` lines (:class:`ClockedGo`)."""
 
-    __slots__ = ("white", "black", "tag", "goes")
-
-    def __init__(self, white: Limits, black: Limits) -> None:
-        self.white, self.black = white, black
-        self.tag = _time_control_tag(white, black)
-        self.goes = {Side.WHITE: ClockedGo(white, white, black),
-                     Side.BLACK: ClockedGo(black, white, black)}
-
-
-#: :class:`_Shared` by the identities of the limits: a tournament gives every game the same
-#: limits objects (its settings'), and comparing limits by value would call their
-#: dataclass methods, interpreted Python, several times a game.
-_SHARED: dict[tuple[int, int], _Shared] = {}
+    tag: str
+    goes: dict[Side, ClockedGo]
 
 
 def _shared(white: Limits, black: Limits) -> _Shared:
-    key = (id(white), id(black))
-    found = _SHARED.get(key)
-    if found is None or found.white is not white or found.black is not black:
-        if len(_SHARED) >= 64:  # limits made afresh for every game: memory stays bounded
-            _SHARED.clear()
-        found = _SHARED[key] = _Shared(white, black)
-    return found
+    """The tag and ``go`` lines of a game where White has ``white`` and Black ``black``."""
+    return _Shared(_time_control_tag(white, black),
+                   {Side.WHITE: ClockedGo(white, white, black),
+                    Side.BLACK: ClockedGo(black, white, black)})
 
 
 def start_failure_record(

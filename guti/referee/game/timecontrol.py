@@ -48,8 +48,8 @@ class Clock:
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        #: ``limits.has_clock``, kept here: the game loop asks every ply, and this is a
-        #: native attribute where the limits' property is interpreted Python.
+        #: ``limits.has_clock`` (whether a clock runs at all), which the game loop asks
+        #: every ply.
         self.has_clock = limits.base_ms is not None
         self.remaining_ms: float = float(limits.base_ms or 0)
         self.moves_in_period = 0

@@ -4,7 +4,7 @@ Why: with engines that answer in microseconds the referee's own work per ply (re
 judging, writing) is what limits games per second, and one Python process is one core.
 N referee processes referee N shares of the game slots at once; with ``-use-affinity``
 each is pinned, with the engines it starts, to its slots' CPUs, so that a ply's hand-over
-between engine and referee never crosses cores (measured in benchmarks/RESULTS.md).
+between engine and referee never crosses cores.
 
 Started by :class:`~guti.referee.tournament.referee_pool.RefereePool` as ``python -m
 guti.referee.tournament.referee_child``, in a session of its own (Ctrl-C at the terminal

@@ -124,7 +124,7 @@ class RefereeLink:
                 self.process = await asyncio.create_subprocess_exec(
                     # -P: not the working folder first on the module path (-m would put it
                     # there), so that a folder named like one of guti's packages cannot stand
-                    # in for guti's own code (that of _same_code_env), compiled or not
+                    # in for guti's own code (that of _same_code_env)
                     sys.executable, "-P", "-m", "guti.referee.tournament.referee_child",
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                     env=_same_code_env(),

@@ -95,7 +95,7 @@ class RunControl:
 
         One future per wait, set by whichever comes first, ``work`` ending or the abort
         (:meth:`_wake`): every game is such a wait, and ``asyncio.wait`` on the work and
-        an abort event's waiter cost several times more (benchmarks/RESULTS.md, round 7)."""
+        an abort event's waiter costs several times more CPU per game."""
         task = asyncio.ensure_future(work)
         if not self.aborted:
             waiter = self._bind_loop().create_future()

@@ -12,10 +12,7 @@ import sys
 import time
 from typing import NoReturn
 
-from .board import Board
-from .errors import RulesError
-from .games import GAMES
-from .perft_tree import divide, perft
+from guti.rules import GAMES, Board, RulesError, divide, perft
 
 
 class _Parser(argparse.ArgumentParser):
