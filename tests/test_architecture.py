@@ -32,14 +32,23 @@ PACKAGES = ("guti",)
 MAX_FUNCTION_LINES = 80
 
 #: Layers of the referee, from the top: a module may import its own layer and any layer
-#: below it (cli -> config -> tournament -> game -> ugi -> process).
+#: below it (cli -> config -> tournament -> {execution, storage, stats} -> game -> ugi ->
+#: process). The three rooms under the tournament stand side by side: the ways to run games,
+#: the storage and the statistics know nothing of each other.
 LAYERS = ("cli", "config", "tournament", "game", "ugi", "process")
+#: The rooms beside each other under the tournament (its scheduling, formats and run driver),
+#: each with what it may import besides itself.
+ROOMS_MAY_IMPORT = {
+    "execution": ("game", "ugi", "process"),
+    "storage": ("game", "ugi", "process"),
+    "stats": ("game",),
+}
 #: ``tools`` (console, check, perft diff) stands beside the tournament side: it may use the
 #: protocol client, the game and the processes, and nothing above them.
 TOOLS_MAY_IMPORT = ("tools", "ugi", "game", "process")
-#: ``web`` (SVG boards, the HTML report, the live page) reads the tournament side and the
-#: game; only cli imports it.
-WEB_MAY_IMPORT = ("web", "tournament", "game")
+#: ``web`` (SVG boards, the HTML report, the live page) reads the tournament side (its
+#: settings and events, the storage, the statistics) and the game; only cli imports it.
+WEB_MAY_IMPORT = ("web", "tournament", "storage", "stats", "game")
 
 #: Functions allowed over the limit, by qualified name, and why. Their lines do not count
 #: towards the function that encloses them either.
@@ -225,6 +234,12 @@ def layer_break(importer: str, imported: str) -> str | None:
     if theirs == "tools":
         # The entry point dispatches to the tools; nothing else on the tournament side uses them.
         return None if mine == "cli" else "only cli may reach the tools"
+    if mine in ROOMS_MAY_IMPORT:
+        return None if theirs in ROOMS_MAY_IMPORT[mine] \
+            else f"{mine} may import only {ROOMS_MAY_IMPORT[mine]}"
+    if theirs in ROOMS_MAY_IMPORT:
+        return None if LAYERS.index(mine) <= LAYERS.index("tournament") \
+            else f"{mine} is below {theirs} (the tournament and above use it)"
     if LAYERS.index(theirs) < LAYERS.index(mine):
         return f"{mine} is below {theirs} (cli -> config -> tournament -> game -> ugi -> process)"
     return None
@@ -271,12 +286,12 @@ def test_layer_rules_see_real_imports() -> None:
     assert any(t.startswith("guti.rules") for t in graph["guti.referee.game.runner"])
     assert layer_break("guti.referee.process.group", "guti.referee.game.runner")
     assert layer_break("guti.referee.game.runner", "guti.referee.cli.main")
-    assert layer_break("guti.referee.tools.check", "guti.referee.tournament.store")
+    assert layer_break("guti.referee.tools.check", "guti.referee.storage.store")
     assert layer_break("guti.rules.board", "guti.engine.search.searcher")
     assert not layer_break("guti.referee.cli.match", "guti.referee.process.group")
     assert layer_break("guti.referee.tournament.run", "guti.referee.web.live")
     assert layer_break("guti.referee.web.report", "guti.referee.ugi.client")
-    assert not layer_break("guti.referee.web.data", "guti.referee.tournament.store")
+    assert not layer_break("guti.referee.web.data", "guti.referee.storage.store")
     assert strongly_connected({"a": {"b": 1}, "b": {"a": 1}, "c": {"a": 1}}) == [
         frozenset({"a", "b"})]
 

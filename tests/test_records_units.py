@@ -16,8 +16,8 @@ from guti.referee.game.latency import latency_lines
 from guti.referee.game.pdn import PdnFields, PdnWriter, format_game, move_comment
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
+from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.scheduler import schedule
-from guti.referee.tournament.store import StoreError, TournamentStore
 from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.search_info import Score, SearchInfo
 from guti.rules import Board

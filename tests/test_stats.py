@@ -1,9 +1,9 @@
-"""Tests for guti.referee.tournament.stats against published numbers and independent closed forms.
+"""Tests for guti.referee.stats.stats against published numbers and independent closed forms.
 
 Every expected value below is either printed by another tool (cutechess-cli,
 fastchess, a fishtest run) in a public document named in the comment, or is
 computed in the test itself from a textbook formula, never taken from
-guti.referee.tournament.stats output.
+guti.referee.stats.stats output.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from guti.referee.tournament.stats import (
+from guti.referee.stats.stats import (
     NELO_PER_T,
     SprtState,
     draw_ratio,

@@ -16,6 +16,11 @@ import itertools
 from guti.referee.config.args import CliError, ParsedArgs
 from guti.referee.config.option_specs import ENGINE_KEY_HELP as ENGINE_KEY_HELP
 from guti.referee.config.option_specs import MATCH_OPTIONS as MATCH_OPTIONS
+from guti.referee.execution.cluster_address import (
+    ClusterAddress,
+    ClusterAddressError,
+    parse_cluster,
+)
 from guti.referee.game.defaults import (
     DEFAULT_GAME,
     DEFAULT_HANDSHAKE_TIMEOUT,
@@ -40,11 +45,6 @@ from guti.referee.game.settings import (
     Timeouts,
 )
 from guti.referee.process import affinity
-from guti.referee.tournament.cluster_address import (
-    ClusterAddress,
-    ClusterAddressError,
-    parse_cluster,
-)
 from guti.referee.tournament.defaults import DEFAULT_GAMES, DEFAULT_WAIT_MS
 from guti.referee.tournament.settings import RecordOutputs, Scheduling
 from guti.referee.ugi.engine_config import (

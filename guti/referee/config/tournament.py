@@ -55,9 +55,10 @@ from guti.referee.config.options import (
     scheduling,
 )
 from guti.referee.config.outputs import check_outputs
+from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.game.settings import GameSettings
+from guti.referee.stats.stats import SprtModel, SprtSpec
 from guti.referee.tournament import knockout
-from guti.referee.tournament.cluster_address import EngineSetup
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,
     DEFAULT_REFEREES,
@@ -68,7 +69,6 @@ from guti.referee.tournament.defaults import (
 from guti.referee.tournament.knockout import KNOCKOUT
 from guti.referee.tournament.scheduler import FORMATS, opening_slots
 from guti.referee.tournament.settings import TournamentSettings
-from guti.referee.tournament.stats import SprtModel, SprtSpec
 from guti.referee.ugi.engine_config import EngineConfig
 
 #: Most games at once (each is two engine processes); more is a mistake, not a plan.
@@ -302,7 +302,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     concurrency = args.int_value("concurrency", os.cpu_count() or 1, minimum=1)
     if concurrency > MAX_CONCURRENCY:
         raise CliError(f"-concurrency: {concurrency} is more than {MAX_CONCURRENCY} games at once")
-    referees = referee_processes(args, concurrency)
+    referees = referees_option(args, concurrency)
     db_path = args.value("db", DEFAULT_DB) or DEFAULT_DB
     pdn = pdn_path(args)
     log = args.token_dict("log").get("file") or None
@@ -345,7 +345,7 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     )
 
 
-def referee_processes(args: ParsedArgs, concurrency: int) -> int:
+def referees_option(args: ParsedArgs, concurrency: int) -> int:
     """``-referees N``: at least 1, at most one per game slot, not with ``-cluster``
     (whose workers referee the games)."""
     referees = args.int_value("referees", DEFAULT_REFEREES, minimum=1)

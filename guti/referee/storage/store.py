@@ -46,8 +46,8 @@ from typing import Any
 from guti.referee.game.openings import Opening
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.timecontrol import Limits
-from guti.referee.tournament.scheduler import ScheduledGame
 from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.search_info import Score, SearchInfo
 
@@ -325,7 +325,7 @@ class TournamentStore:
     def insert_game_row(self, row: GameRow) -> int:
         """:meth:`record_game` for a row made by :func:`game_row`: only the database's
         work, which waits for the disk (a thread can do it; see
-        :mod:`guti.referee.tournament.result_writer`)."""
+        :mod:`guti.referee.storage.result_writer`)."""
         try:
             with self._transaction():
                 cur = self.conn.execute(_INSERT_GAME, row)
