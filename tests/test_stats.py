@@ -12,9 +12,9 @@ import math
 
 import pytest
 
+from guti.referee.stats.sprt import SprtState, sprt_bounds, sprt_decision, sprt_llr
 from guti.referee.stats.stats import (
     NELO_PER_T,
-    SprtState,
     draw_ratio,
     elo_to_score,
     format_elo,
@@ -23,9 +23,6 @@ from guti.referee.stats.stats import (
     pentanomial_from_pairs,
     score_elo,
     score_to_elo,
-    sprt_bounds,
-    sprt_decision,
-    sprt_llr,
 )
 
 # --------------------------------------------------------------------------- #

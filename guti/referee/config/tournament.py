@@ -57,7 +57,7 @@ from guti.referee.config.options import (
 from guti.referee.config.outputs import check_outputs
 from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.game.settings import GameSettings
-from guti.referee.stats.stats import SprtModel, SprtSpec
+from guti.referee.stats.sprt import SprtModel, SprtSpec
 from guti.referee.tournament import knockout
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,

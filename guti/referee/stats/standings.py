@@ -9,7 +9,8 @@ depends on the number of engines, not of games, so standings of a
 10,000-game database are computed by streaming it (see
 :meth:`guti.referee.storage.store.TournamentStore.results`).
 
-What the numbers mean (the formulas are in :mod:`guti.referee.stats.stats`):
+What the numbers mean (the formulas are in :mod:`guti.referee.stats.stats` and
+:mod:`guti.referee.stats.sprt`):
 
 - *Elo* per engine is its performance against the field it met, from its
   W/D/L over all its games (cutechess-cli's tournament table does the same),
@@ -40,10 +41,7 @@ from dataclasses import dataclass, field
 
 from guti.referee.game.reasons import Reason
 from guti.referee.stats.ratings import RatingList, RatingOptions, rate
-from guti.referee.stats.stats import (
-    SprtSpec,
-    SprtState,
-)
+from guti.referee.stats.sprt import SprtSpec, SprtState
 
 #: Ending column -> the reasons it counts (for the engine at fault).
 FAULT_COLUMNS: dict[str, tuple[Reason, ...]] = {

@@ -35,7 +35,8 @@ from typing import NamedTuple
 from guti.referee.game.game_file import GameFileWriter
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.storage.store import GameRow, StoreError, TournamentStore, game_row
+from guti.referee.storage.rows import GameRow, game_row
+from guti.referee.storage.store import StoreError, TournamentStore
 
 
 class Stored(NamedTuple):

@@ -32,7 +32,7 @@ from guti.referee.ugi.engine_config import EngineConfig
 if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ... --help`
     from guti.referee.execution.executor import ExecutionPlan
     from guti.referee.process.engine_process import TrafficHook
-    from guti.referee.stats.stats import SprtSpec
+    from guti.referee.stats.sprt import SprtSpec
 
 
 

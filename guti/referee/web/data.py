@@ -21,8 +21,9 @@ from typing import Any
 
 from guti.referee.game.record import GameRecord
 from guti.referee.stats.ratings import RatingError
+from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import FAULT_COLUMNS, Standings
-from guti.referee.stats.stats import SprtSpec, draw_ratio, format_elo, los, score_elo
+from guti.referee.stats.stats import draw_ratio, format_elo, los, score_elo
 from guti.referee.storage.store import TournamentStore
 from guti.referee.web.geometry import board_geometry
 

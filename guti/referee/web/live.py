@@ -25,7 +25,7 @@ from aiohttp import web
 
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.stats.stats import SprtSpec
+from guti.referee.stats.sprt import SprtSpec
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.web.data import Tally, compact_game, report_data, sprt_from_settings
 from guti.referee.web.report import render_page

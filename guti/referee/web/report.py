@@ -18,7 +18,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from guti.referee.stats.stats import SprtSpec
+from guti.referee.stats.sprt import SprtSpec
 from guti.referee.storage.store import TournamentStore
 from guti.referee.web.data import report_data
 
