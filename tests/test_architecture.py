@@ -2,7 +2,8 @@
 intended layers, no function over 80 lines.
 
 Why: these are the house rules of the project brief ("one concern per module", "nothing
-imports cli", "no function over 80 lines, the search's hot loop excepted"); written as a
+imports cli", "no function over 80 lines, the search's hot loop excepted", Dask only in
+the cluster executor, terminal output only in cli); written as a
 test, a change that breaks them fails the suite instead of waiting for a review.
 
 Every violation is its own test case. The violations known when this file was written
@@ -294,6 +295,46 @@ def test_layer_rules_see_real_imports() -> None:
     assert not layer_break("guti.referee.web.data", "guti.referee.storage.store")
     assert strongly_connected({"a": {"b": 1}, "b": {"a": 1}, "c": {"a": 1}}) == [
         frozenset({"a", "b"})]
+    # the rooms under the tournament: used from above, blind to each other and to it
+    assert "guti.referee.execution.executor" in graph["guti.referee.tournament.run"]
+    assert "guti.referee.storage.store" in graph["guti.referee.tournament.run"]
+    assert not layer_break("guti.referee.tournament.run", "guti.referee.execution.executor")
+    assert not layer_break("guti.referee.config.tournament", "guti.referee.stats.sprt")
+    assert layer_break("guti.referee.execution.local", "guti.referee.storage.store")
+    assert layer_break("guti.referee.storage.store", "guti.referee.tournament.scheduler")
+    assert layer_break("guti.referee.stats.standings", "guti.referee.process.text")
+    assert layer_break("guti.referee.game.runner", "guti.referee.execution.slots")
+    assert layer_break("guti.referee.tournament.run", "guti.referee.cli.progress")
+
+
+def _third_party(module: Module) -> set[str]:
+    """The top-level names of what ``module`` imports from outside guti, at any depth."""
+    found = set()
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+#: Optional or presentation libraries and the only rooms that may import them: Dask (the
+#: ``cluster`` extra) in the cluster executor alone; rich (terminal output) in the command
+#: line and the console tool, never in the tournament, its rooms or the game.
+CONFINED_IMPORTS = {
+    "dask": ("guti.referee.execution.cluster",),
+    "distributed": ("guti.referee.execution.cluster",),
+    "rich": ("guti.referee.cli.", "guti.referee.tools."),
+}
+
+
+def test_optional_and_output_libraries_stay_in_their_rooms() -> None:
+    wrong = [f"{name} imports {library}: only {', '.join(rooms)}* may"
+             for name, module in modules().items()
+             for library, rooms in CONFINED_IMPORTS.items()
+             if library in _third_party(module) and not name.startswith(rooms)]
+    assert not wrong, "\n".join(wrong)
+    assert "distributed" in _third_party(modules()["guti.referee.execution.cluster"])
 
 
 # --------------------------------------------------------------------------- (c) function length
