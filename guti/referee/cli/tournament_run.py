@@ -1,8 +1,8 @@
 """What ``guti tournament``, ``guti standings DB...`` and ``guti export DB -pdn F -json F``
 do once :mod:`guti.referee.cli.tournament` has seen they are not asked for their help.
 
-Apart from the entry points so that ``--help`` imports none of this (start-up time,
-issue 16). Exit status: 0 when the tournament ran (all scheduled games stored, or an
+Apart from the entry points so that ``--help`` imports none of this (start-up
+time). Exit status: 0 when the tournament ran (all scheduled games stored, or an
 SPRT decided), 2 for a mistake on the command line, in the config file, a
 database that does not match or is in use by another guti, or an engine that
 cannot start (one line on stderr), 1 when storing failed (disk full, damaged

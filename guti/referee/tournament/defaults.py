@@ -1,8 +1,8 @@
 """The defaults of a match's and a tournament's settings, each written once here.
 
 Why apart from the settings model (:mod:`guti.referee.tournament.settings`): ``--help``
-shows these defaults and should not import the model to print them (issue 16,
-start-up time). This module imports nothing.
+shows these defaults and should not import the model to print them (start-up
+time). This module imports nothing.
 """
 
 from __future__ import annotations
