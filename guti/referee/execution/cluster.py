@@ -1,9 +1,9 @@
 """The cluster executor: a tournament's games played by Dask workers, kept by guti.
 
-:class:`ClusterExecutor` honours the local :class:`~guti.referee.execution.executor.Executor`'s
-calls (``check_engines``, ``run(next_job, on_result, stop)``, ``play``, ``close``,
-``running``), so :mod:`guti.referee.tournament.run` and :mod:`guti.referee.tournament.match` use
-either. The workers play (:mod:`guti.referee.execution.cluster_worker`); this process, the
+:class:`ClusterExecutor` is a
+:class:`~guti.referee.execution.executor.GameExecutor` (``check_engines``,
+``run(next_job, on_result, control)``, ``kill_all``, ``close``, ``running``), as the local
+executor and the referee processes are, so a match and a tournament play on either. The workers play (:mod:`guti.referee.execution.cluster_worker`); this process, the
 client, stays the only writer of the database: each result is handed to ``on_result``
 the moment it arrives (``as_completed``), so it is stored in its own transaction
 exactly as locally, and ``-resume``, standings, SPRT, PDN and ``-log`` are unchanged.

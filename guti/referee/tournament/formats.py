@@ -45,10 +45,12 @@ class RoundRobin(TournamentFormat):
     whole schedule is known at once (:mod:`guti.referee.tournament.scheduler`)."""
 
     name = "roundrobin"
+    #: Who meets whom (:func:`~guti.referee.tournament.scheduler.pairings`).
+    pairing: ClassVar[str] = "roundrobin"
 
     def schedule(self) -> Iterable[ScheduledGame]:
         s = self.settings
-        return schedule(self.name, len(s.engines), s.rounds, s.games, s.game.schedule_openings(),
+        return schedule(self.pairing, len(s.engines), s.rounds, s.games, s.game.schedule_openings(),
                         seeds=s.seeds, noswap=s.scheduling.noswap, reverse=s.scheduling.reverse)
 
     def feed(self, store: TournamentStore) -> GameFeed:
@@ -59,6 +61,7 @@ class Gauntlet(RoundRobin):
     """The first ``seeds`` engines each meet every engine listed after them."""
 
     name = "gauntlet"
+    pairing = "gauntlet"
 
 
 class Knockout(TournamentFormat):
