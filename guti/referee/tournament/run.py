@@ -133,20 +133,15 @@ async def run_tournament(
     for path in (s.db_path, s.pdn_path, s.log_path, s.records.epd_path):
         if path:  # output folders are created, like cutechess-cli does for -pgnout
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    running: list[GameExecutor] = []
-
-    def say(text: str) -> None:
-        listener(Note(text))
-
-    with control.signals(say, lambda: sum(len(e.running) for e in running)):
+    run = _Run(listener, control, observer, [])
+    with control.signals(run.say, lambda: sum(len(e.running) for e in run.running)):
         try:
             lock = DatabaseLock(s.db_path)
             lock.acquire()
         except DatabaseBusy as exc:
             raise TournamentError(str(exc)) from None
         try:
-            return await _open_and_play(s, _Run(listener, control, observer, running),
-                                        execution)
+            return await _open_and_play(s, run, execution)
         finally:
             lock.release()
 
