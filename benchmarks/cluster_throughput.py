@@ -38,10 +38,11 @@ sys.path.insert(0, ROOT)
 
 from rich.console import Console  # noqa: E402
 
+from guti.referee.cli.progress import TournamentDisplay  # noqa: E402
 from guti.referee.config.tournament import settings_from_argv  # noqa: E402
+from guti.referee.storage.store import TournamentStore  # noqa: E402
 from guti.referee.tournament.run import run_tournament  # noqa: E402
 from guti.referee.tournament.scheduler import schedule  # noqa: E402
-from guti.referee.tournament.store import TournamentStore  # noqa: E402
 
 FAULTY = os.path.join(ROOT, "tests", "engines", "faulty.py")
 
@@ -86,7 +87,7 @@ def run(folder: str, tag: str, engines: list[str], games: int, where: list[str])
     settings = settings_from_argv(argv, print)
     _Stamps.cpu = []
     began = time.time()
-    asyncio.run(run_tournament(settings, Console(file=io.StringIO())))
+    asyncio.run(run_tournament(settings, TournamentDisplay(Console(file=io.StringIO()), settings)))
     wall = time.time() - began
     with sqlite3.connect(db) as conn:
         stamps = [r[0] for r in conn.execute("SELECT finished_at FROM games ORDER BY finished_at")]

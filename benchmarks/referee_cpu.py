@@ -92,7 +92,7 @@ def referee_processes_cpu(part: str = "run") -> float:
     ``run``, refereeing; ``start``, their start-up (Python and the imports: like this
     process's own imports, done in the uncounted warm-up, not counted as refereeing)."""
     try:
-        module = importlib.import_module("guti.referee.tournament.referee_pool")
+        module = importlib.import_module("guti.referee.execution.referee_pool")
     except ModuleNotFoundError:
         return 0.0
     return float(module.referee_processes_cpu(part))

@@ -30,6 +30,7 @@ sys.path.insert(0, ROOT)
 
 from rich.console import Console  # noqa: E402
 
+from guti.referee.cli.progress import TournamentDisplay  # noqa: E402
 from guti.referee.config.tournament import settings_from_argv  # noqa: E402
 from guti.referee.tournament.run import run_tournament  # noqa: E402
 
@@ -59,7 +60,7 @@ def run(folder: str, games: int, concurrency: int, tag: str) -> float:
     settings = settings_from_argv(argv(folder, games, concurrency, tag), print)
     quiet = Console(file=io.StringIO())
     began = time.perf_counter()
-    asyncio.run(run_tournament(settings, quiet))
+    asyncio.run(run_tournament(settings, TournamentDisplay(quiet, settings)))
     return time.perf_counter() - began
 
 

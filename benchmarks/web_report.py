@@ -30,9 +30,10 @@ sys.path.insert(0, ROOT)
 
 from rich.console import Console  # noqa: E402
 
+from guti.referee.cli.progress import TournamentDisplay  # noqa: E402
 from guti.referee.config.tournament import settings_from_argv  # noqa: E402
+from guti.referee.storage.store import TournamentStore  # noqa: E402
 from guti.referee.tournament.run import run_tournament  # noqa: E402
-from guti.referee.tournament.store import TournamentStore  # noqa: E402
 from guti.referee.web.report import write_report  # noqa: E402
 
 FAULTY = os.path.join(ROOT, "tests", "engines", "faulty.py")
@@ -50,7 +51,7 @@ def build(db: str, games: int) -> None:
             "-db", db, "-openings", "random:2", "-srand", "1", "-quiet"]
     settings = settings_from_argv(argv, print)
     began = time.perf_counter()
-    asyncio.run(run_tournament(settings, Console(file=io.StringIO())))
+    asyncio.run(run_tournament(settings, TournamentDisplay(Console(file=io.StringIO()), settings)))
     print(f"database: {settings.total_games} games in {time.perf_counter() - began:.0f} s, "
           f"{os.path.getsize(db) / 2**20:.1f} MiB", flush=True)
 

@@ -478,7 +478,7 @@ def test_every_reason_is_documented_in_protocol_md_and_the_user_guide():
 
 
 def test_standings_count_adjudications_apart_from_rule_endings_and_faults():
-    from guti.referee.tournament.standings import Standings
+    from guti.referee.stats.standings import Standings
 
     table = Standings(["a", "b", "c"])
     table.add(0, 1, "1-0", "adjudication", None)

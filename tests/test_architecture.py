@@ -2,7 +2,8 @@
 intended layers, no function over 80 lines.
 
 Why: these are the house rules of the project brief ("one concern per module", "nothing
-imports cli", "no function over 80 lines, the search's hot loop excepted"); written as a
+imports cli", "no function over 80 lines, the search's hot loop excepted", Dask only in
+the cluster executor, terminal output only in cli); written as a
 test, a change that breaks them fails the suite instead of waiting for a review.
 
 Every violation is its own test case. The violations known when this file was written
@@ -32,14 +33,23 @@ PACKAGES = ("guti",)
 MAX_FUNCTION_LINES = 80
 
 #: Layers of the referee, from the top: a module may import its own layer and any layer
-#: below it (cli -> config -> tournament -> game -> ugi -> process).
+#: below it (cli -> config -> tournament -> {execution, storage, stats} -> game -> ugi ->
+#: process). The three rooms under the tournament stand side by side: the ways to run games,
+#: the storage and the statistics know nothing of each other.
 LAYERS = ("cli", "config", "tournament", "game", "ugi", "process")
+#: The rooms beside each other under the tournament (its scheduling, formats and run driver),
+#: each with what it may import besides itself.
+ROOMS_MAY_IMPORT = {
+    "execution": ("game", "ugi", "process"),
+    "storage": ("game", "ugi", "process"),
+    "stats": ("game",),
+}
 #: ``tools`` (console, check, perft diff) stands beside the tournament side: it may use the
 #: protocol client, the game and the processes, and nothing above them.
 TOOLS_MAY_IMPORT = ("tools", "ugi", "game", "process")
-#: ``web`` (SVG boards, the HTML report, the live page) reads the tournament side and the
-#: game; only cli imports it.
-WEB_MAY_IMPORT = ("web", "tournament", "game")
+#: ``web`` (SVG boards, the HTML report, the live page) reads the tournament side (its
+#: settings and events, the storage, the statistics) and the game; only cli imports it.
+WEB_MAY_IMPORT = ("web", "tournament", "storage", "stats", "game")
 
 #: Functions allowed over the limit, by qualified name, and why. Their lines do not count
 #: towards the function that encloses them either.
@@ -225,6 +235,12 @@ def layer_break(importer: str, imported: str) -> str | None:
     if theirs == "tools":
         # The entry point dispatches to the tools; nothing else on the tournament side uses them.
         return None if mine == "cli" else "only cli may reach the tools"
+    if mine in ROOMS_MAY_IMPORT:
+        return None if theirs in ROOMS_MAY_IMPORT[mine] \
+            else f"{mine} may import only {ROOMS_MAY_IMPORT[mine]}"
+    if theirs in ROOMS_MAY_IMPORT:
+        return None if LAYERS.index(mine) <= LAYERS.index("tournament") \
+            else f"{mine} is below {theirs} (the tournament and above use it)"
     if LAYERS.index(theirs) < LAYERS.index(mine):
         return f"{mine} is below {theirs} (cli -> config -> tournament -> game -> ugi -> process)"
     return None
@@ -271,14 +287,54 @@ def test_layer_rules_see_real_imports() -> None:
     assert any(t.startswith("guti.rules") for t in graph["guti.referee.game.runner"])
     assert layer_break("guti.referee.process.group", "guti.referee.game.runner")
     assert layer_break("guti.referee.game.runner", "guti.referee.cli.main")
-    assert layer_break("guti.referee.tools.check", "guti.referee.tournament.store")
+    assert layer_break("guti.referee.tools.check", "guti.referee.storage.store")
     assert layer_break("guti.rules.board", "guti.engine.search.searcher")
     assert not layer_break("guti.referee.cli.match", "guti.referee.process.group")
     assert layer_break("guti.referee.tournament.run", "guti.referee.web.live")
     assert layer_break("guti.referee.web.report", "guti.referee.ugi.client")
-    assert not layer_break("guti.referee.web.data", "guti.referee.tournament.store")
+    assert not layer_break("guti.referee.web.data", "guti.referee.storage.store")
     assert strongly_connected({"a": {"b": 1}, "b": {"a": 1}, "c": {"a": 1}}) == [
         frozenset({"a", "b"})]
+    # the rooms under the tournament: used from above, blind to each other and to it
+    assert "guti.referee.execution.executor" in graph["guti.referee.tournament.run"]
+    assert "guti.referee.storage.store" in graph["guti.referee.tournament.run"]
+    assert not layer_break("guti.referee.tournament.run", "guti.referee.execution.executor")
+    assert not layer_break("guti.referee.config.tournament", "guti.referee.stats.sprt")
+    assert layer_break("guti.referee.execution.local", "guti.referee.storage.store")
+    assert layer_break("guti.referee.storage.store", "guti.referee.tournament.scheduler")
+    assert layer_break("guti.referee.stats.standings", "guti.referee.process.text")
+    assert layer_break("guti.referee.game.runner", "guti.referee.execution.slots")
+    assert layer_break("guti.referee.tournament.run", "guti.referee.cli.progress")
+
+
+def _third_party(module: Module) -> set[str]:
+    """The top-level names of what ``module`` imports from outside guti, at any depth."""
+    found = set()
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+#: Optional or presentation libraries and the only rooms that may import them: Dask (the
+#: ``cluster`` extra) in the cluster executor alone; rich (terminal output) in the command
+#: line and the console tool, never in the tournament, its rooms or the game.
+CONFINED_IMPORTS = {
+    "dask": ("guti.referee.execution.cluster",),
+    "distributed": ("guti.referee.execution.cluster",),
+    "rich": ("guti.referee.cli.", "guti.referee.tools."),
+}
+
+
+def test_optional_and_output_libraries_stay_in_their_rooms() -> None:
+    wrong = [f"{name} imports {library}: only {', '.join(rooms)}* may"
+             for name, module in modules().items()
+             for library, rooms in CONFINED_IMPORTS.items()
+             if library in _third_party(module) and not name.startswith(rooms)]
+    assert not wrong, "\n".join(wrong)
+    assert "distributed" in _third_party(modules()["guti.referee.execution.cluster"])
 
 
 # --------------------------------------------------------------------------- (c) function length

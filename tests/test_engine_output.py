@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.game.reasons import Reason
 from guti.referee.game.runner import play_game
 from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process import event_loop
 from guti.referee.process.engine_process import QUEUE_LIMIT, EngineProcess
 from guti.referee.process.traffic_log import TrafficLog
-from guti.referee.tournament.engine_pool import EnginePool
 from guti.referee.ugi.client import Position, UgiEngine, position_line
 from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.fake_transport import Answer, Reply

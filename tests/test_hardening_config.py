@@ -135,7 +135,7 @@ def connect(*a, **k):
     conn.set_trace_callback(trace)
     return conn
 sqlite3.connect = connect
-from guti.referee.tournament.store import TournamentStore
+from guti.referee.storage.store import TournamentStore
 TournamentStore(sys.argv[1]).close()
 """
 
@@ -143,7 +143,7 @@ TournamentStore(sys.argv[1]).close()
 def test_a_kill_while_creating_the_database_never_leaves_it_unusable(tmp_path):
     """Kill the creation after each SQL statement in turn: every result opens."""
     sys.path.insert(0, str(ROOT))
-    from guti.referee.tournament.store import TournamentStore
+    from guti.referee.storage.store import TournamentStore
 
     for n in range(1, 16):
         db = tmp_path / f"k{n}.db"

@@ -1,4 +1,4 @@
-"""Ratings of a whole field (``guti.referee.tournament.ratings`` and ``guti standings DB...``).
+"""Ratings of a whole field (``guti.referee.stats.ratings`` and ``guti standings DB...``).
 
 The maximum-likelihood solver (Newton's method) is checked against two
 independent computations written here from the model's definition, not from
@@ -25,14 +25,15 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.tournament.ratings import (
+from guti.referee.cli.standings_view import make_console, print_standings, ratings_table
+from guti.referee.stats.ratings import (
     ELO_PER_NAT,
     PRIOR_DRAWS,
     RatingError,
     RatingOptions,
     rate,
 )
-from guti.referee.tournament.standings import Standings, make_console
+from guti.referee.stats.standings import Standings
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -410,7 +411,7 @@ def test_groups_that_never_met_are_not_rated_together():
     table = Standings(["a", "b", "c", "d"])
     table.add(0, 1, "1-0", None, None)
     table.add(2, 3, "0-1", None, None)
-    assert str(table.ratings_table()).startswith("Ratings not computed: the engines fall into 2")
+    assert str(ratings_table(table)).startswith("Ratings not computed: the engines fall into 2")
 
 
 def test_anchor_moves_the_list_and_measures_intervals_from_the_anchor():
@@ -433,7 +434,7 @@ def test_standings_print_includes_the_ratings():
     for white, black, result in [(0, 1, "1-0"), (1, 2, "1/2-1/2"), (2, 0, "0-1"), (1, 0, "0-1")]:
         table.add(white, black, result, None, None)
     out = io.StringIO()
-    table.print(make_console(out))
+    print_standings(table, make_console(out))
     rows = parse_ratings(out.getvalue())
     # x won all 3 of its games; z drew y and lost to x (0.5/2); y has 0.5/3.
     assert list(rows) == ["x", "z", "y"] and [rows[n][2] for n in "xzy"] == [3, 2, 3]

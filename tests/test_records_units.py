@@ -16,8 +16,8 @@ from guti.referee.game.latency import latency_lines
 from guti.referee.game.pdn import PdnFields, PdnWriter, format_game, move_comment
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
+from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.scheduler import schedule
-from guti.referee.tournament.store import StoreError, TournamentStore
 from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.search_info import Score, SearchInfo
 from guti.rules import Board
@@ -159,7 +159,7 @@ def test_the_search_column_round_trips(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:  # stored as plain JSON, readable without guti
         text, = conn.execute("SELECT search FROM games").fetchone()
     conn.close()
-    # [kind, value, depth, seldepth, nodes, nps, time] per ply (store.py _search_json)
+    # [kind, value, depth, seldepth, nodes, nps, time] per ply (storage/rows.py search_json)
     assert json.loads(text) == [None, ["cp", 25, 12, 20, 34567, 123456, 1190],
                                 ["loss", 3, 1, None, None, None, None],
                                 [None, None, None, None, 5, None, None]]

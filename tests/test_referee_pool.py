@@ -5,7 +5,7 @@ the tests' own readers: the database (every scheduled game stored once, each rep
 by move by the rules core to the end its result and reason name), the PDN file and the
 traffic log (each game's block comes back from the referee process that played it:
 ``on referee K``). The fault outcomes are those of
-:mod:`guti.referee.tournament.referee_pool`'s docstring, as ``tests/test_cluster.py`` checks them
+:mod:`guti.referee.execution.referee_pool`'s docstring, as ``tests/test_cluster.py`` checks them
 for ``-cluster``:
 
 - a referee process killed mid-game (SIGKILL): the game is played again, one line says so;
@@ -16,7 +16,7 @@ for ``-cluster``:
 
 Processes are found in ``/proc``: a referee process is a child of guti named
 ``guti-referee`` (``/proc/PID/comm``: forked from guti before its loop starts, or started
-again as ``python -m guti.referee.tournament.referee_child`` after a death, it names itself);
+again as ``python -m guti.referee.execution.referee_child`` after a death, it names itself);
 what is "left over" is any process whose
 working directory is the test's folder (guti's children and their engines inherit it).
 A game is caught in progress by an event, never by a sleep: the engine ``A`` is started

@@ -1,9 +1,9 @@
-"""Tests for guti.referee.tournament.stats against published numbers and independent closed forms.
+"""Tests for guti.referee.stats.stats against published numbers and independent closed forms.
 
 Every expected value below is either printed by another tool (cutechess-cli,
 fastchess, a fishtest run) in a public document named in the comment, or is
 computed in the test itself from a textbook formula, never taken from
-guti.referee.tournament.stats output.
+guti.referee.stats.stats output.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import math
 
 import pytest
 
-from guti.referee.tournament.stats import (
+from guti.referee.stats.sprt import SprtState, sprt_bounds, sprt_decision, sprt_llr
+from guti.referee.stats.stats import (
     NELO_PER_T,
-    SprtState,
     draw_ratio,
     elo_to_score,
     format_elo,
@@ -23,9 +23,6 @@ from guti.referee.tournament.stats import (
     pentanomial_from_pairs,
     score_elo,
     score_to_elo,
-    sprt_bounds,
-    sprt_decision,
-    sprt_llr,
 )
 
 # --------------------------------------------------------------------------- #

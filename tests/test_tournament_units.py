@@ -10,21 +10,21 @@ from itertools import islice
 
 import pytest
 
+from guti.referee.execution.slots import GameSlots
+from guti.referee.execution.stopping import RunControl
 from guti.referee.game.openings import Opening
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process import lifeline
-from guti.referee.tournament.executor import GameSlots
+from guti.referee.stats.standings import Standings
+from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.scheduler import (
-    ScheduledGame,
     ScheduleError,
     pairings,
     schedule,
     total_games,
 )
-from guti.referee.tournament.standings import Standings
-from guti.referee.tournament.stopping import RunControl
-from guti.referee.tournament.store import StoreError, TournamentStore
 from guti.referee.ugi.engine_config import EngineConfig
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.tournament.store import TournamentStore
+from guti.referee.storage.store import TournamentStore
 from guti.referee.web.geometry import board_geometry, circle_of
 from guti.referee.web.report import script_json
 from guti.referee.web.svg import Marks, board_svg, replay

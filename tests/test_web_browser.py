@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.run import standings_from_store
-from guti.referee.tournament.store import TournamentStore
 from tests.conftest import BOTS_DIR, GUTI, ROOT
 from tests.test_web_board import INJECTION, run_tournament
 

@@ -19,7 +19,7 @@ pytest.importorskip("aiohttp", reason="the live server needs aiohttp (the web ex
 
 from guti.referee.config.args import CliError  # noqa: E402
 from guti.referee.config.tournament import serve_address  # noqa: E402
-from guti.referee.tournament.store import TournamentStore  # noqa: E402
+from guti.referee.storage.store import TournamentStore  # noqa: E402
 from guti.referee.web.live import CLIENT_QUEUE, LiveHub, event, parse_address, serving  # noqa: E402
 from tests.conftest import GUTI  # noqa: E402
 from tests.test_web_board import INJECTION, embedded_data, run_tournament  # noqa: E402
@@ -91,7 +91,7 @@ def test_hub_pushes_each_stored_game_with_new_standings(small_db: Path) -> None:
     hub.load_tally()
     queue: asyncio.Queue[bytes | None] = asyncio.Queue(CLIENT_QUEUE)
     hub.clients.add(queue)
-    from guti.referee.tournament.scheduler import ScheduledGame
+    from guti.referee.game.scheduled import ScheduledGame
 
     info, record = stored[0]
     job = ScheduledGame(info["game_id"], info["pair_id"], info["round"], 0, 1, None)

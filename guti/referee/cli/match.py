@@ -46,14 +46,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the match machinery is imported when a match runs, not for --help
     from collections.abc import Callable
 
+    from guti.referee.execution.stopping import RunControl
     from guti.referee.game.record import GameRecord
     from guti.referee.tournament.match import MatchScore
     from guti.referee.tournament.settings import MatchSettings
-    from guti.referee.tournament.stopping import RunControl
 
 
 async def run_until_signalled(settings: MatchSettings, control: RunControl) -> MatchScore:
-    """Run the match under the signal rules of :mod:`guti.referee.tournament.stopping`
+    """Run the match under the signal rules of :mod:`guti.referee.execution.stopping`
     (the same as a tournament's)."""
     from guti.referee.tournament.match import run_match
 
@@ -88,11 +88,11 @@ def main(argv: list[str]) -> int:
         from guti.referee.cli.elapsed import Stopwatch
         from guti.referee.config.given import GivenOptions
         from guti.referee.config.match import match_settings
+        from guti.referee.execution.stopping import RunControl
         from guti.referee.process import event_loop
         from guti.referee.process.errors import EngineStartError
         from guti.referee.process.forked import start_lifeline
         from guti.referee.process.traffic_log import TrafficLog
-        from guti.referee.tournament.stopping import RunControl
 
         settings = match_settings(GivenOptions.from_flags(args))
         log_path = args.token_dict("log").get("file")

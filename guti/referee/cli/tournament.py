@@ -13,7 +13,7 @@ import itertools
 from guti.referee.cli.common import fail
 from guti.referee.config.args import CliError, Kind, OptionSpec, option_name, parse_cli, usage
 from guti.referee.config.option_specs import SPRT_OPTION, TOURNAMENT_OPTIONS
-from guti.referee.tournament.defaults import DEFAULT_DRAW_MODEL
+from guti.referee.stats.defaults import DEFAULT_DRAW_MODEL
 
 
 def main_tournament(argv: list[str]) -> int:

@@ -12,6 +12,7 @@ resumable: run the same command with ``-resume``).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import math
 import os
@@ -20,6 +21,8 @@ import sys
 
 from guti.referee.cli.common import database_and_rest, fail
 from guti.referee.cli.elapsed import Stopwatch
+from guti.referee.cli.progress import TournamentDisplay
+from guti.referee.cli.standings_view import make_console, print_standings
 from guti.referee.cli.web import run_with_live_page, write_tournament_report
 from guti.referee.config.args import CliError, OptionSpec, ParsedArgs, parse_cli
 from guti.referee.config.engine_build import build_engines
@@ -28,22 +31,16 @@ from guti.referee.config.tournament import (
     sprt_from_args,
     tournament_settings,
 )
+from guti.referee.execution.executor import prepared
 from guti.referee.process import event_loop
 from guti.referee.process.errors import EngineStartError
-from guti.referee.process.forked import start_lifeline
 from guti.referee.process.text import visible
-from guti.referee.tournament.defaults import DEFAULT_DRAW_MODEL
-from guti.referee.tournament.export import export_epd, export_json, export_pdn
-from guti.referee.tournament.ratings import DRAW_MODELS, RatingOptions
-from guti.referee.tournament.referee_pool import fork_referees
-from guti.referee.tournament.run import (
-    TournamentError,
-    referee_processes,
-    run_tournament,
-    standings_from_store,
-)
-from guti.referee.tournament.standings import Standings, make_console
-from guti.referee.tournament.store import StoreError, TournamentStore
+from guti.referee.stats.defaults import DEFAULT_DRAW_MODEL
+from guti.referee.stats.ratings import DRAW_MODELS, RatingOptions
+from guti.referee.stats.standings import Standings
+from guti.referee.storage.export import export_epd, export_json, export_pdn
+from guti.referee.storage.store import StoreError, TournamentStore
+from guti.referee.tournament.run import TournamentError, run_tournament, standings_from_store
 
 
 def run_tournament_command(argv: list[str]) -> int:
@@ -69,12 +66,10 @@ def run_tournament_command(argv: list[str]) -> int:
     try:
         # -referees: the referee processes are forked now, before the loop, ready at once;
         # else this process starts the engines, and the watcher of their groups is forked
-        referees = referee_processes(settings)
-        if referees == 0 and settings.cluster is None:
-            start_lifeline()
-        with fork_referees(referees) as forked:
+        display = TournamentDisplay(console, settings)
+        with prepared(settings.execution_plan()) as execution, contextlib.closing(display):
             outcome = event_loop.run(run_with_live_page(settings, lambda observer: run_tournament(
-                settings, console, observer=observer, forked=forked)))
+                settings, display, observer=observer, execution=execution)))
     except (TournamentError, StoreError, EngineStartError) as exc:
         return fail("tournament", str(exc))
     except sqlite3.Error as exc:  # the database failed under us (damaged, ...)
@@ -100,7 +95,7 @@ def run_tournament_command(argv: list[str]) -> int:
     if outcome is not None and outcome.failed:
         fail("tournament", outcome.failed)
         return 1
-    table.print(console)
+    print_standings(table, console)
     print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
     print(watch.line(), flush=True)
     if outcome is None or outcome.stopped == "interrupted":
@@ -200,7 +195,7 @@ def standings_command(paths: list[str], args: ParsedArgs) -> int:
     except sqlite3.Error as exc:
         return fail("standings", f"{' '.join(paths)}: {exc}")
     console = make_console(sys.stdout)
-    table.print(console)
+    print_standings(table, console)
     print(f"{finished}/{total} games played", flush=True)
     return 0
 

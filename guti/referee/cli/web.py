@@ -44,7 +44,7 @@ def main_report(argv: list[str]) -> int:
         return 0
     # Here, not at the top: the help above needs none of it (start-up time).
     from guti.referee.config.tournament import sprt_from_args
-    from guti.referee.tournament.store import StoreError, TournamentStore
+    from guti.referee.storage.store import StoreError, TournamentStore
     from guti.referee.web.report import write_report
 
     try:
@@ -73,7 +73,7 @@ def main_serve(argv: list[str]) -> int:
 
     from guti.referee.config.given import GivenOptions
     from guti.referee.config.tournament import sprt_from_args
-    from guti.referee.tournament.store import StoreError, TournamentStore
+    from guti.referee.storage.store import StoreError, TournamentStore
 
     try:
         path, rest = database_and_rest("serve", argv)
@@ -136,7 +136,7 @@ def write_tournament_report(settings: Any) -> str | None:
     """Write ``-report FILE`` after a tournament; returns the path, or None if not asked."""
     if not settings.report_path:
         return None
-    from guti.referee.tournament.store import TournamentStore
+    from guti.referee.storage.store import TournamentStore
     from guti.referee.web.report import write_report
 
     with TournamentStore(settings.db_path, create=False) as store:

@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Callable
 
 from guti.referee.config.given import EngineEntry
-from guti.referee.tournament.cluster_address import EngineSetup
+from guti.referee.execution.cluster_address import EngineSetup
 
 #: Longest a build may take before the engine is skipped.
 BUILD_TIMEOUT = 300

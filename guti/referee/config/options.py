@@ -16,6 +16,11 @@ import itertools
 
 from guti.referee.config.args import CliError
 from guti.referee.config.given import GivenOptions
+from guti.referee.execution.cluster_address import (
+    ClusterAddress,
+    ClusterAddressError,
+    parse_cluster,
+)
 from guti.referee.game.defaults import (
     DEFAULT_GAME,
     DEFAULT_HANDSHAKE_TIMEOUT,
@@ -40,11 +45,6 @@ from guti.referee.game.settings import (
     Timeouts,
 )
 from guti.referee.process import affinity
-from guti.referee.tournament.cluster_address import (
-    ClusterAddress,
-    ClusterAddressError,
-    parse_cluster,
-)
 from guti.referee.tournament.defaults import DEFAULT_GAMES, DEFAULT_WAIT_MS
 from guti.referee.tournament.settings import RecordOutputs, Scheduling
 from guti.referee.ugi.engine_config import (

@@ -37,9 +37,10 @@ from guti.referee.config.options import (
 )
 from guti.referee.config.outputs import check_outputs
 from guti.referee.config.toml_file import read_toml
+from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.game.settings import GameSettings
+from guti.referee.stats.sprt import SprtModel, SprtSpec
 from guti.referee.tournament import knockout
-from guti.referee.tournament.cluster_address import EngineSetup
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,
     DEFAULT_REFEREES,
@@ -50,7 +51,6 @@ from guti.referee.tournament.defaults import (
 from guti.referee.tournament.knockout import KNOCKOUT
 from guti.referee.tournament.scheduler import FORMATS, opening_slots
 from guti.referee.tournament.settings import TournamentSettings
-from guti.referee.tournament.stats import SprtModel, SprtSpec
 from guti.referee.ugi.engine_config import EngineConfig
 
 #: Most games at once (each is two engine processes); more is a mistake, not a plan.
@@ -142,7 +142,7 @@ def tournament_settings(
     concurrency = given.whole("concurrency", os.cpu_count() or 1, minimum=1)
     if concurrency > MAX_CONCURRENCY:
         raise CliError(f"{given.where('concurrency')}: {concurrency} is more than {MAX_CONCURRENCY} games at once")
-    referees = referee_processes(given, concurrency)
+    referees = referees_option(given, concurrency)
     db_path = given.text("db", DEFAULT_DB) or DEFAULT_DB
     pdn = pdn_path(given)
     log = given.table("log").get("file") or None
@@ -185,7 +185,7 @@ def tournament_settings(
     )
 
 
-def referee_processes(given: GivenOptions, concurrency: int) -> int:
+def referees_option(given: GivenOptions, concurrency: int) -> int:
     """``-referees N``: at least 1, at most one per game slot, not with ``-cluster``
     (whose workers referee the games)."""
     referees = given.whole("referees", DEFAULT_REFEREES, minimum=1)

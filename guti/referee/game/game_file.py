@@ -35,7 +35,7 @@ class GameFileWriter:
 
     def append(self, text: str) -> None:
         """Append an entry made by :meth:`render`: only the file's work, which waits for
-        the disk (a thread can do it; see :mod:`guti.referee.tournament.result_writer`)."""
+        the disk (a thread can do it; see :mod:`guti.referee.storage.result_writer`)."""
         if not self._first:
             text = self.separator + text
         self._first = False

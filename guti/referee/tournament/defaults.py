@@ -21,5 +21,3 @@ DEFAULT_SEEDS = 1
 DEFAULT_WAIT_MS = 0
 #: Processes that referee a tournament's game slots (``-referees``): this one alone.
 DEFAULT_REFEREES = 1
-#: How the ratings count a draw (``-drawmodel``): as half a win.
-DEFAULT_DRAW_MODEL = "half"

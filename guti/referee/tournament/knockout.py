@@ -28,7 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from guti.referee.game.openings import Opening
-from guti.referee.tournament.scheduler import ScheduledGame
+from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.tournament.feed import FormatError
 
 KNOCKOUT = "knockout"
 
@@ -36,7 +37,7 @@ KNOCKOUT = "knockout"
 _POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
 
 
-class BracketError(ValueError):
+class BracketError(FormatError):
     """Stored games that do not fit the bracket (a damaged database); one line."""
 
 

@@ -16,13 +16,16 @@ from collections import deque
 from collections.abc import Sequence
 
 from guti.referee.game.openings import Opening
+from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.storage.store import TournamentStore
+from guti.referee.tournament.feed import GameFeed
 from guti.referee.tournament.knockout import Bracket, build, describe, lines, new_jobs
-from guti.referee.tournament.scheduler import ScheduledGame
-from guti.referee.tournament.store import TournamentStore
 
 
-class KnockoutFeed:
+class KnockoutFeed(GameFeed):
     """The job source of a knockout run (see the module docstring)."""
+
+    follows_results = True
 
     def __init__(
         self,

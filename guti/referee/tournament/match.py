@@ -1,8 +1,8 @@
 """A match: N games between two engines, colours alternating, engines kept or restarted.
 
-A match is played by the tournament's :class:`~guti.referee.tournament.executor.Executor` with one
+A match is played by the tournament's executor (:mod:`guti.referee.execution.executor`) with one
 game at a time, so both share one way of starting, reusing and replacing engine
-processes (:mod:`guti.referee.tournament.engine_pool`: kept between games, restarted after a fault
+processes (:mod:`guti.referee.execution.engine_pool`: kept between games, restarted after a fault
 or with ``restart=on``) and of turning engine faults into lost games.
 
 :func:`run_match` plays the games in the order of the tournament's scheduler
@@ -24,14 +24,14 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from guti.referee.execution.executor import Execution, ExecutionPlan
+from guti.referee.execution.stopping import RunControl
 from guti.referee.game.openings import Opening
 from guti.referee.game.record import GameRecord
-from guti.referee.tournament.executor import Executor
-from guti.referee.tournament.executors import cluster_executor
-from guti.referee.tournament.export import open_game_files
-from guti.referee.tournament.scheduler import ScheduledGame, pairs_per_encounter, schedule
+from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.storage.export import open_game_files
+from guti.referee.tournament.scheduler import pairs_per_encounter, schedule
 from guti.referee.tournament.settings import MatchSettings, Scheduling
-from guti.referee.tournament.stopping import RunControl
 from guti.rules import Result
 
 
@@ -98,15 +98,12 @@ async def run_match(
     Engines are always quit (and their process groups reaped) on the way out."""
     s = settings
     control = control or RunControl()
-    if s.cluster is not None:  # played by Dask workers; Dask is imported only here
-        executor = cluster_executor(s.cluster, [s.first, s.second], s.game, s.traffic)
-    else:
-        executor = Executor(
-            [s.first, s.second], s.game, concurrency=1, traffic=s.traffic, tag_processes=False,
-            wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus,
-        )
+    plan = ExecutionPlan([s.first, s.second], s.game, concurrency=1, cluster=s.cluster,
+                         wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus,
+                         tag_processes=False)
+    executor = Execution(plan).open(s.traffic)  # a cluster's: Dask is imported only then
     score = MatchScore(s.first.name, s.second.name)
-    writers = open_game_files(s.pdn_path, s.records)
+    writers = open_game_files(s.pdn_path, s.records.pdn_fields, s.records.epd_path)
     jobs = match_schedule(s.games, s.game.schedule_openings(), s.scheduling)
 
     async def on_result(job: ScheduledGame, record: GameRecord) -> None:

@@ -1,10 +1,10 @@
-"""Running a tournament: schedule -> executor -> database, PDN, standings, progress.
+"""Running a tournament: format -> executor -> database, PDN, standings, events.
 
 This module wires the parts together and owns the rules of safety:
 
 - a game is stored in the database (one transaction) the moment it ends, and
   only then appended to the PDN file and counted in the standings (both writes wait for
-  the disk in a thread of their own, :mod:`guti.referee.tournament.result_writer`, while the
+  the disk in a thread of their own, :mod:`guti.referee.storage.result_writer`, while the
   other games go on);
 - the schedule is written to the database when the tournament is created,
   so ``-resume`` plays exactly the scheduled games that are not stored, and
@@ -15,47 +15,42 @@ This module wires the parts together and owns the rules of safety:
   game has no true result), every engine is killed, and the database is
   left resumable. Nothing unfinished is ever stored.
 - an SPRT that reaches a bound stops the tournament the same graceful way.
+
+Which games are played is the format's (:mod:`guti.referee.tournament.formats`), how they
+are played the execution's (:mod:`guti.referee.execution.executor`); what happens is told
+as events (:mod:`guti.referee.tournament.events`), which the command line renders.
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-
+from guti.referee.execution.executor import Execution, GameExecutor
+from guti.referee.execution.observer import TournamentObserver
+from guti.referee.execution.stopping import RunControl
 from guti.referee.game.game_file import GameFileWriter
-from guti.referee.game.latency import latency_lines
 from guti.referee.game.record import GameRecord
-from guti.referee.process.forked import ForkedChild
-from guti.referee.process.text import visible
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process.traffic_log import TrafficLog
-from guti.referee.tournament.db_lock import DatabaseBusy, DatabaseLock
-from guti.referee.tournament.executor import Executor, GameSlots
-from guti.referee.tournament.executors import cluster_executor
-from guti.referee.tournament.export import open_game_files, sync_epd, sync_pdn
-from guti.referee.tournament.knockout import BracketError
-from guti.referee.tournament.knockout_feed import KnockoutFeed
-from guti.referee.tournament.observer import TournamentObserver
-from guti.referee.tournament.referee_pool import RefereePool, referee_count
-from guti.referee.tournament.result_writer import ResultWriter
-from guti.referee.tournament.scheduler import ScheduledGame, schedule
+from guti.referee.stats.standings import Standings
+from guti.referee.storage.db_lock import DatabaseBusy, DatabaseLock
+from guti.referee.storage.export import open_game_files, sync_epd, sync_pdn
+from guti.referee.storage.result_writer import ResultWriter
+from guti.referee.storage.store import StoreError, TournamentStore
+from guti.referee.tournament.events import (
+    EventListener,
+    GameStored,
+    Note,
+    PlayEnded,
+    PlayStarted,
+    ScheduleGrew,
+    ignore,
+)
+from guti.referee.tournament.feed import FormatError, GameFeed
+from guti.referee.tournament.formats import TournamentFormat, tournament_format
 from guti.referee.tournament.settings import TournamentSettings
-from guti.referee.tournament.standings import Standings
-from guti.referee.tournament.stopping import RunControl
-from guti.referee.tournament.store import StoreError, TournamentStore
 
 
 class TournamentError(Exception):
@@ -84,8 +79,12 @@ def standings_from_store(
     return table
 
 
-def open_tournament(settings: TournamentSettings, say: Callable[[str], None]) -> TournamentStore:
-    """Create the tournament in its database, or reopen it for ``-resume``."""
+def open_tournament(
+    settings: TournamentSettings, say: Callable[[str], None],
+    fmt: TournamentFormat | None = None,
+) -> TournamentStore:
+    """Create the tournament in its database (with the games its format schedules at
+    once), or reopen it for ``-resume``."""
     s = settings
     try:
         store = TournamentStore(s.db_path)
@@ -107,10 +106,7 @@ def open_tournament(settings: TournamentSettings, say: Callable[[str], None]) ->
             return store
         if s.resume:
             say(f"no tournament in {s.db_path} yet: starting it")
-        jobs = ([] if s.knockout  # scheduled as it advances (KnockoutFeed)
-                else schedule(s.fmt, len(s.engines), s.rounds, s.games, s.game.schedule_openings(),
-                              seeds=s.seeds, noswap=s.scheduling.noswap,
-                              reverse=s.scheduling.reverse))
+        jobs = (fmt or tournament_format(s)).schedule()
         store.create({**s.describe(), "seed": s.seed}, s.fingerprint(), s.engines, jobs)
         return store
     except BaseException:
@@ -118,159 +114,77 @@ def open_tournament(settings: TournamentSettings, say: Callable[[str], None]) ->
         raise
 
 
-def say_plain(console: Console, text: str) -> None:
-    """One line, never wrapped, control characters escaped, no rich markup or highlighting
-    (engine names stay literal)."""
-    console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
-
-
-class _Display:
-    """Per-game lines, periodic standings and a live progress bar (on a terminal)."""
-
-    def __init__(self, console: Console, settings: TournamentSettings, total: int, done: int):
-        self.console = console
-        self.settings = settings
-        self.total = total
-        self.progress: Progress | None = None
-        if console.is_terminal:
-            self.progress = Progress(
-                TextColumn("[bold]games"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TaskProgressColumn(),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                TextColumn("eta"),
-                TimeRemainingColumn(),
-                TextColumn("{task.fields[leader]}", markup=False),
-                console=console,
-                transient=True,
-            )
-            self.task = self.progress.add_task("games", total=total, completed=done,
-                                               rate="", leader="")
-        self.began = time.monotonic()
-        self.played = 0
-
-    def __enter__(self) -> _Display:
-        if self.progress is not None:
-            self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-    def say(self, text: str) -> None:
-        say_plain(self.console, text)
-
-    def grow(self, games: int) -> None:
-        """More games to play than planned (a knockout's next round or tie-break)."""
-        self.total += games
-        if self.progress is not None:
-            self.progress.update(self.task, total=self.total)
-
-    def game(self, done: int, job: ScheduledGame, record: GameRecord, table: Standings) -> None:
-        self.played += 1
-        if not self.settings.quiet:
-            self.say(f"Finished game {job.game_id + 1} ({done}/{self.total}): {record.summary()}")
-        if self.settings.records.show_latency:
-            for line in latency_lines(record):
-                self.say(line)
-        if self.progress is not None:
-            rate = self.played / max(1e-9, time.monotonic() - self.began)
-            lead = table.leader()
-            leader = f"leader {visible(lead.name)} {lead.points:g}/{lead.games}" if lead else ""
-            self.progress.update(self.task, completed=done, rate=f"{rate:.2f} games/s",
-                                 leader=leader)
-        every = self.settings.rating_interval
-        if every and done % every == 0 and done < self.total:
-            table.print(self.console)
-
-
-def referee_processes(settings: TournamentSettings) -> int:
-    """How many referee processes a run of ``settings`` starts (0: it referees every game in
-    this process, or on a cluster): what to fork before its loop begins
-    (:func:`~guti.referee.tournament.referee_pool.fork_referees`)."""
-    if settings.referees <= 1 or settings.cluster is not None:
-        return 0
-    return referee_count(settings.referees, settings.concurrency)
-
-
 async def run_tournament(
     settings: TournamentSettings,
-    console: Console,
+    listener: EventListener = ignore,
     control: RunControl | None = None,
     observer: TournamentObserver | None = None,
-    forked: Sequence[ForkedChild] = (),
+    execution: Execution | None = None,
 ) -> Outcome:
-    """Play every game of the tournament that is not stored yet (see module docstring).
-    The signals are handled (:meth:`RunControl.signals`) from start to end; ``observer``
-    (the live page) hears of every move and every stored game; ``forked``: referee processes
-    forked for ``-referees`` before the loop began (:func:`referee_processes`)."""
+    """Play every game of the tournament that is not stored yet (see module docstring),
+    telling ``listener`` what happens. The signals are handled
+    (:meth:`RunControl.signals`) from start to end; ``observer`` (the live page) hears of
+    every move and every stored game; ``execution``: the way to play the games, readied
+    before the loop began (:func:`~guti.referee.execution.executor.prepared`; default:
+    the settings' plan, readied now)."""
     s = settings
     control = control or RunControl()
+    execution = execution or Execution(s.execution_plan())
     for path in (s.db_path, s.pdn_path, s.log_path, s.records.epd_path):
         if path:  # output folders are created, like cutechess-cli does for -pgnout
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    display_say = functools.partial(say_plain, console)
-    running: list[GameSlots] = []
-    with control.signals(display_say, lambda: sum(len(e.running) for e in running)):
+    run = _Run(listener, control, observer, [])
+    with control.signals(run.say, lambda: sum(len(e.running) for e in run.running)):
         try:
             lock = DatabaseLock(s.db_path)
             lock.acquire()
         except DatabaseBusy as exc:
             raise TournamentError(str(exc)) from None
         try:
-            return await _open_and_play(s, console, control, running, observer, forked)
+            return await _open_and_play(s, run, execution)
         finally:
             lock.release()
 
 
-async def _open_and_play(
-    s: TournamentSettings,
-    console: Console,
-    control: RunControl,
-    running: list[GameSlots],
-    observer: TournamentObserver | None,
-    forked: Sequence[ForkedChild] = (),
-) -> Outcome:
-    """The locked part of a run: open the database, bring the PDN in line, play
-    (``-referees`` with the referee processes ``forked`` before the loop, if any)."""
-    display_say = functools.partial(say_plain, console)
-    store = open_tournament(s, display_say)
+@dataclass
+class _Run:
+    """What every step of one run tells and answers to."""
+
+    listener: EventListener
+    control: RunControl
+    observer: TournamentObserver | None
+    running: list[GameExecutor]
+
+    def say(self, text: str) -> None:
+        self.listener(Note(text))
+
+
+async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution) -> Outcome:
+    """The locked part of a run: open the database, bring the PDN in line, play."""
+    fmt = tournament_format(s)
+    store = open_tournament(s, run.say, fmt)
     traffic = TrafficLog(s.log_path) if s.log_path else None
     writers: list[GameFileWriter] = []
     results: ResultWriter | None = None
     try:
-        writers = _open_writers(s, store, display_say)
+        writers = _open_writers(s, store, run.say)
         results = ResultWriter(store, writers)
-        feed = _knockout_feed(s, store, display_say)
+        feed = _feed(s, fmt, store, run.say)
         table = standings_from_store(store, store.engine_names(), s.fmt, s.sprt)
         outcome = Outcome(store.count_finished(), store.count_scheduled(), table)
         if outcome.finished:
-            display_say(f"resuming: {outcome.finished}/{outcome.total} games already played")
+            run.say(f"resuming: {outcome.finished}/{outcome.total} games already played")
         decided = table.sprt_state()
         if decided is not None and decided.decision:
             outcome.stopped = "SPRT already decided"
             return outcome
         if outcome.finished == outcome.total:
             return outcome
-        executor: GameSlots
-        if s.cluster is not None:  # played by Dask workers; Dask is imported only here
-            executor = cluster_executor(s.cluster, s.engines, s.game, traffic, setups=s.setups)
-        elif referee_processes(s):
-            executor = RefereePool(s.engines, s.game, s.concurrency, s.referees, traffic,
-                                   observer=observer, wait_ms=s.scheduling.wait_ms,
-                                   cpus=s.scheduling.cpus, forked=forked)
-        else:
-            executor = Executor(s.engines, s.game, s.concurrency, traffic, observer=observer,
-                                wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus)
-        running.append(executor)
-        await _play(s, executor, store, results, traffic, outcome, control, console, observer,
-                    feed)
-        if feed is not None:
-            for line in feed.overview():
-                display_say(line)
+        executor = execution.open(traffic, run.observer)
+        run.running.append(executor)
+        await _play(s, executor, results, traffic, outcome, run, feed)
+        for line in feed.overview():
+            run.say(line)
         return outcome
     finally:
         if results is not None:
@@ -282,16 +196,13 @@ async def _open_and_play(
         store.close()
 
 
-def _knockout_feed(
-    s: TournamentSettings, store: TournamentStore, say: Callable[[str], None]
-) -> KnockoutFeed | None:
-    """A knockout's feed (its bracket rebuilt from the database, whatever a kill left
-    unscheduled scheduled now), its bracket printed; None for other formats."""
-    if not s.knockout:
-        return None
+def _feed(s: TournamentSettings, fmt: TournamentFormat, store: TournamentStore,
+          say: Callable[[str], None]) -> GameFeed:
+    """The run's games, from its format (a knockout's bracket rebuilt from the database,
+    whatever a kill left unscheduled scheduled now); its overview told."""
     try:
-        feed = KnockoutFeed(store, s.games, s.tiebreak, s.game.schedule_openings())
-    except BracketError as exc:
+        feed = fmt.feed(store)
+    except FormatError as exc:
         raise TournamentError(f"{s.db_path}: {exc}") from None
     for line in feed.overview():
         say(line)
@@ -309,26 +220,21 @@ def _open_writers(
         note = sync(path) if path else None
         if note:
             say(note)
-    return open_game_files(s.pdn_path, s.records)
+    return open_game_files(s.pdn_path, s.records.pdn_fields, s.records.epd_path)
 
 
 async def _play(
     settings: TournamentSettings,
-    executor: GameSlots,
-    store: TournamentStore,
+    executor: GameExecutor,
     results: ResultWriter,
     traffic: TrafficLog | None,
     outcome: Outcome,
-    control: RunControl,
-    console: Console,
-    observer: TournamentObserver | None = None,
-    feed: KnockoutFeed | None = None,
+    run: _Run,
+    feed: GameFeed,
 ) -> None:
-    """Check the engines start, then play the pending games, storing each as it ends
-    (a knockout's games come from its ``feed``, which schedules more as results come)."""
-    table = outcome.standings
-    pending: Iterator[ScheduledGame] = store.pending()
-    next_job = feed.next_job if feed is not None else lambda: next(pending, None)
+    """Check the engines start, then play the games the ``feed`` gives, storing each as it
+    ends (a feed that follows results schedules more as they come)."""
+    control, table = run.control, outcome.standings
     try:
         await control.unless_aborted(executor.check_engines())
     finally:
@@ -339,58 +245,60 @@ async def _play(
         outcome.stopped, outcome.interrupted = "interrupted", True
         return
 
-    with _Display(console, settings, outcome.total, outcome.finished) as display:
+    async def on_result(job: ScheduledGame, record: GameRecord) -> None:
+        # committed, then appended to the PDN, before it counts anywhere; a storage
+        # failure stops the run at once (abort: the running games cannot be stored
+        # either) with one line saying what is lost and what is safe
+        stored = await results.store(job, record)
+        outcome.finished += stored.in_database
+        if stored.failed is not None:
+            outcome.failed = outcome.failed or stored.failed  # the first failure is reported
+            control.abort()
+            return
+        if traffic is not None:
+            traffic.flush()
+        table.add(job.white, job.black, record.result,
+                  str(record.reason) if record.reason else None, record.fault, job.pair_id)
+        run.listener(GameStored(job, record, outcome.finished, outcome.total, table))
+        if run.observer is not None:
+            run.observer.finished(job, record)
+        _advance(feed, job, record, outcome, run)
+        state = table.sprt_state()
+        if state is not None and state.decision and control.stop(
+            f"SPRT: {state.decision} accepted"
+        ):
+            outcome.stopped = control.reason
+            run.say(f"{outcome.stopped}; finishing the running games")
 
-        async def on_result(job: ScheduledGame, record: GameRecord) -> None:
-            # committed, then appended to the PDN, before it counts anywhere; a storage
-            # failure stops the run at once (abort: the running games cannot be stored
-            # either) with one line saying what is lost and what is safe
-            stored = await results.store(job, record)
-            outcome.finished += stored.in_database
-            if stored.failed is not None:
-                outcome.failed = outcome.failed or stored.failed  # the first failure is reported
-                control.abort()
-                return
-            if traffic is not None:
-                traffic.flush()
-            table.add(job.white, job.black, record.result,
-                      str(record.reason) if record.reason else None, record.fault, job.pair_id)
-            display.game(outcome.finished, job, record, table)
-            if observer is not None:
-                observer.finished(job, record)
-            if feed is not None:
-                _advance(feed, job, record, outcome, control, display)
-            state = table.sprt_state()
-            if state is not None and state.decision and control.stop(
-                f"SPRT: {state.decision} accepted"
-            ):
-                outcome.stopped = control.reason
-                display.say(f"{outcome.stopped}; finishing the running games")
-
-        # a slot goes on to its next game while the last one is stored, unless a result
-        # can change what is played next: a knockout's bracket, an SPRT's decision
-        ahead = feed is None and settings.sprt is None
-        await executor.run(next_job, on_result, control,
-                           games=None if feed is not None else outcome.total - outcome.finished,
-                           ahead=ahead)
+    # a slot goes on to its next game while the last one is stored, unless a result
+    # can change what is played next: a knockout's bracket, an SPRT's decision
+    follows = feed.follows_results
+    run.listener(PlayStarted(outcome.finished, outcome.total))
+    try:
+        await executor.run(feed.next_job, on_result, control,
+                           games=None if follows else outcome.total - outcome.finished,
+                           ahead=not follows and settings.sprt is None)
+    finally:
+        run.listener(PlayEnded())
     if control.stopping and outcome.stopped is None:
         outcome.stopped = control.reason
     outcome.interrupted = control.aborted
 
 
-def _advance(feed: KnockoutFeed, job: ScheduledGame, record: GameRecord, outcome: Outcome,
-             control: RunControl, display: _Display) -> None:
-    """A stored knockout game moves the bracket on: say what it decided, count the games
-    it scheduled. Scheduling that cannot be stored aborts like a game that cannot
-    (``-resume`` schedules them again)."""
+def _advance(feed: GameFeed, job: ScheduledGame, record: GameRecord, outcome: Outcome,
+             run: _Run) -> None:
+    """A stored game moves the feed on (a knockout's bracket): say what it decided, count
+    the games it scheduled. Scheduling that cannot be stored aborts like a game that
+    cannot (``-resume`` schedules them again)."""
     try:
         said, added = feed.stored(job, record.result)
-    except (StoreError, BracketError) as exc:
+    except (StoreError, FormatError) as exc:
         outcome.failed = (f"{exc}; every game stored so far is safe, and -resume continues "
-                          "the knockout")
-        control.abort()
+                          "the tournament")
+        run.control.abort()
         return
-    outcome.total += added
-    display.grow(added)
+    if added:
+        outcome.total += added
+        run.listener(ScheduleGrew(added, outcome.total))
     for line in said:
-        display.say(line)
+        run.say(line)

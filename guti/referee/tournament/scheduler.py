@@ -30,28 +30,15 @@ distinct (:func:`opening_slots`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from guti.referee.game.openings import Opening
+from guti.referee.game.scheduled import ScheduledGame
 
 FORMATS = ("roundrobin", "gauntlet")
 
 
 class ScheduleError(ValueError):
     """An impossible schedule (too few engines, unknown format); one line."""
-
-
-@dataclass(frozen=True, slots=True)
-class ScheduledGame:
-    """One game to play. ``white``/``black`` index the tournament's engine list;
-    ``round`` is 1-based; games of one pair share ``pair_id`` and ``opening``."""
-
-    game_id: int
-    pair_id: int
-    round: int
-    white: int
-    black: int
-    opening: Opening | None
 
 
 def pairings(fmt: str, engines: int, seeds: int = 1) -> list[tuple[int, int]]:

@@ -13,9 +13,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
 from guti.referee.game.pdn import PdnFields
 from guti.referee.game.settings import GameSettings
-from guti.referee.tournament.cluster_address import ClusterAddress, EngineSetup
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,
     DEFAULT_GAMES,
@@ -30,8 +30,9 @@ from guti.referee.tournament.scheduler import pairings
 from guti.referee.ugi.engine_config import EngineConfig
 
 if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ... --help`
+    from guti.referee.execution.executor import ExecutionPlan
     from guti.referee.process.engine_process import TrafficHook
-    from guti.referee.tournament.stats import SprtSpec
+    from guti.referee.stats.sprt import SprtSpec
 
 
 
@@ -118,6 +119,15 @@ class TournamentSettings:
         if self.knockout:
             return minimum_games(len(self.engines), self.games)
         return len(pairings(self.fmt, len(self.engines), self.seeds)) * self.rounds * self.games
+
+    def execution_plan(self) -> ExecutionPlan:
+        """How the games are played: in this process, referee processes or a cluster."""
+        from guti.referee.execution.executor import ExecutionPlan  # not for `--help`
+
+        return ExecutionPlan(
+            self.engines, self.game, self.concurrency, self.referees, self.cluster, self.setups,
+            self.scheduling.wait_ms, self.scheduling.cpus,
+        )
 
     def fingerprint(self) -> str:
         import hashlib  # here, not at the top: `guti ... --help` imports this module

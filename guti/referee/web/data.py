@@ -1,9 +1,9 @@
 """What the report shows, as JSON-able data read from a tournament database.
 
 The numbers come from the tournament's own code, never recomputed here differently:
-:class:`~guti.referee.tournament.standings.Standings` (W/D/L, crosstable, pairs, SPRT),
-:mod:`guti.referee.tournament.stats` (Elo ± 95 %, LOS, draw ratio) and
-:mod:`guti.referee.tournament.ratings` (the maximum-likelihood rating list). :class:`Tally` is
+:class:`~guti.referee.stats.standings.Standings` (W/D/L, crosstable, pairs, SPRT),
+:mod:`guti.referee.stats.stats` (Elo ± 95 %, LOS, draw ratio) and
+:mod:`guti.referee.stats.ratings` (the maximum-likelihood rating list). :class:`Tally` is
 fed one finished game at a time, by the report writer streaming the database and by the
 live server after each game, so both pages show the same figures.
 
@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from guti.referee.game.record import GameRecord
-from guti.referee.tournament.ratings import RatingError
-from guti.referee.tournament.standings import FAULT_COLUMNS, Standings
-from guti.referee.tournament.stats import SprtSpec, draw_ratio, format_elo, los, score_elo
-from guti.referee.tournament.store import TournamentStore
+from guti.referee.stats.ratings import RatingError
+from guti.referee.stats.sprt import SprtSpec
+from guti.referee.stats.standings import FAULT_COLUMNS, Standings
+from guti.referee.stats.stats import draw_ratio, format_elo, los, score_elo
+from guti.referee.storage.store import TournamentStore
 from guti.referee.web.geometry import board_geometry
 
 #: At most this many points on the SPRT chart (a 10,000-game run is sampled).

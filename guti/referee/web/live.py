@@ -24,9 +24,9 @@ from typing import Any
 from aiohttp import web
 
 from guti.referee.game.record import GameRecord
-from guti.referee.tournament.scheduler import ScheduledGame
-from guti.referee.tournament.stats import SprtSpec
-from guti.referee.tournament.store import StoreError, TournamentStore
+from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.stats.sprt import SprtSpec
+from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.web.data import Tally, compact_game, report_data, sprt_from_settings
 from guti.referee.web.report import render_page
 from guti.rules import Board

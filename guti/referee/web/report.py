@@ -18,8 +18,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from guti.referee.tournament.stats import SprtSpec
-from guti.referee.tournament.store import TournamentStore
+from guti.referee.stats.sprt import SprtSpec
+from guti.referee.storage.store import TournamentStore
 from guti.referee.web.data import report_data
 
 _SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",

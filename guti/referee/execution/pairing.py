@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game, start_failure_record
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
 from guti.referee.process.errors import EngineStartError
-from guti.referee.tournament.engine_pool import EnginePool
-from guti.referee.tournament.scheduler import ScheduledGame
 from guti.referee.ugi.client import UgiEngine
 from guti.rules import Side
 

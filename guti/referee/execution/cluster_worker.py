@@ -1,7 +1,7 @@
 """The worker side of ``-cluster``: what runs inside a Dask worker process.
 
 Each Dask task (:func:`play_task`) is a batch of scheduled games (one game, unless the
-games last milliseconds: see :mod:`guti.referee.tournament.cluster`). Both engines of a game
+games last milliseconds: see :mod:`guti.referee.execution.cluster`). Both engines of a game
 run on the worker that plays it, and the real game loop
 (:func:`guti.referee.game.runner.play_game`) runs there too, so a clock runs from the write
 of ``go`` to the read of ``bestmove`` on that machine, exactly as locally: the network
@@ -13,7 +13,7 @@ it. ``asyncio.run`` per task would close that loop (and the engines' pipes) afte
 every game; a loop per worker thread would split one engine's processes between
 threads. So every task thread hands its game to the one engine loop
 (``run_coroutine_threadsafe``) and waits for the record; the loop holds one
-:class:`~guti.referee.tournament.engine_pool.EnginePool` per engine per tournament
+:class:`~guti.referee.execution.engine_pool.EnginePool` per engine per tournament
 (:class:`WorkerRun`, a module-level registry keyed by the tournament's run id), and
 a worker with K threads plays K games at once from the same pools, like the local
 executor. With ``-concurrency`` per worker the run's own semaphore says how many games
@@ -47,13 +47,13 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker, secede
 
-from guti.referee.tournament.remote_games import (
+from guti.referee.execution.remote_games import (
     GameOutcome,
     RunSpec,
     WorkerRun,
     WorkerUnfit,
 )
-from guti.referee.tournament.scheduler import ScheduledGame
+from guti.referee.game.scheduled import ScheduledGame
 
 #: Seconds between a task's checks that the scheduler still wants its game.
 WATCH_INTERVAL = 0.25

@@ -1,6 +1,6 @@
 """The optional watcher of a running tournament: games starting, moves, games stored.
 
-:class:`~guti.referee.tournament.executor.Executor` asks it for a per-game
+:class:`~guti.referee.execution.local.LocalExecutor` asks it for a per-game
 :class:`~guti.referee.game.observer.MoveObserver` when a game starts, and
 :func:`~guti.referee.tournament.run.run_tournament` tells it each game it stored. Every call is
 made in the tournament's event loop and must return at once.
@@ -12,7 +12,7 @@ from typing import Protocol
 
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.record import GameRecord
-from guti.referee.tournament.scheduler import ScheduledGame
+from guti.referee.game.scheduled import ScheduledGame
 
 
 class TournamentObserver(Protocol):

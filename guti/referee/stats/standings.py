@@ -1,4 +1,5 @@
-"""Standings of a tournament, kept incrementally and printed as rich tables.
+"""Standings of a tournament, kept incrementally (:mod:`guti.referee.cli.standings_view`
+prints them as tables).
 
 :class:`Standings` takes one finished game at a time (:meth:`Standings.add`)
 and keeps only counters: per engine W/D/L and how its games ended, a W/D/L
@@ -6,9 +7,10 @@ cell per pair of engines (the crosstable), pentanomial counts per encounter,
 and the first game of each game pair until its partner arrives. Memory
 depends on the number of engines, not of games, so standings of a
 10,000-game database are computed by streaming it (see
-:meth:`guti.referee.tournament.store.TournamentStore.results`).
+:meth:`guti.referee.storage.store.TournamentStore.results`).
 
-What the numbers mean (the formulas are in :mod:`guti.referee.tournament.stats`):
+What the numbers mean (the formulas are in :mod:`guti.referee.stats.stats` and
+:mod:`guti.referee.stats.sprt`):
 
 - *Elo* per engine is its performance against the field it met, from its
   W/D/L over all its games (cutechess-cli's tournament table does the same),
@@ -24,7 +26,7 @@ What the numbers mean (the formulas are in :mod:`guti.referee.tournament.stats`)
   (protocol error).
 - *Ratings* of the whole field: one maximum-likelihood rating per engine
   fitted to every game (Bradley-Terry, as Ordo and BayesElo), with 95 %
-  intervals; see :mod:`guti.referee.tournament.ratings`.
+  intervals; see :mod:`guti.referee.stats.ratings`.
 - For two engines (and per opponent in a gauntlet): the pentanomial counts
   of completed game pairs ``[LL, LD, DD+WL, WD, WW]``, their Elo with
   fastchess's pair-based interval, and the SPRT log-likelihood ratio (GSPRT,
@@ -37,21 +39,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rich.console import Console
-from rich.table import Table
-
 from guti.referee.game.reasons import Reason
-from guti.referee.process.text import visible
-from guti.referee.tournament.ratings import RatingError, RatingList, RatingOptions, rate
-from guti.referee.tournament.stats import (
-    SprtSpec,
-    SprtState,
-    draw_ratio,
-    format_elo,
-    los,
-    pentanomial_elo,
-    score_elo,
-)
+from guti.referee.stats.ratings import RatingList, RatingOptions, rate
+from guti.referee.stats.sprt import SprtSpec, SprtState
 
 #: Ending column -> the reasons it counts (for the engine at fault).
 FAULT_COLUMNS: dict[str, tuple[Reason, ...]] = {
@@ -194,160 +184,15 @@ class Standings:
             return f"{self.games} games"
         return f"{self.games} games, leader {lead.name} {lead.points:g}/{lead.games} ({100 * lead.score:.1f}%)"
 
-    # -- tables --------------------------------------------------------------
-    def table(self) -> Table:
-        t = Table(title="Standings", title_justify="left")
-        for head in ("#", "engine", "games", "points", "score", "draw", "Elo ± 95%", "LOS"):
-            t.add_column(head, justify="left" if head == "engine" else "right")
-        for head in ("rules", "adjud", *FAULT_COLUMNS):
-            t.add_column(head, justify="right")
-        for rank, ln in enumerate(self.ranking(), 1):
-            if ln.games:
-                est = score_elo(ln.wins, ln.draws, ln.losses)
-                elo = format_elo(est.elo, est.margin)
-                score = f"{100 * ln.score:.1f}%"
-                draws = f"{100 * draw_ratio(ln.wins, ln.draws, ln.losses):.1f}%"
-                los_text = f"{100 * los(ln.wins, ln.draws, ln.losses):.1f}%"
-            else:
-                elo = score = draws = los_text = "-"
-            t.add_row(
-                str(rank), visible(ln.name), str(ln.games), f"{ln.points:g}", score, draws, elo, los_text,
-                str(ln.rules), str(ln.adjudications), *(str(ln.faults[c]) for c in FAULT_COLUMNS),
-            )
-        t.caption = (
-            "Elo and LOS against the field met; rules = games ended by a rule; "
-            "adjud = games ended by adjudication; "
-            "time/illegal/crash/stall/proto = games this engine lost by that fault"
-        )
-        t.caption_justify = "left"
-        return t
-
-    def ratings_table(self) -> Table | str | None:
-        """The rating list as a table, a one-line reason it cannot be computed, or
-        None before two engines have played."""
-        try:
-            field = self.ratings()
-        except RatingError as exc:
-            return f"Ratings not computed: {exc}"
-        if not field.ratings:
-            return None
-        t = Table(title="Ratings (maximum likelihood over all games)", title_justify="left")
-        for head in ("#", "engine", "Elo", "± 95%", "games", "points", "score", "opponents"):
-            t.add_column(head, justify="left" if head == "engine" else "right")
-        for rank, r in enumerate(field.ratings, 1):
-            t.add_row(
-                str(rank), visible(r.name), f"{r.elo:.1f}", f"{r.margin:.1f}", str(r.games),
-                f"{r.points:g}", f"{100 * r.points / r.games:.1f}%", f"{r.opponents:.1f}",
-            )
-        t.caption = _ratings_caption(field)
-        t.caption_justify = "left"
-        return t
-
-    def crosstable(self) -> Table:
-        ranked = self.ranking()
-        index = {ln.name: i for i, ln in enumerate(self.lines)}
-        t = Table(title="Crosstable", title_justify="left",
-                  caption="points of the row engine / games", caption_justify="left")
-        t.add_column("engine", justify="left")
-        for n, _ in enumerate(ranked, 1):
-            t.add_column(str(n), justify="right")
-        for n, row in enumerate(ranked, 1):
-            cells = []
-            i = index[row.name]
-            for col in ranked:
-                j = index[col.name]
-                if i == j:
-                    cells.append("·")
-                    continue
-                w, d, lo = self.cross.get((min(i, j), max(i, j)), [0, 0, 0])
-                if i > j:
-                    w, lo = lo, w
-                games = w + d + lo
-                cells.append(f"{w + d / 2:g}/{games}" if games else "")
-            t.add_row(f"{n} {visible(row.name)}", *cells)
-        return t
-
-    def pairs_table(self) -> Table | None:
-        """Pentanomial counts per encounter (two engines, or a gauntlet's encounters)."""
-        if not self.paired or not (len(self.names) == 2 or self.gauntlet):
-            return None
-        t = Table(title="Game pairs (pentanomial, first engine's view)", title_justify="left")
-        for head in ("encounter", "pairs", "LL", "LD", "DD+WL", "WD", "WW", "Elo ± 95% (pairs)"):
-            t.add_column(head, justify="left" if head == "encounter" else "right")
-        for (i, j), counts in sorted(self.ptnml.items()):
-            est = pentanomial_elo(counts)
-            t.add_row(
-                visible(f"{self.names[i]} vs {self.names[j]}"), str(sum(counts)), *map(str, counts),
-                format_elo(est.elo, est.margin),
-            )
-        return t if self.ptnml else None
-
     def sprt_line(self) -> str | None:
+        """The SPRT's state in one plain line (engine names as given: a console escapes
+        them), None without an SPRT."""
         state = self.sprt_state()
         if state is None or self.sprt is None:
             return None
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continue"}[state.decision]
         unit = "pairs" if self.paired else "games"
-        return visible(
+        return (
             f"SPRT {self.names[0]} vs {self.names[1]} ({self.sprt.describe()}, {unit}): "
             f"LLR {state.llr:.2f} [{state.lower:.2f}, {state.upper:.2f}] {verdict}"
         )
-
-    def print(self, console: Console) -> None:
-        """Everything: standings, crosstable, pairs, SPRT."""
-        console.print(self.table())
-        ratings = self.ratings_table()
-        if isinstance(ratings, str):
-            console.print(visible(ratings), highlight=False, markup=False)
-        elif ratings is not None:
-            console.print(ratings)
-        if len(self.names) > 2:
-            console.print(self.crosstable())
-        pairs = self.pairs_table()
-        if pairs is not None:
-            console.print(pairs)
-        line = self.sprt_line()
-        if line is not None:
-            console.print(line, highlight=False, markup=False)
-        if self.unfinished:
-            console.print(f"{self.unfinished} unfinished game(s) not counted", highlight=False)
-
-
-def _ratings_caption(field: RatingList) -> str:
-    """What the rating table's numbers mean: draw model, anchor, prior, interval."""
-    opts = field.options
-    if field.draw_nu is not None:
-        nu = field.draw_nu
-        draws = f"Davidson draws (nu {nu:.3f}: {100 * nu / (2 + nu):.1f}% draws between equals)"
-    else:
-        draws = "a draw is half a win"
-    if opts.anchor is not None:
-        anchor, relative = f"{opts.anchor[0]} = {opts.anchor[1]:g}", opts.anchor[0]
-    else:
-        anchor, relative = "average = 0", "the average"
-    return (
-        f"Bradley-Terry, logistic Elo; {draws}; {anchor}; {opts.prior:g} virtual draws "
-        f"per engine; ± 95% from the Hessian, relative to {relative}; opponents = average "
-        "opponent rating"
-    )
-
-
-class _PipeConsole(Console):
-    """A rich console whose closed output is an ordinary :class:`BrokenPipeError`.
-
-    rich's own answer is ``SystemExit(1)``, which asyncio does not treat as an error of the
-    task that printed: the run would not abort cleanly. ``guti``'s main turns the error
-    into a quiet exit (status 141), after the run has stopped as on a signal."""
-
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError("stdout closed by its reader")
-
-
-def make_console(stream=None) -> Console:
-    """A console for tables: real width on a terminal, a wide fixed width otherwise
-    (so CI logs and tests see whole rows)."""
-    probe = _PipeConsole(file=stream, markup=False)  # names such as "[/]" are text, not markup
-    if probe.is_terminal:
-        return probe
-    return _PipeConsole(file=stream, width=160, no_color=True, highlight=False, markup=False)

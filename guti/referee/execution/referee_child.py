@@ -6,15 +6,15 @@ N referee processes referee N shares of the game slots at once; with ``-use-affi
 each is pinned, with the engines it starts, to its slots' CPUs, so that a ply's hand-over
 between engine and referee never crosses cores.
 
-Started by :class:`~guti.referee.tournament.referee_pool.RefereePool` as ``python -m
-guti.referee.tournament.referee_child``, in a session of its own (Ctrl-C at the terminal
+Started by :class:`~guti.referee.execution.referee_pool.RefereePool` as ``python -m
+guti.referee.execution.referee_child``, in a session of its own (Ctrl-C at the terminal
 reaches guti alone, which decides) and with the kernel told to kill it when guti dies.
 Standard input brings guti's messages and file descriptor 1 takes the answers
-(:mod:`guti.referee.tournament.referee_link`); anything printed goes to standard error.
+(:mod:`guti.referee.execution.referee_link`); anything printed goes to standard error.
 
-Games are played as everywhere else: a :class:`~guti.referee.tournament.remote_games.WorkerRun`
+Games are played as everywhere else: a :class:`~guti.referee.execution.remote_games.WorkerRun`
 keeps the engines warm in pools and plays each game with
-:func:`~guti.referee.tournament.pairing.play_job`; each is its own task, so a ``cancel`` or an
+:func:`~guti.referee.execution.pairing.play_job`; each is its own task, so a ``cancel`` or an
 ``abort`` is heard while games run. End of input (guti closed the link, or died) kills
 every running game's engines and quits the others, then the process exits.
 """
@@ -30,11 +30,11 @@ import traceback
 from collections.abc import Coroutine
 from typing import Any
 
+from guti.referee.execution.referee_link import Message, frame, read_message
+from guti.referee.execution.remote_games import WorkerRun
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process.event_loop import run
 from guti.referee.process.forked import name_process, pipe_streams, start_lifeline
-from guti.referee.tournament.referee_link import Message, frame, read_message
-from guti.referee.tournament.remote_games import WorkerRun
-from guti.referee.tournament.scheduler import ScheduledGame
 
 
 class RefereeChild:
@@ -140,7 +140,7 @@ async def serve(out_fd: int) -> None:
 
 def main() -> int:
     """Serve the link on standard input and output: in a new interpreter (``python -m``),
-    or in a child forked from guti (:func:`guti.referee.tournament.referee_pool.fork_referees`),
+    or in a child forked from guti (:func:`guti.referee.execution.referee_pool.fork_referees`),
     whose file descriptors 0 and 1 are the link's too."""
     name_process("guti-referee")
     start_lifeline()  # before the loop: the watcher of its engines, forked, ready at once

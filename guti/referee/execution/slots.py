@@ -1,21 +1,22 @@
-"""Runs scheduled games: N concurrent workers in one asyncio loop, engines from pools.
+"""Game slots: N concurrent workers in one asyncio loop pulling scheduled games.
 
-The executor knows how to *play* a :class:`~guti.referee.tournament.scheduler.ScheduledGame`
+The slots know how to *play* a :class:`~guti.referee.tournament.scheduler.ScheduledGame`
 and nothing about where the list came from or where results go: it pulls
 jobs from ``next_job()`` and hands each finished game to ``on_result(job,
 record)``, which the slot awaits before its next game (or, with ``ahead``, while it plays
 it). A remote or multi-machine executor only has to honour the same three calls.
 
-Engine processes come from one :class:`~guti.referee.tournament.engine_pool.EnginePool` per
-engine, so a process is owned by exactly one game at a time.
+How one game is played, and where, is a subclass's: this process
+(:class:`~guti.referee.execution.local.LocalExecutor`) or referee processes of its own
+(:class:`~guti.referee.execution.referee_pool.RefereePool`).
 
-Stopping is a :class:`~guti.referee.tournament.stopping.RunControl`: when it is
+Stopping is a :class:`~guti.referee.execution.stopping.RunControl`: when it is
 *stopping* no new game starts, and running games finish (every wait in a game is
 bounded by its time control, see :mod:`guti.referee.game.runner`) and are reported.
 When it is *aborted* every game's wait ends at once (its engines are killed),
 and no game still running is ever reported, so nothing half-played and no
 "disconnect" that guti itself caused is ever stored; every engine is killed.
-Cancelling :meth:`Executor.run` does the same.
+Cancelling :meth:`GameSlots.run` does the same.
 
 Each worker is a *game slot*: with ``wait_ms`` (``-wait``) it pauses that long between
 its games; with ``cpus`` (``-use-affinity``) the CPUs are split among the slots
@@ -31,20 +32,11 @@ import asyncio
 import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 
-from guti.referee.game.observer import MoveObserver
+from guti.referee.execution.stopping import ABORT_GRACE, RunControl
 from guti.referee.game.record import GameRecord
-from guti.referee.game.settings import GameSettings
-from guti.referee.process.affinity import pin_process_tree, referee_pinned, slot_cpus
-from guti.referee.process.engine_process import TrafficHook
-from guti.referee.tournament.engine_pool import EnginePool
-from guti.referee.tournament.observer import TournamentObserver
-from guti.referee.tournament.pairing import play_job
-from guti.referee.tournament.scheduler import ScheduledGame
-from guti.referee.tournament.stopping import ABORT_GRACE, RunControl
-from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.engine_config import EngineConfig
+from guti.referee.game.scheduled import ScheduledGame
 
 #: What is done with each finished game (store it, count it, ...); when a game slot
 #: starts its next game meanwhile: :meth:`GameSlots.run`.
@@ -62,8 +54,8 @@ async def _next_turn(handling: Awaitable[None]) -> None:
 class GameSlots(ABC):
     """``concurrency`` game slots that pull jobs and play them (:meth:`run`: the stops,
     aborts and ``-wait`` of the module docstring). How one game is played, and where,
-    is the subclass's: :class:`Executor` here, in this process;
-    :class:`~guti.referee.tournament.referee_pool.RefereePool` in referee processes of its own."""
+    is the subclass's: :class:`~guti.referee.execution.local.LocalExecutor` in this process;
+    :class:`~guti.referee.execution.referee_pool.RefereePool` in referee processes of its own."""
 
     def __init__(self, concurrency: int, wait_ms: int = 0) -> None:
         self.concurrency = max(1, concurrency)
@@ -179,85 +171,3 @@ class GameSlots(ABC):
         while not control.stopping and (left := until - time.monotonic()) > 0:
             await asyncio.sleep(min(left, 0.05))
         return not control.stopping
-
-
-class Executor(GameSlots):
-    """Plays jobs with ``concurrency`` workers in this process; see the module docstring."""
-
-    def __init__(
-        self,
-        engines: list[EngineConfig],
-        settings: GameSettings,
-        concurrency: int,
-        traffic: TrafficHook | None = None,
-        tag_processes: bool = True,
-        observer: TournamentObserver | None = None,
-        wait_ms: int = 0,
-        cpus: Sequence[int] | None = None,
-    ) -> None:
-        super().__init__(concurrency, wait_ms)
-        self.settings = settings
-        self.cpus = tuple(cpus) if cpus else None
-        self.observer = observer  # told of every game start (the live page)
-        self.tag_processes = tag_processes
-        self.pools = [
-            EnginePool(c, settings.name, settings.timeouts.handshake, traffic, tag_processes)
-            for c in engines
-        ]
-        self.traffic = traffic
-        #: By pid, the engine process last pinned and its CPUs: a process that stays in one
-        #: slot is pinned by its first game only (pinning reads /proc, about 0.1 ms). The
-        #: process is kept to tell a pid used again by a new one.
-        self.pinned: dict[int, tuple[UgiEngine, tuple[int, ...]]] = {}
-
-    async def check_engines(self) -> None:
-        """Start one process of every engine (concurrently) and keep it idle; the
-        first EngineStartError propagates (after every started process is quit)."""
-        results = await asyncio.gather(*(p.take() for p in self.pools), return_exceptions=True)
-        errors = [r for r in results if isinstance(r, BaseException)]
-        for pool, res in zip(self.pools, results, strict=True):
-            if isinstance(res, UgiEngine):
-                await pool.give_back(res, faulty=False, played=False)
-        if errors:
-            await self.close()
-            raise errors[0]
-
-    def placement(self) -> contextlib.AbstractContextManager[None]:
-        """This process's event loop pinned, for the run, to the CPUs of the slots it
-        referees (all of ``-use-affinity``'s; nothing without it)."""
-        return referee_pinned(self.cpus)
-
-    def kill_all(self) -> None:
-        """SIGKILL every engine process of every pool (an abort)."""
-        for pool in self.pools:
-            pool.kill_all()
-
-    async def play(self, job: ScheduledGame, slot: int = 0) -> GameRecord:
-        """One game between the job's engines (:func:`~guti.referee.tournament.pairing.play_job`),
-        announced in the traffic log and to the observer; with ``cpus`` both engines are
-        pinned to game slot ``slot``'s CPUs first (unless an earlier game left them there:
-        what they start later, threads or processes, inherits those CPUs)."""
-        white, black = self.pools[job.white], self.pools[job.black]
-        note = getattr(self.traffic, "note", None)
-        cpus = slot_cpus(self.cpus, self.concurrency, slot) if self.cpus else None
-
-        def before_play(w: UgiEngine, b: UgiEngine) -> MoveObserver | None:
-            for proc in (w, b):
-                pid = proc.pid
-                if cpus and pid is not None and self.pinned.get(pid) != (proc, cpus):
-                    pin_process_tree(pid, cpus)
-                    self.pinned[pid] = (proc, cpus)
-            if note is not None:
-                w_tag = f"#{white.number.get(w)} " if self.tag_processes else ""
-                b_tag = f"#{black.number.get(b)} " if self.tag_processes else ""
-                note(f"game {job.game_id + 1}: {w_tag}{white.name} (white)"
-                     f" vs {b_tag}{black.name} (black)")
-            return self.observer.started(job, white.name, black.name) if self.observer else None
-
-        record = await play_job(job, white, black, self.settings, before_play)
-        if note is not None:
-            note(f"game {job.game_id + 1}: {record.result} ({record.reason}) {record.detail}".rstrip())
-        return record
-
-    async def close(self) -> None:
-        await asyncio.gather(*(p.close() for p in self.pools), return_exceptions=True)

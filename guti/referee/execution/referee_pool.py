@@ -3,25 +3,25 @@
 Why: one Python process referees about one ply per 0.1 ms of its CPU; with engines that
 answer in microseconds that, not the engines, limits games per second, and a second core
 cannot help a single process. :class:`RefereePool` keeps the local executor's game slots
-(:class:`~guti.referee.tournament.executor.GameSlots`: the same scheduling, ``-wait``, stops
+(:class:`~guti.referee.execution.slots.GameSlots`: the same scheduling, ``-wait``, stops
 and aborts) and plays each slot's games in a referee process
-(:mod:`guti.referee.tournament.referee_child`). The slots are cut into N consecutive groups,
+(:mod:`guti.referee.execution.referee_child`). The slots are cut into N consecutive groups,
 one per process. With ``-use-affinity`` each process is pinned to its slots' CPUs
 together with the engines it starts.
 
 How a referee process starts: ``guti tournament`` forks them from itself before its event
 loop begins (:func:`fork_referees`, :mod:`guti.referee.process.forked`), so each is ready at
 once with guti's modules already imported; a new interpreter (``python -m
-guti.referee.tournament.referee_child``) takes 0.1 s or more of CPU to import them, which a
+guti.referee.execution.referee_child``) takes 0.1 s or more of CPU to import them, which a
 short run of instant engines feels. Where guti cannot fork safely (not Linux, a loop or
 another thread already running, as in a caller's own loop) and for every process started
 again after a death, it is such a new interpreter. Either way it names itself
 ``guti-referee``.
 
 This process stays the only writer of the database: a game's record comes back over the
-link (:mod:`guti.referee.tournament.referee_link`) when it ends and is stored by the caller at
+link (:mod:`guti.referee.execution.referee_link`) when it ends and is stored by the caller at
 once, as locally; ``-log`` gets each game's traffic in one block as it ends, as with
-``-cluster`` (:func:`~guti.referee.tournament.remote_games.log_outcome`), and the live page is
+``-cluster`` (:func:`~guti.referee.execution.remote_games.log_outcome`), and the live page is
 told each game's start and end, not its moves.
 
 Faults, each with one outcome:
@@ -45,7 +45,13 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 
+from guti.referee.execution import referee_child
+from guti.referee.execution.observer import TournamentObserver
+from guti.referee.execution.referee_link import Message, frame, read_message
+from guti.referee.execution.remote_games import GameOutcome, RunSpec, log_outcome, say_error
+from guti.referee.execution.slots import GameSlots
 from guti.referee.game.record import GameRecord
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
 from guti.referee.process import lifeline
 from guti.referee.process.affinity import slot_cpus
@@ -53,12 +59,6 @@ from guti.referee.process.engine_process import TrafficHook, describe_exit
 from guti.referee.process.errors import EngineStartError
 from guti.referee.process.event_loop import loop_factory
 from guti.referee.process.forked import ForkedChild, ForkedProcess, can_fork, fork_child
-from guti.referee.tournament import referee_child
-from guti.referee.tournament.executor import GameSlots
-from guti.referee.tournament.observer import TournamentObserver
-from guti.referee.tournament.referee_link import Message, frame, read_message
-from guti.referee.tournament.remote_games import GameOutcome, RunSpec, log_outcome, say_error
-from guti.referee.tournament.scheduler import ScheduledGame
 from guti.referee.ugi.engine_config import EngineConfig
 
 #: Times one game may lose its referee process before the run gives up.
@@ -125,7 +125,7 @@ class RefereeLink:
                     # -P: not the working folder first on the module path (-m would put it
                     # there), so that a folder named like one of guti's packages cannot stand
                     # in for guti's own code (that of _same_code_env)
-                    sys.executable, "-P", "-m", "guti.referee.tournament.referee_child",
+                    sys.executable, "-P", "-m", "guti.referee.execution.referee_child",
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                     env=_same_code_env(),
                     start_new_session=True,  # Ctrl-C at the terminal reaches guti alone

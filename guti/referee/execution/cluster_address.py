@@ -1,6 +1,6 @@
 """Where ``-cluster`` sends the games: a running Dask scheduler, or a local cluster of N.
 
-Kept apart from :mod:`guti.referee.tournament.cluster` so that reading the settings never
+Kept apart from :mod:`guti.referee.execution.cluster` so that reading the settings never
 imports Dask: ``-cluster`` is checked (one line, exit 2) before anything is started,
 and a run without it does not load Dask at all.
 """

@@ -1,6 +1,6 @@
 """Maximum-likelihood ratings of a whole field, the way Ordo and BayesElo compute them.
 
-The per-engine Elo of :mod:`guti.referee.tournament.stats` is each engine's
+The per-engine Elo of :mod:`guti.referee.stats.stats` is each engine's
 performance against the opponents it happened to meet. A rating list of a
 field instead fits one number per engine to *every* game at once: the
 Bradley-Terry model, in which engine ``i`` scores against engine ``j`` with
@@ -63,7 +63,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from guti.referee.tournament.defaults import DEFAULT_DRAW_MODEL
+from guti.referee.stats.defaults import DEFAULT_DRAW_MODEL
 
 __all__ = [
     "DRAW_MODELS",

@@ -1,9 +1,9 @@
 """The cluster executor: a tournament's games played by Dask workers, kept by guti.
 
-:class:`ClusterExecutor` honours the local :class:`~guti.referee.tournament.executor.Executor`'s
-calls (``check_engines``, ``run(next_job, on_result, stop)``, ``play``, ``close``,
-``running``), so :mod:`guti.referee.tournament.run` and :mod:`guti.referee.tournament.match` use
-either. The workers play (:mod:`guti.referee.tournament.cluster_worker`); this process, the
+:class:`ClusterExecutor` is a
+:class:`~guti.referee.execution.executor.GameExecutor` (``check_engines``,
+``run(next_job, on_result, control)``, ``kill_all``, ``close``, ``running``), as the local
+executor and the referee processes are, so a match and a tournament play on either. The workers play (:mod:`guti.referee.execution.cluster_worker`); this process, the
 client, stays the only writer of the database: each result is handed to ``on_result``
 the moment it arrives (``as_completed``), so it is stored in its own transaction
 exactly as locally, and ``-resume``, standings, SPRT, PDN and ``-log`` are unchanged.
@@ -46,11 +46,8 @@ import dask
 from distributed import Client, Future, LocalCluster, as_completed
 from distributed.scheduler import KilledWorker
 
-from guti.referee.game.record import GameRecord
-from guti.referee.game.settings import GameSettings
-from guti.referee.process.engine_process import TrafficHook
-from guti.referee.tournament.cluster_address import ClusterAddress, ClusterError, EngineSetup
-from guti.referee.tournament.cluster_worker import (
+from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
+from guti.referee.execution.cluster_worker import (
     GutiWorkerPlugin,
     abort_run,
     check_worker,
@@ -59,16 +56,19 @@ from guti.referee.tournament.cluster_worker import (
     play_task,
     stop_run,
 )
-from guti.referee.tournament.executor import ResultHandler
-from guti.referee.tournament.remote_games import (
+from guti.referee.execution.remote_games import (
     GameOutcome,
     RunSpec,
     WorkerUnfit,
     log_outcome,
     say_error,
 )
-from guti.referee.tournament.scheduler import ScheduledGame
-from guti.referee.tournament.stopping import RunControl
+from guti.referee.execution.slots import ResultHandler
+from guti.referee.execution.stopping import RunControl
+from guti.referee.game.record import GameRecord
+from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.game.settings import GameSettings
+from guti.referee.process.engine_process import TrafficHook
 from guti.referee.ugi.engine_config import EngineConfig
 
 #: Seconds to reach a remote scheduler, and for its first worker to be there.
@@ -354,6 +354,10 @@ class ClusterExecutor:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(
                 self.client.run(abort_run, self.spec.run_id, on_error="ignore"), 5)
+
+    def kill_all(self) -> None:
+        """Nothing to kill on this machine: the engines run on the workers, where an abort
+        of :meth:`run` kills this run's games and :meth:`close` quits its engines."""
 
     async def close(self) -> None:
         """Quit this run's engines on every worker, leave the scheduler, stop a local

@@ -19,7 +19,7 @@ Tables:
   stored twice; ``seq`` is the order games finished in (the PDN file's order).
 
 Columns added after schema 1 was released (``games.search``: per ply the
-engine's last ``info`` fields as JSON, see :func:`_search_json`) are nullable and
+engine's last ``info`` fields as JSON, see :func:`~guti.referee.storage.rows.search_json`) are nullable and
 added by ``ALTER TABLE`` when a run opens an older database, so the schema
 version stays 1: an old database keeps working (``-resume`` included; its
 earlier games simply have no search info), and an older guti still reads a
@@ -40,16 +40,20 @@ import sqlite3
 import time
 import urllib.parse
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict
 from typing import Any
 
 from guti.referee.game.openings import Opening
-from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
-from guti.referee.game.timecontrol import Limits
-from guti.referee.tournament.scheduler import ScheduledGame
+from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.storage.rows import (
+    INSERT_GAME,
+    GameRow,
+    engine_from_dict,
+    engine_to_dict,
+    game_row,
+    row_to_record,
+)
 from guti.referee.ugi.engine_config import EngineConfig
-from guti.referee.ugi.search_info import Score, SearchInfo
 
 SCHEMA_VERSION = "1"
 _RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
@@ -115,34 +119,6 @@ def _open_read_only(path: str) -> sqlite3.Connection:
     except sqlite3.OperationalError:
         conn.close()
     return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, isolation_level=None)
-
-
-# --------------------------------------------------------------------------- #
-# Engine configurations as JSON (what a bare ``-resume`` restarts engines from)
-# --------------------------------------------------------------------------- #
-def engine_to_dict(cfg: EngineConfig) -> dict[str, Any]:
-    return {
-        "name": cfg.name,
-        "argv": list(cfg.argv),
-        "cwd": cfg.cwd,
-        "options": dict(cfg.options),
-        "restart": cfg.restart,
-        "limits": asdict(cfg.limits) if cfg.limits is not None else None,
-        "stderr_path": cfg.stderr_path,
-    }
-
-
-def engine_from_dict(data: dict[str, Any]) -> EngineConfig:
-    limits = data.get("limits")
-    return EngineConfig(
-        name=data["name"],
-        argv=list(data["argv"]),
-        cwd=data.get("cwd"),
-        options=dict(data.get("options") or {}),
-        restart=bool(data.get("restart")),
-        limits=Limits(**limits) if limits is not None else None,
-        stderr_path=data.get("stderr_path"),
-    )
 
 
 class TournamentStore:
@@ -325,10 +301,10 @@ class TournamentStore:
     def insert_game_row(self, row: GameRow) -> int:
         """:meth:`record_game` for a row made by :func:`game_row`: only the database's
         work, which waits for the disk (a thread can do it; see
-        :mod:`guti.referee.tournament.result_writer`)."""
+        :mod:`guti.referee.storage.result_writer`)."""
         try:
             with self._transaction():
-                cur = self.conn.execute(_INSERT_GAME, row)
+                cur = self.conn.execute(INSERT_GAME, row)
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"{self.path}: game {row[0]} not stored: {exc}") from None
         except sqlite3.Error as exc:  # full, read-only, damaged: the caller names the game
@@ -375,7 +351,7 @@ class TournamentStore:
             for row in rows:
                 last = row[key_index]
                 try:
-                    yield _row_to_record(row)
+                    yield row_to_record(row)
                 except (ValueError, TypeError, KeyError, AttributeError) as exc:
                     raise StoreError(f"{self.path}: game {_number(row[1])} is stored damaged "
                                      f"({type(exc).__name__}: {exc})") from None
@@ -415,32 +391,6 @@ class TournamentStore:
         self.close()
 
 
-#: One finished game: the values of :data:`_INSERT_GAME`, in its order.
-GameRow = tuple[Any, ...]
-
-_INSERT_GAME = (
-    "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
-    " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
-    " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
-    " site, round_tag, finished_at, search)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-)
-
-
-def game_row(job: ScheduledGame, record: GameRecord) -> GameRow:
-    """The ``games`` row of a finished game (the JSON columns encoded: CPU work, done
-    apart from the write that waits for the disk)."""
-    r = record
-    return (
-        job.game_id, job.pair_id, job.round, job.white, job.black, r.white, r.black,
-        r.result, str(r.reason) if r.reason is not None else None, r.detail, r.fault,
-        r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
-        r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
-        r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
-        _search_json(r.search),
-    )
-
-
 class _Transaction:
     """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception)."""
 
@@ -455,76 +405,3 @@ class _Transaction:
             self.conn.execute("COMMIT")
         else:
             self.conn.execute("ROLLBACK")
-
-
-#: The integer fields of a ply's entry in the ``search`` column, after the score's kind
-#: and value: ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` where absent).
-_SEARCH_INTS = ("depth", "seldepth", "nodes", "nps", "time")
-
-
-def _search_json(search: list[SearchInfo | None]) -> str:
-    """The ``search`` column: a JSON list with, per ply, ``null`` (book ply, nothing
-    reported) or ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` for a field
-    not reported). Positional, not objects: a third of the size, and a long game has
-    hundreds of plies (the JSON export spells the fields out)."""
-    rows: list[list[Any] | None] = []
-    for info in search:
-        if info is None:
-            rows.append(None)
-            continue
-        score = [info.score.kind, info.score.value] if info.score is not None else [None, None]
-        rows.append(score + [getattr(info, name) for name in _SEARCH_INTS])
-    return json.dumps(rows, separators=(",", ":"))
-
-
-def _search_from_json(text: str | None) -> list[SearchInfo | None]:
-    """The inverse of :func:`_search_json`; a game stored before the column existed
-    (NULL) has none. A damaged entry raises ValueError/TypeError (the caller names the game)."""
-    if text is None:
-        return []
-    rows = json.loads(text)
-    if not isinstance(rows, list):
-        raise TypeError(f"search is a {type(rows).__name__}, not a list")
-    search: list[SearchInfo | None] = []
-    for row in rows:
-        if row is None:
-            search.append(None)
-            continue
-        if not isinstance(row, list) or len(row) != 2 + len(_SEARCH_INTS):
-            raise ValueError(f"search entry {row!r} is not [kind, value, {', '.join(_SEARCH_INTS)}]")
-        kind, value, *numbers = row
-        score = Score(str(kind), int(value)) if kind is not None else None
-        fields = {name: int(n) for name, n in zip(_SEARCH_INTS, numbers, strict=True)
-                  if n is not None}
-        search.append(SearchInfo(score=score, **fields))
-    return search
-
-
-def _row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
-    (seq, game_id, pair_id, rnd, white, black, result, reason, detail, fault, game, start_fen,
-     first_side, final_fen, moves, opening_plies, elapsed, clocks, date, start_time, tc, event,
-     site, round_tag, search) = row
-    record = GameRecord(
-        game=game,
-        white=white,
-        black=black,
-        start_fen=start_fen,
-        moves=moves.split(),
-        elapsed_ms=json.loads(elapsed),
-        clock_ms=json.loads(clocks),
-        search=_search_from_json(search),
-        opening_plies=opening_plies,
-        result=result,
-        reason=Reason.parse(reason) if reason is not None else None,
-        detail=detail,
-        fault=fault,
-        round=round_tag,
-        date=date,
-        start_time=start_time,
-        event=event,
-        site=site,
-        time_control=tc,
-        final_fen=final_fen,
-        first_side=first_side,
-    )
-    return {"seq": seq, "game_id": game_id, "pair_id": pair_id, "round": rnd}, record

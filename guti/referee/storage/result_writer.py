@@ -14,7 +14,7 @@ What does not change (:mod:`guti.referee.tournament.run` owns these rules):
   before the game counts anywhere (standings, progress, SPRT, a knockout's bracket);
   the game slot that played it may start its next game meanwhile only where no result
   can change what is played next (``ahead`` of :meth:`GameSlots.run
-  <guti.referee.tournament.executor.GameSlots.run>`);
+  <guti.referee.execution.slots.GameSlots.run>`);
 - games are stored one at a time, first in first out: ``seq`` is still the order in which
   they ended;
 - a store that has begun is never cut short: an abort (or a cancelled caller) waits for it.
@@ -34,8 +34,9 @@ from typing import NamedTuple
 
 from guti.referee.game.game_file import GameFileWriter
 from guti.referee.game.record import GameRecord
-from guti.referee.tournament.scheduler import ScheduledGame
-from guti.referee.tournament.store import GameRow, StoreError, TournamentStore, game_row
+from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.storage.rows import GameRow, game_row
+from guti.referee.storage.store import StoreError, TournamentStore
 
 
 class Stored(NamedTuple):

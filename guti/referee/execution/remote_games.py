@@ -1,10 +1,10 @@
 """A tournament's games played away from the process that stores them.
 
 Why a module of its own: two executors hand games to other processes, Dask workers
-(``-cluster``, :mod:`guti.referee.tournament.cluster_worker`) and guti's own referee
-processes (``-referees``, :mod:`guti.referee.tournament.referee_child`). On the far side both
+(``-cluster``, :mod:`guti.referee.execution.cluster_worker`) and guti's own referee
+processes (``-referees``, :mod:`guti.referee.execution.referee_child`). On the far side both
 keep a run's engines warm in pools, play each game as the local executor does
-(:func:`~guti.referee.tournament.pairing.play_job`), route each engine process's traffic to the
+(:func:`~guti.referee.execution.pairing.play_job`), route each engine process's traffic to the
 game that holds it, and send back a :class:`GameOutcome`; on this side both write that
 traffic into ``-log`` the same way (:func:`log_outcome`). Written once here, without
 Dask, so that a run with ``-referees`` never imports Dask.
@@ -21,14 +21,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from guti.referee.execution.cluster_address import EngineSetup
+from guti.referee.execution.engine_pool import EnginePool
+from guti.referee.execution.pairing import play_job
 from guti.referee.game.record import GameRecord
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
 from guti.referee.process.engine_process import TrafficHook
 from guti.referee.process.errors import EngineStartError
-from guti.referee.tournament.cluster_address import EngineSetup
-from guti.referee.tournament.engine_pool import EnginePool
-from guti.referee.tournament.pairing import play_job
-from guti.referee.tournament.scheduler import ScheduledGame
 from guti.referee.ugi.client import UgiEngine
 from guti.referee.ugi.engine_config import EngineConfig
 
@@ -143,7 +143,7 @@ class WorkerRun:
             return self.checked
 
     async def play(self, job: ScheduledGame, where: str) -> GameOutcome:
-        """One game, as the local executor plays it (:func:`~guti.referee.tournament.pairing.
+        """One game, as the local executor plays it (:func:`~guti.referee.execution.pairing.
         play_job`), as the outcome sent back from ``where``: with its traffic when the run
         logs it (each process's lines routed to the game while it holds the process), and
         no record if the run stopped before the game began."""

@@ -1,7 +1,7 @@
 """Writing a tournament database out as PDN or JSON, streaming and atomically.
 
 Both writers read the games in game-number order in batches
-(:meth:`~guti.referee.tournament.store.TournamentStore.records_by_game`), so exporting 10,000 games
+(:meth:`~guti.referee.storage.store.TournamentStore.records_by_game`), so exporting 10,000 games
 holds one batch in memory, and write to ``FILE.tmp`` then rename it over
 ``FILE``: a reader never sees a half-written export, and a kill during the
 export leaves the previous file as it was.
@@ -28,8 +28,7 @@ from guti.referee.game.game_file import GameFileWriter
 from guti.referee.game.output_paths import create_parent_dirs
 from guti.referee.game.pdn import NO_FIELDS, PdnFields, PdnWriter, format_game
 from guti.referee.game.record import GameRecord
-from guti.referee.tournament.settings import RecordOutputs
-from guti.referee.tournament.store import TournamentStore
+from guti.referee.storage.store import TournamentStore
 from guti.rules import Board
 
 _CHUNK = 1 << 16  # bytes compared at a time
@@ -128,15 +127,17 @@ def export_json(store: TournamentStore, path: str) -> int:
     return games
 
 
-def open_game_files(pdn_path: str | None, records: RecordOutputs) -> list[GameFileWriter]:
-    """The live per-game files, opened for appending: ``-pdnout`` (with its fields) and
-    ``-epdout``. If one cannot be opened, those already open are closed again."""
+def open_game_files(
+    pdn_path: str | None, pdn_fields: PdnFields = NO_FIELDS, epd_path: str | None = None
+) -> list[GameFileWriter]:
+    """The live per-game files, opened for appending: ``-pdnout`` (with its ``pdn_fields``)
+    and ``-epdout``. If one cannot be opened, those already open are closed again."""
     writers: list[GameFileWriter] = []
     try:
         if pdn_path:
-            writers.append(PdnWriter(pdn_path, records.pdn_fields))
-        if records.epd_path:
-            writers.append(EpdWriter(records.epd_path))
+            writers.append(PdnWriter(pdn_path, pdn_fields))
+        if epd_path:
+            writers.append(EpdWriter(epd_path))
     except BaseException:
         for writer in writers:
             writer.close()

@@ -1,0 +1,268 @@
+"""The sequential probability ratio test (SPRT) of a match: its stopping bounds, its
+log-likelihood ratio and where a running test stands.
+
+The LLR is the generalized SPRT (GSPRT) of Michel Van den Bergh used by fishtest
+(``LLRcalc.LLR_logistic`` / ``LLR_normalized``) and fastchess: the LLR of the
+maximum-likelihood distributions constrained to the two hypotheses, given the empirical
+(regularized) distribution of W/D/L counts or pentanomial pairs; the conventions are
+:mod:`guti.referee.stats.stats`'s. Pure functions, standard library only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from guti.referee.stats.stats import NELO_PER_T, _penta, _real, _wdl, elo_to_score
+
+__all__ = [
+    "SprtModel",
+    "SprtSpec",
+    "SprtState",
+    "sprt_bounds",
+    "sprt_decision",
+    "sprt_llr",
+]
+
+_REGULARIZE = 1e-3
+"""Stand-in for an empty outcome class in the SPRT (fishtest and fastchess use 1e-3):
+keeps every log-probability finite so an early, lopsided result cannot crash."""
+
+SprtModel = Literal["normalized", "logistic"]
+Decision = Literal["H0", "H1"]
+
+
+# --------------------------------------------------------------------------- #
+# SPRT
+# --------------------------------------------------------------------------- #
+def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """Wald's LLR stopping bounds ``(log(beta/(1-alpha)), log((1-beta)/alpha))``.
+
+    alpha is the false-positive rate (accepting H1 when elo = elo0), beta the
+    false-negative rate. alpha = beta = 0.05 gives (-2.944, +2.944).
+    """
+    a, b = _real("alpha", alpha), _real("beta", beta)
+    if not 0.0 < a < 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
+    if not 0.0 < b < 1.0:
+        raise ValueError(f"beta must be strictly between 0 and 1, got {beta!r}")
+    if a + b >= 1.0:
+        raise ValueError(f"alpha + beta must be less than 1, got {alpha!r} + {beta!r}")
+    return math.log(b / (1.0 - a)), math.log((1.0 - b) / a)
+
+
+def sprt_decision(llr: float, alpha: float, beta: float) -> Decision | None:
+    """``"H1"`` once the LLR reaches the upper bound, ``"H0"`` at the lower, else None.
+
+    H1 ("elo = elo1", the change gains) is accepted at the upper bound; H0
+    ("elo = elo0") at the lower bound. None means: keep playing.
+    """
+    lower, upper = sprt_bounds(alpha, beta)
+    if math.isnan(llr):
+        return None
+    if llr >= upper:
+        return "H1"
+    if llr <= lower:
+        return "H0"
+    return None
+
+
+def _root(f, lo: float, hi: float) -> float:
+    """Root of a strictly decreasing ``f`` on the open interval (lo, hi).
+
+    ``f`` tends to +inf at ``lo`` and -inf at ``hi`` (poles of the secular
+    equation), so plain bisection on the open interval always converges; 200
+    halvings reach floating-point resolution for any sane interval.
+    """
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        val = f(mid)
+        if val == 0.0:
+            return mid
+        if val > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _secular(weights: Sequence[float], phi: Sequence[float]) -> float:
+    """Solve ``sum_i w_i phi_i / (1 + x phi_i) = 0`` for x.
+
+    This is the Lagrange condition of both constrained MLEs (Van den Bergh,
+    "Comments on normalized Elo", eq. 1.3 and 4.9). Requires min(phi) < 0 <
+    max(phi); x then lies in (-1/max(phi), -1/min(phi)).
+    """
+    u, v = min(phi), max(phi)
+    if not (u < 0.0 < v):
+        raise ValueError("SPRT hypothesis lies outside the range of possible scores")
+
+    def f(x: float) -> float:
+        return sum(w * p / (1.0 + x * p) for w, p in zip(weights, phi, strict=True))
+
+    return _root(f, -1.0 / v, -1.0 / u)
+
+
+def _mle_expected(values: Sequence[float], phat: Sequence[float], s: float) -> list[float]:
+    """Most likely distribution with expected score ``s`` given empirical ``phat``."""
+    phi = [a - s for a in values]
+    x = _secular(phat, phi)
+    return [p / (1.0 + x * d) for p, d in zip(phat, phi, strict=True)]
+
+
+def _mle_t_value(values: Sequence[float], phat: Sequence[float], t: float) -> list[float]:
+    """Most likely distribution with t-value ``(mu - 1/2) / sigma = t`` given ``phat``.
+
+    Fixed-point iteration from the uniform distribution (Van den Bergh, section
+    4.1); it converges in a handful of steps for realistic Elo bounds.
+    """
+    p = [1.0 / len(values)] * len(values)
+    for _ in range(100):
+        mu = sum(q * a for q, a in zip(p, values, strict=True))
+        sigma = math.sqrt(sum(q * (a - mu) ** 2 for q, a in zip(p, values, strict=True)))
+        phi = [a - 0.5 - 0.5 * t * sigma * (1.0 + ((a - mu) / sigma) ** 2) for a in values]
+        x = _secular(phat, phi)
+        new = [q / (1.0 + x * d) for q, d in zip(phat, phi, strict=True)]
+        done = max(abs(a - b) for a, b in zip(new, p, strict=True)) < 1e-12
+        p = new
+        if done:
+            break
+    return p
+
+
+def sprt_llr(
+    elo0: float,
+    elo1: float,
+    *,
+    wdl: Sequence[int] | None = None,
+    pentanomial: Sequence[int] | None = None,
+    model: SprtModel = "normalized",
+) -> float:
+    """Generalized-SPRT log-likelihood ratio of H1 (elo1) against H0 (elo0).
+
+    Give exactly one of ``wdl=(wins, draws, losses)`` (games treated as
+    independent) or ``pentanomial=[LL, LD, DD+WL, WD, WW]`` (game pairs).
+
+    ``model`` says what unit elo0/elo1 are in. The default, ``"normalized"``,
+    is fastchess's default (its ``-sprt model=`` option defaults to
+    ``normalized``) and fishtest's: the bounds are normalized Elo, a t-value
+    scaled by 800/ln 10, which makes the expected test length independent of
+    the draw rate. ``"logistic"`` takes ordinary (logistic) Elo bounds, as
+    cutechess users usually think of them. In both cases the LLR is computed
+    exactly as fishtest's ``LLR_normalized`` / ``LLR_logistic`` and fastchess's
+    ``getLLR_normalized`` / ``getLLR_logistic`` do: empty outcome classes are
+    replaced by 1e-3, the maximum-likelihood distributions p0 and p1 satisfying
+    each hypothesis are found, and ``LLR = N * sum_i phat_i log(p1_i / p0_i)``.
+    For pairs, a normalized bound is scaled by sqrt(2) because pair scores
+    average two games. The BayesElo model is deliberately not offered: both
+    tools consider it legacy, and it is undefined for pentanomial counts.
+    """
+    e0, e1 = _real("elo0", elo0), _real("elo1", elo1)
+    if not e0 < e1:
+        raise ValueError(f"elo0 must be less than elo1, got elo0={elo0!r}, elo1={elo1!r}")
+    if model not in ("normalized", "logistic"):
+        raise ValueError(f"SPRT model must be 'normalized' or 'logistic', got {model!r}")
+    if (wdl is None) == (pentanomial is None):
+        raise ValueError("give exactly one of wdl=(wins, draws, losses) or pentanomial=[...]")
+
+    if wdl is not None:
+        if isinstance(wdl, (str, bytes)) or not isinstance(wdl, Sequence) or len(wdl) != 3:
+            raise ValueError(f"wdl must be (wins, draws, losses), got {wdl!r}")
+        w, d, lo = _wdl(*wdl)
+        counts: list[float] = [lo, d, w]  # ascending score order
+        values: tuple[float, ...] = (0.0, 0.5, 1.0)
+        t_scale = 1.0
+    else:
+        counts = list(_penta(pentanomial))  # type: ignore[arg-type]
+        values = (0.0, 0.25, 0.5, 0.75, 1.0)
+        t_scale = math.sqrt(2.0)
+
+    if sum(counts) == 0:
+        return 0.0
+    counts = [c if c > 0 else _REGULARIZE for c in counts]
+    total = sum(counts)
+    phat = [c / total for c in counts]
+
+    if model == "logistic":
+        p0 = _mle_expected(values, phat, elo_to_score(e0))
+        p1 = _mle_expected(values, phat, elo_to_score(e1))
+    else:
+        p0 = _mle_t_value(values, phat, t_scale * e0 / NELO_PER_T)
+        p1 = _mle_t_value(values, phat, t_scale * e1 / NELO_PER_T)
+    return total * sum(
+        q * (math.log(b) - math.log(a)) for q, a, b in zip(phat, p0, p1, strict=True)
+    )
+
+
+@dataclass(frozen=True)
+class SprtSpec:
+    """What an SPRT tests (``-sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 [model=...]``);
+    :class:`SprtState` is where it stands after some results."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: SprtModel = "normalized"
+
+    def describe(self) -> str:
+        return (
+            f"elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} "
+            f"beta={self.beta:g} model={self.model}"
+        )
+
+    def evaluate(self, *, wdl: Sequence[int] | None = None,
+                 pentanomial: Sequence[int] | None = None) -> SprtState:
+        """The state of this test after ``wdl`` or ``pentanomial`` results."""
+        return SprtState.evaluate(self.elo0, self.elo1, self.alpha, self.beta, wdl=wdl,
+                                  pentanomial=pentanomial, model=self.model)
+
+
+@dataclass(frozen=True)
+class SprtState:
+    """Where an SPRT stands after some results: LLR, bounds and decision.
+
+    Immutable: build a fresh one with :meth:`evaluate` after every batch of
+    results; the calculation is cheap and stateless by design (the LLR depends
+    only on the totals, not on the order games finished in).
+    """
+
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    model: SprtModel
+    llr: float
+    lower: float
+    upper: float
+    decision: Decision | None
+
+    @classmethod
+    def evaluate(
+        cls,
+        elo0: float,
+        elo1: float,
+        alpha: float = 0.05,
+        beta: float = 0.05,
+        *,
+        wdl: Sequence[int] | None = None,
+        pentanomial: Sequence[int] | None = None,
+        model: SprtModel = "normalized",
+    ) -> SprtState:
+        lower, upper = sprt_bounds(alpha, beta)
+        llr = sprt_llr(elo0, elo1, wdl=wdl, pentanomial=pentanomial, model=model)
+        return cls(
+            float(elo0),
+            float(elo1),
+            float(alpha),
+            float(beta),
+            model,
+            llr,
+            lower,
+            upper,
+            sprt_decision(llr, alpha, beta),
+        )

@@ -1,0 +1,151 @@
+"""A finished game and an engine as the tournament database stores them, and back.
+
+:func:`game_row` makes the ``games`` row of a finished game (its JSON columns encoded:
+CPU work, done apart from the write that waits for the disk), :func:`row_to_record`
+rebuilds the :class:`~guti.referee.game.record.GameRecord` from a row; the engines are
+stored as JSON (:func:`engine_to_dict`, what a bare ``-resume`` restarts them from).
+The database itself, its schema and its transactions are
+:mod:`guti.referee.storage.store`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from typing import Any
+
+from guti.referee.game.reasons import Reason
+from guti.referee.game.record import GameRecord
+from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.game.timecontrol import Limits
+from guti.referee.ugi.engine_config import EngineConfig
+from guti.referee.ugi.search_info import Score, SearchInfo
+
+
+# --------------------------------------------------------------------------- #
+# Engine configurations as JSON (what a bare ``-resume`` restarts engines from)
+# --------------------------------------------------------------------------- #
+def engine_to_dict(cfg: EngineConfig) -> dict[str, Any]:
+    return {
+        "name": cfg.name,
+        "argv": list(cfg.argv),
+        "cwd": cfg.cwd,
+        "options": dict(cfg.options),
+        "restart": cfg.restart,
+        "limits": asdict(cfg.limits) if cfg.limits is not None else None,
+        "stderr_path": cfg.stderr_path,
+    }
+
+
+def engine_from_dict(data: dict[str, Any]) -> EngineConfig:
+    limits = data.get("limits")
+    return EngineConfig(
+        name=data["name"],
+        argv=list(data["argv"]),
+        cwd=data.get("cwd"),
+        options=dict(data.get("options") or {}),
+        restart=bool(data.get("restart")),
+        limits=Limits(**limits) if limits is not None else None,
+        stderr_path=data.get("stderr_path"),
+    )
+
+
+
+#: One finished game: the values of :data:`INSERT_GAME`, in its order.
+GameRow = tuple[Any, ...]
+
+INSERT_GAME = (
+    "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
+    " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
+    " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
+    " site, round_tag, finished_at, search)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def game_row(job: ScheduledGame, record: GameRecord) -> GameRow:
+    """The ``games`` row of a finished game (the JSON columns encoded: CPU work, done
+    apart from the write that waits for the disk)."""
+    r = record
+    return (
+        job.game_id, job.pair_id, job.round, job.white, job.black, r.white, r.black,
+        r.result, str(r.reason) if r.reason is not None else None, r.detail, r.fault,
+        r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
+        r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
+        r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
+        search_json(r.search),
+    )
+
+
+#: The integer fields of a ply's entry in the ``search`` column, after the score's kind
+#: and value: ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` where absent).
+_SEARCH_INTS = ("depth", "seldepth", "nodes", "nps", "time")
+
+
+def search_json(search: list[SearchInfo | None]) -> str:
+    """The ``search`` column: a JSON list with, per ply, ``null`` (book ply, nothing
+    reported) or ``[kind, value, depth, seldepth, nodes, nps, time]`` (``null`` for a field
+    not reported). Positional, not objects: a third of the size, and a long game has
+    hundreds of plies (the JSON export spells the fields out)."""
+    rows: list[list[Any] | None] = []
+    for info in search:
+        if info is None:
+            rows.append(None)
+            continue
+        score = [info.score.kind, info.score.value] if info.score is not None else [None, None]
+        rows.append(score + [getattr(info, name) for name in _SEARCH_INTS])
+    return json.dumps(rows, separators=(",", ":"))
+
+
+def search_from_json(text: str | None) -> list[SearchInfo | None]:
+    """The inverse of :func:`search_json`; a game stored before the column existed
+    (NULL) has none. A damaged entry raises ValueError/TypeError (the caller names the game)."""
+    if text is None:
+        return []
+    rows = json.loads(text)
+    if not isinstance(rows, list):
+        raise TypeError(f"search is a {type(rows).__name__}, not a list")
+    search: list[SearchInfo | None] = []
+    for row in rows:
+        if row is None:
+            search.append(None)
+            continue
+        if not isinstance(row, list) or len(row) != 2 + len(_SEARCH_INTS):
+            raise ValueError(f"search entry {row!r} is not [kind, value, {', '.join(_SEARCH_INTS)}]")
+        kind, value, *numbers = row
+        score = Score(str(kind), int(value)) if kind is not None else None
+        fields = {name: int(n) for name, n in zip(_SEARCH_INTS, numbers, strict=True)
+                  if n is not None}
+        search.append(SearchInfo(score=score, **fields))
+    return search
+
+
+def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
+    (seq, game_id, pair_id, rnd, white, black, result, reason, detail, fault, game, start_fen,
+     first_side, final_fen, moves, opening_plies, elapsed, clocks, date, start_time, tc, event,
+     site, round_tag, search) = row
+    record = GameRecord(
+        game=game,
+        white=white,
+        black=black,
+        start_fen=start_fen,
+        moves=moves.split(),
+        elapsed_ms=json.loads(elapsed),
+        clock_ms=json.loads(clocks),
+        search=search_from_json(search),
+        opening_plies=opening_plies,
+        result=result,
+        reason=Reason.parse(reason) if reason is not None else None,
+        detail=detail,
+        fault=fault,
+        round=round_tag,
+        date=date,
+        start_time=start_time,
+        event=event,
+        site=site,
+        time_control=tc,
+        final_fen=final_fen,
+        first_side=first_side,
+    )
+    return {"seq": seq, "game_id": game_id, "pair_id": pair_id, "round": rnd}, record
