@@ -1,7 +1,8 @@
 """PDN in both directions through the real ``guti`` command: a tournament's PDN reads back
 to the games its database stored (exported with ``guti export -json``), ``-openings
 file=games.pdn`` plays those games' openings (seen in the PDN of the match that used
-them), and a bad PDN openings file is one line on stderr and exit status 2.
+them), a bad PDN openings file is one line on stderr and exit status 2, and ``guti match
+--help`` says how an openings file is read.
 
 The source tournament: three instant random movers, one of which plays an illegal move
 at the seventh ``go`` of each of its processes (games with a fault note), two pairs per encounter on a book
@@ -145,3 +146,15 @@ def test_a_bad_pdn_openings_file_is_one_line_and_exit_2(tmp_path: Path, name: st
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.count("\n") == 1 and needle in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_the_help_says_how_openings_files_are_read(tmp_path: Path) -> None:
+    shown = guti("match", "--help", cwd=tmp_path)
+    assert shown.returncode == 0
+    lines = [line.strip() for line in shown.stdout.splitlines()]
+    assert any(line.startswith("format=epd|pdn") and ".pdn or .pgn" in line for line in lines)
+    assert any(line.startswith("plies=N") for line in lines)
+    done = guti("match", *engine("A"), *engine("B"), "-each", "tc=5+0.05",
+                "-openings", "plies=2", "format=pdn", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "-openings format=pdn: needs file=F" in done.stderr
