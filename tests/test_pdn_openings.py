@@ -5,9 +5,9 @@ them), a bad PDN openings file is one line on stderr and exit status 2, and ``gu
 --help`` says how an openings file is read.
 
 The source tournament: three instant random movers, one of which plays an illegal move
-at the seventh ``go`` of each of its processes (games with a fault note), two pairs per encounter on a book
-of two openings, one from a FEN with Black to move (games with a ``FEN`` tag) and one
-from the start."""
+at the seventh ``go`` of each of its processes (games with a fault note), two pairs per
+encounter on a book of two openings, one from a FEN with Black to move (games with a
+``FEN`` tag) and one from the start."""
 
 from __future__ import annotations
 

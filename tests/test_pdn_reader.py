@@ -179,6 +179,8 @@ def test_pdn_openings_cut_at_plies_start_from_the_fen_and_skip_finished_games(tm
     assert errors and all(": skipped opening: " in error for error in errors)
     with pytest.raises(OpeningsError, match="openings format xml: expected epd or pdn"):
         load_openings(str(path), "egara-guti", fmt="xml")
+    with pytest.raises(OpeningsError, match=r"openings file .*no\.pdn: No such file"):
+        load_openings(str(tmp_path / "no.pdn"), "egara-guti")
 
 
 def test_a_pdn_game_that_ends_is_reported_and_skipped(tmp_path: Path) -> None:
@@ -197,7 +199,7 @@ def test_a_pdn_game_that_ends_is_reported_and_skipped(tmp_path: Path) -> None:
     found = load_openings(str(path), "egara-guti", on_error=errors.append)
     assert [o.source for o in found] == [f"{path}:{_second_game_line(text)}"]
     assert errors == [f"{path}:1: skipped opening: game 1 is over after {len(moves)} plies "
-                      "(plies=N takes fewer)"]
+                      "(plies=N takes only the first N)"]
     path.write_text(format_game(ended))
     with pytest.raises(OpeningsError, match="no usable opening for egara-guti"):
         load_openings(str(path), "egara-guti", on_error=errors.append)

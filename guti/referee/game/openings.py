@@ -152,7 +152,7 @@ def _pdn_openings(
 ) -> list[Opening]:
     """The games of the PDN file ``path`` as openings (see the module's docstring)."""
     try:
-        games = read_pdn_file(path, game)
+        games = read_pdn_file(path, game, what="openings file")
     except PdnError as exc:
         raise OpeningsError(str(exc)) from None
     found: list[Opening] = []
@@ -161,7 +161,7 @@ def _pdn_openings(
         opening = Opening(pdn_game.start_fen, tuple(moves), f"{path}:{pdn_game.line}")
         if opening.board(game).is_game_over():
             report(f"{path}:{pdn_game.line}: skipped opening: game {number} is over after "
-                   f"{len(moves)} plies (plies=N takes fewer)")
+                   f"{len(moves)} plies (plies=N takes only the first N)")
         else:
             found.append(opening)
     if not found:

@@ -277,14 +277,15 @@ def parse_pdn(text: str, source: str = "<pdn>", game: str | None = None) -> list
     return games
 
 
-def read_pdn_file(path: str, game: str | None = None) -> list[PdnGame]:
+def read_pdn_file(path: str, game: str | None = None, what: str = "PDN file") -> list[PdnGame]:
     """Every game of the PDN file ``path`` (see :func:`parse_pdn`); a file that cannot be
-    read or is not UTF-8 is a :class:`PdnError` too."""
+    read (``what`` names it then: ``openings file x.pdn: No such file or directory``) or is
+    not UTF-8 is a :class:`PdnError` too."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
             text = fh.read()
     except OSError as exc:
-        raise PdnError(f"PDN file {path}: {exc.strerror or exc}") from None
+        raise PdnError(f"{what} {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         line = exc.object[: exc.start].count(b"\n") + 1
         raise PdnError(f"{path}:{line}: not UTF-8 text") from None
