@@ -1,15 +1,15 @@
-"""The tests' one house of shared tools: a UGI program driver, a PDN reader, how to run
-``guti``, and the session-wide builds of the compiled bots.
+"""The tests' one house of shared tools: a UGI program driver, how to run ``guti``, and
+the session-wide builds of the compiled bots.
 
-Why one place: the suites used to carry three engine drivers, three PDN readers, a
-hard-coded ``.venv/bin/guti`` and bot builds that wrote into the source tree. Each of
-those is now written once here; test modules import the helpers (``from tests.conftest
-import ...``) and ask for the bot builds as fixtures.
+Why one place: the suites used to carry three engine drivers, a hard-coded
+``.venv/bin/guti`` and bot builds that wrote into the source tree. Each of those is now
+written once here; test modules import the helpers (``from tests.conftest import ...``)
+and ask for the bot builds as fixtures. PDN files are read with guti's own reader
+(:mod:`guti.referee.game.pdn_reader`), which shares no code with the writer.
 
 - ``UgiProgram``: a UGI program (the reference engine, a bot, a test engine) started as a
   process and driven line by line; every read has a deadline, so a silent program fails
   the test instead of hanging the suite.
-- ``read_pdn``: reads the PDN files the referee writes, independently of the writer.
 - ``GUTI``: the ``guti`` command of the interpreter running the tests (its installed entry
   point next to ``sys.executable``, else ``python -m guti.referee.cli.main``).
 - ``c_bot`` / ``java_bot`` (session fixtures): the C and Java bots built into a temporary
@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import re
 import shutil
 import sqlite3
 import subprocess
@@ -33,7 +32,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -227,40 +225,7 @@ def survivors(pidfile: Path) -> list[str]:
     return left
 
 
-# --------------------------------------------------------------------------- PDN reader
-
-_TAG = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$', re.M)
-_TOKEN = re.compile(r"\{[^}]*\}|\S+")
-_MOVE_NUMBER = re.compile(r"\d+\.(\.\.)?")
-PDN_RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-
-
-@dataclass
-class PdnMove:
-    """One move as written, with the text of the comments after it."""
-
-    text: str
-    comments: list[str] = field(default_factory=list)
-
-
-@dataclass
-class PdnGame:
-    """One game of a PDN file as written: tags, moves with comments, result.
-
-    Why a reader of the tests' own: tests must check what the referee wrote from the
-    file itself, not from the referee's objects, so a bug in the writer shows up."""
-
-    tags: dict[str, str]
-    moves: list[PdnMove]
-    result: str | None
-    #: Comments that belong to no move (the referee's fault note after the last move).
-    notes: list[str] = field(default_factory=list)
-    #: The move text as written (numbers, comments, result), for checks on its layout.
-    movetext: str = ""
-
-    @property
-    def move_texts(self) -> list[str]:
-        return [m.text for m in self.moves]
+# --------------------------------------------------------------------------- databases
 
 
 def rows(db: Path, sql: str) -> list[tuple]:
@@ -275,35 +240,6 @@ def games_stored(db: Path) -> int:
         return rows(db, "SELECT COUNT(*) FROM games")[0][0] if db.exists() else 0
     except sqlite3.OperationalError:
         return 0
-
-
-def read_pdn(text: str) -> list[PdnGame]:
-    """Every game of a PDN file, in order (tags, moves with their comments, result)."""
-    games = []
-    for chunk in re.split(r"\n\s*\n(?=\[Event )", text.strip()):
-        if not chunk.strip():
-            continue
-        head, _, body = chunk.partition("\n\n")
-        moves: list[PdnMove] = []
-        notes: list[str] = []
-        result = None
-        for token in _TOKEN.findall(body):
-            if token.startswith("{"):
-                comment = token[1:-1].strip()
-                # The writer puts one comment ({book} or the clock) after each
-                # move; any further comment (the referee's fault note) is a note.
-                if moves and not moves[-1].comments:
-                    moves[-1].comments.append(comment)
-                else:
-                    notes.append(comment)
-            elif token in PDN_RESULTS:
-                result = token
-            elif _MOVE_NUMBER.fullmatch(token):
-                continue
-            else:
-                moves.append(PdnMove(token))
-        games.append(PdnGame(dict(_TAG.findall(head)), moves, result, notes, body))
-    return games
 
 
 # --------------------------------------------------------------------------- bots

@@ -31,7 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUTI, ROOT, read_pdn, survivors, wait_for
+from guti.referee.game.pdn_reader import parse_pdn
+from tests.conftest import GUTI, ROOT, survivors, wait_for
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 #: Seconds from the abort signal to the exit of guti, at most (guti's own bound is 8 s).
@@ -129,7 +130,7 @@ def tournament_trial(tmp: Path, kind: str, rng: random.Random) -> None:
                in stored), [g for g in stored if g[2] not in (None,)]
     assert all("signal 9" not in detail for *_, detail in stored)
     assert len(stored) <= at_signal + 2, "games were started after the abort"
-    pdn = read_pdn((tmp / "t.pdn").read_text()) if (tmp / "t.pdn").exists() else []
+    pdn = parse_pdn((tmp / "t.pdn").read_text()) if (tmp / "t.pdn").exists() else []
     assert [g.tags["Result"] for g in pdn] == [g[1] for g in stored]
     wait_for(lambda: not survivors(tmp / "pids"), "every engine process gone", 10)
 
@@ -146,7 +147,7 @@ def match_trial(tmp: Path, kind: str, rng: random.Random) -> None:
     assert code == 130, out
     shown = [line for line in out.splitlines() if line.startswith("Game ")]
     assert all("disconnect" not in line and "signal 9" not in line for line in shown), shown
-    pdn = read_pdn((tmp / "m.pdn").read_text()) if (tmp / "m.pdn").exists() else []
+    pdn = parse_pdn((tmp / "m.pdn").read_text()) if (tmp / "m.pdn").exists() else []
     assert len(pdn) == len(shown), "the PDN holds a game that was not reported, or lacks one"
     assert all("signal 9" not in " ".join(g.notes) for g in pdn)
     wait_for(lambda: not survivors(tmp / "pids"), "every engine process gone", 10)
@@ -208,7 +209,7 @@ def graceful_trial(tmp: Path, command: str, rng: random.Random) -> None:
     allowed = 4 if command == "tournament" else 2
     assert len(finished) <= finished_before + allowed, "a game started after the Ctrl-C"
     assert all("disconnect" not in line and "stalled" not in line for line in finished), finished
-    pdn = read_pdn((tmp / "t.pdn").read_text())
+    pdn = parse_pdn((tmp / "t.pdn").read_text())
     assert len(pdn) == len(finished)
     if command == "tournament":
         assert len(games_in(tmp / "t.db")) == len(finished)

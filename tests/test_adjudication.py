@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.adjudication import Adjudicator, Ruling
+from guti.referee.game.pdn_reader import PdnGame, parse_pdn
 from guti.referee.game.settings import Adjudication, DrawRule, ResignRule
 from guti.referee.ugi.search_info import Score, SearchInfo
 from guti.rules import Result, Side
-from tests.conftest import GUTI, PdnGame, read_pdn
+from tests.conftest import GUTI
 
 SCRIPTED = str(Path(__file__).parent / "engines" / "scripted.py")
 
@@ -198,7 +199,7 @@ def play(tmp_path: Path, white: str, black: str, *flags: str, game: str = "alque
          "-game", game, "-games", "1", "-pdnout", str(pdn), *flags],
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    [record] = read_pdn(pdn.read_text())
+    [record] = parse_pdn(pdn.read_text())
     return record
 
 
@@ -386,7 +387,7 @@ args = ["{SCRIPTED}", "--scores", "cp:-600"]
     assert export.returncode == 0, export.stderr
     exported = json.loads((tmp_path / "g.json").read_text())
     assert [(g["reason"], g["detail"]) for g in exported] == [s[2:4] for s in stored]
-    games = read_pdn((tmp_path / "g.pdn").read_text())
+    games = parse_pdn((tmp_path / "g.pdn").read_text())
     assert [(g.tags["Termination"], g.tags["PlyCount"], g.notes) for g in games] == [
         ("adjudication", "6", [stored[0][3]]), ("adjudication", "5", [stored[1][3]])]
     # The flag on the command line wins over the file's; other rules make another tournament.
@@ -412,7 +413,7 @@ def reference_match(tmp_path: Path, name: str, *flags: str) -> tuple[list[PdnGam
          "depth=1", "-games", "2", "-pdnout", str(pdn), "-log", str(log), *flags],
         capture_output=True, text=True, timeout=300, cwd=Path(__file__).parents[1])
     assert done.returncode == 0, done.stderr
-    return read_pdn(pdn.read_text()), log.read_text()
+    return parse_pdn(pdn.read_text()), log.read_text()
 
 
 def logged_scores(log: str) -> list[list[int | None]]:

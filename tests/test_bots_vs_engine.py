@@ -26,17 +26,10 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.game.pdn_reader import PdnGame, parse_pdn
 from guti.referee.game.reasons import Reason
 from guti.rules import Board
-from tests.conftest import (
-    BOT_NAMES,
-    ENGINE_ARGV,
-    GUTI,
-    ROOT,
-    PdnGame,
-    argv_of_bot_or_reason,
-    read_pdn,
-)
+from tests.conftest import BOT_NAMES, ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason
 
 GAMES = ("egara-guti", "pretwa")
 GAMES_PER_MATCH = 10  # per game, so 20 per bot
@@ -155,7 +148,7 @@ def test_bot_plays_the_reference_engine_without_a_fault(
     assert lines[-1].startswith(f"Score of {bot} vs Ref: ") and lines[-1].endswith(
         f", {GAMES_PER_MATCH} games"
     ), lines[-1]
-    records = read_pdn(run.pdn)
+    records = parse_pdn(run.pdn)
     assert len(records) == GAMES_PER_MATCH, run.explain()
     for i, record in enumerate(records):
         tags = record.tags

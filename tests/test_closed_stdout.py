@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUTI, ROOT, read_pdn, survivors, wait_for
+from guti.referee.game.pdn_reader import parse_pdn
+from tests.conftest import GUTI, ROOT, survivors, wait_for
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 EXIT_BROKEN_PIPE = 141
@@ -53,7 +54,7 @@ def test_closed_stdout_stops_the_run_quietly_and_loses_nothing(command: str, tmp
     code, first, err = run_reading_one_line(argv, tmp_path)
     assert code == EXIT_BROKEN_PIPE, err
     assert first.strip() and "Traceback" not in err and "Broken pipe" not in err, err
-    games = read_pdn((tmp_path / "g.pdn").read_text()) if (tmp_path / "g.pdn").exists() else []
+    games = parse_pdn((tmp_path / "g.pdn").read_text()) if (tmp_path / "g.pdn").exists() else []
     assert len(games) < 400, "the run went on after its output was closed"
     assert all(g.tags["Result"] != "*" for g in games)
     if command == "tournament":

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.game.pdn_reader import parse_pdn
 from guti.rules import Board
-from tests.conftest import GUTI, ROOT, games_stored, read_pdn, rows, survivors, wait_for
+from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
 
 pytest.importorskip("distributed", reason="-cluster needs the cluster extra (distributed)")
 
@@ -45,7 +46,7 @@ def guti(*args: str, cwd: Path, timeout: float = 180,
 
 def replay_all(pdn: Path) -> int:
     """Replay every game of a PDN file with the rules core; the number of games."""
-    games = read_pdn(pdn.read_text())
+    games = parse_pdn(pdn.read_text())
     for game in games:
         fen = game.tags.get("FEN")
         board = Board("egara-guti") if fen is None else Board.from_fen("egara-guti", fen)
@@ -103,7 +104,7 @@ tc = "10+0.1"
     log = (tmp_path / "t.log").read_text()
     workers = {line.split(" on ")[-1] for line in log.splitlines() if "(black) on tcp://" in line}
     assert len(workers) == 2  # both workers played, each game's traffic came back with it
-    assert log.count("> go ") == sum(len(g.moves) for g in read_pdn((tmp_path / "t.pdn")
+    assert log.count("> go ") == sum(len(g.moves) for g in parse_pdn((tmp_path / "t.pdn")
                                                                        .read_text()))
     # Warm engines: each worker started each engine once (4 processes), not once per game.
     assert len(pids.read_text().split()) // 2 == 4

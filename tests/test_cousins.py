@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.game.pdn_reader import parse_pdn
 from guti.referee.game.reasons import Reason
 from guti.referee.tools import check_cases
 from guti.rules import GAMES, Board, RulesError, divide, perft
-from tests.conftest import GUTI, UgiProgram, read_pdn
+from tests.conftest import GUTI, UgiProgram
 from tests.perft_reference import (
     ALL_GAMES,
     load_divides,
@@ -373,7 +374,7 @@ def test_reference_engine_plays_python_bot_without_a_fault(cousin_matches, bot: 
     proc, pdn = cousin_matches[(bot, game)]
     assert proc is not None, f"match timed out: {pdn}"
     assert proc.returncode == 0, proc.stderr
-    records = read_pdn(pdn)
+    records = parse_pdn(pdn)
     assert len(records) == GAMES_PER_MATCH
     for record in records:
         assert record.tags["GameType"] == game and record.tags["Variant"] == game

@@ -13,8 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+from guti.referee.game.pdn_reader import parse_pdn
 from guti.referee.ugi.limits import Limits, go_for_turn
-from tests.conftest import GUTI, ROOT, read_pdn
+from tests.conftest import GUTI, ROOT
 
 QUIRKY = ROOT / "tests" / "engines" / "quirky.py"
 PY = sys.executable
@@ -226,9 +227,9 @@ def test_game_numbers_agree_on_terminal_pdn_json_and_export_order(tmp_path: Path
     assert out.returncode == 0, out.stderr
     games = json.loads((tmp_path / "g.json").read_text())
     assert [g["game_id"] for g in games] == [1, 2, 3, 4, 5, 6]
-    exported = read_pdn((tmp_path / "g.pdn").read_text())
+    exported = parse_pdn((tmp_path / "g.pdn").read_text())
     assert [g.tags["Game"] for g in exported] == ["1", "2", "3", "4", "5", "6"]
-    live = read_pdn((tmp_path / "live.pdn").read_text())
+    live = parse_pdn((tmp_path / "live.pdn").read_text())
     assert sorted(int(g.tags["Game"]) for g in live) == [1, 2, 3, 4, 5, 6]
     # the same game under the same number everywhere: players and moves agree
     by_number = {int(g.tags["Game"]): g for g in live}
@@ -256,7 +257,7 @@ def test_a_panic_shows_its_message_and_the_stderr_tail_is_kept(tmp_path: Path) -
     assert lines[1] == "last 20 stderr lines of the engine:"  # bounded: 27 were written
     assert lines[-1].startswith("note: run with `RUST_BACKTRACE=1`")
     assert lines[2] == "search: iteration 7 done" and len(lines) == 22
-    comment = read_pdn((tmp_path / "t.pdn").read_text())[0]
+    comment = parse_pdn((tmp_path / "t.pdn").read_text())[0]
     text = (tmp_path / "t.pdn").read_text()
     assert "search: iteration 7 done | search: iteration 8 done" in " ".join(text.split())
     assert comment.tags["Termination"] == "disconnect"
@@ -298,5 +299,5 @@ def test_export_lists_games_in_game_number_order_not_finishing_order(tmp_path: P
         export_json(store, str(tmp_path / "g.json"))
         export_pdn(store, str(tmp_path / "g.pdn"))
     assert [g["game_id"] for g in json.loads((tmp_path / "g.json").read_text())] == [1, 2, 3, 4]
-    games = read_pdn((tmp_path / "g.pdn").read_text())
+    games = parse_pdn((tmp_path / "g.pdn").read_text())
     assert [g.tags["Game"] for g in games] == ["1", "2", "3", "4"]

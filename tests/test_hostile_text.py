@@ -16,7 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import GUTI, ROOT, read_pdn
+from guti.referee.game.pdn_reader import parse_pdn
+from tests.conftest import GUTI, ROOT
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 PY = sys.executable
@@ -51,7 +52,7 @@ def test_tournament_shows_markup_and_escapes_as_text_everywhere(tmp_path):
     for name in ("t.pdn", "t.log"):
         text = (tmp_path / name).read_text()
         assert not RAW.search(text), (name, repr(RAW.search(text)))
-    pdn = read_pdn((tmp_path / "t.pdn").read_text())
+    pdn = parse_pdn((tmp_path / "t.pdn").read_text())
     assert len(pdn) == 20
     assert {g.tags["White"] for g in pdn} >= {"[/]", "guti [old]", "guti [new]"}
     table = guti("standings", "t.db", cwd=tmp_path)

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.openings import Opening
+from guti.referee.game.pdn_reader import parse_pdn
 from guti.referee.tournament.knockout import (
     BracketError,
     build,
@@ -27,7 +28,7 @@ from guti.referee.tournament.knockout import (
     new_jobs,
     seed_order,
 )
-from tests.conftest import GUTI, ROOT, read_pdn, rows, wait_for
+from tests.conftest import GUTI, ROOT, rows, wait_for
 
 PY = sys.executable
 
@@ -232,7 +233,7 @@ def test_knockout_of_3_4_5_engines_plays_the_bracket_the_results_decide(tmp_path
     assert stored == total and (total - 2 * (engines - 1)) % 2 == 0
     assert f"Knockout winner: {names[champion]}\n" in done.stdout
     assert f"{stored}/{stored} games stored" in done.stdout
-    assert len(read_pdn((tmp_path / "k.pdn").read_text())) == stored
+    assert len(parse_pdn((tmp_path / "k.pdn").read_text())) == stored
     byes = [high for high, low in FIRST_ROUND[engines] if low is None]
     for seed in byes:
         assert f"{names[seed]} has a bye and advances" in done.stdout
@@ -315,7 +316,7 @@ def test_sigkill_mid_bracket_then_resume_finishes_it_with_each_game_once(tmp_pat
     assert total == len(after)
     names = [r[0] for r in rows(db, "SELECT name FROM engines ORDER BY idx")]
     assert f"Knockout winner: {names[champion]}\n" in again.stdout
-    assert len(read_pdn((tmp_path / "k.pdn").read_text())) == len(after)
+    assert len(parse_pdn((tmp_path / "k.pdn").read_text())) == len(after)
 
 
 def test_a_kill_between_a_stored_game_and_the_next_round_is_scheduled_on_resume(tmp_path):

@@ -4,8 +4,8 @@ export, the final positions (``-epdout``) and the latency lines (``-show-latency
 
 Every expectation is derived independently of the referee's own code: the engines'
 ``info`` lines are read from the traffic log (``-log``) with a parser of this file, the
-PDN with the tests' reader (``read_pdn``), and the final positions by replaying the PDN
-moves with the rules core.
+PDN with guti's PDN reader (:mod:`guti.referee.game.pdn_reader`, which shares no code
+with the writer), and the final positions by replaying the PDN moves with the rules core.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from guti.referee.game.pdn_reader import PdnGame, parse_pdn
 from guti.rules import Board
-from tests.conftest import GUTI, ROOT, PdnGame, read_pdn
+from tests.conftest import GUTI, ROOT
 
 TIMEOUT = 180.0
 #: ``TIME [NAME] DIR TEXT``; a tournament numbers the processes (``[#1 NAME]``).
@@ -159,7 +160,7 @@ def test_a_match_records_every_report_as_the_traffic_log_shows_it(tmp_path: Path
                "-pdnout", "file=m.pdn", "nodes=true", "seldepth=true", "nps=true",
                "timeleft=true", "latency=true", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    games = read_pdn((tmp_path / "m.pdn").read_text())
+    games = parse_pdn((tmp_path / "m.pdn").read_text())
     assert len(games) == 2
     latencies = check_games_against_log(games, (tmp_path / "t.log").read_text())
     check_epd((tmp_path / "m.epd").read_text().splitlines(), games)
@@ -195,7 +196,7 @@ def test_a_tournament_keeps_the_reports_in_its_database_and_exports(tmp_path: Pa
         white, black = re.search(r": (\S+) vs (\S+): ", out[at]).groups()  # type: ignore[union-attr]
         assert [m.group(1) for m in shown if m] == [white, black]
     live = (tmp_path / "t.pdn").read_text()
-    games = read_pdn(live)
+    games = parse_pdn(live)
     log = (tmp_path / "t.log").read_text()
     check_games_against_log(games, log)
     check_epd((tmp_path / "t.epd").read_text().splitlines(), games)
@@ -234,7 +235,7 @@ def test_an_old_database_is_migrated_and_resumed(tmp_path: Path) -> None:
     old = run("export", "t.db", "-json", "old.json", "-pdn", "old.pdn", cwd=tmp_path)
     assert old.returncode == 0, old.stderr
     assert [g["search"] for g in json.loads((tmp_path / "old.json").read_text())] == [[], []]
-    old_games = read_pdn((tmp_path / "old.pdn").read_text())
+    old_games = parse_pdn((tmp_path / "old.pdn").read_text())
     assert all(re.fullmatch(r"\[%emt \d+\.\d{3}\] \[%clk [\d:.]+\]", move.comments[0])
                for game in old_games for move in game.moves)
     resumed = run("tournament", *command, "-resume", "-pdnout", "t.pdn", cwd=tmp_path)
@@ -245,7 +246,7 @@ def test_an_old_database_is_migrated_and_resumed(tmp_path: Path) -> None:
     db.close()
     assert [(gid, search is None) for gid, search in stored] == [
         (0, True), (1, True), (2, False), (3, False)]
-    games = read_pdn((tmp_path / "t.pdn").read_text())
+    games = parse_pdn((tmp_path / "t.pdn").read_text())
     assert [g.tags["Game"] for g in games] == ["1", "2", "3", "4"]
     assert [g.moves for g in games[:2]] == [g.moves for g in old_games]
     new_comment = re.compile(r"[+-](\d+\.\d\d|W\d+|L\d+)/\d+ (\d+\.\d{3})s "

@@ -14,6 +14,7 @@ import pytest
 from guti.referee.game.epd import EpdWriter, format_epd
 from guti.referee.game.latency import latency_lines
 from guti.referee.game.pdn import PdnFields, PdnWriter, format_game, move_comment
+from guti.referee.game.pdn_reader import parse_pdn
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.storage.store import StoreError, TournamentStore
@@ -21,7 +22,7 @@ from guti.referee.tournament.scheduler import schedule
 from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.search_info import Score, SearchInfo
 from guti.rules import Board
-from tests.conftest import GUTI, read_pdn
+from tests.conftest import GUTI
 
 ALL = PdnFields(nodes=True, seldepth=True, nps=True, timeleft=True, latency=True)
 FULL = SearchInfo(Score("cp", 25), depth=12, seldepth=20, nodes=34567, nps=123456, time=1190)
@@ -70,7 +71,7 @@ def test_forced_results_missing_halves_and_silent_engines() -> None:
     ]
     # Without switches an engine that reported nothing has the comment of before.
     assert move_comment(record, 4) == "[%emt 1.200] [%clk 0:00:04.988]"
-    game = read_pdn(format_game(record, ALL))[0]
+    game = parse_pdn(format_game(record, ALL))[0]
     assert [m.comments for m in game.moves][:2] == [["book"], [comments[0]]]
 
 
@@ -80,7 +81,7 @@ def test_the_writer_appends_with_its_switches(tmp_path: Path) -> None:
     with PdnWriter(str(path), PdnFields(nodes=True)) as writer:
         writer.write(record)
         writer.write(record)
-    games = read_pdn(path.read_text())
+    games = parse_pdn(path.read_text())
     assert [len(g.moves) for g in games] == [3, 3]
     assert all(", n=34567 [%emt" in m.comments[0] for g in games for m in g.moves[1:])
 
@@ -197,7 +198,7 @@ def test_a_schema_1_database_is_read_and_migrated(tmp_path: Path) -> None:
         store.record_game(job, _record([None, FULL], white="B", black="W"))
         games = [record for _info, record in store.records()]
     assert [g.search for g in games] == [[], [None, FULL]]
-    assert read_pdn(format_game(games[0]))[0].moves[0].comments == ["[%emt 0.002]"
+    assert parse_pdn(format_game(games[0]))[0].moves[0].comments == ["[%emt 0.002]"
                                                                       " [%clk 0:00:00.100]"]
     with TournamentStore(path) as twice:  # opening it again changes nothing
         assert len(list(twice.records())) == 2

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.game.pdn_reader import parse_pdn
 from guti.rules import Board
-from tests.conftest import GUTI, read_pdn, wait_for
+from tests.conftest import GUTI, wait_for
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
 
@@ -84,7 +85,7 @@ def test_match_writes_pdn_log_and_alternates_colours(tmp_path):
     assert [ln.split(":")[0] for ln in lines[:3]] == ["Game 1/3", "Game 2/3", "Game 3/3"]
     assert "Alpha vs Beta" in lines[0] and "Beta vs Alpha" in lines[1] and "Alpha vs Beta" in lines[2]
     assert lines[3].startswith("Score of Alpha vs Beta: ")
-    records = read_pdn(pdn.read_text())
+    records = parse_pdn(pdn.read_text())
     assert len(records) == 3
     wins = draws = 0
     for i, record in enumerate(records):
@@ -132,7 +133,7 @@ def test_fault_shows_on_terminal_and_in_pdn(tmp_path):
     lines = proc.stdout.strip().split("\n")
     assert "(illegal move," in lines[0] and "(illegal move," in lines[1]
     assert lines[2].startswith("Score of Good vs Bad: 2-0-0 (W-D-L), points 2-0")
-    records = read_pdn(pdn.read_text())
+    records = parse_pdn(pdn.read_text())
     assert [r.tags["Termination"] for r in records] == ["illegal move", "illegal move"]
     assert [r.tags["Result"] for r in records] == ["1-0", "0-1"]
     assert "{engine Bad played illegal" in records[0].movetext
@@ -143,7 +144,7 @@ def test_fen_start_is_tagged(tmp_path):
     fen = "bbbbb/bbb/bbb/1/www/www/wwwww b 0 1"
     proc = guti(*GOOD_PAIR, "-each", "tc=2+0", "-games", "1", "-fen", *fen.split(), "-pdnout", str(pdn))
     assert proc.returncode == 0, proc.stderr
-    record = read_pdn(pdn.read_text())[0]
+    record = parse_pdn(pdn.read_text())[0]
     assert record.tags["SetUp"] == "1" and record.tags["FEN"] == fen
     assert record.movetext.startswith("1... ")
     board = Board.from_fen("egara-guti", fen)
@@ -162,7 +163,7 @@ def test_openings_file_bad_lines_reported_and_book_moves_marked(tmp_path):
                 "-pdnout", str(pdn))
     assert proc.returncode == 0, proc.stderr
     assert f"{book}:3: skipped opening" in proc.stderr
-    for record in read_pdn(pdn.read_text()):
+    for record in parse_pdn(pdn.read_text()):
         assert record.movetext.startswith(f"1. {first} {{book}}")
 
 

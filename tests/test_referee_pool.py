@@ -42,8 +42,9 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.game.pdn_reader import parse_pdn
 from guti.rules import Board
-from tests.conftest import GUTI, ROOT, games_stored, read_pdn, rows, survivors, wait_for
+from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PROBE = ROOT / "tests" / "engines" / "cpu_probe.py"
@@ -267,7 +268,7 @@ def check_games(db: Path, pdn: Path | None = None) -> dict[int, str]:
         assert fault is None and ended is not None, f"game {game_id + 1}: {result} {reason}"
         assert (str(ended.result), str(ended.reason)) == (result, reason), game_id + 1
     if pdn is not None:
-        written = read_pdn(pdn.read_text()) if pdn.exists() else []
+        written = parse_pdn(pdn.read_text()) if pdn.exists() else []
         assert [g.tags["Result"] for g in written] == [g[5] for g in games]
         assert [" ".join(g.move_texts) for g in written] == [g[3] for g in games]
     return {g[0]: g[5] for g in games}

@@ -34,8 +34,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from guti.referee.game.pdn_reader import PdnGame, parse_pdn
 from guti.rules import Board
-from tests.conftest import GUTI, PdnGame, read_pdn, survivors
+from tests.conftest import GUTI, survivors
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
@@ -170,7 +171,7 @@ def test_two_reference_engines_play_a_clocked_match(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     today = {d.strftime("%Y.%m.%d") for d in (before, dt.date.today())}
-    records = read_pdn(pdn.read_text())
+    records = parse_pdn(pdn.read_text())
     assert len(records) == 2
     clocks = [_check_record(r, i, game, today) for i, r in enumerate(records)]
     _check_log(log.read_text(), records, clocks, game)
@@ -211,14 +212,14 @@ def test_engine_without_ugi_variant_plays_egara_guti_only(tmp_path: Path) -> Non
     lines = proc.stderr.strip().split("\n")
     assert len(lines) == 1, proc.stderr
     assert "Plain" in lines[0] and "does not play pretwa" in lines[0] and "UGI_Variant" in lines[0]
-    assert not pdn.exists() or read_pdn(pdn.read_text()) == []
+    assert not pdn.exists() or parse_pdn(pdn.read_text()) == []
     assert survivors(pids) == []
     # Egara-guti: the same engine plays, and is not sent a UGI_Variant it never declared.
     log = tmp_path / "traffic.log"
     proc = guti(*plain, *other, "-each", "tc=5+0.1", "-game", "egara-guti", "-games", "2",
                 "-pdnout", f"file={pdn}", "-log", f"file={log}")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    records = read_pdn(pdn.read_text())
+    records = parse_pdn(pdn.read_text())
     assert [r.tags["GameType"] for r in records] == ["egara-guti", "egara-guti"]
     assert all(
         r.tags["Termination"] in ("no legal move", "fifty plies", "repetition") for r in records

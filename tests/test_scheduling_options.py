@@ -2,7 +2,7 @@
 ``-noswap``, ``-reverse``, ``-seeds``, ``-openings ... start=N``, ``-wait`` and
 ``-use-affinity``, on the command line and in a TOML file.
 
-Colours and openings are read back from the PDN file (the tests' own reader), game counts
+Colours and openings are read back from the PDN file (guti's PDN reader), game counts
 from the database, the spacing of games from the traffic log's time stamps (lower bounds
 only: a loaded machine makes games slower, never the waits shorter), and the CPU pinning
 from the engines themselves: ``tests/engines/cpu_probe.py`` reports its own
@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.game.pdn_reader import parse_pdn
 from guti.rules import Board
-from tests.conftest import GUTI, ROOT, read_pdn
+from tests.conftest import GUTI, ROOT
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PROBE = ROOT / "tests" / "engines" / "cpu_probe.py"
@@ -44,7 +45,7 @@ def guti(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedPro
 
 def whites(pdn: Path) -> list[str]:
     """White's name of every game, in game order (``Round`` of a match, else file order)."""
-    return [g.tags["White"] for g in read_pdn(pdn.read_text())]
+    return [g.tags["White"] for g in parse_pdn(pdn.read_text())]
 
 
 def book(tmp_path: Path) -> Path:
@@ -69,7 +70,7 @@ def test_match_colours_follow_noswap_and_reverse(tmp_path, flags, expected):
     done = guti("match", *engine("A"), *engine("B"), "-each", "tc=5+0.05", "-games", "4",
                 "-pdnout", "out.pdn", *flags, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    games = read_pdn((tmp_path / "out.pdn").read_text())
+    games = parse_pdn((tmp_path / "out.pdn").read_text())
     assert [g.tags["Round"] for g in games] == ["1", "2", "3", "4"]
     assert [g.tags["White"] for g in games] == expected
     assert [g.tags["Black"] for g in games] == [{"A": "B", "B": "A"}[w] for w in expected]
@@ -126,7 +127,7 @@ def test_gauntlet_seeds_play_everyone_after_them(tmp_path):
 
 def _first_moves(pdn: Path) -> list[str]:
     out = []
-    for game in read_pdn(pdn.read_text()):
+    for game in parse_pdn(pdn.read_text()):
         assert game.moves[0].comments == ["book"], game.movetext[:80]
         out.append(game.moves[0].text)
     return out
@@ -153,7 +154,7 @@ def test_openings_start_with_fen_lines(tmp_path):
     done = guti("match", *engine("A"), *engine("B"), "-each", "tc=5+0.05", "-games", "2",
                 "-openings", "file=fens.txt", "start=2", "-pdnout", "out.pdn", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert [g.tags.get("FEN") for g in read_pdn((tmp_path / "out.pdn").read_text())] == [fens[1]] * 2
+    assert [g.tags.get("FEN") for g in parse_pdn((tmp_path / "out.pdn").read_text())] == [fens[1]] * 2
 
 
 # --------------------------------------------------------------------------- -wait
@@ -197,7 +198,7 @@ def test_tournament_toml_file_carries_every_option(tmp_path):
         '[each]\ntc = "5+0.05"\n[openings]\nfile = "book.txt"\nstart = 3\n\n' + engines)
     done = guti("tournament", "t.toml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    games = read_pdn((tmp_path / "out.pdn").read_text())
+    games = parse_pdn((tmp_path / "out.pdn").read_text())
     pairs = [(g.tags["White"], g.tags["Black"]) for g in games]
     # encounters S1-S2, S1-C, S2-C (C never seeds); noswap + reverse: the later one is White
     assert sorted(pairs) == sorted([("S2", "S1")] * 2 + [("C", "S1")] * 2 + [("C", "S2")] * 2)

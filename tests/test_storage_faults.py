@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUTI, ROOT, read_pdn
+from guti.referee.game.pdn_reader import parse_pdn
+from tests.conftest import GUTI, ROOT
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 PY = sys.executable
@@ -114,7 +115,7 @@ def test_standings_and_export_read_a_database_on_read_only_storage(finished_db, 
         $GUTI standings $M/t.db && $GUTI export $M/t.db -pdn {tmp_path}/ro.pdn""")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4/4 games played" in done.stdout
-    assert len(read_pdn((tmp_path / "ro.pdn").read_text())) == 4
+    assert len(parse_pdn((tmp_path / "ro.pdn").read_text())) == 4
 
 
 @needs_namespace
@@ -148,7 +149,7 @@ def test_a_full_disk_stops_the_tournament_naming_the_lost_game(tmp_path):
     assert len(kept) == len(finished) > 0  # every game reported as finished is stored
     lost = int(line.split(" is lost")[0].rsplit("game ", 1)[1].split()[0])
     assert lost - 1 not in {g[0] for g in kept}
-    assert len(read_pdn((out / "t.pdn").read_text())) == len(kept)
+    assert len(parse_pdn((out / "t.pdn").read_text())) == len(kept)
 
 
 @needs_namespace
@@ -199,4 +200,4 @@ def test_a_slow_disk_is_not_charged_to_the_other_games_clocks(tmp_path):
         reasons = [r for (r,) in conn.execute("SELECT reason FROM games")]
     assert len(reasons) == 6
     assert "time forfeit" not in reasons, reasons
-    assert len(read_pdn((tmp_path / "t.pdn").read_text())) == 6
+    assert len(parse_pdn((tmp_path / "t.pdn").read_text())) == 6

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUTI, ROOT, read_pdn, rows, survivors, wait_for
+from guti.referee.game.pdn_reader import parse_pdn
+from tests.conftest import GUTI, ROOT, rows, survivors, wait_for
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PY = sys.executable
@@ -50,8 +51,8 @@ def tourney(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Completed
 
 
 def pdn_games(path: Path) -> list[dict[str, str]]:
-    """Tag dicts of every game in a PDN file, read by the tests' own reader."""
-    return [game.tags for game in read_pdn(path.read_text())]
+    """Tag dicts of every game in a PDN file, read by guti's PDN reader."""
+    return [game.tags for game in parse_pdn(path.read_text())]
 
 
 def test_round_robin_three_engines_openings_file_concurrency_two(tmp_path):

@@ -16,9 +16,11 @@ Options (each also with two dashes):
   ``nodes=N``, ``timemargin=MS``;
 - ``-game NAME`` (``-variant`` is the same): any game of the rules core (egara-guti,
   pretwa, lau-kata-kati, dash-guti, gol-skuish, alquerque, butterfly), ``-games N``;
-- ``-fen FEN`` or ``-openings file=F [order=random|sequential] [plies=N]``
-  (``file=random:K`` or no ``file=``: random openings of K / ``plies`` plies
-  from the start, seeded by ``-srand``; ``start=N``: from the file's N-th opening),
+- ``-fen FEN`` or ``-openings file=F [order=random|sequential] [plies=N]
+  [format=epd|pdn]`` (a file of FEN or move lines, or of PDN games: ``.pdn`` and ``.pgn``
+  files are PDN unless ``format=`` says otherwise; ``file=random:K`` or no ``file=``:
+  random openings of K / ``plies`` plies from the start, seeded by ``-srand``;
+  ``start=N``: from the file's N-th opening),
   ``-srand N``;
 - ``-noswap``, ``-reverse``, ``-wait MS``, ``-use-affinity [CPUS]`` (fastchess's options,
   see :mod:`guti.referee.config.options`);

@@ -62,6 +62,18 @@ PDNOUT_KEY_HELP: tuple[tuple[str, str], ...] = (
     ("latency=true", "and latency=S: time measured minus the time the engine reported"),
 )
 
+#: The keys of ``-openings``, one help line each.
+OPENINGS_KEY_HELP: tuple[tuple[str, str], ...] = (
+    ("file=F", "an openings file: FEN or move lines (epd), or PDN games (pdn), each "
+               "game's FEN tag and moves being one opening"),
+    ("format=epd|pdn", "the file's format (default: pdn for a .pdn or .pgn file, else epd)"),
+    ("plies=N", "at most N plies of each opening (default all); without file=, random "
+                "openings of N plies"),
+    ("file=random:K", "random openings of K plies from the start (seeded by -srand)"),
+    ("order=O", "sequential (default) or random"),
+    ("start=N", "begin at the file's N-th opening (1-based)"),
+)
+
 #: The keys of ``-pdnout``: the file and fastchess's optional per-move fields, as their
 #: help lines name them (a test checks they are ``guti.referee.game.pdn.PDN_FIELD_NAMES``).
 PDNOUT_KEYS = frozenset(key.partition("=")[0] for key, _ in PDNOUT_KEY_HELP)
@@ -81,8 +93,8 @@ MATCH_OPTIONS: list[OptionSpec] = [
         Kind.TOKENS,
         keys=frozenset({"file", "order", "plies", "format", "start"}),
         bare_key="file",
-        help="file=F|random:K order=random|sequential plies=N start=N (from the file's "
-             "N-th opening, 1-based)",
+        key_help=OPENINGS_KEY_HELP,
+        help="where games start, with these keys:",
     ),
     OptionSpec("srand", Kind.VALUE, help="random seed (openings)"),
     # -- game records (README "Game records"): one block, read by record_outputs() --

@@ -193,9 +193,11 @@ def start_openings(
     if order not in ("sequential", "random"):
         raise CliError(f"{where} order={order}: expected sequential or random")
     start = _opening_start(spec, where)
+    if "format" in spec and "file" not in spec:
+        raise CliError(f"{where} format={spec['format']}: needs file=F (an openings file)")
     try:
         if "file" in spec:
-            found = load_openings(spec["file"], game, plies)
+            found = load_openings(spec["file"], game, plies, fmt=spec.get("format"))
         elif plies is not None:
             found = random_openings(game, plies, max(1, (games + 1) // 2), seed)
         else:

@@ -1,6 +1,10 @@
 """Opening positions for matches and tournaments: read from a file or generated at random.
 
-File format (one opening per line, UTF-8):
+An openings file is read as lines (format ``epd``) or as PDN games (format ``pdn``,
+``pgn`` being the same): by its name, ``.pdn`` or ``.pgn`` meaning PDN, unless a format
+is given.
+
+Lines (one opening per line, UTF-8):
 
 - a FEN (``CELLS SIDE [CLOCK [MOVE]]``), optionally followed by
   ``moves M1 M2 ...`` played from it;
@@ -14,6 +18,12 @@ legal, and the position reached must not be finished. A bad line is
 reported with its file name and line number (``on_error``, default: stderr)
 and skipped; a file without any usable line raises :class:`OpeningsError`.
 ``plies=N`` cuts move sequences after N plies.
+
+PDN (as fastchess reads PGN books): each game is an opening, its ``FEN`` tag (when it has
+one) and its moves, all of them or the first ``plies``. The file is read by
+:mod:`guti.referee.game.pdn_reader`, so any mistake in it (a move that is not legal, a
+game of another game, a comment never closed) is an :class:`OpeningsError` naming the
+file and line; a game whose moves end it is reported and skipped, as a bad line is.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from guti.referee.game.pdn_reader import PdnError, read_pdn_file
 from guti.rules import Board, Move, RulesError
 
 _MOVE_NUMBER = re.compile(r"\d+\.+")
@@ -88,14 +99,34 @@ def _report(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+#: The formats of an openings file: lines of FENs or moves, or PDN games.
+OPENINGS_FORMATS = ("epd", "pdn")
+
+
+def openings_format(path: str, fmt: str | None = None) -> str:
+    """``epd`` or ``pdn``: ``fmt`` when given (``pgn`` is ``pdn``), else by the file's
+    name (``.pdn`` and ``.pgn`` are PDN, anything else lines)."""
+    if fmt is None:
+        return "pdn" if path.lower().endswith((".pdn", ".pgn")) else "epd"
+    chosen = "pdn" if fmt.lower() == "pgn" else fmt.lower()
+    if chosen not in OPENINGS_FORMATS:
+        raise OpeningsError(f"openings format {fmt}: expected epd or pdn (or pgn, the same "
+                            "as pdn)")
+    return chosen
+
+
 def load_openings(
     path: str,
     game: str,
     plies: int | None = None,
     on_error: Callable[[str], None] | None = None,
+    fmt: str | None = None,
 ) -> list[Opening]:
-    """All usable openings of ``path`` for ``game``, bad lines reported and skipped."""
+    """All usable openings of ``path`` for ``game``, bad lines reported and skipped;
+    ``fmt``: the file's format (see :func:`openings_format`)."""
     report = on_error or _report
+    if openings_format(path, fmt) == "pdn":
+        return _pdn_openings(path, game, plies, report)
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
@@ -111,6 +142,28 @@ def load_openings(
             found.append(parse_opening(text, game, plies, where))
         except ValueError as exc:  # RulesError is a ValueError
             report(f"{where}: skipped opening: {exc}")
+    if not found:
+        raise OpeningsError(f"openings file {path}: no usable opening for {game}")
+    return found
+
+
+def _pdn_openings(
+    path: str, game: str, plies: int | None, report: Callable[[str], None]
+) -> list[Opening]:
+    """The games of the PDN file ``path`` as openings (see the module's docstring)."""
+    try:
+        games = read_pdn_file(path, game, what="openings file")
+    except PdnError as exc:
+        raise OpeningsError(str(exc)) from None
+    found: list[Opening] = []
+    for number, pdn_game in enumerate(games, 1):
+        moves = pdn_game.move_texts if plies is None else pdn_game.move_texts[:plies]
+        opening = Opening(pdn_game.start_fen, tuple(moves), f"{path}:{pdn_game.line}")
+        if opening.board(game).is_game_over():
+            report(f"{path}:{pdn_game.line}: skipped opening: game {number} is over after "
+                   f"{len(moves)} plies (plies=N takes only the first N)")
+        else:
+            found.append(opening)
     if not found:
         raise OpeningsError(f"openings file {path}: no usable opening for {game}")
     return found
