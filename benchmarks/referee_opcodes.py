@@ -34,11 +34,11 @@ sys.path.insert(0, ROOT)
 
 def count(games: int, warm_up: int) -> dict[str, Any]:
     """Opcodes per ply over ``games`` games, by module and by function."""
+    from guti.referee.game.engine_config import EngineConfig
     from guti.referee.game.runner import play_game
     from guti.referee.game.timecontrol import parse_tc
     from guti.referee.process.event_loop import run
     from guti.referee.ugi.client import UgiEngine
-    from guti.referee.ugi.engine_config import EngineConfig
 
     ops: collections.Counter[tuple[str, str]] = collections.Counter()
 

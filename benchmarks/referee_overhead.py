@@ -23,11 +23,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(ROOT)
 
+from guti.referee.game.engine_config import EngineConfig  # noqa: E402
 from guti.referee.game.runner import play_game  # noqa: E402
 from guti.referee.game.timecontrol import parse_tc  # noqa: E402
 from guti.referee.ugi.client import GoReply, Position, UgiEngine  # noqa: E402
-from guti.referee.ugi.engine_config import EngineConfig  # noqa: E402
-from guti.referee.ugi.limits import Go  # noqa: E402
+from guti.referee.ugi.go import Go  # noqa: E402
 
 FAULTY = os.path.join(ROOT, "tests", "engines", "faulty.py")
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.reasons import Reason
 from guti.referee.game.runner import play_game
 from guti.referee.game.timecontrol import parse_limits
@@ -24,9 +25,8 @@ from guti.referee.process.engine_process import QUEUE_LIMIT, EngineProcess
 from guti.referee.process.traffic_log import TrafficLog
 from guti.referee.tournament.engine_pool import EnginePool
 from guti.referee.ugi.client import Position, UgiEngine, position_line
-from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.fake_transport import Answer, Reply
-from guti.referee.ugi.limits import Go
+from guti.referee.ugi.go import Go
 from guti.rules import Board
 from tests.test_ugi_client import Scripted, first_legal, on_ply, play
 

@@ -10,6 +10,7 @@ from itertools import islice
 
 import pytest
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.openings import Opening
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
@@ -25,7 +26,6 @@ from guti.referee.tournament.scheduler import (
 from guti.referee.tournament.standings import Standings
 from guti.referee.tournament.stopping import RunControl
 from guti.referee.tournament.store import StoreError, TournamentStore
-from guti.referee.ugi.engine_config import EngineConfig
 
 
 def test_round_robin_and_gauntlet_pairings():

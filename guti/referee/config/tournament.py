@@ -55,6 +55,7 @@ from guti.referee.config.options import (
     scheduling,
 )
 from guti.referee.config.outputs import check_outputs
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.settings import GameSettings
 from guti.referee.tournament import knockout
 from guti.referee.tournament.cluster_address import EngineSetup
@@ -69,7 +70,6 @@ from guti.referee.tournament.knockout import KNOCKOUT
 from guti.referee.tournament.scheduler import FORMATS, opening_slots
 from guti.referee.tournament.settings import TournamentSettings
 from guti.referee.tournament.stats import SprtModel, SprtSpec
-from guti.referee.ugi.engine_config import EngineConfig
 
 #: Most games at once (each is two engine processes); more is a mistake, not a plan.
 MAX_CONCURRENCY = 1024

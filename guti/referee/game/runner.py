@@ -46,9 +46,9 @@ from guti.referee.game.settings import (
     DEFAULT_STALL_GRACE,
     Adjudication,
 )
-from guti.referee.game.timecontrol import Clock, Limits
+from guti.referee.game.timecontrol import Clock, Limits, go_for_turn
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
-from guti.referee.ugi.client import ClockedGo, GoReply, Position, UgiEngine
+from guti.referee.ugi.client import GoReply, Position, UgiEngine
 from guti.rules import Board, Move, Result, RulesError, Side
 
 #: The reason a game is lost for, by the kind of engine-process fault.
@@ -124,7 +124,7 @@ async def play_game(
     record.opening_plies = len(record.moves)
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
                  {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
-                 Bounds(move_timeout, sync_timeout, stall_grace), shared.goes, observer)
+                 Bounds(move_timeout, sync_timeout, stall_grace), observer)
     if adjudication is not None and adjudication.active:
         game.adjudicator = Adjudicator(adjudication)
     return await game.play()
@@ -145,7 +145,7 @@ class _Game:
     compiled build, once per game."""
 
     def __init__(self, board: Board, record: GameRecord, engines: dict[Side, UgiEngine],
-                 clocks: dict[Side, Clock], bounds: Bounds, goes: dict[Side, ClockedGo],
+                 clocks: dict[Side, Clock], bounds: Bounds,
                  observer: MoveObserver | None = None) -> None:
         self.board = board
         self.record = record
@@ -154,7 +154,6 @@ class _Game:
         #: the clocks again, as attributes: ``Side.WHITE`` is a slow lookup every ply
         self.white_clock, self.black_clock = clocks[Side.WHITE], clocks[Side.BLACK]
         self.bounds = bounds
-        self.goes = goes  # each side's go lines (shared by the games of the same limits)
         self.observer = observer  # told every move (the live page)
         #: -draw/-resign/-maxmoves, when any is on
         self.adjudicator: Adjudicator | None = None
@@ -194,9 +193,9 @@ class _Game:
     def ask(self, side: Side, allowed: float | None) -> Coroutine[Any, Any, GoReply]:
         """Send ``position`` and ``go`` with both clocks as they stand; awaited, the reply
         (the client's coroutine itself, not one more around it: this runs every ply)."""
-        clocks = self.clocks
-        go = self.goes[side].line(self.white_clock.remaining_ms, self.black_clock.remaining_ms,
-                                  clocks[side].moves_in_period)
+        white, black = self.white_clock, self.black_clock
+        go = go_for_turn(self.clocks[side].limits, (white.limits, white.remaining_ms),
+                         (black.limits, black.remaining_ms), self.clocks[side].moves_in_period)
         return self.engines[side].go(self.position, go, self.wait_for(allowed))
 
     def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:
@@ -336,16 +335,13 @@ def _time_control_tag(white: Limits, black: Limits) -> str:
 
 class _Shared:
     """What every game played with the same two limits shares, made once: the
-    ``TimeControl`` tag and each side's ``go`` lines (:class:`ClockedGo`). Making them is
-    interpreted Python (the limits' module), tens of microseconds once a game otherwise."""
+    ``TimeControl`` tag."""
 
-    __slots__ = ("white", "black", "tag", "goes")
+    __slots__ = ("white", "black", "tag")
 
     def __init__(self, white: Limits, black: Limits) -> None:
         self.white, self.black = white, black
         self.tag = _time_control_tag(white, black)
-        self.goes = {Side.WHITE: ClockedGo(white, white, black),
-                     Side.BLACK: ClockedGo(black, white, black)}
 
 
 #: :class:`_Shared` by the identities of the limits: a tournament gives every game the same

@@ -28,6 +28,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.judge import Fault, Verdict, judge_reply
 from guti.referee.process.engine_process import EngineProcess
 from guti.referee.process.errors import (
@@ -42,8 +43,7 @@ from guti.referee.tools.check_cases import GameCases, PositionCase, cases_for
 from guti.referee.tools.engine_argv import parse_options, split_engine_argv
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.client import GoReply, Position, UgiEngine, is_bestmove, position_line
-from guti.referee.ugi.engine_config import EngineConfig
-from guti.referee.ugi.limits import Go
+from guti.referee.ugi.go import Go
 from guti.referee.ugi.options import Handshake
 from guti.rules import GAMES, Board, RulesError, divide
 
@@ -777,7 +777,7 @@ class Checker:
                     break
                 await asyncio.sleep(0.02)
         # Under load the transport's own clean-up may have killed them before we looked.
-        left = left or list(eng.transport.orphans_killed)
+        left = left or (list(self.proc.orphans_killed) if self.proc is not None else [])
         if left:
             raise Gone("expected no process of the engine left after quit, saw "
                        f"{len(left)} still running (pids {' '.join(map(str, left))})")

@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.judge import Fault, judge_reply
 from guti.referee.process.engine_process import EngineProcess
 from guti.referee.process.errors import (
@@ -44,8 +45,7 @@ from guti.referee.tools.console_io import Screen, run_pipe, run_tty
 from guti.referee.tools.engine_argv import parse_options, split_engine_argv
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.client import Position, UgiEngine, is_readyok
-from guti.referee.ugi.engine_config import EngineConfig
-from guti.referee.ugi.limits import Go
+from guti.referee.ugi.go import Go
 from guti.referee.ugi.options import Handshake
 from guti.rules import GAMES, Board, RulesError, divide
 

@@ -46,6 +46,7 @@ import dask
 from distributed import Client, Future, LocalCluster, as_completed
 from distributed.scheduler import KilledWorker
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.settings import GameSettings
 from guti.referee.process.engine_process import TrafficHook
@@ -69,7 +70,6 @@ from guti.referee.tournament.remote_games import (
 )
 from guti.referee.tournament.scheduler import ScheduledGame
 from guti.referee.tournament.stopping import RunControl
-from guti.referee.ugi.engine_config import EngineConfig
 
 #: Seconds to reach a remote scheduler, and for its first worker to be there.
 CONNECT_TIMEOUT = 30.0

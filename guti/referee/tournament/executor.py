@@ -33,6 +33,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.record import GameRecord
 from guti.referee.game.settings import GameSettings
@@ -44,7 +45,6 @@ from guti.referee.tournament.pairing import play_job
 from guti.referee.tournament.scheduler import ScheduledGame
 from guti.referee.tournament.stopping import ABORT_GRACE, RunControl
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.engine_config import EngineConfig
 
 #: What is done with each finished game (store it, count it, ...); when a game slot
 #: starts its next game meanwhile: :meth:`GameSlots.run`.

@@ -45,6 +45,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.settings import GameSettings
 from guti.referee.process import lifeline
@@ -59,7 +60,6 @@ from guti.referee.tournament.observer import TournamentObserver
 from guti.referee.tournament.referee_link import Message, frame, read_message
 from guti.referee.tournament.remote_games import GameOutcome, RunSpec, log_outcome, say_error
 from guti.referee.tournament.scheduler import ScheduledGame
-from guti.referee.ugi.engine_config import EngineConfig
 
 #: Times one game may lose its referee process before the run gives up.
 MAX_ATTEMPTS = 3

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.settings import GameSettings
 from guti.referee.process.engine_process import TrafficHook
@@ -30,7 +31,6 @@ from guti.referee.tournament.engine_pool import EnginePool
 from guti.referee.tournament.pairing import play_job
 from guti.referee.tournament.scheduler import ScheduledGame
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.engine_config import EngineConfig
 
 #: Most traffic lines one game sends back with its result (``-log``); the rest are counted.
 TRAFFIC_LINES = 20_000

@@ -43,12 +43,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from typing import Any
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.openings import Opening
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.timecontrol import Limits
 from guti.referee.tournament.scheduler import ScheduledGame
-from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.search_info import Score, SearchInfo
 
 SCHEMA_VERSION = "1"
