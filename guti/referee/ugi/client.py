@@ -54,7 +54,7 @@ MAX_INFOS = 32
 
 class EngineSpec(Protocol):
     """What starting and configuring an engine needs: how to run it (see
-    :class:`~guti.referee.process.engine_process.ProcessSpec`) and the options to set
+    :class:`~guti.referee.process.process_handle.ProcessSpec`) and the options to set
     in the handshake. The game layer's ``EngineConfig`` is one."""
 
     @property
