@@ -90,17 +90,17 @@ class LineReader:
         if self.error is not None or self.closed:
             return False
         start = self.end
+        end = start + len(data)
         self.buf += data
         last = data.rfind(b"\n")
         if last < 0:
-            if self.end - self.line_start > LINE_LIMIT:
+            if end - self.line_start > LINE_LIMIT:
                 return self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
             return False
         if self._has_long_line(data, start, last):
             return self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
-        self.completed_from = self.line_start
         self.line_start = start + last + 1
-        self.ends.append(self.end)
+        self.ends.append(end)
         self.times.append(now)
         if self.unread_cost() > QUEUE_LIMIT:
             return self._fail(f"left more than {QUEUE_LIMIT} bytes of output unread")

@@ -124,7 +124,7 @@ def elapsed_ms(sent_at: float, received_at: float) -> float:
     return round((received_at - sent_at) * 1e9) / 1e6
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GoReply:
     """The answer to one ``go``.
 

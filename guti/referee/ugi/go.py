@@ -12,13 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-#: The numeric parameters, in the order they are written.
-NUMERIC_PARAMETERS = (
-    "p1time", "p1inc", "p2time", "p2inc", "movestogo", "movetime", "depth", "nodes",
-)
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Go:
     """The parameters of one ``go`` (protocol.md): clocks and increments in ms, a fixed
     ``movetime``, ``depth``/``nodes`` limits, ``infinite`` (until ``stop``) or ``perft``.
@@ -42,8 +37,23 @@ class Go:
         """The words after ``go``, e.g. ``p1time 5000 p1inc 50 movetime 100``."""
         if self.perft is not None:
             return f"perft {self.perft}"
-        parts = [f"{name} {value}" for name in NUMERIC_PARAMETERS
-                 if (value := getattr(self, name)) is not None]
+        parts: list[str] = []
+        if self.p1time is not None:
+            parts.append(f"p1time {self.p1time}")
+        if self.p1inc is not None:
+            parts.append(f"p1inc {self.p1inc}")
+        if self.p2time is not None:
+            parts.append(f"p2time {self.p2time}")
+        if self.p2inc is not None:
+            parts.append(f"p2inc {self.p2inc}")
+        if self.movestogo is not None:
+            parts.append(f"movestogo {self.movestogo}")
+        if self.movetime is not None:
+            parts.append(f"movetime {self.movetime}")
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        if self.nodes is not None:
+            parts.append(f"nodes {self.nodes}")
         if self.infinite or not parts:
             parts.append("infinite")
         return " ".join(parts)
