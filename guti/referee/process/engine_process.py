@@ -48,6 +48,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
+from guti.referee.process.deadline_timer import DeadlineTimer
 from guti.referee.process.errors import (
     EngineDisconnected,
     EngineProtocolError,
@@ -100,6 +101,7 @@ class EngineProcess:
         #: The reader waiting for a line (and the first word it waits for; None: any).
         self._waiter: asyncio.Future[None] | None = None
         self._want: bytes | None = None
+        self._timer: DeadlineTimer | None = None  # made by the first wait
 
     # -- life cycle ------------------------------------------------------------------
     async def start(self) -> None:
@@ -300,8 +302,8 @@ class EngineProcess:
 
     async def _read(self, word: bytes | None, deadline: float, keep: int
                     ) -> tuple[list[str], float]:
-        """Wait for a complete line opening with ``word`` (any line: None), with one timer
-        for the deadline; woken by a chunk that may hold it, the end of output, the exit
+        """Wait for a complete line opening with ``word`` (any line: None) until
+        ``deadline``; woken by a chunk that may hold it, the end of output, the exit
         or a fault, not by every chunk."""
         if self._handle is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
@@ -318,13 +320,15 @@ class EngineProcess:
             if remaining <= 0:
                 raise EngineTimeout(f"engine {self.name} did not answer in time",
                                     lines=lines.take_all(keep))
+            if self._timer is None:
+                self._timer = DeadlineTimer(loop, self._wake)
             waiter = self._waiter = loop.create_future()
             self._want = word
-            timer = loop.call_later(remaining, self._wake)
+            self._timer.arm(deadline)
             try:
                 await waiter
             finally:
-                timer.cancel()
+                self._timer.disarm()
                 self._waiter = self._want = None
 
     async def _disconnect_text(self) -> str:
@@ -360,6 +364,8 @@ class EngineProcess:
         finally:
             if handle is not None:
                 handle.abandon()  # (a no-op once it has exited)
+            if self._timer is not None:
+                self._timer.close()
             self._close_pipes()
             self._close_stderr_file()
 
