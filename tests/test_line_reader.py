@@ -161,3 +161,48 @@ def test_any_chunking_reads_the_same_lines(lines: list[str], cuts: list[int]) ->
     reader.close(float(i))
     got += read_all(reader)
     assert got == list(zip(lines, newline_chunk, strict=True))
+
+
+def test_a_whole_reply_is_one_line_opening_with_the_word_and_nothing_unread() -> None:
+    reader = LineReader()
+    assert reader.is_whole_reply(b"bestmove 1-2\n", b"bestmove")
+    assert reader.is_whole_reply(b"bestmove\r\n", b"bestmove")
+    assert not reader.is_whole_reply(b"bestmoves 1-2\n", b"bestmove")
+    assert not reader.is_whole_reply(b"info 1\nbestmove 1-2\n", b"bestmove")
+    assert not reader.is_whole_reply(b"bestmove 1-2", b"bestmove")  # unfinished
+    reader.feed(b"info", 0.0)  # something unread (an unfinished line) comes first
+    assert not reader.is_whole_reply(b"bestmove 1-2\n", b"bestmove")
+
+
+def test_a_handed_over_reply_leaves_nothing_held_and_the_next_lines_read_on() -> None:
+    reader = fed(b"info 1\n")
+    assert read_all(reader) == [("info 1", 0.0)]
+    reader.hand_over(b"bestmove 1-2\n")
+    assert (len(reader.buf), len(reader.ends)) == (0, 0)
+    reader.feed(b"info 2\n", 5.0)
+    assert read_all(reader) == [("info 2", 5.0)]
+
+
+def test_a_reply_given_back_is_read_first_with_its_arrival() -> None:
+    """Its reader was cancelled before taking it; lines fed since come after it."""
+    reader = fed(b"info 1\n")
+    read_all(reader)
+    assert reader.find_line(b"bestmove") is None
+    reader.hand_over(b"bestmove 1-2\n")
+    reader.feed(b"info 2\nbest", 5.0)
+    assert reader.find_line(b"bestmove") is None  # searched past where it goes back
+    reader.give_back(b"bestmove 1-2\n", 4.0)
+    assert reader.take_through(b"bestmove", 3) == (["bestmove 1-2"], 4.0)
+    reader.feed(b"move 3-4\n", 6.0)
+    assert reader.take_through(b"bestmove", 3) == (["info 2", "bestmove 3-4"], 6.0)
+
+
+def test_completed_text_is_what_the_last_chunk_completed() -> None:
+    reader = fed(b"a\r\nb")
+    assert reader.completed_text() == "a"
+    reader.feed(b"c", 1.0)
+    assert reader.completed_text() is None
+    reader.feed(b"\n\n", 2.0)
+    assert reader.completed_text() == "bc\n"
+    reader.close(3.0)
+    assert reader.completed_text() is None

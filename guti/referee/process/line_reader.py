@@ -79,7 +79,8 @@ class LineReader:
 
     def unread_cost(self) -> int:
         """Memory held for output not read yet: its bytes plus its stamps' slots."""
-        return self.end - self.pos + STAMP_COST * (len(self.ends) - self.first_stamp)
+        return (self.base + len(self.buf) - self.pos
+                + STAMP_COST * (len(self.ends) - self.first_stamp))
 
     # -- writing ---------------------------------------------------------------------
     def feed(self, data: bytes, now: float) -> bool:
@@ -97,7 +98,8 @@ class LineReader:
             if end - self.line_start > LINE_LIMIT:
                 return self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
             return False
-        if self._has_long_line(data, start, last):
+        long_possible = len(data) > LINE_LIMIT or start + last - self.line_start > LINE_LIMIT
+        if long_possible and self._has_long_line(data, start, last):
             return self._fail(f"sent a line longer than {LINE_LIMIT} bytes")
         self.line_start = start + last + 1
         self.ends.append(end)
@@ -115,9 +117,8 @@ class LineReader:
 
     def _has_long_line(self, data: bytes, start: int, last: int) -> bool:
         """Whether ``data`` (fed at offset ``start``, its last newline at ``last``) holds or
-        completes a line over the limit, or leaves one unfinished."""
-        if len(data) <= LINE_LIMIT and start + last - self.line_start <= LINE_LIMIT:
-            return False  # no line can be that long: the usual case, decided at once
+        completes a line over the limit, or leaves one unfinished (asked only when the
+        chunk or the span of lines it completes is longer than a line may be)."""
         first = data.find(b"\n")
         return (start + first - self.line_start > LINE_LIMIT
                 or len(data) - last - 1 > LINE_LIMIT
@@ -134,6 +135,43 @@ class LineReader:
         quick test in C; :meth:`find_line` decides whether one opens with it)."""
         return self.buf.find(word, self.completed_from - self.base,
                              self.line_start - self.base) >= 0
+
+    def completed_text(self) -> str | None:
+        """The lines the last :meth:`feed` or :meth:`close` completed, decoded and joined
+        by newlines (CRs before newlines dropped); None when it completed none."""
+        begin, end = self.completed_from - self.base, self.line_start - self.base
+        if end <= begin:
+            return None
+        text = self.buf[begin : end - 1].decode("utf-8", "replace")
+        return text.replace("\r\n", "\n").removesuffix("\r") if "\r" in text else text
+
+    # -- a reply handed over whole ---------------------------------------------------
+    def is_whole_reply(self, data: bytes, word: bytes) -> bool:
+        """Whether ``data`` is exactly one line opening with ``word``, and nothing is
+        unread before it: the usual reply of a quick engine, which :meth:`hand_over` lets
+        its reader have without keeping, stamping and searching it."""
+        return (self.pos == self.base + len(self.buf) and self.error is None
+                and len(data) <= LINE_LIMIT and data.startswith(word)
+                and data[len(word)] in _BLANKS and data.find(b"\n") == len(data) - 1)
+
+    def hand_over(self, data: bytes) -> None:
+        """Consume ``data`` (see :meth:`is_whole_reply`) unkept: everything before it is
+        read, so all that is held is freed and the offsets move past it."""
+        self.buf.clear()
+        del self.ends[:], self.times[:]
+        self.first_stamp = 0
+        self.base = self.pos = self.line_start = self.completed_from = self.pos + len(data)
+
+    def give_back(self, data: bytes, now: float) -> None:
+        """Undo :meth:`hand_over` of ``data`` (arrived at ``now``): it becomes the first
+        unread line again, before what was fed since (its reader was cancelled before it
+        took the line, and the next reader must see it)."""
+        self.buf[0:0] = data
+        self.base -= len(data)
+        self.pos -= len(data)
+        self.ends.insert(self.first_stamp, self.pos + len(data))
+        self.times.insert(self.first_stamp, now)
+        self.scanned = 0  # a search since may have passed its offset
 
     # -- reading ---------------------------------------------------------------------
     def find_line(self, word: bytes | None = None) -> int | None:

@@ -5,17 +5,21 @@ environment variable to display a backtrace``, which hides the panic message abo
 and a C++ abort or a Go panic end in similar boilerplate. :func:`telling_line` skips such
 notes and joins a panic's location with its message; :func:`tail_lines` keeps the last
 lines (at most :data:`TAIL_LINES`, of the 4 KiB the process keeps) for the game's record.
-:class:`StderrTail` keeps those last bytes as they come, copies them to the engine's
-stderr log and hands whole lines to the traffic hook.
+:class:`StderrTail` reads an engine's stderr pipe on the event loop, keeps its last
+bytes, copies them to the engine's stderr log and hands whole lines to the traffic hook.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
 import re
 import time
 from collections.abc import Callable
 from typing import BinaryIO
+
+from guti.referee.process.pipes import read_chunk
 
 #: Lines of a crashed engine's stderr kept in the game's detail.
 TAIL_LINES = 20
@@ -60,6 +64,40 @@ class StderrTail:
         self.hook = hook
         self.tail = bytearray()
         self._partial = bytearray()  # the unfinished line, for the hook
+        self._fd = -1
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.ended = asyncio.Event()  # the pipe is at its end: the tail is complete
+
+    def watch(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
+        """Read the pipe ``fd`` (our end of the engine's stderr) as data comes."""
+        os.set_blocking(fd, False)
+        self._loop, self._fd = loop, fd
+        loop.add_reader(fd, self._readable)
+
+    def _readable(self) -> None:
+        data = read_chunk(self._fd)
+        if data:
+            self.feed(data)
+        elif data is not None:  # the end
+            self._unwatch()
+            self.close()
+            self.ended.set()
+
+    def _unwatch(self) -> None:
+        if self._loop is not None and self._fd >= 0:
+            self._loop.remove_reader(self._fd)
+            self._loop = None
+
+    def stop(self) -> None:
+        """Stop reading: close the pipe and the log."""
+        self._unwatch()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        if self.sink is not None:
+            with contextlib.suppress(OSError):
+                self.sink.close()
+            self.sink = None
 
     def feed(self, data: bytes) -> None:
         self.tail += data

@@ -1,6 +1,6 @@
-"""Writing to a pipe from the event loop without ever blocking.
+"""Pipes read and written from the event loop without ever blocking.
 
-:class:`PipeWriter` writes at once what the pipe takes (one ``os.write``: a ply's
+:func:`read_chunk` takes what a pipe holds with one ``os.read``. :class:`PipeWriter` writes at once what the pipe takes (one ``os.write``: a ply's
 ``position`` and ``go`` go out in one system call) and keeps the rest, in order, for
 the event loop to write when the pipe has room. An engine that stops reading its
 stdin therefore never blocks the referee; a dead pipe shows up on reading.
@@ -11,6 +11,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+
+#: Most bytes taken from a pipe by one read: a pipe's default capacity.
+READ_SIZE = 1 << 16
+
+
+def read_chunk(fd: int) -> bytes | None:
+    """What the non-blocking pipe ``fd`` holds (one read): ``b""`` at its end (or when it
+    fails), None when it holds nothing yet."""
+    try:
+        return os.read(fd, READ_SIZE)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
 
 
 class PipeWriter:
