@@ -97,7 +97,7 @@ def _engine(kind: str, slack_ms: float) -> None:
 
 
 def _config(kind: str, name: str, slack_ms: float):  # type: ignore[no-untyped-def]
-    from guti.referee.ugi.engine_config import EngineConfig
+    from guti.referee.game.engine_config import EngineConfig
 
     return EngineConfig(name=name, argv=[sys.executable, os.path.abspath(__file__),
                                          "--engine", kind, "--slack-ms", str(slack_ms)])

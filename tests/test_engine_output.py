@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from guti.referee.execution.engine_pool import EnginePool
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.reasons import Reason
 from guti.referee.game.runner import play_game
 from guti.referee.game.timecontrol import parse_limits
@@ -24,9 +25,8 @@ from guti.referee.process import event_loop
 from guti.referee.process.engine_process import QUEUE_LIMIT, EngineProcess
 from guti.referee.process.traffic_log import TrafficLog
 from guti.referee.ugi.client import Position, UgiEngine, position_line
-from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.fake_transport import Answer, Reply
-from guti.referee.ugi.limits import Go
+from guti.referee.ugi.go import Go
 from guti.rules import Board
 from tests.test_ugi_client import Scripted, first_legal, on_ply, play
 
@@ -86,7 +86,7 @@ def test_many_empty_lines_unread_hold_little_memory() -> None:
             proc = await started(cfg)
             try:
                 deadline = time.monotonic() + 30
-                while proc._pipes is not None and proc._pipes.line_start < 2_000_013:
+                while proc._lines.line_start < 2_000_013:
                     assert time.monotonic() < deadline, "the output did not arrive"
                     await asyncio.sleep(0.01)
                 peak = tracemalloc.get_traced_memory()[1]
@@ -110,11 +110,10 @@ def test_more_unread_output_than_the_budget_is_a_protocol_error() -> None:
         proc = await started(eng_cfg)
         try:
             deadline = time.monotonic() + 30
-            while proc._pipes is not None and proc._pipes.overflow is None:
+            while proc._lines.error is None:
                 assert time.monotonic() < deadline, "no overflow after 30 s"
                 await asyncio.sleep(0.05)
-            assert proc._pipes is not None
-            return proc._pipes.overflow or ""
+            return proc._lines.error or ""
         finally:
             await proc.quit(grace=0)
 
@@ -383,26 +382,24 @@ def test_a_reply_that_woke_a_cancelled_wait_is_read_by_the_next(chunk: bytes) ->
     """A wait woken by its reply and cancelled in the same turn of the loop (an abort,
     a ``wait_for`` running out at that moment) leaves the line unread for the next wait,
     with its arrival time; the lines after it are read in order. The chunk is given to
-    the pipe's reader as the event loop would (no engine writes here), for both ways a
-    reply is taken: an instant reply alone in its chunk (handed over whole), and a
-    chunk with more in it (buffered)."""
+    the pipe's reader as the event loop would (no engine writes here), both as a reply
+    alone in its chunk and as a chunk with more in it."""
     cfg = writer("C", "time.sleep(30)\n")
 
     async def main() -> tuple[bool, list[str], float, list[str]]:
         proc = await started(cfg)
         try:
-            pipes = proc._pipes
-            assert pipes is not None
             reader = asyncio.ensure_future(proc.read_through("bestmove", time.monotonic() + 9, 2))
             await asyncio.sleep(0)  # the reader now waits
-            assert pipes.waiter is not None
-            pipes.on_stdout(chunk, 1234.5)  # wakes the reader ...
-            woken = pipes.waiter is not None and pipes.waiter.done()
+            waiter = proc._waiter
+            assert waiter is not None
+            proc._on_stdout(chunk, 1234.5)  # wakes the reader ...
+            woken = waiter.done()
             reader.cancel()  # ... which is cancelled before it runs again
             with pytest.raises(asyncio.CancelledError):
                 await reader
             lines, at = await proc.read_through("bestmove", time.monotonic() + 5, 2)
-            pipes.on_stdout(b"bestmove b2\n", 1240.0)
+            proc._on_stdout(b"bestmove b2\n", 1240.0)
             after, _ = await proc.read_through("bestmove", time.monotonic() + 5, 2)
             return woken, lines, at, after
         finally:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from guti.referee.game.pdn_reader import parse_pdn
-from guti.referee.ugi.limits import Limits, go_for_turn
+from guti.referee.game.timecontrol import Limits, go_for_turn
 from tests.conftest import GUTI, ROOT
 
 QUIRKY = ROOT / "tests" / "engines" / "quirky.py"
@@ -279,12 +279,12 @@ def test_an_illegal_move_after_a_rejected_position_names_the_error(tmp_path: Pat
 
 
 def test_export_lists_games_in_game_number_order_not_finishing_order(tmp_path: Path) -> None:
+    from guti.referee.game.engine_config import EngineConfig
     from guti.referee.game.reasons import Reason
     from guti.referee.game.record import GameRecord
     from guti.referee.storage.export import export_json, export_pdn
     from guti.referee.storage.store import TournamentStore
     from guti.referee.tournament.scheduler import schedule
-    from guti.referee.ugi.engine_config import EngineConfig
     from guti.rules import Result
 
     jobs = list(schedule("roundrobin", 2, 2, 2))

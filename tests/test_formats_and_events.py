@@ -15,6 +15,7 @@ from guti.referee.cli.progress import TournamentDisplay
 from guti.referee.execution.executor import Execution, ExecutionPlan, GameExecutor
 from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.slots import GameSlots
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
@@ -33,7 +34,6 @@ from guti.referee.tournament.feed import GameFeed, ScheduleFeed
 from guti.referee.tournament.formats import FORMATS, RoundRobin, tournament_format
 from guti.referee.tournament.run import run_tournament
 from guti.referee.tournament.settings import TournamentSettings
-from guti.referee.ugi.engine_config import EngineConfig
 
 
 def _record(job: ScheduledGame, names: list[str]) -> GameRecord:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.epd import EpdWriter, format_epd
 from guti.referee.game.latency import latency_lines
 from guti.referee.game.pdn import PdnFields, PdnWriter, format_game, move_comment
@@ -19,7 +20,6 @@ from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.scheduler import schedule
-from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.search_info import Score, SearchInfo
 from guti.rules import Board
 from tests.conftest import GUTI

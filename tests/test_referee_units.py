@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli
+from guti.referee.game.engine_config import EngineConfigError, engine_config_from_tokens
 from guti.referee.game.openings import (
     OpeningsError,
     load_openings,
@@ -26,8 +27,8 @@ from guti.referee.game.timecontrol import (
     parse_tc,
 )
 from guti.referee.process.engine_process import describe_exit
-from guti.referee.ugi.client import ClockedGo, go_line
-from guti.referee.ugi.engine_config import EngineConfigError, engine_config_from_tokens
+from guti.referee.ugi.client import go_line
+from guti.referee.ugi.go import Go
 from guti.referee.ugi.options import parse_option_line
 from guti.rules import Board
 
@@ -112,16 +113,19 @@ _limits = st.builds(
 
 @given(_limits, _limits, st.floats(-50_000, 10**7), st.floats(-50_000, 10**7), st.integers(0, 70),
        st.booleans())
-def test_clocked_go_writes_what_go_arguments_says(white, black, white_ms, black_ms, moved, black_moves):
-    """The game loop's go lines (ClockedGo, a pattern filled in each ply) are word for word
-    the ones built from a Go each ply, for any limits and clocks (marker figures included)."""
+def test_go_lines_read_back_the_same(white, black, white_ms, black_ms, moved, black_moves):
+    """The game loop's go line, for any limits and clocks, is a well-formed ``go``: its
+    words read back as the same parameters, clocks in whole milliseconds, never negative."""
     w, b = Clock(white), Clock(black)
     w.remaining_ms, b.remaining_ms = white_ms, black_ms
     mover = b if black_moves else w
     mover.moves_in_period = moved
-    clocked = ClockedGo(mover.limits, white, black)
-    expected = go_line(go_arguments("b" if black_moves else "w", w, b))
-    assert clocked.line(white_ms, black_ms, moved) == expected
+    go = go_arguments("b" if black_moves else "w", w, b)
+    line = go_line(go)
+    assert line.startswith("go ")
+    assert Go.parse(line[3:]).arguments() == go.arguments()
+    for figure in (go.p1time, go.p2time, go.movestogo):
+        assert figure is None or figure >= 0
 
 
 def test_pdn_time_control_tag():

@@ -12,6 +12,7 @@ import pytest
 
 from guti.referee.execution.slots import GameSlots
 from guti.referee.execution.stopping import RunControl
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.openings import Opening
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
@@ -25,7 +26,6 @@ from guti.referee.tournament.scheduler import (
     schedule,
     total_games,
 )
-from guti.referee.ugi.engine_config import EngineConfig
 
 
 def test_round_robin_and_gauntlet_pairings():

@@ -15,23 +15,22 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game import runner
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.judge import Fault, judge_reply
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game
-from guti.referee.game.timecontrol import parse_limits
+from guti.referee.game.timecontrol import Limits, parse_limits
 from guti.referee.process.errors import EngineStartError, EngineTimeout
 from guti.referee.ugi.client import (
     GoReply,
     Position,
     UgiEngine,
-    go_line,
     position_line,
 )
-from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.fake_transport import Answer, FakeTransport, Reply
-from guti.referee.ugi.limits import Go, Limits, go_for_turn
-from guti.rules import Board, Side
+from guti.referee.ugi.go import Go
+from guti.rules import Board
 
 GAME = "egara-guti"
 REFEREE = Path(__file__).resolve().parent.parent / "guti" / "referee"
@@ -335,12 +334,9 @@ def test_elapsed_times_are_whole_nanoseconds_without_float_noise() -> None:
         == "0.087123"
 
 
-def test_a_games_go_lines_and_tag_follow_both_sides_limits() -> None:
-    """The ``TimeControl`` tag and each side's ``go`` line come from both sides' limits."""
+def test_a_games_time_control_tag_follows_both_sides_limits() -> None:
+    """The ``TimeControl`` tag is one time control when both sides have the same, else both."""
     a = parse_limits({"tc": "10+0.1"})
     b = parse_limits({"tc": "10+0.1"})
-    shared = runner._shared(a, b)
-    assert shared.tag == "10+0.1"
-    assert shared.goes[Side.BLACK].line(9000.4, 8000.6) == go_line(
-        go_for_turn(b, (a, 9000.4), (b, 8000.6), 0))
-    assert runner._shared(parse_limits({"tc": "1+0"}), b).tag == "1:10+0.1"
+    assert runner._time_control_tag(a, b) == "10+0.1"
+    assert runner._time_control_tag(parse_limits({"tc": "1+0"}), b) == "1:10+0.1"

@@ -28,6 +28,13 @@ from guti.referee.game.defaults import (
     DEFAULT_MOVE_TIMEOUT,
     DEFAULT_STALL_GRACE,
 )
+from guti.referee.game.engine_config import (
+    EngineConfig,
+    EngineConfigError,
+    check_keys,
+    engine_config_from_tokens,
+    make_names_unique,
+)
 from guti.referee.game.openings import (
     Opening,
     OpeningsError,
@@ -47,13 +54,6 @@ from guti.referee.game.settings import (
 from guti.referee.process import affinity
 from guti.referee.tournament.defaults import DEFAULT_GAMES, DEFAULT_WAIT_MS
 from guti.referee.tournament.settings import RecordOutputs, Scheduling
-from guti.referee.ugi.engine_config import (
-    EngineConfig,
-    EngineConfigError,
-    check_keys,
-    engine_config_from_tokens,
-    make_names_unique,
-)
 from guti.rules import GAMES, RulesError
 
 

@@ -38,6 +38,7 @@ from guti.referee.config.options import (
 from guti.referee.config.outputs import check_outputs
 from guti.referee.config.toml_file import read_toml
 from guti.referee.execution.cluster_address import EngineSetup
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.settings import GameSettings
 from guti.referee.stats.sprt import SprtModel, SprtSpec
 from guti.referee.tournament import knockout
@@ -51,7 +52,6 @@ from guti.referee.tournament.defaults import (
 from guti.referee.tournament.knockout import KNOCKOUT
 from guti.referee.tournament.scheduler import FORMATS, opening_slots
 from guti.referee.tournament.settings import TournamentSettings
-from guti.referee.ugi.engine_config import EngineConfig
 
 #: Most games at once (each is two engine processes); more is a mistake, not a plan.
 MAX_CONCURRENCY = 1024

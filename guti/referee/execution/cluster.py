@@ -65,11 +65,11 @@ from guti.referee.execution.remote_games import (
 )
 from guti.referee.execution.slots import ResultHandler
 from guti.referee.execution.stopping import RunControl
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
 from guti.referee.process.engine_process import TrafficHook
-from guti.referee.ugi.engine_config import EngineConfig
 
 #: Seconds to reach a remote scheduler, and for its first worker to be there.
 CONNECT_TIMEOUT = 30.0

@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 
 from guti.referee.game.defaults import DEFAULT_HANDSHAKE_TIMEOUT
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.process.engine_process import TrafficHook
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.engine_config import EngineConfig
 
 
 class EnginePool:

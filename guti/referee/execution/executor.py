@@ -26,11 +26,11 @@ from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.referee_pool import RefereePool, fork_referees, referee_count
 from guti.referee.execution.slots import ResultHandler
 from guti.referee.execution.stopping import RunControl
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
 from guti.referee.process.engine_process import TrafficHook
 from guti.referee.process.forked import ForkedChild, start_lifeline
-from guti.referee.ugi.engine_config import EngineConfig
 
 
 class GameExecutor(Protocol):

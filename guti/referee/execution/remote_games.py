@@ -24,13 +24,13 @@ from typing import Any
 from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.execution.pairing import play_job
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
 from guti.referee.process.engine_process import TrafficHook
 from guti.referee.process.errors import EngineStartError
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.engine_config import EngineConfig
 
 #: Most traffic lines one game sends back with its result (``-log``); the rest are counted.
 TRAFFIC_LINES = 20_000

@@ -44,9 +44,9 @@ from guti.referee.game.settings import (
     DEFAULT_STALL_GRACE,
     Adjudication,
 )
-from guti.referee.game.timecontrol import Clock, Limits
+from guti.referee.game.timecontrol import Clock, Limits, go_for_turn
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
-from guti.referee.ugi.client import ClockedGo, GoReply, Position, UgiEngine
+from guti.referee.ugi.client import GoReply, Position, UgiEngine
 from guti.rules import Board, Move, Result, RulesError, Side
 
 #: The reason a game is lost for, by the kind of engine-process fault.
@@ -97,7 +97,6 @@ async def play_game(
     touched (they are the caller's input)."""
     wlim = limits or Limits()
     blim = black_limits or wlim
-    shared = _shared(wlim, blim)
     board = start_board(game_name, start_fen)
     date, start_time = date_and_time()
     record = GameRecord(
@@ -110,7 +109,7 @@ async def play_game(
         site=site,
         date=date,
         start_time=start_time,
-        time_control=shared.tag,
+        time_control=_time_control_tag(wlim, blim),
         first_side=board.turn,
     )
     for text in opening_moves:
@@ -122,7 +121,7 @@ async def play_game(
     record.opening_plies = len(record.moves)
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
                  {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
-                 Bounds(move_timeout, sync_timeout, stall_grace), shared.goes, observer)
+                 Bounds(move_timeout, sync_timeout, stall_grace), observer)
     if adjudication is not None and adjudication.active:
         game.adjudicator = Adjudicator(adjudication)
     return await game.play()
@@ -141,14 +140,13 @@ class _Game:
     :meth:`not_ready`, :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`."""
 
     def __init__(self, board: Board, record: GameRecord, engines: dict[Side, UgiEngine],
-                 clocks: dict[Side, Clock], bounds: Bounds, goes: dict[Side, ClockedGo],
+                 clocks: dict[Side, Clock], bounds: Bounds,
                  observer: MoveObserver | None = None) -> None:
         self.board = board
         self.record = record
         self.engines = engines
         self.clocks = clocks
         self.bounds = bounds
-        self.goes = goes  # each side's go lines (shared by the games of the same limits)
         self.observer = observer  # told every move (the live page)
         #: -draw/-resign/-maxmoves, when any is on
         self.adjudicator: Adjudicator | None = None
@@ -187,9 +185,9 @@ class _Game:
 
     async def ask(self, side: Side, allowed: float | None) -> GoReply:
         """Send ``position`` and ``go`` with both clocks as they stand; return the reply."""
-        clocks = self.clocks
-        go = self.goes[side].line(clocks[Side.WHITE].remaining_ms, clocks[Side.BLACK].remaining_ms,
-                                  clocks[side].moves_in_period)
+        white, black = self.clocks[Side.WHITE], self.clocks[Side.BLACK]
+        go = go_for_turn(self.clocks[side].limits, (white.limits, white.remaining_ms),
+                         (black.limits, black.remaining_ms), self.clocks[side].moves_in_period)
         return await self.engines[side].go(self.position, go, self.wait_for(allowed))
 
     def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:
@@ -325,22 +323,6 @@ def _error_reply(reply: GoReply) -> str:
 def _time_control_tag(white: Limits, black: Limits) -> str:
     a, b = white.pdn_time_control(), black.pdn_time_control()
     return a if a == b else f"{a}:{b}"
-
-
-@dataclass(frozen=True, slots=True)
-class _Shared:
-    """What follows from the two sides' limits for a whole game: the PDN
-    ``TimeControl`` tag and each side's ``go`` lines (:class:`ClockedGo`)."""
-
-    tag: str
-    goes: dict[Side, ClockedGo]
-
-
-def _shared(white: Limits, black: Limits) -> _Shared:
-    """The tag and ``go`` lines of a game where White has ``white`` and Black ``black``."""
-    return _Shared(_time_control_tag(white, black),
-                   {Side.WHITE: ClockedGo(white, white, black),
-                    Side.BLACK: ClockedGo(black, white, black)})
 
 
 def start_failure_record(

@@ -14,28 +14,27 @@ Spellings accepted (values of ``-each``/``-engine`` tokens):
 The referee keeps the clocks itself (:class:`Clock`), measured from the
 moment ``go`` is written to the arrival of the ``bestmove`` line, and tells the
 engine its remaining time with ``p1time/p2time/p1inc/p2inc`` (milliseconds).
-The value type :class:`~guti.referee.ugi.limits.Limits`, the parsing of the
-spellings above and the building of ``go`` live in :mod:`guti.referee.ugi.limits`
-(the protocol's side, which an engine's configuration needs below the game
-layer); they are re-exported here for the game's callers.
+The value type :class:`~guti.referee.game.limits.Limits` and the parsing of the
+spellings above live in :mod:`guti.referee.game.limits`; they are re-exported here for
+the game's callers. :func:`go_for_turn` turns the limits and the clocks into the
+protocol's :class:`~guti.referee.ugi.go.Go`.
 With MOVES/BASE the ``go`` also carries ``movestogo N`` (protocol.md 5.2, as in
 UCI): the moves left in the mover's period, so its clock's jump by BASE is announced.
 """
 
 from __future__ import annotations
 
-from guti.referee.ugi.limits import (
+from guti.referee.game.limits import (
     LIMIT_KEYS,
-    Go,
     Limits,
     TimeControlError,
-    go_for_turn,
     parse_limits,
     parse_tc,
 )
+from guti.referee.ugi.go import Go
 
-__all__ = ["LIMIT_KEYS", "Clock", "Limits", "TimeControlError", "go_arguments", "parse_limits",
-           "parse_tc"]
+__all__ = ["LIMIT_KEYS", "Clock", "Limits", "TimeControlError", "go_arguments", "go_for_turn",
+           "parse_limits", "parse_tc"]
 
 class Clock:
     """One side's clock, kept by the referee in milliseconds (float).
@@ -95,4 +94,32 @@ def go_arguments(side: str, white: Clock, black: Clock) -> Go:
     return go_for_turn(
         mover.limits, (white.limits, white.remaining_ms), (black.limits, black.remaining_ms),
         mover.moves_in_period,
+    )
+
+
+def go_for_turn(
+    mover: Limits,
+    white: tuple[Limits, float],
+    black: tuple[Limits, float],
+    moves_in_period: int = 0,
+) -> Go:
+    """The ``go`` for the side whose limits are ``mover``; ``white``/``black`` are each
+    side's (limits, remaining ms). Both clocks are reported when the mover has a clock
+    (as UCI does), the opponent's only when it has one too. With a period in force
+    (``tc=MOVES/BASE``) ``movestogo`` says how many moves, this one included, remain
+    until the mover's clock gets BASE again (``moves_in_period``: moves it has made in
+    the period so far); without it an engine would see its time jump unannounced."""
+    shown = mover.base_ms is not None
+    period = mover.moves_per_period if shown else None
+    p1 = white if shown and white[0].base_ms is not None else None
+    p2 = black if shown and black[0].base_ms is not None else None
+    return Go(
+        p1time=None if p1 is None else max(0, int(p1[1])),
+        p1inc=None if p1 is None else p1[0].inc_ms,
+        p2time=None if p2 is None else max(0, int(p2[1])),
+        p2inc=None if p2 is None else p2[0].inc_ms,
+        movestogo=None if not period else max(1, period - moves_in_period),
+        movetime=mover.movetime_ms,
+        depth=mover.depth,
+        nodes=mover.nodes,
     )

@@ -11,7 +11,7 @@ search off the other's. Linux only (``os.sched_setaffinity``).
 - :func:`referee_pinned` pins the referee itself, for a run, to the CPUs of the game
   slots it referees: a ply hands over from referee to engine and back, and on the same
   CPU that hand-over is a plain context switch, while across CPUs it wakes another,
-  often idle, core (on a virtual machine several times dearer: benchmarks/RESULTS.md);
+  often idle, core (on a virtual machine several times dearer);
 - :func:`pin_process_tree` pins a running engine: every thread of the process and of its
   descendants (an engine started through a wrapper script is pinned too). Engine
   processes are reused by whichever game slot takes them next, so a game pins its two

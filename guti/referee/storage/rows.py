@@ -15,11 +15,11 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.timecontrol import Limits
-from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.search_info import Score, SearchInfo
 
 

@@ -42,6 +42,7 @@ import urllib.parse
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.openings import Opening
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
@@ -53,7 +54,6 @@ from guti.referee.storage.rows import (
     game_row,
     row_to_record,
 )
-from guti.referee.ugi.engine_config import EngineConfig
 
 SCHEMA_VERSION = "1"
 _RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})

@@ -24,7 +24,7 @@ from guti.referee.tools.check_session import (
     short,
 )
 from guti.referee.ugi.client import is_bestmove, position_line
-from guti.referee.ugi.limits import Go
+from guti.referee.ugi.go import Go
 from guti.rules import Board
 
 

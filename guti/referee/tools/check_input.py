@@ -19,7 +19,7 @@ from guti.referee.tools.check_session import (
 )
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.client import Position, position_line
-from guti.referee.ugi.limits import Go
+from guti.referee.ugi.go import Go
 from guti.rules import divide
 
 

@@ -104,7 +104,7 @@ class LifecycleItems(CheckSession):
                     break
                 await asyncio.sleep(0.02)
         # Under load the transport's own clean-up may have killed them before we looked.
-        left = left or list(eng.transport.orphans_killed)
+        left = left or (list(self.proc.orphans_killed) if self.proc is not None else [])
         if left:
             raise Gone("expected no process of the engine left after quit, saw "
                        f"{len(left)} still running (pids {' '.join(map(str, left))})")

@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.judge import Fault, Verdict, judge_reply
 from guti.referee.process.engine_process import EngineProcess
 from guti.referee.process.errors import (
@@ -25,8 +26,7 @@ from guti.referee.process.errors import (
     EngineTimeout,
 )
 from guti.referee.ugi.client import GoReply, Position, UgiEngine, position_line
-from guti.referee.ugi.engine_config import EngineConfig
-from guti.referee.ugi.limits import Go
+from guti.referee.ugi.go import Go
 from guti.referee.ugi.options import Handshake
 from guti.rules import Board, RulesError
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from guti.referee.tools.console_session import ConsoleSession, Play
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.client import Position
-from guti.referee.ugi.limits import Go
+from guti.referee.ugi.go import Go
 from guti.rules import GAMES, Board, RulesError, divide
 
 PERFT_TIMEOUT = 300.0

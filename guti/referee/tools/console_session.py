@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.judge import Fault, judge_reply
 from guti.referee.process.engine_process import EngineProcess
 from guti.referee.process.errors import (
@@ -26,8 +27,7 @@ from guti.referee.process.errors import (
 from guti.referee.tools.check_session import said
 from guti.referee.tools.console_io import Screen
 from guti.referee.ugi.client import Position, UgiEngine, is_readyok
-from guti.referee.ugi.engine_config import EngineConfig
-from guti.referee.ugi.limits import Go
+from guti.referee.ugi.go import Go
 from guti.referee.ugi.options import Handshake
 from guti.rules import Board
 

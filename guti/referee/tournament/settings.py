@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
+from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.pdn import PdnFields
 from guti.referee.game.settings import GameSettings
 from guti.referee.tournament.defaults import (
@@ -27,7 +28,6 @@ from guti.referee.tournament.defaults import (
 )
 from guti.referee.tournament.knockout import KNOCKOUT, minimum_games
 from guti.referee.tournament.scheduler import pairings
-from guti.referee.ugi.engine_config import EngineConfig
 
 if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ... --help`
     from guti.referee.execution.executor import ExecutionPlan

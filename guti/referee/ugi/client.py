@@ -5,7 +5,7 @@
 :class:`~guti.referee.ugi.fake_transport.FakeTransport` in tests). Callers never
 format a line: a position is a :class:`Position` (built from a rules ``Board``
 by the one start-position rule, :meth:`Position.of`), a search is a
-:class:`~guti.referee.ugi.limits.Go`, and :func:`position_line` / :func:`go_line`
+:class:`~guti.referee.ugi.go.Go`, and :func:`position_line` / :func:`go_line`
 are the only writers of ``position`` and ``go``. Likewise there is one
 handshake loop (:meth:`UgiEngine.read_handshake`), one ``isready``/``readyok``
 wait (:meth:`UgiEngine.sync`) and one read-until loop (:meth:`UgiEngine.read_until`),
@@ -30,13 +30,13 @@ from __future__ import annotations
 import functools
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, NewType
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from guti.referee.process.engine_process import EngineProcess, TrafficHook
 from guti.referee.process.errors import EngineError, EngineStartError, EngineTimeout
-from guti.referee.ugi.engine_config import EngineConfig
-from guti.referee.ugi.limits import Go, Limits, go_for_turn
+from guti.referee.ugi.go import Go
 from guti.referee.ugi.options import (
     UNDECLARED_GAME,
     EngineOption,
@@ -52,46 +52,39 @@ from guti.rules import Board
 MAX_INFOS = 32
 
 
+class EngineSpec(Protocol):
+    """What starting and configuring an engine needs: how to run it (see
+    :class:`~guti.referee.process.process_handle.ProcessSpec`) and the options to set
+    in the handshake. The game layer's ``EngineConfig`` is one."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def argv(self) -> list[str]: ...
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def stderr_path(self) -> str | None: ...
+    @property
+    def options(self) -> Mapping[str, str]: ...
+
+
 @functools.cache
 def _start_fen(game: str) -> str:
     return Board(game).fen()
 
 
+@dataclass(frozen=True, slots=True)
 class Position:
     """What a ``position`` command says: a start FEN (None: the game's start
-    position, sent as ``startpos``) and the moves played from it. A value: compared and
-    hashed by ``fen`` and ``moves``, never changed once made.
+    position, sent as ``startpos``) and the moves played from it."""
 
-    A plain class rather than a frozen dataclass: the game loop makes one every ply
-    (:meth:`then`), and a dataclass's generated ``__init__`` stays interpreted Python
-    even in the compiled build (benchmarks/RESULTS.md, round 7)."""
-
-    __slots__ = ("fen", "moves", "line")
-
-    def __init__(self, fen: str | None = None, moves: tuple[str, ...] = (),
-                 line: str | None = None) -> None:
-        self.fen = fen
-        self.moves = moves
-        #: Its ``position`` line once written (carried over by :meth:`then`), so the line
-        #: for the next ply is this one plus a move, not the whole game joined again.
-        self.line = line
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Position):
-            return NotImplemented
-        return self.fen == other.fen and self.moves == other.moves
-
-    def __hash__(self) -> int:
-        return hash((self.fen, self.moves))
-
-    def __repr__(self) -> str:
-        return f"Position(fen={self.fen!r}, moves={self.moves!r})"
+    fen: str | None = None
+    moves: tuple[str, ...] = ()
 
     def then(self, move: str) -> Position:
         """This position with ``move`` played."""
-        text = position_line(self)
-        return Position(self.fen, (*self.moves, move),
-                        f"{text} {move}" if self.moves else f"{text} moves {move}")
+        return Position(self.fen, (*self.moves, move))
 
     @classmethod
     def of(cls, board: Board) -> Position:
@@ -104,65 +97,13 @@ class Position:
 
 def position_line(position: Position) -> str:
     """``position startpos|fen F [moves M...]``: the only place that writes it."""
-    if position.line is not None:
-        return position.line
     head = "position startpos" if position.fen is None else f"position fen {position.fen}"
     return f"{head} moves {' '.join(position.moves)}" if position.moves else head
 
 
 def go_line(go: Go) -> str:
-    """``go ...``: the only place that writes it (:class:`ClockedGo` fills in its output)."""
+    """``go ...``: the only place that writes it."""
     return f"go {go.arguments()}"
-
-
-#: A whole ``go`` line written by :class:`ClockedGo` (what :meth:`UgiEngine.go` takes
-#: besides a :class:`Go`).
-GoLine = NewType("GoLine", str)
-
-#: Figures :class:`ClockedGo` asks :func:`go_line` to write where the clocks go, to find
-#: their places in the line.
-_MARKS = (9_876_543_211, 9_876_543_212, 9_876_543_213)
-
-
-class ClockedGo:
-    """Every ``go`` line of one side in one game, written from the clocks each ply.
-
-    Why: within a game a side's ``go`` lines differ only in the clock figures (and
-    ``movestogo``), and building a :class:`Go` then writing it word by word was several
-    microseconds of the referee's time every ply. The pattern is :func:`go_line`'s own
-    output for :func:`~guti.referee.ugi.limits.go_for_turn` with marker figures in place of
-    the clocks, so every line is the one ``go_line(go_for_turn(...))`` writes (tests
-    compare the two). Limits whose own figures hold a marker have no pattern: their
-    lines are built through ``go_for_turn`` every ply."""
-
-    __slots__ = ("limits", "pattern", "period")
-
-    def __init__(self, mover: Limits, white: Limits, black: Limits) -> None:
-        self.limits = (mover, white, black)
-        shown = mover.base_ms is not None  # the clocks go_for_turn writes, and movestogo
-        self.period = (mover.moves_per_period or 0) if shown else 0
-        p1, p2, to_go = _MARKS
-        text = go_line(go_for_turn(mover, (white, p1), (black, p2), self.period - to_go))
-        wanted = (int(shown and white.base_ms is not None),
-                  int(shown and black.base_ms is not None), int(self.period > 0))
-        marks = [str(mark) for mark in _MARKS]
-        self.pattern: str | None = None
-        if "{" not in text and "}" not in text and all(
-                text.count(mark) == n for mark, n in zip(marks, wanted, strict=True)):
-            for index, mark in enumerate(marks):
-                text = text.replace(mark, f"{{{index}}}")
-            self.pattern = text
-
-    def line(self, white_ms: float, black_ms: float, moves_in_period: int = 0) -> GoLine:
-        """The ``go`` line with the clocks at ``white_ms`` and ``black_ms``, the mover
-        having made ``moves_in_period`` moves of its period (``tc=MOVES/BASE``)."""
-        pattern = self.pattern
-        if pattern is None:
-            mover, white, black = self.limits
-            return GoLine(go_line(go_for_turn(mover, (white, white_ms), (black, black_ms),
-                                              moves_in_period)))
-        return GoLine(pattern.format(max(0, int(white_ms)), max(0, int(black_ms)),
-                                     max(1, self.period - moves_in_period)))
 
 
 def is_bestmove(line: str) -> bool:
@@ -183,6 +124,7 @@ def elapsed_ms(sent_at: float, received_at: float) -> float:
     return round((received_at - sent_at) * 1e9) / 1e6
 
 
+@dataclass(slots=True)
 class GoReply:
     """The answer to one ``go``.
 
@@ -190,33 +132,20 @@ class GoReply:
     runs from ``go`` written (``sent_at``) to the ``bestmove`` line received
     (``received_at``), both ``time.monotonic()`` seconds. ``search`` is what the last
     ``info`` line with search fields before ``bestmove`` said (None when none came).
-    A plain class, made every ply: see :class:`Position`.
     """
 
-    __slots__ = ("bestmove", "line", "infos", "elapsed_ms", "sent_at", "received_at", "search")
-
-    def __init__(self, bestmove: str | None, line: str, infos: list[str], elapsed_ms: float,
-                 sent_at: float, received_at: float, search: SearchInfo | None = None) -> None:
-        self.bestmove = bestmove
-        self.line = line
-        self.infos = infos
-        self.elapsed_ms = elapsed_ms
-        self.sent_at = sent_at
-        self.received_at = received_at
-        self.search = search
-
-    def __repr__(self) -> str:
-        return (f"GoReply(bestmove={self.bestmove!r}, line={self.line!r}, "
-                f"elapsed_ms={self.elapsed_ms!r}, infos={len(self.infos)}, "
-                f"search={self.search!r})")
+    bestmove: str | None
+    line: str
+    infos: list[str] = field(repr=False)
+    elapsed_ms: float
+    sent_at: float
+    received_at: float
+    search: SearchInfo | None = None
 
     @classmethod
     def read(cls, lines: Sequence[str], sent_at: float, received_at: float) -> GoReply:
         """The reply whose last line is the ``bestmove`` line."""
         words = lines[-1].split()
-        if len(lines) == 1:  # a bare bestmove (an instant reply): nothing else to read
-            return cls(words[1] if len(words) > 1 else None, lines[-1], [],
-                       elapsed_ms(sent_at, received_at), sent_at, received_at, None)
         infos = [line for line in lines[:-1] if line.startswith("info")][-MAX_INFOS:]
         return cls(
             bestmove=words[1] if len(words) > 1 else None,
@@ -233,9 +162,10 @@ class UgiEngine:
     """One engine spoken to over UGI. Create with :meth:`launch` (start + handshake)
     or around a transport (then :meth:`start`, :meth:`read_handshake`, ...)."""
 
-    def __init__(self, transport: Transport, config: EngineConfig | None = None) -> None:
+    def __init__(self, transport: Transport, config: EngineSpec | None = None) -> None:
         self.transport = transport
-        self.config = config or EngineConfig(name=transport.name, argv=[])
+        #: The options set in the handshake (those of ``config``, when given).
+        self.configured_options: dict[str, str] = dict(config.options) if config else {}
         self.name = transport.name
         self.info = Handshake()
 
@@ -243,7 +173,7 @@ class UgiEngine:
     @classmethod
     async def launch(
         cls,
-        config: EngineConfig,
+        config: EngineSpec,
         game: str,
         handshake_timeout: float = 10.0,
         traffic: TrafficHook | None = None,
@@ -330,9 +260,9 @@ class UgiEngine:
     def send_position(self, position: Position) -> None:
         self.transport.send(position_line(position))
 
-    def start_search(self, position: Position | None, go: Go | GoLine) -> float:
+    def start_search(self, position: Position | None, go: Go) -> float:
         """Write ``position`` (if given) and ``go`` in one write; the monotonic time of it."""
-        text = go if isinstance(go, str) else go_line(go)
+        text = go_line(go)
         return self.transport.send_lines([text] if position is None
                                          else [position_line(position), text])
 
@@ -411,7 +341,7 @@ class UgiEngine:
     def _configure(self, game: str) -> None:
         """The configured options, then the game; EngineStartError if it does not play it."""
         checked: list[tuple[str, str]] = []
-        for name, value in self.config.options.items():
+        for name, value in self.configured_options.items():
             if name.lower() == "ugi_variant":
                 continue  # the referee sets the game itself
             try:
@@ -444,19 +374,14 @@ class UgiEngine:
                 f"engine {self.name}: no readyok within {timeout:g} s after uginewgame"
             ) from None
 
-    def go(
-        self, position: Position | None, go: Go | GoLine, timeout: float
-    ) -> Coroutine[Any, Any, GoReply]:
-        """Send ``position`` and ``go`` now; awaited, the ``bestmove`` reply within
-        ``timeout`` s.
+    async def go(self, position: Position | None, go: Go, timeout: float) -> GoReply:
+        """Send ``position`` and ``go``; the ``bestmove`` reply within ``timeout`` s.
 
         Lines that arrived before this ``go`` are dropped (they cannot be its answer).
         Raises :class:`EngineTimeout` (with ``elapsed_ms``) when no ``bestmove`` comes.
-        Not a coroutine function: it returns :meth:`wait_bestmove`'s coroutine (one
-        coroutine less per ply), so it must be awaited at once.
         """
         self.transport.drop_pending()
-        return self.wait_bestmove(self.start_search(position, go), timeout)
+        return await self.wait_bestmove(self.start_search(position, go), timeout)
 
     async def wait_bestmove(self, sent_at: float, timeout: float) -> GoReply:
         """The ``bestmove`` reply to a search started at ``sent_at``, within ``timeout`` s of it."""

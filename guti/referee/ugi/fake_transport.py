@@ -44,7 +44,6 @@ class FakeTransport:
         self.script = script
         self.sent: list[str] = []
         self.pid: int | None = None
-        self.orphans_killed: list[int] = []
         self.closed = False
         self.quit_called = False
         self._lines: deque[tuple[str, float]] = deque()

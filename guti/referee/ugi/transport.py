@@ -18,9 +18,6 @@ class Transport(Protocol):
     ``EngineProtocolError`` for an overlong line or a flood."""
 
     name: str
-    #: Processes of the engine's group that were still running after it exited with its
-    #: pipes held open, which the transport then had to kill (``guti check``'s quit item).
-    orphans_killed: list[int]
 
     @property
     def pid(self) -> int | None: ...

@@ -20,7 +20,7 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from guti.referee.ugi.limits import LIMIT_KEYS, Limits, TimeControlError, parse_limits
+from guti.referee.game.limits import LIMIT_KEYS, Limits, TimeControlError, parse_limits
 
 #: Keys an engine token may have besides ``option.NAME`` and the limit keys.
 ENGINE_KEYS = frozenset({"cmd", "args", "name", "dir", "stderr", "restart", "proto"})

@@ -1,17 +1,15 @@
-"""What an engine may spend on a move, and the ``go`` line's arguments built from it.
+"""What an engine may spend on a move: the time control's value type and its spellings.
 
-:class:`Limits` is the value type of a time control (parsed from ``tc=``/``st=``/...
-by :func:`parse_limits` here; :mod:`guti.referee.game.timecontrol` keeps the clocks). :class:`Go` is
-the parameters of one ``go`` command; :func:`go_for_turn` builds it from the
-limits and the clocks' remaining times. The line itself is written in one place,
-:meth:`guti.referee.ugi.client.UgiEngine.start_search` via :func:`guti.referee.ugi.client.go_line`.
+:class:`Limits` is the value type of a time control (its PDN ``TimeControl`` tag, its
+margin), parsed from ``tc=``/``st=``/``depth=``/``nodes=``/``timemargin=`` tokens by
+:func:`parse_limits`. :mod:`guti.referee.game.timecontrol` keeps the clocks and turns
+limits and clocks into each ``go`` (:func:`~guti.referee.game.timecontrol.go_for_turn`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -75,105 +73,6 @@ class Limits:
 def _secs(ms: int) -> str:
     text = f"{ms / 1000:.3f}".rstrip("0").rstrip(".")
     return text or "0"
-
-
-@dataclass(slots=True)
-class Go:
-    """The parameters of one ``go`` (protocol.md): clocks and increments in ms, a fixed
-    ``movetime``, ``depth``/``nodes`` limits, ``infinite`` (until ``stop``) or ``perft``.
-
-    With no limit at all the search is ``infinite``: an engine must never be sent a
-    ``go`` it could read as something else. (Not frozen: one is built every ply, and a
-    frozen dataclass's ``__init__`` costs several times more.)
-    """
-
-    p1time: int | None = None
-    p1inc: int | None = None
-    p2time: int | None = None
-    p2inc: int | None = None
-    movestogo: int | None = None
-    movetime: int | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    infinite: bool = False
-    perft: int | None = None
-
-    def arguments(self) -> str:
-        """The words after ``go``, e.g. ``p1time 5000 p1inc 50 movetime 100``."""
-        if self.perft is not None:
-            return f"perft {self.perft}"
-        parts: list[str] = []  # spelled out, one test per word: this runs every ply
-        if self.p1time is not None:
-            parts.append(f"p1time {self.p1time}")
-        if self.p1inc is not None:
-            parts.append(f"p1inc {self.p1inc}")
-        if self.p2time is not None:
-            parts.append(f"p2time {self.p2time}")
-        if self.p2inc is not None:
-            parts.append(f"p2inc {self.p2inc}")
-        if self.movestogo is not None:
-            parts.append(f"movestogo {self.movestogo}")
-        if self.movetime is not None:
-            parts.append(f"movetime {self.movetime}")
-        if self.depth is not None:
-            parts.append(f"depth {self.depth}")
-        if self.nodes is not None:
-            parts.append(f"nodes {self.nodes}")
-        if self.infinite or not parts:
-            parts.append("infinite")
-        return " ".join(parts)
-
-    @classmethod
-    def parse(cls, text: str) -> Go:
-        """Read ``go`` arguments typed by a person (``depth 3``, ``movetime 500``,
-        ``infinite``); ValueError with a one-line message for anything else."""
-        words = text.split()
-        values: dict[str, Any] = {}
-        infinite = False
-        names = {f.name for f in fields(cls)} - {"infinite"}
-        i = 0
-        while i < len(words):
-            word = words[i]
-            if word == "infinite":
-                infinite = True
-                i += 1
-                continue
-            if word not in names:
-                known = ", ".join([*sorted(names), "infinite"])
-                raise ValueError(f"unknown go parameter {word!r} (known: {known})")
-            if i + 1 >= len(words) or not words[i + 1].isdigit():
-                raise ValueError(f"{word} (a go parameter) needs a whole number >= 0")
-            values[word] = int(words[i + 1])
-            i += 2
-        return cls(infinite=infinite, **values)
-
-
-def go_for_turn(
-    mover: Limits,
-    white: tuple[Limits, float],
-    black: tuple[Limits, float],
-    moves_in_period: int = 0,
-) -> Go:
-    """The ``go`` for the side whose limits are ``mover``; ``white``/``black`` are each
-    side's (limits, remaining ms). Both clocks are reported when the mover has a clock
-    (as UCI does), the opponent's only when it has one too. With a period in force
-    (``tc=MOVES/BASE``) ``movestogo`` says how many moves, this one included, remain
-    until the mover's clock gets BASE again (``moves_in_period``: moves it has made in
-    the period so far); without it an engine would see its time jump unannounced."""
-    shown = mover.base_ms is not None
-    period = mover.moves_per_period if shown else None
-    p1 = white if shown and white[0].base_ms is not None else None
-    p2 = black if shown and black[0].base_ms is not None else None
-    return Go(
-        p1time=None if p1 is None else max(0, int(p1[1])),
-        p1inc=None if p1 is None else p1[0].inc_ms,
-        p2time=None if p2 is None else max(0, int(p2[1])),
-        p2inc=None if p2 is None else p2[0].inc_ms,
-        movestogo=None if not period else max(1, period - moves_in_period),
-        movetime=mover.movetime_ms,
-        depth=mover.depth,
-        nodes=mover.nodes,
-    )
 
 
 #: Keys of engine tokens that belong to the time control.

@@ -1,0 +1,83 @@
+"""The ``go`` command's parameters (protocol.md), from plain numbers.
+
+:class:`Go` holds what one ``go`` says; :meth:`Go.arguments` writes the words after
+``go`` and :meth:`Go.parse` reads them back from text a person typed (the console).
+Which figures a game sends (the clocks, ``movestogo``) is decided by the game layer's
+time control (:func:`guti.referee.game.timecontrol.go_for_turn`); the line itself is
+written by :func:`guti.referee.ugi.client.go_line`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass(slots=True)
+class Go:
+    """The parameters of one ``go`` (protocol.md): clocks and increments in ms, a fixed
+    ``movetime``, ``depth``/``nodes`` limits, ``infinite`` (until ``stop``) or ``perft``.
+
+    With no limit at all the search is ``infinite``: an engine must never be sent a
+    ``go`` it could read as something else.
+    """
+
+    p1time: int | None = None
+    p1inc: int | None = None
+    p2time: int | None = None
+    p2inc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+    perft: int | None = None
+
+    def arguments(self) -> str:
+        """The words after ``go``, e.g. ``p1time 5000 p1inc 50 movetime 100``."""
+        if self.perft is not None:
+            return f"perft {self.perft}"
+        parts: list[str] = []
+        if self.p1time is not None:
+            parts.append(f"p1time {self.p1time}")
+        if self.p1inc is not None:
+            parts.append(f"p1inc {self.p1inc}")
+        if self.p2time is not None:
+            parts.append(f"p2time {self.p2time}")
+        if self.p2inc is not None:
+            parts.append(f"p2inc {self.p2inc}")
+        if self.movestogo is not None:
+            parts.append(f"movestogo {self.movestogo}")
+        if self.movetime is not None:
+            parts.append(f"movetime {self.movetime}")
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        if self.nodes is not None:
+            parts.append(f"nodes {self.nodes}")
+        if self.infinite or not parts:
+            parts.append("infinite")
+        return " ".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> Go:
+        """Read ``go`` arguments typed by a person (``depth 3``, ``movetime 500``,
+        ``infinite``); ValueError with a one-line message for anything else."""
+        words = text.split()
+        values: dict[str, Any] = {}
+        infinite = False
+        names = {f.name for f in fields(cls)} - {"infinite"}
+        i = 0
+        while i < len(words):
+            word = words[i]
+            if word == "infinite":
+                infinite = True
+                i += 1
+                continue
+            if word not in names:
+                known = ", ".join([*sorted(names), "infinite"])
+                raise ValueError(f"unknown go parameter {word!r} (known: {known})")
+            if i + 1 >= len(words) or not words[i + 1].isdigit():
+                raise ValueError(f"{word} (a go parameter) needs a whole number >= 0")
+            values[word] = int(words[i + 1])
+            i += 2
+        return cls(infinite=infinite, **values)
