@@ -59,6 +59,7 @@ from guti.referee.process.errors import (
     EngineProtocolError,
     EngineStartError,
     EngineTimeout,
+    start_failure_reason,
 )
 from guti.referee.process.group import (
     enable_subreaper,
@@ -521,7 +522,7 @@ class EngineProcess:
                 os.close(fd)
             self._close_stderr()
             self._closed = True
-            why = exc.strerror or str(exc)
+            why = start_failure_reason(exc, cfg.argv[0], cfg.cwd)
             raise EngineStartError(
                 f"engine {self.name}: cannot start {shlex.join(cfg.argv)}: {why}"
             ) from None
