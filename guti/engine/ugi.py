@@ -3,8 +3,9 @@
 State: the selected game, the current :class:`~guti.rules.Board`, the option values.
 The command loop (:func:`run`) reads stdin on the main thread; every long job (a search,
 ``go perft``, ``bench``) runs on one worker thread with its own stop flag, so ``isready``,
-``stop`` and ``quit`` are answered at once while it runs. Output lines from both threads
-go through one lock and are flushed one by one.
+``stop`` and ``quit`` are answered at once while it runs (``stop`` waits for the job's last
+line, so a ``bestmove`` always comes before the answer to the next command). Output lines
+from both threads go through one lock and are flushed one by one.
 
 This module knows nothing of how a move is found: it drives the search through
 ``Searcher.search(board, limits, on_info, stop) -> SearchResult`` and formats what comes
