@@ -9,12 +9,11 @@ protocol.md now settles each in one sentence; these tests hold the reference eng
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from guti.rules import GAMES
-from tests.conftest import ROOT, UgiProgram
+from tests.conftest import ENGINE_ARGV, ROOT, UgiProgram
 
 
 def _search_until_depth(engine: UgiProgram, depth: int) -> list[str]:
@@ -79,8 +78,6 @@ def test_only_the_other_sides_clock_is_no_limit(engine, moves, clock):
 
 @pytest.mark.parametrize("ender", ["stop", "quit"])
 def test_stop_and_quit_interrupt_go_perft(ender):
-    from tests.conftest import ENGINE_ARGV
-
     eng = UgiProgram(ENGINE_ARGV)
     try:
         eng.handshake()
@@ -139,9 +136,8 @@ def test_uci_clock_names_are_unknown_go_arguments(engine):
 def test_each_board_page_states_its_edges_and_directed_jumps():
     """2.3: edges are counted once per pair, jump triples once per direction."""
     for name, game in GAMES.items():
-        text = " ".join((ROOT / "docs" / "rules" / f"{name}.md").read_text().split())
-        if name == "butterfly":  # shares Lau kata kati's board, and says so
-            text = " ".join(Path(ROOT / "docs" / "rules" / "lau-kata-kati.md").read_text().split())
+        page = "lau-kata-kati" if name == "butterfly" else name  # one board, and says so
+        text = " ".join((ROOT / "docs" / "rules" / f"{page}.md").read_text().split())
         edges = re.search(r"\*\*(\d+) edges\*\*", text)
         jumps = re.search(r"(\d+) jump triples", text)
         assert edges and jumps, f"{name}: the page states no edge or jump count"
