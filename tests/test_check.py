@@ -137,6 +137,8 @@ def test_check_finds_a_move_generator_bug(runs):
     start = [line for line in lines if "go perft 7, start" in line]
     assert start and start[0].startswith("FAIL"), lines
     assert "13-12: engine" in start[0], start[0]
+    # the FEN shown is the one the perft ran on, not an earlier item's
+    assert "[FEN bbbbb/bbb/bbb/1/www/www/wwwww w 0 1;" in start[0], start[0]
     assert any(line.startswith("PASS egara-guti: go perft 3, multi-jump") for line in lines)
 
 

@@ -3,8 +3,9 @@
 State: the selected game, the current :class:`~guti.rules.Board`, the option values.
 The command loop (:func:`run`) reads stdin on the main thread; every long job (a search,
 ``go perft``, ``bench``) runs on one worker thread with its own stop flag, so ``isready``,
-``stop`` and ``quit`` are answered at once while it runs. Output lines from both threads
-go through one lock and are flushed one by one.
+``stop`` and ``quit`` are answered at once while it runs (``stop`` waits for the job's last
+line, so a ``bestmove`` always comes before the answer to the next command). Output lines
+from both threads go through one lock and are flushed one by one.
 
 This module knows nothing of how a move is found: it drives the search through
 ``Searcher.search(board, limits, on_info, stop) -> SearchResult`` and formats what comes
@@ -273,8 +274,13 @@ class UgiEngine:
             return
         if "depth" in args and args["depth"] < 1:
             raise CommandError(f"go depth: must be >= 1, got {args['depth']}")
-        if "nodes" in args and args["nodes"] < 1:
-            raise CommandError(f"go nodes: must be >= 1, got {args['nodes']}")
+        for word in ("nodes", "movestogo"):
+            if word in args and args[word] < 1:
+                raise CommandError(f"go {word}: must be >= 1, got {args[word]}")
+        own_clock = "p1time" if self.board.turn == "w" else "p2time"
+        # Only depth, nodes, movetime and the mover's own clock end a search: a go with
+        # none of them (only increments, movestogo or the other side's clock) is infinite.
+        limited = any(word in args for word in ("depth", "nodes", "movetime", own_clock))
         limits = SearchLimits(
             depth=args.get("depth"),
             nodes=args.get("nodes"),
@@ -284,7 +290,7 @@ class UgiEngine:
             p1inc=args.get("p1inc", 0),
             p2inc=args.get("p2inc", 0),
             movestogo=args.get("movestogo"),
-            infinite=infinite or not args,
+            infinite=infinite or not limited,
             start=received,
         )
         self._start_search(limits)
@@ -338,8 +344,10 @@ class UgiEngine:
         self._start_job(job)
 
     def cmd_stop(self, tokens: list[str], line: str, received: float) -> None:
+        """End the running search or ``go perft`` and wait for it, so its ``bestmove`` (or
+        its last line) is written before the answer to any later command."""
         if self.busy():
-            self._stop.set()
+            self.finish_job()
 
     def cmd_query(self, tokens: list[str], line: str, received: float) -> None:
         what = tokens[1] if len(tokens) > 1 else ""

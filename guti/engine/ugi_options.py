@@ -57,8 +57,10 @@ class Option:
                     f"setoption {self.name}: {value} is out of range {self.minimum}..{self.maximum}"
                 )
             return value
-        choice = text.strip().lower()
-        if choice not in self.choices:
+        # Combo values compare without case (protocol.md 5.2); the declared spelling is kept.
+        wanted = text.strip().casefold()
+        choice = next((c for c in self.choices if c.casefold() == wanted), None)
+        if choice is None:
             what = "unknown game" if self.name == "UGI_Variant" else "unknown value"
             raise OptionError(
                 f"setoption {self.name}: {what} {shown!r} (expected one of {', '.join(self.choices)})"

@@ -235,12 +235,15 @@ class Board:
         return list(self._legal_index().values())
 
     def parse_move(self, text: str) -> Move:
-        """The legal move written ``text``; RulesError says why it is malformed or illegal."""
+        """The legal move written ``text``; RulesError says why it is malformed or illegal.
+
+        A point the board lacks (``99-1``) is well formed but illegal (protocol.md 5.6)."""
         path, is_capture = Move.parse_syntax(text)
         size = self.game.geometry.size
         for point in path:
             if point > size:
-                raise RulesError(f"malformed move {text!r}: no point {point} on the {self.game.name} board (1..{size})")
+                raise RulesError(f"illegal move {text!r} in {self.fen()}: no point {point} on "
+                                 f"the {self.game.name} board (1..{size})")
         # move strings are canonical (no leading zeros, no spaces): ``text`` is the key
         move = self._legal_index().get(text)
         if move is not None:

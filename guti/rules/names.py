@@ -10,3 +10,11 @@ from __future__ import annotations
 GAME_NAMES: tuple[str, ...] = (
     "egara-guti", "pretwa", "lau-kata-kati", "dash-guti", "gol-skuish", "alquerque", "butterfly",
 )
+
+
+def canonical_game_name(text: str) -> str | None:
+    """The game ``text`` names, in any case and with blanks around it (``Pretwa`` is
+    ``pretwa``); None when it names none. Every place a user types a game name reads it
+    through this, so one rule for case holds everywhere."""
+    name = text.strip().lower()
+    return name if name in GAME_NAMES else None

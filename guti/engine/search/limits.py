@@ -1,10 +1,10 @@
 """What a ``go`` asks for, and how long to think: the time manager.
 
 The referee charges a move from the moment it writes ``go`` to the moment it reads
-``bestmove``, so the plan keeps a safety margin (``overhead_ms``) for reading the command,
-flushing the answer and the scheduler of a loaded machine, and never plans past a fraction
-of the remaining clock. Two deadlines come out: ``soft`` (do not start another iteration
-after it) and ``hard`` (abort the iteration in progress).
+``bestmove``, so the plan keeps a safety margin (:func:`safety_margin_ms`) for reading the
+command, setting up the search, flushing the answer and the scheduler of a loaded machine,
+and never plans past a fraction of the remaining clock. Two deadlines come out: ``soft``
+(do not start another iteration after it) and ``hard`` (abort the iteration in progress).
 """
 
 from __future__ import annotations
@@ -56,12 +56,29 @@ class TimePlan:
     hard: float | None
 
 
+#: The smallest margin kept on any clock, whatever ``Move Overhead`` says: the reply's own
+#: latency (reading ``go``, starting the search, writing ``bestmove``).
+MIN_MARGIN_MS = 10
+#: The share of the remaining clock kept back as well: the stalls of a loaded machine grow
+#: with how long the engine thinks, so a long clock keeps a longer cushion.
+MARGIN_SHARE = 0.05
+
+
+def safety_margin_ms(remaining_ms: float, overhead_ms: int) -> float:
+    """The part of a clock no plan may spend: the largest of ``Move Overhead``, 10 ms and
+    5 % of what is left."""
+    return max(float(overhead_ms), float(MIN_MARGIN_MS), remaining_ms * MARGIN_SHARE)
+
+
 def plan_time(limits: SearchLimits, side: str, overhead_ms: int = 30) -> TimePlan:
     """How long to think for ``side`` under ``limits``.
 
-    With a clock: about ``remaining / moves_to_go + 3/4 increment``, never more than half of
-    what is left after the overhead; when the clock is nearly gone, only part of the
-    increment. With ``movetime``: the movetime less the overhead. Both may apply.
+    With a clock: about ``usable / moves_to_go + 3/4 increment``, where ``usable`` is the
+    remaining time less :func:`safety_margin_ms`, never more than half of ``usable``; when
+    the clock is nearly gone, at most half the increment and half of ``usable``, and with
+    nothing usable left, the quickest legal answer (a 1 ms budget). So ``hard`` plus the
+    margin never exceeds the remaining time. With ``movetime``: the movetime less the
+    margin. Both may apply. Only the other side's clock is no limit for ``side``.
     """
     if limits.infinite:
         return TimePlan(None, None)
@@ -70,10 +87,12 @@ def plan_time(limits: SearchLimits, side: str, overhead_ms: int = 30) -> TimePla
     if remaining is not None:
         remaining = max(0, remaining)
         inc = max(0, inc)
-        usable = remaining - overhead_ms
-        if usable <= max(inc, 1) * 2:
+        usable = remaining - safety_margin_ms(remaining, overhead_ms)
+        if usable <= 1:
+            hard_ms = soft_ms = 1.0  # no time of its own left: answer at once
+        elif usable <= max(inc, 1) * 2:
             # Nearly flagged: live off the increment, keep the rest as the cushion.
-            hard_ms = max(1.0, min(inc * 0.5, max(usable, 0) * 0.5 + inc * 0.25))
+            hard_ms = max(1.0, min(inc * 0.5, usable * 0.5))
             soft_ms = hard_ms * 0.3
         else:
             togo = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
@@ -84,7 +103,7 @@ def plan_time(limits: SearchLimits, side: str, overhead_ms: int = 30) -> TimePla
             soft_ms = target * 0.55
         soft, hard = soft_ms / 1000.0, hard_ms / 1000.0
     if limits.movetime is not None:
-        cap = max(1.0, limits.movetime - overhead_ms) / 1000.0
+        cap = max(1.0, limits.movetime - safety_margin_ms(limits.movetime, overhead_ms)) / 1000.0
         hard = cap if hard is None else min(hard, cap)
         cap_soft = cap * 0.6
         soft = cap_soft if soft is None else min(soft, cap_soft)

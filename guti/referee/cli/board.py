@@ -10,7 +10,7 @@ import sys
 
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from guti.referee.game.defaults import DEFAULT_GAME
-from guti.rules.names import GAME_NAMES
+from guti.rules.names import GAME_NAMES, canonical_game_name
 
 BOARD_OPTIONS = [
     OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAME_NAMES)} (default {DEFAULT_GAME})"),
@@ -33,9 +33,10 @@ def main(argv: list[str]) -> int:
         from guti.referee.web.svg import Marks, board_svg, replay
         from guti.rules import RulesError
 
-        game = args.value("game", DEFAULT_GAME) or DEFAULT_GAME
-        if game not in GAME_NAMES:
-            raise CliError(f"-game: unknown game {game!r} (known: {', '.join(GAME_NAMES)})")
+        typed = args.value("game", DEFAULT_GAME) or DEFAULT_GAME
+        game = canonical_game_name(typed) or ""  # any case: -game Pretwa is pretwa
+        if not game:
+            raise CliError(f"-game: unknown game {typed!r} (known: {', '.join(GAME_NAMES)})")
         path = args.value("svg")
         if not path:
             raise CliError("give -svg FILE to say where the picture goes")

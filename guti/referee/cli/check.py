@@ -1,7 +1,8 @@
 """``guti check [--game GAME] -- ENGINE_CMD [ARGS...]``: its options, and the exit status.
 
 What the check does is :mod:`guti.referee.tools.check`. Exit status 0 when no item
-FAILed (the engine conforms to UGI), 1 when one did, 2 for a command-line mistake,
+FAILed (the engine conforms to UGI), 1 when one did, 2 for a command-line mistake or an
+engine that cannot be started at all (one "cannot start" line, as ``guti match`` says it),
 130 when interrupted.
 """
 
@@ -11,9 +12,11 @@ import argparse
 import asyncio
 import sys
 
-from guti.referee.cli.engine_argv import parse_options, split_engine_argv
+from guti.referee.cli.engine_argv import game_argument, parse_options, split_engine_argv
+from guti.referee.process.errors import EngineStartError
 from guti.referee.process.text import visible
 from guti.referee.tools.check import run_check
+from guti.referee.tools.check_session import said
 from guti.rules import GAMES
 
 
@@ -27,7 +30,7 @@ def main(argv: list[str]) -> int:
         "item FAILed (the engine conforms to UGI).",
         usage="guti check [--game GAME] -- ENGINE_CMD [ARGS...]",
     )
-    ap.add_argument("--game", action="append", choices=sorted(GAMES),
+    ap.add_argument("--game", action="append", choices=sorted(GAMES), type=game_argument,
                     help="check only this game (repeatable; default: every game it declares)")
     opts_argv, cmd = split_engine_argv(argv)
     opts = parse_options(ap, opts_argv)
@@ -39,6 +42,9 @@ def main(argv: list[str]) -> int:
 
     try:
         failures = asyncio.run(run_check(cmd, opts.game, emit))  # UGI failures only
+    except EngineStartError as exc:  # nothing to check: one line, as guti match says it
+        print(visible(f"guti check: {said(exc)}"), file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("guti check: interrupted", file=sys.stderr)
         return 130

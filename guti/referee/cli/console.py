@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import sys
 
-from guti.referee.cli.engine_argv import parse_options, split_engine_argv
+from guti.referee.cli.engine_argv import game_argument, parse_options, split_engine_argv
 from guti.referee.tools.console import run_console
 from guti.rules import GAMES
 
@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
         description="Talk to an engine by hand: raw UGI lines plus /commands (/help).",
         usage="guti console [--game GAME] -- ENGINE_CMD [ARGS...]",
     )
-    ap.add_argument("--game", choices=sorted(GAMES), help="game to start with "
+    ap.add_argument("--game", choices=sorted(GAMES), type=game_argument, help="game to start with "
                     "(default: the engine's UGI_Variant default)")
     opts_argv, cmd = split_engine_argv(argv)
     opts = parse_options(ap, opts_argv)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import difflib
 
+from guti.rules.names import canonical_game_name
+
 
 def split_engine_argv(
     argv: list[str], valued: tuple[str, ...] = ("--game",)
@@ -29,6 +31,12 @@ def split_engine_argv(
         else:
             break
     return argv[:i], argv[i:]
+
+
+def game_argument(text: str) -> str:
+    """A ``--game`` value in any case, as the game's own name (``Pretwa`` is ``pretwa``);
+    an unknown name is left as typed for argparse's ``choices`` to refuse."""
+    return canonical_game_name(text) or text
 
 
 def parse_options(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:

@@ -12,6 +12,7 @@ import sys
 import time
 from typing import NoReturn
 
+from guti.referee.cli.engine_argv import game_argument
 from guti.rules import GAMES, Board, RulesError, divide, perft
 
 
@@ -23,7 +24,8 @@ class _Parser(argparse.ArgumentParser):
 
 def main(argv: list[str]) -> int:
     parser = _Parser(prog="guti perft", description="Count move sequences (perft) of a position.")
-    parser.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    parser.add_argument("game", type=game_argument,
+                        help=f"one of: {', '.join(GAMES)} (any case)")
     parser.add_argument("depth", type=int)
     parser.add_argument("--fen", help="start from this FEN instead of the start position")
     parser.add_argument("--divide", action="store_true", help="print the count of every first move")

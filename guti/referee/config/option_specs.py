@@ -40,7 +40,7 @@ ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
     ("args=TEXT", "its arguments, split as a shell would (args=\"-x --threads 2\")"),
     ("name=N", "its name in results (default: the program's name)"),
     ("dir=D", "its working directory"),
-    ("tc=T", "time control [MOVES/]BASE[+INC] in seconds, or inf"),
+    ("tc=T", "time control [MOVES/]BASE[+INC] in seconds or M:SS (5:00 is 300, 1:30+1), or inf"),
     ("st=S", "fixed seconds per move (go movetime)"),
     ("depth=N", "search depth per move (go depth)"),
     ("nodes=N", "nodes per move (go nodes)"),

@@ -35,6 +35,7 @@ from guti.referee.game.engine_config import (
     engine_config_from_tokens,
     make_names_unique,
 )
+from guti.referee.game.limits import LIMIT_KEYS, TimeControlError, parse_limits
 from guti.referee.game.openings import (
     Opening,
     OpeningsError,
@@ -55,15 +56,17 @@ from guti.referee.process import affinity
 from guti.referee.tournament.defaults import DEFAULT_GAMES, DEFAULT_WAIT_MS
 from guti.referee.tournament.settings import RecordOutputs, Scheduling
 from guti.rules import GAMES, RulesError
+from guti.rules.names import canonical_game_name
 
 
 def game_name(given: GivenOptions) -> str:
     """The ``-game``/``-variant`` value, checked against the known games."""
     name = given.text("game") or given.text("variant") or DEFAULT_GAME
-    if name not in GAMES:
+    known = canonical_game_name(name)  # any case: -game Pretwa is pretwa
+    if known is None:
         where = given.where("game" if given.has("game") else "variant")
         raise CliError(f"{where}: unknown game {name!r} (known: {', '.join(sorted(GAMES))})")
-    return name
+    return known
 
 
 def engine_configs(given: GivenOptions) -> list[EngineConfig]:
@@ -71,7 +74,10 @@ def engine_configs(given: GivenOptions) -> list[EngineConfig]:
     each_pairs = given.table_pairs("each")
     try:
         check_keys(each_pairs)
-    except EngineConfigError as exc:
+        # -each's own limit values are checked here, so a bad one is reported as -each's,
+        # not as the first engine's (limit keys are read one by one, never across keys).
+        parse_limits({key: value for key, value in each_pairs if key in LIMIT_KEYS})
+    except (EngineConfigError, TimeControlError) as exc:
         raise CliError(f"{given.where('each')}: {exc}") from None
     configs = []
     for entry in given.engines:

@@ -55,7 +55,7 @@ def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
         spec = known.get(key)
         where = f"{path}: {key}"
         if spec is None or key == "config":
-            raise CliError(f"config {path}: unknown setting {key!r}")
+            raise CliError(f"config {path}: unknown setting {key!r}{_nearest_key(key, known)}")
         if key == "engine":
             engines = _engines(value, base, where)
             continue
@@ -63,6 +63,15 @@ def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
         if given is not None:
             values[key] = given
     return GivenOptions(values, engines)
+
+
+def _nearest_key(key: str, known: dict[str, OptionSpec]) -> str:
+    """`` (did you mean games?)`` for the closest known setting, as the flags' own
+    did-you-mean; nothing when none is close."""
+    import difflib  # here: only a mistyped key needs it
+
+    close = difflib.get_close_matches(key, [k for k in known if k != "config"], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue | None:

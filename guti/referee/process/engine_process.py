@@ -48,6 +48,7 @@ from guti.referee.process.errors import (
     EngineProtocolError,
     EngineStartError,
     EngineTimeout,
+    start_failure_reason,
 )
 from guti.referee.process.line_reader import LINE_LIMIT, QUEUE_LIMIT, LineReader, line_text
 from guti.referee.process.pipes import PipeWriter, read_chunk
@@ -116,7 +117,7 @@ class EngineProcess:
                 os.close(fd)
             self._stderr.stop()
             self._closed = True
-            why = exc.strerror or str(exc)
+            why = start_failure_reason(exc, cfg.argv[0], cfg.cwd)
             raise EngineStartError(
                 f"engine {self.name}: cannot start {shlex.join(cfg.argv)}: {why}"
             ) from None

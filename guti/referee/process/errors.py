@@ -7,6 +7,8 @@ Why a module of its own: configuration and the cluster's address parsing name
 
 from __future__ import annotations
 
+import os
+import shlex
 from enum import Enum
 
 __all__ = [
@@ -16,6 +18,7 @@ __all__ = [
     "EngineStartError",
     "EngineTimeout",
     "ErrorKind",
+    "start_failure_reason",
 ]
 
 
@@ -42,6 +45,17 @@ class EngineError(Exception):
 
 class EngineStartError(EngineError):
     kind = ErrorKind.START
+
+
+def start_failure_reason(exc: OSError, program: str, cwd: str | None) -> str:
+    """Why exec of ``program`` failed, in words that say what to do: a file without its
+    execute bit is "PATH is not executable (chmod +x PATH?)", not a bare "Permission
+    denied"."""
+    if isinstance(exc, PermissionError) and "/" in program:
+        path = os.path.join(cwd or ".", program)  # an absolute program ignores cwd
+        if os.path.isfile(path) and not os.access(path, os.X_OK):
+            return f"{program} is not executable (chmod +x {shlex.quote(program)}?)"
+    return exc.strerror or str(exc)
 
 
 class EngineDisconnected(EngineError):

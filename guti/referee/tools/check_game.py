@@ -123,7 +123,7 @@ class GameItems(CheckSession):
             return body
 
         async def go_infinite() -> str:
-            eng.start_search(search.position(), Go(infinite=True))
+            self.start_search(search.position(), Go(infinite=True))
             try:
                 lines, _ = await self.read_until(
                     lambda line: line.split()[:1] == ["bestmove"], INFINITE_WAIT, "")

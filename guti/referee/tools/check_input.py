@@ -33,7 +33,7 @@ class InputItems(CheckSession):
         supported: list[bool] = []
 
         async def probe() -> str:
-            eng.start_search(Position(), Go(perft=1))
+            self.start_search(Position(), Go(perft=1))
             collector = PerftCollector()
 
             def done(line: str) -> bool:
@@ -67,7 +67,7 @@ class InputItems(CheckSession):
             assert self.eng is not None
             board = case.board(g)
             ours = divide(board, depth) if depth > 0 else []
-            self.eng.start_search(case.position(), Go(perft=depth))
+            self.start_search(case.position(), Go(perft=depth))
             collector = PerftCollector()
             await self.read_until(collector.feed, SLOW, f"a 'nodes N' line after go perft {depth}")
             diff = diff_perft(depth, ours, collector.result)

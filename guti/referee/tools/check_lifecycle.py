@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from guti.referee.process.errors import EngineError, EngineTimeout
+from guti.referee.process.errors import EngineError, EngineStartError, EngineTimeout
 from guti.referee.process.group import live_members
 from guti.referee.tools.check_session import (
     HANDSHAKE_WAIT,
@@ -29,6 +29,8 @@ class LifecycleItems(CheckSession):
         assert self.eng is not None
         try:
             await self.eng.start()
+        except EngineStartError:
+            raise  # no engine to check: one line and exit 2, as match says it (cli.check)
         except EngineError as exc:
             self.gone = "did not start"
             raise Gone(f"expected a running engine, saw {said(exc)}") from None

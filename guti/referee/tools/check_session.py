@@ -328,6 +328,13 @@ class CheckSession:
         self.sent_position(position)
         self.eng.send_position(position)
 
+    def start_search(self, position: Position, go: Go) -> float:
+        """Send ``position`` and ``go`` (a search or a ``go perft``), noting the position for
+        FAIL lines; the time ``go`` was written."""
+        assert self.eng is not None
+        self.sent_position(position)
+        return self.eng.start_search(position, go)
+
     async def revive(self, section: str) -> None:
         """Start a fresh engine for ``section`` if the last one is gone, so that one crash
         does not hide the rest of the report. Only an engine that once shook hands is
