@@ -78,6 +78,7 @@ def test_an_engine_without_guti_extensions_still_conforms_to_ugi(runs) -> None:
     assert "conforms to UGI, not to all of guti's extensions" in lines[-1]
 
 
+@pytest.mark.slow
 def test_an_engine_that_refuses_movestogo_fails(runs) -> None:
     code, lines = result(runs, "reject-movestogo")
     fail = [line for line in lines if line.startswith("FAIL egara-guti: go with movestogo")]

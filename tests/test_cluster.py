@@ -25,6 +25,9 @@ import pytest
 from guti.rules import Board
 from tests.conftest import GUTI, ROOT, games_stored, read_pdn, rows, survivors, wait_for
 
+#: The cluster tier: every test here starts Dask schedulers and workers.
+pytestmark = pytest.mark.cluster
+
 pytest.importorskip("distributed", reason="-cluster needs the cluster extra (distributed)")
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"

@@ -44,6 +44,7 @@ def _white_view(score: str, white_moved: bool) -> int:
     return centi if white_moved else -centi
 
 
+@pytest.mark.browser
 def test_the_report_embeds_the_scores_from_whites_view(tournament: Path) -> None:
     games = embedded_data((tournament / "t.html").read_text())["games"]
     said = reported_moves((tournament / "t.log").read_text())

@@ -152,6 +152,7 @@ def test_tournament_refuses_a_bad_serve_address(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.signals
 def test_guti_serve_stops_on_a_signal_even_if_started_with_sigint_ignored(
     small_db: Path, signo: signal.Signals
 ) -> None:
