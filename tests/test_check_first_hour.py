@@ -18,6 +18,9 @@ from guti.referee.tools.check_cases import cases_for
 from guti.rules import Board
 from tests.conftest import ENGINE_ARGV, GUTI, ROOT
 
+#: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
+pytestmark = pytest.mark.xdist_group("check_first_hour")
+
 QUIRKY = str(ROOT / "tests" / "engines" / "quirky.py")
 QUIRKS = ("stdout-debug", "strict-utf8", "no-extensions", "reject-movestogo", "reject-moves")
 

@@ -125,7 +125,7 @@ def test_a_child_forked_after_an_event_loop_ran_runs_one_of_its_own():
     loops = ["asyncio"] + (["uvloop"] if importlib.util.find_spec("uvloop") else [])
     for name in loops:
         seen = scenario(f"""
-            import asyncio, json, os
+            import asyncio, json, os, threading
             os.environ["GUTI_EVENT_LOOP"] = "{name}"
             from guti.referee.process import event_loop
             from guti.referee.process.forked import fork_child
@@ -135,6 +135,9 @@ def test_a_child_forked_after_an_event_loop_ran_runs_one_of_its_own():
                 return await proc.wait()
 
             first = event_loop.run(spawn_true())  # a loop ran, with a subprocess
+            for thread in threading.enumerate():  # asyncio's thread that waited for it
+                if thread is not threading.main_thread():  # ends just after: wait for that
+                    thread.join(30)
             child = fork_child(lambda: event_loop.run(spawn_true()), "guti-referee")
             _, status = os.waitpid(child.pid, 0)
             child.discard()

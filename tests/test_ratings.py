@@ -34,6 +34,9 @@ from guti.referee.tournament.ratings import (
 )
 from guti.referee.tournament.standings import Standings, make_console
 
+#: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
+pytestmark = pytest.mark.xdist_group("ratings")
+
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 

@@ -24,6 +24,9 @@ from guti.referee.web.live import CLIENT_QUEUE, LiveHub, event, parse_address, s
 from tests.conftest import GUTI  # noqa: E402
 from tests.test_web_board import INJECTION, embedded_data, run_tournament  # noqa: E402
 
+#: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
+pytestmark = pytest.mark.xdist_group("web_server")
+
 
 def test_addresses_default_to_loopback() -> None:
     assert parse_address("8080") == ("127.0.0.1", 8080)
