@@ -31,7 +31,7 @@ COMMENT = re.compile(
     r"\[%emt (?P<emt>\d+\.\d{3})\] \[%clk (?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d)\.(?P<ms>\d{3})\]$"
 )
 LATENCY = re.compile(
-    r"^Latency of (\S+): mean (\d+\.\d) ms, max (-?\d+\.\d) ms \(ply (\d+)\) over (\d+) moves$"
+    r"^Latency of (\S+): mean (-?\d+\.\d) ms, max (-?\d+\.\d) ms \(ply (\d+)\) over (\d+) moves$"
 )
 
 
