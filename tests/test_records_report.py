@@ -44,7 +44,6 @@ def _white_view(score: str, white_moved: bool) -> int:
     return centi if white_moved else -centi
 
 
-@pytest.mark.browser
 def test_the_report_embeds_the_scores_from_whites_view(tournament: Path) -> None:
     games = embedded_data((tournament / "t.html").read_text())["games"]
     said = reported_moves((tournament / "t.log").read_text())
@@ -57,6 +56,7 @@ def test_the_report_embeds_the_scores_from_whites_view(tournament: Path) -> None
     assert said == []
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(sync_playwright is None, reason="Playwright for Python is not installed")
 @pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="chromium is not installed")
 def test_the_viewer_draws_the_scores(tmp_path: Path, tournament: Path) -> None:
