@@ -13,7 +13,8 @@ and ask for the bot builds as fixtures. PDN files are read with guti's own reade
 - ``GUTI``: the ``guti`` command of the interpreter running the tests (its installed entry
   point next to ``sys.executable``, else ``python -m guti.referee.cli.main``).
 - ``c_bot`` / ``java_bot`` (session fixtures): the C and Java bots built into a temporary
-  directory, never into ``bots/``; a missing toolchain skips with a reason naming it.
+  directory, never into ``bots/``, once for all pytest-xdist workers (``built_once``); a
+  missing toolchain skips with a reason naming it.
 - ``bot_argv(name)`` (fixture) / ``argv_of_bot(request, name)``: the command line of any
   bundled bot by name (see ``BOT_NAMES``).
 - ``wait_for(condition, what)``: wait for an event outside the pipes with a deadline (tests
@@ -23,6 +24,8 @@ and ask for the bot builds as fixtures. PDN files are read with guti's own reade
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import json
 import os
 import queue
 import shutil
@@ -274,16 +277,36 @@ def build_java_bot(out: Path) -> list[str]:
     return ["java", "-cp", str(out), "Bot"]
 
 
+def built_once(factory: pytest.TempPathFactory, name: str,
+               build: Callable[[Path], list[str]]) -> list[str]:
+    """``build(folder)`` (a bot's argv) run once per test session, also when pytest-xdist
+    spreads the session over worker processes: the first worker builds into the folder
+    the workers share (under a lock), the others take its argv from there. Why: a Java
+    compile costs seconds of CPU, which each worker would otherwise spend again."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return build(factory.mktemp(name))
+    shared = factory.getbasetemp().parent / name
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        argv_file = shared / "argv.json"
+        if argv_file.exists():
+            return list(json.loads(argv_file.read_text()))
+        shared.mkdir(exist_ok=True)
+        argv = build(shared)
+        argv_file.write_text(json.dumps(argv))
+        return argv
+
+
 @pytest.fixture(scope="session")
 def c_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The C bot, built once per session into a temporary directory."""
-    return build_c_bot(tmp_path_factory.mktemp("c-bot"))
+    return built_once(tmp_path_factory, "c-bot", build_c_bot)
 
 
 @pytest.fixture(scope="session")
 def java_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The Java bot, compiled once per session into a temporary directory."""
-    return build_java_bot(tmp_path_factory.mktemp("java-bot"))
+    return built_once(tmp_path_factory, "java-bot", build_java_bot)
 
 
 @pytest.fixture(scope="session")

@@ -34,6 +34,9 @@ import pytest
 from guti.referee.game.pdn_reader import parse_pdn
 from tests.conftest import GUTI, ROOT, survivors, wait_for
 
+#: The signals tier: signal storms and abort trials against real runs.
+pytestmark = pytest.mark.signals
+
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 #: Seconds from the abort signal to the exit of guti, at most (guti's own bound is 8 s).
 EXIT_BOUND = 15.0

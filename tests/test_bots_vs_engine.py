@@ -1,8 +1,9 @@
-"""Every bundled bot plays 20 games under ``guti match`` against the reference engine.
+"""Every bundled bot plays ``guti match`` games against the reference engine: 2 per game
+(each colour once) in the fast tier, 10 per game in the slow tier.
 
 Why: the bots' own tests drive them one command at a time; this is the
 promise of issue 7 as a user would see it. Each bot (built from source where
-it needs building) plays 10 Egara-guti and 10 Pretwa games against
+it needs building) plays Egara-guti and Pretwa games against
 ``python -m guti.engine`` through the ``guti`` command in a subprocess, and the
 PDN file the referee wrote must show every game ended by a rule of the game:
 no illegal move, no protocol error, no crash or disconnect, no time forfeit,
@@ -31,8 +32,10 @@ from guti.referee.game.reasons import Reason
 from guti.rules import Board
 from tests.conftest import BOT_NAMES, ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason
 
+#: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
+pytestmark = pytest.mark.xdist_group("bots_vs_engine")
+
 GAMES = ("egara-guti", "pretwa")
-GAMES_PER_MATCH = 10  # per game, so 20 per bot
 MATCH_TIMEOUT = 180.0  # seconds: a hard bound per match; they take a few seconds
 WORKERS = 3  # the machine has 2 cores and is shared
 
@@ -61,14 +64,15 @@ def _engine_args(name: str, argv: list[str], seed: int) -> list[str]:
     ]  # fmt: skip
 
 
-def _play(bot: str, argv: list[str], game: str, seed: int, folder: Path) -> MatchRun:
+def _play(bot: str, argv: list[str], game: str, seed: int, folder: Path,
+          games: int) -> MatchRun:
     pdn, log = folder / f"{bot}-{game}.pdn", folder / f"{bot}-{game}.log"
     cmd = [
         *GUTI, "match",
         *_engine_args(bot, argv, seed),
         *_engine_args("Ref", ENGINE_ARGV, seed), "option.Level=3", f"dir={ROOT}",
         "-each", "tc=10+0.1",
-        "-game", game, "-games", str(GAMES_PER_MATCH),
+        "-game", game, "-games", str(games),
         "-openings", "plies=2", "order=random", "-srand", str(seed),
         "-pdnout", f"file={pdn}", "-log", f"file={log}",
     ]  # fmt: skip
@@ -88,9 +92,17 @@ def bot_argvs(request: pytest.FixtureRequest) -> dict[str, list[str] | str]:
     return {bot: argv_of_bot_or_reason(request, bot) for bot in BOT_NAMES}
 
 
+@pytest.fixture(scope="module", params=[pytest.param(2, id="2-games"),
+                                        pytest.param(10, id="10-games", marks=pytest.mark.slow)])
+def games_per_match(request: pytest.FixtureRequest) -> int:
+    """Games of each match (per bot and game): a sample in the fast tier, more when slow."""
+    return int(request.param)
+
+
 @pytest.fixture(scope="module")
 def matches(
-    bot_argvs: dict[str, list[str] | str], tmp_path_factory: pytest.TempPathFactory
+    bot_argvs: dict[str, list[str] | str], tmp_path_factory: pytest.TempPathFactory,
+    games_per_match: int,
 ) -> dict[str, dict[str, MatchRun]]:
     """Each runnable bot's two matches (bot -> game -> run).
 
@@ -103,7 +115,8 @@ def matches(
     ]
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         futures = {
-            (bot, game): pool.submit(_play, bot, bot_argvs[bot], game, seed, folder)
+            (bot, game): pool.submit(_play, bot, bot_argvs[bot], game, seed, folder,
+                                     games_per_match)
             for seed, (bot, game) in enumerate(jobs, 1)
         }
     found: dict[str, dict[str, MatchRun]] = {}
@@ -136,6 +149,7 @@ def _replay(game: str, record: PdnGame) -> None:
 def test_bot_plays_the_reference_engine_without_a_fault(
     bot_argvs: dict[str, list[str] | str],
     matches: dict[str, dict[str, MatchRun]],
+    games_per_match: int,
     bot: str,
     game: str,
 ) -> None:
@@ -143,13 +157,13 @@ def test_bot_plays_the_reference_engine_without_a_fault(
     run = matches[bot][game]
     assert run.returncode == 0, run.explain()
     lines = run.stdout.strip().splitlines()
-    assert len(lines) == GAMES_PER_MATCH + 2, run.stdout
+    assert len(lines) == games_per_match + 2, run.stdout
     assert lines.pop().startswith("Elapsed: "), run.stdout
     assert lines[-1].startswith(f"Score of {bot} vs Ref: ") and lines[-1].endswith(
-        f", {GAMES_PER_MATCH} games"
+        f", {games_per_match} games"
     ), lines[-1]
     records = parse_pdn(run.pdn)
-    assert len(records) == GAMES_PER_MATCH, run.explain()
+    assert len(records) == games_per_match, run.explain()
     for i, record in enumerate(records):
         tags = record.tags
         assert (tags["White"], tags["Black"]) == ((bot, "Ref") if i % 2 == 0 else ("Ref", bot))

@@ -19,6 +19,9 @@ from guti.referee.tools import check_cases
 from guti.rules import RulesError
 from tests.conftest import BOT_NAMES, ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason
 
+#: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
+pytestmark = pytest.mark.xdist_group("check")
+
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 BUGGY = str(ROOT / "tests" / "engines" / "buggy_movegen.py")
 RUN_TIMEOUT = 120.0

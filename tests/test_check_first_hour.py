@@ -18,6 +18,9 @@ from guti.referee.tools.check_cases import cases_for
 from guti.rules import Board
 from tests.conftest import ENGINE_ARGV, GUTI, ROOT
 
+#: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
+pytestmark = pytest.mark.xdist_group("check_first_hour")
+
 QUIRKY = str(ROOT / "tests" / "engines" / "quirky.py")
 QUIRKS = ("stdout-debug", "strict-utf8", "no-extensions", "reject-movestogo", "reject-moves")
 
@@ -78,6 +81,7 @@ def test_an_engine_without_guti_extensions_still_conforms_to_ugi(runs) -> None:
     assert "conforms to UGI, not to all of guti's extensions" in lines[-1]
 
 
+@pytest.mark.slow
 def test_an_engine_that_refuses_movestogo_fails(runs) -> None:
     code, lines = result(runs, "reject-movestogo")
     fail = [line for line in lines if line.startswith("FAIL egara-guti: go with movestogo")]

@@ -26,6 +26,9 @@ from guti.referee.game.pdn_reader import parse_pdn
 from guti.rules import Board
 from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
 
+#: The cluster tier: every test here starts Dask schedulers and workers.
+pytestmark = pytest.mark.cluster
+
 pytest.importorskip("distributed", reason="-cluster needs the cluster extra (distributed)")
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"

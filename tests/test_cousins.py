@@ -337,18 +337,18 @@ def test_python_bot_end_rules(bot: UgiProgram, game: str):
 
 # --- guti match: the reference engine against each Python bot in every cousin ----------------------
 
-GAMES_PER_MATCH = 2
 MATCH_TIMEOUT = 180.0
 
 
-def _match(bot: str, game: str, seed: int, folder: Path) -> tuple[subprocess.CompletedProcess | None, str]:
+def _match(bot: str, game: str, seed: int, folder: Path,
+           games: int) -> tuple[subprocess.CompletedProcess | None, str]:
     pdn = folder / f"{bot}-{game}.pdn"
     cmd = [
         *GUTI, "match",
         *_engine_args(bot, PYTHON_BOTS[bot], seed),
         *_engine_args("Ref", [sys.executable, "-m", "guti.engine"], seed), "option.Level=3", f"dir={ROOT}",
         "-each", "tc=5+0.05",
-        "-game", game, "-games", str(GAMES_PER_MATCH),
+        "-game", game, "-games", str(games),
         "-openings", "plies=2", "order=random", "-srand", str(seed),
         "-pdnout", f"file={pdn}",
     ]  # fmt: skip
@@ -359,23 +359,33 @@ def _match(bot: str, game: str, seed: int, folder: Path) -> tuple[subprocess.Com
     return proc, pdn.read_text() if pdn.exists() else ""
 
 
+@pytest.fixture(scope="module", params=[pytest.param(1, id="1-game"),
+                                        pytest.param(2, id="2-games", marks=pytest.mark.slow)])
+def games_per_match(request: pytest.FixtureRequest) -> int:
+    """Games of each match: one in the fast tier, each colour once in the slow tier."""
+    return int(request.param)
+
+
 @pytest.fixture(scope="module")
-def cousin_matches(tmp_path_factory: pytest.TempPathFactory):
+def cousin_matches(tmp_path_factory: pytest.TempPathFactory, games_per_match: int):
     folder = tmp_path_factory.mktemp("cousin_matches")
     jobs = [(bot, game) for bot in PYTHON_BOTS for game in COUSINS]
     with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = {job: pool.submit(_match, *job, seed, folder) for seed, job in enumerate(jobs, 1)}
+        futures = {job: pool.submit(_match, *job, seed, folder, games_per_match)
+                   for seed, job in enumerate(jobs, 1)}
     return {job: future.result() for job, future in futures.items()}
 
 
+@pytest.mark.xdist_group("cousin_matches")  # one worker: the matches are played once
 @pytest.mark.parametrize("game", COUSINS)
 @pytest.mark.parametrize("bot", list(PYTHON_BOTS))
-def test_reference_engine_plays_python_bot_without_a_fault(cousin_matches, bot: str, game: str):
+def test_reference_engine_plays_python_bot_without_a_fault(cousin_matches, games_per_match: int,
+                                                          bot: str, game: str):
     proc, pdn = cousin_matches[(bot, game)]
     assert proc is not None, f"match timed out: {pdn}"
     assert proc.returncode == 0, proc.stderr
     records = parse_pdn(pdn)
-    assert len(records) == GAMES_PER_MATCH
+    assert len(records) == games_per_match
     for record in records:
         assert record.tags["GameType"] == game and record.tags["Variant"] == game
         reason = Reason.parse(record.tags["Termination"])

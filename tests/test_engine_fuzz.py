@@ -16,6 +16,9 @@ from hypothesis import strategies as st
 from tests.conftest import ENGINE_ARGV, UgiProgram
 from tests.perft_reference import ALL_GAMES, load_perft_tables
 
+#: The fuzz tier: hypothesis against a live engine.
+pytestmark = pytest.mark.fuzz
+
 VALID = [
     "ugi", "isready", "uginewgame", "d", "stop", "bench",
     "position startpos", "position startpos moves 13-12 11x13 16x12",

@@ -261,24 +261,35 @@ def test_processes_started_at_once_get_their_own_numbers(tmp_path: Path) -> None
     assert "[#1 X] > debug process 1" in text and "[#2 X] > debug process 2" in text
 
 
-def test_go_reply_elapsed_runs_to_the_arrival_of_the_bestmove_chunk() -> None:
-    """The reply is stamped when its bytes arrived, even when read much later."""
+def test_go_reply_elapsed_runs_to_the_arrival_of_the_bestmove_chunk(tmp_path: Path) -> None:
+    """The reply is stamped when its bytes arrived, even when read much later: the engine
+    marks a file once its bestmove is written; the reply is read a second after the test
+    saw that mark, and its time ends near the mark, not at the read (however long the
+    engine took to answer)."""
+    mark = tmp_path / "written"
     cfg = writer("S", "out.write(b'ready\\n'); out.flush(); sys.stdin.readline()\n"
-                      "out.write(b'bestmove 13-12\\n'); out.flush(); time.sleep(30)\n")
+                      "out.write(b'bestmove 13-12\\n'); out.flush()\n"
+                      f"open({str(mark)!r}, 'w').close(); time.sleep(30)\n")
 
-    async def main() -> float:
+    async def main() -> tuple[float, float]:
         eng = UgiEngine(EngineProcess(cfg), cfg)
         await eng.start()
         try:
             assert await eng.read_line(30) == "ready"
             sent_at = eng.start_search(Position(), Go(movetime=100))
-            await asyncio.sleep(1.0)  # the line is long there when we look
+            deadline = time.monotonic() + 30
+            while not mark.exists():  # the event: the bestmove is in the pipe
+                assert time.monotonic() < deadline, "the engine never answered"
+                await asyncio.sleep(0.01)
+            marked_ms = (time.monotonic() - sent_at) * 1000
+            await asyncio.sleep(1.0)  # the line is long there when we read it
             reply = await eng.wait_bestmove(sent_at, 10)
-            return reply.elapsed_ms
+            return reply.elapsed_ms, marked_ms
         finally:
             await eng.quit(grace=0)
 
-    assert asyncio.run(main()) < 900
+    elapsed_ms, marked_ms = asyncio.run(main())
+    assert elapsed_ms < marked_ms + 500, (elapsed_ms, marked_ms)  # the read came 1000 ms later
 
 
 # -- issue 16: the per-ply shortcuts say the same as the long way ------------------------------

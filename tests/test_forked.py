@@ -125,7 +125,7 @@ def test_a_child_forked_after_an_event_loop_ran_runs_one_of_its_own():
     loops = ["asyncio"] + (["uvloop"] if importlib.util.find_spec("uvloop") else [])
     for name in loops:
         seen = scenario(f"""
-            import asyncio, json, os
+            import asyncio, json, os, threading
             os.environ["GUTI_EVENT_LOOP"] = "{name}"
             from guti.referee.process import event_loop
             from guti.referee.process.forked import fork_child
@@ -135,6 +135,9 @@ def test_a_child_forked_after_an_event_loop_ran_runs_one_of_its_own():
                 return await proc.wait()
 
             first = event_loop.run(spawn_true())  # a loop ran, with a subprocess
+            for thread in threading.enumerate():  # asyncio's thread that waited for it
+                if thread is not threading.main_thread():  # ends just after: wait for that
+                    thread.join(30)
             child = fork_child(lambda: event_loop.run(spawn_true()), "guti-referee")
             _, status = os.waitpid(child.pid, 0)
             child.discard()
@@ -212,7 +215,7 @@ def test_a_forked_lifeline_watcher_outlives_its_parent_and_kills_the_groups():
     parent-death signal: when its parent is SIGKILLed it is still there to SIGKILL every
     engine group registered with it, a grandchild that ignores SIGTERM included."""
     started = subprocess.run([sys.executable, "-c", textwrap.dedent("""
-        import os, subprocess, sys
+        import os, subprocess, sys, time
         from guti.referee.process import lifeline
         from guti.referee.process.forked import start_lifeline
 
@@ -220,9 +223,17 @@ def test_a_forked_lifeline_watcher_outlives_its_parent_and_kills_the_groups():
         engine = subprocess.Popen(["sh", "-c", "trap '' TERM; sleep 60 & wait"],
                                   start_new_session=True)
         lifeline.watch(engine.pid)
-        with open(f"/proc/{lifeline._watcher.pid}/comm") as fh:
-            name = fh.read().strip()
-        print(engine.pid, lifeline._watcher.pid, name, flush=True)
+        watcher = lifeline._watcher.pid
+
+        def name() -> str:
+            with open(f"/proc/{watcher}/comm") as fh:
+                return fh.read().strip()
+
+        # the child names itself once it runs: wait for that event (fork returns first)
+        deadline = time.monotonic() + 30
+        while name() != "guti-lifeline" and time.monotonic() < deadline:
+            time.sleep(0.005)
+        print(engine.pid, watcher, name(), flush=True)
         os.kill(os.getpid(), 9)
     """)], cwd=ROOT, capture_output=True, text=True, timeout=60,
         env={**os.environ, "PYTHONPATH": str(ROOT)})

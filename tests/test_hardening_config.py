@@ -51,6 +51,7 @@ def test_pdnout_and_log_naming_the_same_file_are_refused(tmp_path, command):
     assert not (tmp_path / "x.out").exists()
 
 
+@pytest.mark.slow
 def test_pdnout_equal_to_db_leaves_the_database_alone(tmp_path):
     first = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
@@ -140,6 +141,7 @@ TournamentStore(sys.argv[1]).close()
 """
 
 
+@pytest.mark.slow
 def test_a_kill_while_creating_the_database_never_leaves_it_unusable(tmp_path):
     """Kill the creation after each SQL statement in turn: every result opens."""
     sys.path.insert(0, str(ROOT))

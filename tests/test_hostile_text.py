@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from guti.referee.game.pdn_reader import parse_pdn
 from tests.conftest import GUTI, ROOT
 
@@ -35,6 +37,7 @@ def guti(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+@pytest.mark.slow
 def test_tournament_shows_markup_and_escapes_as_text_everywhere(tmp_path):
     crash = ["--mode", "crash", "--at", "2", "--stderr", "'boom\\x1b[2J\\x1b]0;title\\x07'"]
     done = guti("tournament", *engine("[/]"), *engine("guti [old]"), *engine("guti [new]"),

@@ -339,6 +339,7 @@ def test_a_kill_between_a_stored_game_and_the_next_round_is_scheduled_on_resume(
     assert rows(db, "SELECT COUNT(*) FROM games WHERE round = 2")[0][0] == 2
 
 
+@pytest.mark.signals
 def test_ctrl_c_mid_bracket_lets_running_games_finish_and_resume_completes(tmp_path):
     # Concurrency 3 for round 1's four games: once the fourth starts, a worker waits for
     # results (the final is not known yet); Ctrl-C must end that wait too.
@@ -370,6 +371,7 @@ def test_ctrl_c_mid_bracket_lets_running_games_finish_and_resume_completes(tmp_p
     assert f"Knockout winner: {names[champion]}\n" in again.stdout
 
 
+@pytest.mark.cluster
 def test_knockout_on_a_local_cluster_plays_the_same_bracket(tmp_path):
     """On Dask workers the next encounter is scheduled from the results that came back:
     the bracket is complete, every game once, the winner the results decide."""

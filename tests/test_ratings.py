@@ -35,6 +35,9 @@ from guti.referee.stats.ratings import (
 )
 from guti.referee.stats.standings import Standings
 
+#: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
+pytestmark = pytest.mark.xdist_group("ratings")
+
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 

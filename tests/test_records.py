@@ -32,7 +32,7 @@ COMMENT = re.compile(
     r"\[%emt (?P<emt>\d+\.\d{3})\] \[%clk (?P<h>\d+):(?P<m>\d\d):(?P<s>\d\d)\.(?P<ms>\d{3})\]$"
 )
 LATENCY = re.compile(
-    r"^Latency of (\S+): mean (\d+\.\d) ms, max (-?\d+\.\d) ms \(ply (\d+)\) over (\d+) moves$"
+    r"^Latency of (\S+): mean (-?\d+\.\d) ms, max (-?\d+\.\d) ms \(ply (\d+)\) over (\d+) moves$"
 )
 
 
@@ -155,7 +155,8 @@ def check_epd(lines: list[str], games: list[PdnGame]) -> None:
 
 
 def test_a_match_records_every_report_as_the_traffic_log_shows_it(tmp_path: Path) -> None:
-    done = run("match", *reference("RefA", 1), *reference("RefB", 2), "-each", "tc=1+0.02",
+    done = run("match", *reference("RefA", 1), *reference("RefB", 2),
+               "-each", "tc=1+0.02", "depth=3",
                "-games", "2", "-log", "t.log", "-epdout", "m.epd", "-show-latency",
                "-pdnout", "file=m.pdn", "nodes=true", "seldepth=true", "nps=true",
                "timeleft=true", "latency=true", cwd=tmp_path)
@@ -183,7 +184,8 @@ def test_a_match_records_every_report_as_the_traffic_log_shows_it(tmp_path: Path
 
 def test_a_tournament_keeps_the_reports_in_its_database_and_exports(tmp_path: Path) -> None:
     done = run("tournament", *reference("RefA", 1), *reference("RefB", 2), "-each",
-               "tc=1+0.02", "-games", "2", "-concurrency", "1", "-db", "t.db", "-log", "t.log",
+               "tc=1+0.02", "depth=3", "-games", "2", "-concurrency", "1", "-db", "t.db",
+               "-log", "t.log",
                "-pdnout", "file=t.pdn", "nodes=true", "seldepth=true", "nps=true",
                "timeleft=true", "latency=true", "-epdout", "t.epd", "-show-latency",
                cwd=tmp_path)
@@ -225,7 +227,7 @@ def test_an_old_database_is_migrated_and_resumed(tmp_path: Path) -> None:
     """A database without the ``search`` column (as guti wrote it before): read-only
     commands read it, and ``-resume`` adds the column and stores the reports of the
     games it plays, while the old games keep their old PDN comments."""
-    command = [*reference("RefA", 1), *reference("RefB", 2), "-each", "tc=1+0.02",
+    command = [*reference("RefA", 1), *reference("RefB", 2), "-each", "tc=1+0.02", "depth=3",
                "-games", "4", "-concurrency", "1", "-db", "t.db"]
     assert run("tournament", *command, cwd=tmp_path).returncode == 0
     with sqlite3.connect(tmp_path / "t.db") as db:  # make it a database of before

@@ -56,6 +56,7 @@ def test_the_report_embeds_the_scores_from_whites_view(tournament: Path) -> None
     assert said == []
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(sync_playwright is None, reason="Playwright for Python is not installed")
 @pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="chromium is not installed")
 def test_the_viewer_draws_the_scores(tmp_path: Path, tournament: Path) -> None:

@@ -408,6 +408,7 @@ def _observe_pinning(run: Run, seen: dict[int, tuple[str, set[str]]]) -> None:
 
 
 @TWO_CPUS
+@pytest.mark.slow
 def test_use_affinity_pins_each_referee_and_its_engines_to_its_own_cpu(tmp_path):
     first, second = sorted(os.sched_getaffinity(0))[:2]
     probe = ["-engine", f"cmd={PY}", f"args={shlex.join([str(PROBE), '--think', '0.01'])}"]
@@ -547,12 +548,14 @@ def sigterm_trial(folder: Path, at: int) -> None:
     nothing_left(folder, pids)
 
 
+@pytest.mark.signals
 def test_sigterm_aborts_the_referee_processes_games_and_stores_none(tmp_path):
     sigterm_trial(tmp_path, at=3)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fault", ["referee-kill", "sigterm"])
+@pytest.mark.signals
 def test_faults_at_random_moments_10_trials(tmp_path, fault):
     """A referee process killed, or guti sent SIGTERM, at ten random ``go``s."""
     rng = random.Random(fault)
@@ -581,6 +584,7 @@ def test_sigkill_of_guti_leaves_no_referee_process_nor_engine(tmp_path):
     nothing_left(tmp_path, pids)
 
 
+@pytest.mark.signals
 def test_one_ctrl_c_lets_the_running_games_finish_and_stores_them(tmp_path):
     pids = tmp_path / "pids"
     think = ["--think", "0.01"]

@@ -162,6 +162,7 @@ def test_sigkill_mid_run_then_resume_plays_each_scheduled_game_once(tmp_path):
     assert third.returncode == 0 and "18/18 games stored" in third.stdout
 
 
+@pytest.mark.signals
 def test_ctrl_c_finishes_running_games_stores_nothing_false_and_resumes(tmp_path):
     proc = subprocess.Popen([*GUTI, "tournament", *TOURNEY], cwd=tmp_path, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -289,6 +290,7 @@ requires = ["no-such-toolchain-xyz"]
     assert "skipping engine x: no-such-tool-q is not installed" in skipped.stdout
 
 
+@pytest.mark.slow
 def test_bundled_tournament_config_runs(tmp_path):
     """The README's main command's config, shortened: every bot whose toolchain is here
     plays, the others are skipped with one line each."""
@@ -337,6 +339,7 @@ def test_terminal_shows_live_progress_with_rate_eta_and_leader(tmp_path):
     assert child.exitstatus == 0
 
 
+@pytest.mark.slow
 def test_restart_on_gives_every_game_a_fresh_process_and_none_survives(tmp_path):
     pids = {name: tmp_path / f"{name}.pids" for name in ("forky", "stubborn")}
 
@@ -386,6 +389,7 @@ def _read_until(proc: subprocess.Popen, text: str, timeout: float = 30) -> str:
     return "".join(seen)
 
 
+@pytest.mark.signals
 def test_second_ctrl_c_aborts_running_games_stores_none_and_kills_engines(tmp_path):
     home = tmp_path / "engines"
     home.mkdir()

@@ -175,6 +175,7 @@ def test_report_usage_mistakes_exit_2(tmp_path: Path) -> None:
 
 
 
+@pytest.mark.slow
 def test_report_of_an_sprt_run_charts_its_llr(tmp_path: Path) -> None:
     """The SPRT is stored with the settings, so ``guti report`` needs no flag for it; the
     chart's last point is the LLR ``guti standings -sprt`` prints."""

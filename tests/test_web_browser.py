@@ -37,6 +37,7 @@ except ImportError:  # pragma: no cover - depends on the machine
     sync_playwright = None  # type: ignore[assignment]
 
 pytestmark = [
+    pytest.mark.browser,
     pytest.mark.skipif(sync_playwright is None,
                        reason="Playwright for Python is not installed (pip install playwright)"),
     pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),

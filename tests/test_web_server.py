@@ -24,6 +24,9 @@ from guti.referee.web.live import CLIENT_QUEUE, LiveHub, event, parse_address, s
 from tests.conftest import GUTI  # noqa: E402
 from tests.test_web_board import INJECTION, embedded_data, run_tournament  # noqa: E402
 
+#: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
+pytestmark = pytest.mark.xdist_group("web_server")
+
 
 def test_addresses_default_to_loopback() -> None:
     assert parse_address("8080") == ("127.0.0.1", 8080)
@@ -152,6 +155,7 @@ def test_tournament_refuses_a_bad_serve_address(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.signals
 def test_guti_serve_stops_on_a_signal_even_if_started_with_sigint_ignored(
     small_db: Path, signo: signal.Signals
 ) -> None:
