@@ -117,7 +117,7 @@ FIRST = [str(m) for m in Board("egara-guti").legal_moves]
         (_one_game(f"1. {FIRST[0]} {{never closed\n*"), 3, "comment { is never closed"),
         ('[GameType "egara-guti"\n\n*\n', 1, 'bad tag: expected [Name "value"]'),
         (_one_game(f"1. {FIRST[0]}\n17-1 *"), 4, "game 1: ply 2: illegal move '17-1'"),
-        (_one_game("1. 99-98 *"), 3, "ply 1: malformed move '99-98'"),
+        (_one_game("1. 99-98 *"), 3, "ply 1: illegal move '99-98'"),
         (_one_game(f"1. {FIRST[0]}"), 1, "game 1: no result (1-0, 0-1, 1/2-1/2 or *)"),
         (_one_game(f"1. {FIRST[0]}\n") + '[GameType "pretwa"]\n\n*\n', 5,
          "tag [GameType] after the moves"),
@@ -128,7 +128,7 @@ FIRST = [str(m) for m in Board("egara-guti").legal_moves]
          "the result 1-0 is not the Result tag's 0-1"),
         (_one_game(f"1. {FIRST[0]} ) *"), 3, ") without its opening bracket"),
         (_one_game(f"1. {FIRST[0]} ({FIRST[1]} *"), 3, "variation ( is never closed"),
-        (_one_game("*") + _one_game("1. 99-98 *"), 6, "game 2: ply 1: malformed"),
+        (_one_game("*") + _one_game("1. 99-98 *"), 6, "game 2: ply 1: illegal move"),
     ],
 )
 def test_a_mistake_is_one_line_naming_the_file_and_line(text: str, line: int, needle: str):
