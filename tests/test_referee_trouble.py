@@ -8,7 +8,11 @@ what may trouble its referee; the events a test waits on are written by the engi
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from guti.referee.game.engine_config import EngineConfig
@@ -17,6 +21,7 @@ from guti.referee.game.runner import play_game
 from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process.line_reader import QUEUE_LIMIT
 from guti.referee.ugi.client import UgiEngine
+from tests.conftest import GUTI, ROOT, wait_for
 
 TROUBLED = str(Path(__file__).parent / "engines" / "troubled.py")
 
@@ -62,3 +67,45 @@ def test_an_engine_writing_20_mb_of_info_in_one_move_is_not_forfeited() -> None:
     assert len(record.moves) >= 3  # the chatty move was played and the game went on
     assert folded >= 4 << 20  # old info lines were dropped unread
     assert peak <= QUEUE_LIMIT + (1 << 16) + 1, f"the reader held {peak} bytes"
+
+
+# -- a stopped referee -----------------------------------------------------------------------
+
+
+def troubled_engine(name: str, *args: str) -> list[str]:
+    return ["-engine", f"cmd={sys.executable}", f"args={TROUBLED} {' '.join(args)}",
+            f"name={name}"]
+
+
+def test_a_referee_stopped_while_a_reply_waits_charges_no_engine(tmp_path: Path) -> None:
+    """The referee is SIGSTOPped after the engine read its ``go`` and continued after the
+    engine's reply was written and the move's time had run out: the referee read the reply
+    far too late by its own fault, so the move is void and asked again, and said so; the
+    game is not lost on time."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    events = gate / "events"
+    allowed = 0.2
+    proc = subprocess.Popen(
+        [*GUTI, "match", *troubled_engine("gated", "--gate", str(gate), "--at", "3"),
+         *troubled_engine("plain"), "-each", f"st={allowed}", "-games", "1", "-pdnout", "games.pdn", "-log", "file=traffic.log"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        wait_for(lambda: proc.poll() is not None or (events.exists() and "go" in events.read_text()),
+                 "the gated go", 60)
+        assert proc.poll() is None
+        went_at = time.monotonic()  # the engine has read go (its time runs from before)
+        os.kill(proc.pid, signal.SIGSTOP)
+        (gate / "open").touch()
+        wait_for(lambda: "replied" in events.read_text(), "the engine's reply written", 30)
+        # The referee stays stopped until the move's time has run out twice over.
+        wait_for(lambda: time.monotonic() - went_at > 2 * allowed, "the move's time gone", 30)
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "the move is void and asked again" in err
+    assert "referee late" in (tmp_path / "traffic.log").read_text()
+    pdn = (tmp_path / "games.pdn").read_text()
+    assert "time forfeit" not in pdn and "used" not in pdn, pdn
