@@ -21,7 +21,7 @@ from guti.referee.game.runner import play_game
 from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process.line_reader import QUEUE_LIMIT
 from guti.referee.ugi.client import UgiEngine
-from tests.conftest import GUTI, ROOT, wait_for
+from tests.conftest import GUTI, ROOT, survivors, wait_for
 
 TROUBLED = str(Path(__file__).parent / "engines" / "troubled.py")
 
@@ -109,3 +109,43 @@ def test_a_referee_stopped_while_a_reply_waits_charges_no_engine(tmp_path: Path)
     assert "referee late" in (tmp_path / "traffic.log").read_text()
     pdn = (tmp_path / "games.pdn").read_text()
     assert "time forfeit" not in pdn and "used" not in pdn, pdn
+
+
+# -- an engine's children that leave its process group -----------------------------------------
+
+
+def test_children_that_call_setsid_are_killed_when_their_engine_quits(tmp_path: Path) -> None:
+    """Each engine process starts a child that leaves its process group (``setsid``), out of
+    the group kill's reach: guti, their subreaper, kills them by the engine's mark when the
+    engine quits (``restart=on``: one engine process per game, four of them)."""
+    pids = tmp_path / "pids"
+    done = subprocess.run(
+        [*GUTI, "match", *troubled_engine("a", "--setsid", str(pids)),
+         *troubled_engine("b", "--setsid", str(pids)), "-each", "depth=1", "restart=on",
+         "-games", "2"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert len(pids.read_text().split()) == 8  # four children, pid and start time each
+    assert not survivors(pids)
+
+
+def test_children_that_call_setsid_die_with_a_killed_referee(tmp_path: Path) -> None:
+    """guti SIGKILLed mid-game: its lifeline kills the engines' groups and also the
+    children that left them, by the mark they carry."""
+    pids, gate = tmp_path / "pids", tmp_path / "gate"
+    gate.mkdir()
+    proc = subprocess.Popen(
+        [*GUTI, "match", *troubled_engine("a", "--setsid", str(pids), "--gate", str(gate)),
+         *troubled_engine("b", "--setsid", str(pids)), "-each", "tc=60+1", "-games", "2"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        wait_for(lambda: proc.poll() is not None or (gate / "events").exists(), "a's go", 60)
+        assert proc.poll() is None
+        wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 4,
+                 "both setsid children started", 30)
+    finally:
+        proc.kill()
+        proc.wait(30)
+    wait_for(lambda: not survivors(pids), "the setsid children ended by the lifeline", 10)

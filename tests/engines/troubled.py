@@ -6,7 +6,8 @@ Usage: troubled.py [--chatty MB] [--setsid PIDFILE] [--gate DIR] [--at N]
 
   --chatty MB       at go N, writes MB megabytes of ``info`` lines before its bestmove
   --setsid PIDFILE  at start, forks a child that calls setsid() (leaving the engine's
-                    process group) and sleeps for ever; its pid is appended to PIDFILE
+                    process group) and sleeps for ever; ``PID STARTTIME`` of it is
+                    appended to PIDFILE
   --gate DIR        at go N, appends ``go`` to DIR/events, waits until DIR/open exists,
                     writes its bestmove, then appends ``replied`` to DIR/events: a test
                     can stop the referee between the two and continue it after the reply
@@ -37,8 +38,10 @@ def start_setsid_child(pidfile: str) -> None:
     """A child in a session of its own: the engine's group kill does not reach it."""
     if os.fork() == 0:
         os.setsid()
+        with open(f"/proc/{os.getpid()}/stat") as fh:
+            start = fh.read().rsplit(")", 1)[1].split()[19]
         with open(pidfile, "a") as fh:
-            fh.write(f"{os.getpid()}\n")
+            fh.write(f"{os.getpid()} {start}\n")
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
