@@ -149,3 +149,47 @@ def test_children_that_call_setsid_die_with_a_killed_referee(tmp_path: Path) -> 
         proc.kill()
         proc.wait(30)
     wait_for(lambda: not survivors(pids), "the setsid children ended by the lifeline", 10)
+
+
+def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path) -> None:
+    """The referee's event loop is held up by work of its own (a blocking call injected
+    here) from just after the engine read its ``go`` until after its reply was written and
+    the move's time had run out: the move is void and asked again, noted in the traffic
+    log, and the game is not lost on time."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    events = gate / "events"
+    allowed = 0.2
+    notes: list[str] = []
+
+    def traffic(wall: float, direction: str, name: str, line: str) -> None:
+        if direction == "#":
+            notes.append(line)
+
+    def stall_the_loop() -> None:
+        went_at = time.monotonic()
+        (gate / "open").touch()
+        while "replied" not in events.read_text() or time.monotonic() - went_at < 2 * allowed:
+            time.sleep(0.01)  # the stall itself: the loop runs nothing meanwhile
+
+    async def staller() -> None:
+        while not (events.exists() and "go" in events.read_text()):
+            await asyncio.sleep(0.005)
+        stall_the_loop()
+
+    async def main() -> GameRecord:
+        white = await UgiEngine.launch(troubled("gated", "--gate", str(gate), "--at", "3"),
+                                       "egara-guti", 30, traffic)
+        black = await UgiEngine.launch(troubled("plain"), "egara-guti", 30, traffic)
+        stall = asyncio.create_task(staller())
+        try:
+            return await play_game(white, black, "egara-guti",
+                                   limits=parse_limits({"st": str(allowed)}))
+        finally:
+            stall.cancel()
+            await white.quit()
+            await black.quit()
+
+    record = asyncio.run(main())
+    assert record.reason.is_rule, f"{record.reason}: {record.detail}"
+    assert any("the move is void and asked again" in note for note in notes), notes

@@ -227,6 +227,11 @@ def forget_inherited() -> None:
     _pipe = None
 
 
+def is_registered(pgid: int) -> bool:
+    """Whether ``pgid`` is the group of an engine started and not yet released."""
+    return pgid in _registered
+
+
 def registered() -> list[int]:
     """Process groups of engines started and not yet released."""
     return sorted(_registered)

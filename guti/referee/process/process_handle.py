@@ -17,6 +17,7 @@ after a bounded wait, then whatever is left of the group is killed and reaped.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import os
@@ -63,6 +64,21 @@ class ProcessSpec(Protocol):
     def cwd(self) -> str | None: ...
     @property
     def stderr_path(self) -> str | None: ...
+
+
+_SPAWNER: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
+
+
+def _spawner() -> concurrent.futures.ThreadPoolExecutor:
+    """The one thread engines are spawned from (one per process: a thread is not passed on
+    by fork). One, not a pool: spawns are mostly waiting for the child's exec, and several
+    threads running ``subprocess``'s Python code at once would take the interpreter's
+    lock from the event loop for longer."""
+    global _SPAWNER
+    if _SPAWNER is None or _SPAWNER[0] != os.getpid():
+        _SPAWNER = os.getpid(), concurrent.futures.ThreadPoolExecutor(
+            1, thread_name_prefix="guti-spawn")
+    return _SPAWNER[1]
 
 
 def _popen(argv: list[str], cwd: str | None, fds: tuple[int, int, int],
@@ -122,7 +138,7 @@ class ProcessHandle:
         enable_subreaper()  # orphaned grandchildren come back to guti, to be reaped
         loop = asyncio.get_running_loop()
         env = lifeline.engine_environment()
-        started = loop.run_in_executor(None, functools.partial(
+        started = loop.run_in_executor(_spawner(), functools.partial(
             _popen, argv, cwd, (stdin, stdout, stderr), env))
         try:
             popen = await asyncio.shield(started)
@@ -229,8 +245,8 @@ class ProcessHandle:
         if self.mark is None:
             return
         for _ in range(10):
-            escaped = [pid for pid in children()
-                       if pid != self.pid and lifeline.mark_of(pid) == self.mark]
+            escaped = [pid for pid in children()  # engines' leaders are not looked at
+                       if not lifeline.is_registered(pid) and lifeline.mark_of(pid) == self.mark]
             if not escaped:
                 return
             for pid in escaped:
