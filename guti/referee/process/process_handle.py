@@ -6,10 +6,10 @@ its environment; if guti dies the lifeline kills its whole group and every proce
 the mark (:mod:`guti.referee.process.lifeline`). It is started without running any Python
 code between fork and exec (no ``preexec_fn``), so that ``subprocess`` uses ``vfork``: a
 fork of the whole referee copies its page tables while its event loop waits, 10-25 ms a
-start, during which no other game's reply is read. Its
-exit is learnt on the event loop from a pidfd (a descriptor that becomes readable when
-the process exits; polled a few times a second where there is none) and the process
-is then reaped, never by reaping every child. :meth:`ProcessHandle.stop` ends it
+start, during which no other game's reply is read. Its exit is learnt on the event loop
+from a pidfd (a descriptor that becomes readable when the process exits; polled a few
+times a second where there is none) and the process is then reaped, never by reaping
+every child. :meth:`ProcessHandle.stop` ends it
 step by step and leaves nothing behind: SIGTERM, then SIGKILL, to the whole group, each
 after a bounded wait, then whatever is left of the group is killed and reaped.
 """
