@@ -19,6 +19,7 @@ from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game
 from guti.referee.game.timecontrol import parse_limits
+from guti.referee.process import lateness
 from guti.referee.process.line_reader import QUEUE_LIMIT
 from guti.referee.ugi.client import UgiEngine
 from tests.conftest import GUTI, ROOT, survivors, wait_for
@@ -193,3 +194,21 @@ def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path) -> N
     record = asyncio.run(main())
     assert record.reason.is_rule, f"{record.reason}: {record.detail}"
     assert any("the move is void and asked again" in note for note in notes), notes
+
+
+def test_the_watch_counts_a_stall_of_the_loop_whole() -> None:
+    """A callback that holds the loop up for 0.1 s: the span is counted whole, also when
+    asked before the heartbeat has run again (the stall still running at the asking)."""
+
+    async def main() -> tuple[float, float]:
+        with lateness.hold() as watch:
+            await asyncio.sleep(2 * lateness.PERIOD)  # the heartbeat has ticked
+            start = time.monotonic()
+            time.sleep(0.1)  # the stall: nothing runs on the loop meanwhile
+            end = time.monotonic()
+            asked_at_once = watch.late_within(start, end)
+            await asyncio.sleep(2 * lateness.PERIOD)
+            return asked_at_once, watch.late_within(start, end)
+
+    at_once, later = asyncio.run(main())
+    assert at_once >= 0.1 and later >= 0.1
