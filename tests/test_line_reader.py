@@ -206,3 +206,32 @@ def test_completed_text_is_what_the_last_chunk_completed() -> None:
     assert reader.completed_text() == "bc\n"
     reader.close(3.0)
     assert reader.completed_text() is None
+
+
+def test_unread_info_lines_over_the_budget_are_folded_not_a_fault(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chatty engine: the oldest unread ``info`` lines are dropped to stay within the
+    budget; the latest ones and the ``bestmove`` after them are read as sent."""
+    monkeypatch.setattr(line_reader, "QUEUE_LIMIT", 10_000)
+    reader = LineReader()
+    for i in range(2000):
+        reader.feed(f"info depth {i} nodes {i * 100}\n".encode(), float(i))
+        assert reader.unread_cost() <= 10_000
+    reader.feed(b"bestmove 13-12\n", 2000.0)
+    assert reader.error is None and reader.folded > 0
+    lines, at = reader.take_through(b"bestmove", 3) or ([], 0.0)
+    assert lines == ["info depth 1998 nodes 199800", "info depth 1999 nodes 199900",
+                     "bestmove 13-12"]
+    assert at == 2000.0
+
+
+def test_unread_lines_other_than_info_over_the_budget_are_still_a_fault(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(line_reader, "QUEUE_LIMIT", 10_000)
+    reader = LineReader()
+    reader.feed(b"debug: hello\n", 0.0)  # one line that is not info, oldest of all
+    at = 1
+    while reader.error is None:
+        reader.feed(b"info depth 1\n", float(at))
+        at += 1
+    assert reader.error == "left more than 10000 bytes of output unread"

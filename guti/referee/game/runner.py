@@ -17,6 +17,13 @@ engine does: every fault becomes a loss for that side with a
   grace is ``stalled``;
 - without either (``depth=``/``nodes=`` only): ``move_timeout`` then ``stalled``.
 
+No engine is charged for the referee's own lateness (a suspended referee, a stalled
+event loop: :mod:`guti.referee.process.lateness`). A wait that ran out is extended by the
+time the referee was late during it; a reply over its time that would have been in time
+but for that lateness is voided: the move is asked again, ``position`` and ``go`` with
+the clocks as they were (at most :data:`MAX_VOIDS` times per move), and the event is
+noted in the traffic log and told in one line on stderr.
+
 Per ply the referee only appends the move to the
 :class:`~guti.referee.ugi.client.Position` it keeps (no rebuilding from the
 board), so its own work per ply is that and the rules core's check of the one move
@@ -30,6 +37,7 @@ caller's job (see :mod:`guti.referee.tournament.match`).
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 
@@ -45,6 +53,7 @@ from guti.referee.game.settings import (
     Adjudication,
 )
 from guti.referee.game.timecontrol import Clock, Limits, go_for_turn
+from guti.referee.process import lateness
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
 from guti.referee.ugi.client import GoReply, Position, UgiEngine
 from guti.rules import Board, Move, Result, RulesError, Side
@@ -56,6 +65,10 @@ REASON_OF_FAULT = {
     ErrorKind.TIMEOUT: Reason.STALLED,
     ErrorKind.PROTOCOL: Reason.PROTOCOL_ERROR,
 }
+
+
+#: How many times one move may be voided for the referee's lateness and asked again.
+MAX_VOIDS = 3
 
 
 def start_board(game_name: str, start_fen: str | None) -> Board:
@@ -151,8 +164,14 @@ class _Game:
         #: -draw/-resign/-maxmoves, when any is on
         self.adjudicator: Adjudicator | None = None
         self.position = Position.of(board)
+        self.watch: lateness.LatenessWatch | None = None  # set while the game plays
 
     async def play(self) -> GameRecord:
+        with lateness.hold() as watch:
+            self.watch = watch
+            return await self.play_held()
+
+    async def play_held(self) -> GameRecord:
         for side in (Side.WHITE, Side.BLACK):
             try:
                 await self.engines[side].new_game(self.bounds.sync)
@@ -164,13 +183,19 @@ class _Game:
                 return self.ended_by_rules()
             side = self.board.turn
             allowed = self.clocks[side].allowed_ms()
-            try:
-                reply = await self.ask(side, allowed)
-            except EngineTimeout:
-                return self.stalled(side, allowed)
-            except EngineError as exc:
-                return self.engine_failed(side, exc)
-            verdict = judge_reply(self.board, reply.bestmove, reply.elapsed_ms, allowed)
+            voids = 0
+            while True:
+                try:
+                    reply = await self.ask(side, allowed)
+                except EngineTimeout:
+                    return self.stalled(side, allowed)
+                except EngineError as exc:
+                    return self.engine_failed(side, exc)
+                verdict = judge_reply(self.board, reply.bestmove, reply.elapsed_ms, allowed)
+                if (verdict.fault is not Fault.TIME or voids == MAX_VOIDS
+                        or not self.voided(side, reply, allowed)):
+                    break
+                voids += 1
             self.clocks[side].charge_within(reply.elapsed_ms, allowed)
             if verdict.move is None:
                 return self.bad_reply(side, verdict, reply, allowed)
@@ -184,11 +209,46 @@ class _Game:
         return self.bounds.move if allowed is None else allowed / 1000 + self.bounds.stall_grace
 
     async def ask(self, side: Side, allowed: float | None) -> GoReply:
-        """Send ``position`` and ``go`` with both clocks as they stand; return the reply."""
+        """Send ``position`` and ``go`` with both clocks as they stand; return the reply.
+        A wait that runs out is extended by the time the referee was late during it (at
+        most :data:`MAX_VOIDS` times): the engine's silence is measured in the referee's
+        running time only."""
         white, black = self.clocks[Side.WHITE], self.clocks[Side.BLACK]
         go = go_for_turn(self.clocks[side].limits, (white.limits, white.remaining_ms),
                          (black.limits, black.remaining_ms), self.clocks[side].moves_in_period)
-        return await self.engines[side].go(self.position, go, self.wait_for(allowed))
+        engine = self.engines[side]
+        sent_at = engine.start_go(self.position, go)
+        wait, extended = self.wait_for(allowed), 0.0
+        for _ in range(MAX_VOIDS):
+            try:
+                return await engine.wait_bestmove(sent_at, wait + extended)
+            except EngineTimeout:
+                late = self.late_within(sent_at, time.monotonic())
+                if late <= extended:
+                    raise
+                engine.note(f"referee late for {(late - extended) * 1000:.0f} ms during the"
+                            " wait for bestmove: the wait is extended by as much")
+                extended = late
+        return await engine.wait_bestmove(sent_at, wait + extended)
+
+    def late_within(self, start: float, end: float) -> float:
+        """Seconds of ``[start, end]`` the referee itself was late for (not running)."""
+        return 0.0 if self.watch is None else self.watch.late_within(start, end)
+
+    def voided(self, side: Side, reply: GoReply, allowed: float | None) -> bool:
+        """Whether ``reply``, over its time, would have been in time but for the referee's
+        own lateness while it was awaited; if so the event is logged and told."""
+        late_ms = self.late_within(reply.sent_at, reply.received_at) * 1000
+        if allowed is None or late_ms <= 0 or reply.elapsed_ms - late_ms > allowed:
+            return False
+        engine = self.engines[side]
+        text = (f"referee late for {late_ms:.0f} ms during {engine.name}'s move"
+                f" {self.record.plies + 1} ({reply.elapsed_ms:.0f} ms measured,"
+                f" {allowed:.0f} ms allowed): the move is void and asked again")
+        engine.note(f"{text} (reply was: {reply.line})")
+        print(f"guti: {self.record.white} vs {self.record.black}: {text}",
+              file=sys.stderr, flush=True)
+        return True
 
     def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:
         """Play the judged move (``text`` as the engine wrote it); the ``position`` sent

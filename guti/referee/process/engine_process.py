@@ -111,12 +111,15 @@ class EngineProcess:
         (stdin_r, stdin_w), (stdout_r, stdout_w), (stderr_r, stderr_w) = (
             os.pipe(), os.pipe(), os.pipe())
         try:
-            self._handle = ProcessHandle.spawn(cfg.argv, cfg.cwd, stdin_r, stdout_w, stderr_w)
-        except OSError as exc:
+            self._handle = await ProcessHandle.spawn(cfg.argv, cfg.cwd, stdin_r, stdout_w,
+                                                     stderr_w)
+        except BaseException as exc:
             for fd in (stdin_w, stdout_r, stderr_r):
                 os.close(fd)
             self._stderr.stop()
             self._closed = True
+            if not isinstance(exc, OSError):
+                raise
             why = start_failure_reason(exc, cfg.argv[0], cfg.cwd)
             raise EngineStartError(
                 f"engine {self.name}: cannot start {shlex.join(cfg.argv)}: {why}"

@@ -2,7 +2,10 @@
 
 Each engine is started as the leader of its own session/process group
 (``start_new_session=True``); everything it forks stays in that group unless
-it calls ``setsid`` itself (which we cannot follow without cgroups).
+it calls ``setsid`` itself. Those that do are caught another way: they carry the
+engine's mark in their environment (:func:`guti.referee.process.lifeline.engine_environment`)
+and, guti being their subreaper, become guti's children once their parent dies, so
+:func:`children` finds them when the engine has quit.
 
 On Linux the referee also makes itself a *child subreaper*
 (``prctl(PR_SET_CHILD_SUBREAPER)``): a grandchild orphaned by a dead engine
@@ -21,13 +24,13 @@ import signal
 import sys
 
 _PR_SET_CHILD_SUBREAPER = 36
-_subreaper_done = False
+_subreaper_done = 0  # the pid of the process that became one (fork does not pass it on)
 
 
 def enable_subreaper() -> bool:
     """Make this process a child subreaper (Linux; once per process). True if in effect."""
     global _subreaper_done
-    if _subreaper_done:
+    if _subreaper_done == os.getpid():
         return True
     if not sys.platform.startswith("linux"):
         return False
@@ -36,7 +39,7 @@ def enable_subreaper() -> bool:
         ok = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         ok = False
-    _subreaper_done = ok
+    _subreaper_done = os.getpid() if ok else 0
     return ok
 
 
@@ -116,6 +119,17 @@ def reap_orphans(pgid: int, leader: int) -> int:
                 if os.waitpid(pid, os.WNOHANG)[0] == pid:
                     reaped += 1
     return reaped
+
+
+def children() -> list[int]:
+    """This process's children, from ``/proc/self/task/*/children`` (Linux; [] elsewhere):
+    a read per thread, not a scan of every process."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for tid in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError), open(f"/proc/self/task/{tid}/children") as fh:
+                found += [int(pid) for pid in fh.read().split()]
+    return found
 
 
 def kill_group_now(pgid: int) -> None:

@@ -5,17 +5,24 @@ SIGTERM) would otherwise run on for ever after ``kill -9`` of guti, since guti g
 no chance to clean up. Two mechanisms, both done by the kernel or by a process that
 outlives guti:
 
-- **parent-death signal**: each engine's process-group leader is started with
-  ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (:func:`die_with_parent`, run between fork and
-  exec), so the kernel kills it the moment guti dies. The kernel does not pass this
-  on to the engine's own children, hence:
+- **the mark**: every engine is started with ``GUTI_ENGINE_OF=PID:N`` in its environment
+  (:func:`engine_environment`; ``PID`` is the referee's, ``N`` the engine's number), which
+  its children inherit, even those that leave its process group with ``setsid()``.
 - **the lifeline**: a tiny watcher process (forked from guti before its event loop starts
   where it can, :func:`guti.referee.process.forked.start_lifeline`, else started as a new Python
   with the first engine; in its own session so terminal signals do not reach it, and with
   no parent-death signal: it outlives guti) reads ``+PGID`` / ``-PGID`` lines from
   a pipe whose only writer is guti. When the pipe ends (guti exited, normally or
-  killed), it SIGKILLs every process group still registered, grandchildren included
-  (they stay in the engine's group unless they call ``setsid`` themselves), and exits.
+  killed), it SIGKILLs every process group still registered, grandchildren included,
+  then every process that bears its referee's mark (an engine started just before guti
+  died, before its group was registered; a child that left its group), and exits.
+
+Engines get no parent-death signal (``prctl(PR_SET_PDEATHSIG)``) of their own any more:
+setting it needs Python code between fork and exec (``preexec_fn``), which makes
+``subprocess`` fork the whole referee instead of using ``vfork``, and the fork holds up
+the event loop, and with it every game's clock, for 10-25 ms per engine started. The
+lifeline and the mark cover what the signal did. (:func:`die_with_parent` is still what
+guti's own forked children use.)
 
 :func:`watch` registers a group when an engine starts, :func:`release` after it has
 been reaped; :func:`kill_registered` SIGKILLs every registered group at once (an abort,
@@ -38,6 +45,7 @@ _WATCHER = r"""
 import os, signal
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGHUP, signal.SIG_IGN)
+mark = b"\0GUTI_ENGINE_OF=%d:" % os.getppid()
 groups, rest = set(), b""
 while True:
     try:
@@ -59,6 +67,22 @@ for pgid in groups:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:
         pass
+for _ in range(3):
+    marked = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        try:
+            with open("/proc/%s/environ" % entry, "rb") as fh:
+                if mark in b"\0" + fh.read():
+                    marked.append(int(entry))
+        except (OSError, ValueError):
+            pass
+    for pid in marked:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    if not marked:
+        break
 """
 
 _registered: set[int] = set()
@@ -70,6 +94,35 @@ prctl: Any = None
 if sys.platform.startswith("linux"):
     with contextlib.suppress(OSError, AttributeError):
         prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved now, not after fork
+
+
+#: The environment variable that marks an engine and everything it starts.
+ENGINE_MARK = "GUTI_ENGINE_OF"
+_engines_started = 0
+
+
+def engine_environment() -> dict[str, str]:
+    """The environment an engine is started with: guti's, and the mark
+    ``GUTI_ENGINE_OF=PID:N`` (this process's pid, the engine's number here)."""
+    global _engines_started
+    _engines_started += 1
+    return {**os.environ, ENGINE_MARK: f"{os.getpid()}:{_engines_started}"}
+
+
+def mark_of(pid: int) -> str | None:
+    """The engine mark in the environment of process ``pid`` (None: none, or unreadable,
+    as for a zombie or another user's process)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    key = f"\0{ENGINE_MARK}=".encode()
+    at = (b"\0" + data).find(key)
+    if at < 0:
+        return None
+    end = data.find(b"\0", at + len(key) - 1)
+    return data[at + len(key) - 1 : end if end >= 0 else None].decode("ascii", "replace")
 
 
 def die_with_parent(parent: int) -> None:
@@ -172,6 +225,11 @@ def forget_inherited() -> None:
     _registered.clear()
     _watcher = None
     _pipe = None
+
+
+def is_registered(pgid: int) -> bool:
+    """Whether ``pgid`` is the group of an engine started and not yet released."""
+    return pgid in _registered
 
 
 def registered() -> list[int]:

@@ -11,6 +11,12 @@ What it guarantees, whatever the engine writes:
   one line saying which); what is unread is counted in bytes of memory (the raw bytes
   plus :data:`STAMP_COST` per arrival stamp), so the bound holds for any mix of lines,
   a flood of empty lines included. Bytes and stamps already read are freed in batches.
+- **A chatty engine is not a faulty one.** Over the budget, the oldest unread lines are
+  dropped when every one of them is an ``info`` line (:meth:`LineReader._fold_info`):
+  an engine that reports its search in 20 MB of ``info`` lines during one long move
+  followed the protocol, and a reader waiting for ``bestmove`` keeps only the last few
+  lines before it anyway. Only output that cannot be folded so (other lines, an
+  over-long line) is a fault.
 - **Cheap floods.** A chunk costs a copy and a few searches in C, never Python work per
   line: lines are split and decoded only when taken, and only the ones kept are
   decoded. So an engine that floods ``info`` lines cannot hold up the event loop, and
@@ -71,6 +77,8 @@ class LineReader:
         #: Why the stream is faulty (an over-long line, too much unread), or None.
         self.error: str | None = None
         self.closed = False
+        #: Bytes of unread ``info`` lines dropped to stay within the budget.
+        self.folded = 0
 
     @property
     def end(self) -> int:
@@ -104,9 +112,29 @@ class LineReader:
         self.line_start = start + last + 1
         self.ends.append(end)
         self.times.append(now)
-        if self.unread_cost() > QUEUE_LIMIT:
+        if self.unread_cost() > QUEUE_LIMIT and not self._fold_info():
             return self._fail(f"left more than {QUEUE_LIMIT} bytes of output unread")
         return True
+
+    def _fold_info(self) -> bool:
+        """Drop the oldest complete unread lines, down to half the budget, when each of
+        them opens with ``info``; whether the output is back within the budget. Dropping
+        from the front only moves the read position, so the later lines keep their
+        offsets and stamps; the test is two counts in C, not Python work per line."""
+        buf, base, pos = self.buf, self.base, self.pos
+        target = min(pos + self.unread_cost() - QUEUE_LIMIT // 2, self.line_start - 1)
+        if target < pos:
+            return False
+        cut = buf.index(b"\n", target - base) + 1 + base  # a line boundary after target
+        lines = buf.count(b"\n", pos - base, cut - base)
+        infos = (buf.startswith(b"info", pos - base)
+                 + buf.count(b"\ninfo", pos - base, cut - base - 1))
+        if infos != lines:
+            return False
+        self.pos = cut
+        self.folded += cut - pos
+        self._compact()
+        return self.unread_cost() <= QUEUE_LIMIT
 
     def close(self, now: float) -> None:
         """The stream ended: its unfinished last line counts as a line."""

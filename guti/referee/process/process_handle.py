@@ -1,12 +1,15 @@
 """One program started as the leader of its own process group, and ended for good.
 
 :class:`ProcessHandle` starts a program (an argv list, never a shell) in a new session,
-so that it and everything it forks share one process group; the kernel kills it if guti
-dies (a parent-death signal, :func:`guti.referee.process.lifeline.die_with_parent`) and
-the lifeline kills its whole group (:func:`guti.referee.process.lifeline.watch`). Its
-exit is learnt on the event loop from a pidfd (a descriptor that becomes readable when
-the process exits; polled a few times a second where there is none) and the process
-is then reaped, never by reaping every child. :meth:`ProcessHandle.stop` ends it
+so that it and everything it forks share one process group, marked as guti's engine in
+its environment; if guti dies the lifeline kills its whole group and every process with
+the mark (:mod:`guti.referee.process.lifeline`). It is started without running any Python
+code between fork and exec (no ``preexec_fn``), so that ``subprocess`` uses ``vfork``: a
+fork of the whole referee copies its page tables while its event loop waits, 10-25 ms a
+start, during which no other game's reply is read. Its exit is learnt on the event loop
+from a pidfd (a descriptor that becomes readable when the process exits; polled a few
+times a second where there is none) and the process is then reaped, never by reaping
+every child. :meth:`ProcessHandle.stop` ends it
 step by step and leaves nothing behind: SIGTERM, then SIGKILL, to the whole group, each
 after a bounded wait, then whatever is left of the group is killed and reaped.
 """
@@ -14,7 +17,9 @@ after a bounded wait, then whatever is left of the group is killed and reaped.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import functools
 import os
 import signal
 import subprocess
@@ -23,6 +28,7 @@ from typing import Protocol
 
 from guti.referee.process import lifeline
 from guti.referee.process.group import (
+    children,
     enable_subreaper,
     group_members,
     live_members,
@@ -60,6 +66,39 @@ class ProcessSpec(Protocol):
     def stderr_path(self) -> str | None: ...
 
 
+_SPAWNER: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
+
+
+def _spawner() -> concurrent.futures.ThreadPoolExecutor:
+    """The one thread engines are spawned from (one per process: a thread is not passed on
+    by fork). One, not a pool: spawns are mostly waiting for the child's exec, and several
+    threads running ``subprocess``'s Python code at once would take the interpreter's
+    lock from the event loop for longer."""
+    global _SPAWNER
+    if _SPAWNER is None or _SPAWNER[0] != os.getpid():
+        _SPAWNER = os.getpid(), concurrent.futures.ThreadPoolExecutor(
+            1, thread_name_prefix="guti-spawn")
+    return _SPAWNER[1]
+
+
+def _popen(argv: list[str], cwd: str | None, fds: tuple[int, int, int],
+           env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Start the program: a new session, no descriptor of guti's but the three given, and
+    no Python code between fork and exec (so ``vfork`` is used, not a fork of guti)."""
+    return subprocess.Popen(  # noqa: S603 - an argv list, never a shell
+        argv, stdin=fds[0], stdout=fds[1], stderr=fds[2], cwd=cwd,
+        start_new_session=True, close_fds=True, env=env)
+
+
+def _kill_unwanted(started: asyncio.Future[subprocess.Popen[bytes]]) -> None:
+    """A process started for a start that was cancelled: kill its group and reap it."""
+    if started.cancelled() or started.exception() is not None:
+        return
+    popen = started.result()
+    signal_group(popen.pid, signal.SIGKILL)
+    asyncio.get_running_loop().run_in_executor(None, popen.wait)
+
+
 class ProcessHandle:
     """A started program: its pid (also its process group's id), its exit, its end."""
 
@@ -76,6 +115,8 @@ class ProcessHandle:
         self._pidfd = -1
         self._poll_timer: asyncio.TimerHandle | None = None
         self._released = False
+        #: The engine mark in its environment (see :func:`lifeline.engine_environment`).
+        self.mark: str | None = None
         try:
             self._pidfd = os.pidfd_open(self.pid)
         except (AttributeError, OSError):  # not Linux 5.3+: poll instead
@@ -85,18 +126,28 @@ class ProcessHandle:
         lifeline.watch(self.pid)  # its whole group is killed if guti dies
 
     @classmethod
-    def spawn(cls, argv: list[str], cwd: str | None, stdin: int, stdout: int,
-              stderr: int) -> ProcessHandle:
+    async def spawn(cls, argv: list[str], cwd: str | None, stdin: int, stdout: int,
+                    stderr: int) -> ProcessHandle:
         """Exec ``argv`` in ``cwd`` with the given descriptors as its stdin, stdout and
-        stderr, as the leader of a new process group; OSError if it cannot be started."""
+        stderr, as the leader of a new process group; OSError if it cannot be started.
+
+        The spawn runs in a worker thread: even with ``vfork`` the caller waits until the
+        child has exec'd (to learn whether it could), on a loaded machine milliseconds,
+        which the event loop, and every other game's clock, would otherwise wait too.
+        Cancelled meanwhile, the process that was started is killed and reaped."""
         enable_subreaper()  # orphaned grandchildren come back to guti, to be reaped
-        referee = os.getpid()
-        popen = subprocess.Popen(  # noqa: S603 - an argv list, never a shell
-            argv, stdin=stdin, stdout=stdout, stderr=stderr, cwd=cwd,
-            start_new_session=True,
-            preexec_fn=lambda: lifeline.die_with_parent(referee),  # killed with guti
-        )
-        return cls(popen, asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        env = lifeline.engine_environment()
+        started = loop.run_in_executor(_spawner(), functools.partial(
+            _popen, argv, cwd, (stdin, stdout, stderr), env))
+        try:
+            popen = await asyncio.shield(started)
+        except asyncio.CancelledError:
+            started.add_done_callback(_kill_unwanted)
+            raise
+        handle = cls(popen, loop)
+        handle.mark = env[lifeline.ENGINE_MARK]
+        return handle
 
     @property
     def returncode(self) -> int | None:
@@ -159,6 +210,7 @@ class ProcessHandle:
                 signal_group(self.pid, signal.SIGKILL)
                 await self.wait_exit(5.0)
         await self._clean_group()
+        await self._kill_escaped()
         lifeline.release(self.pid)
         self._released = True
 
@@ -184,6 +236,32 @@ class ProcessHandle:
             if not group_members(pgid):
                 break
             await asyncio.sleep(0.02)
+
+    async def _kill_escaped(self) -> None:
+        """Kill and reap what the program started that left its process group (``setsid``)
+        and came back to guti, its subreaper, when its parent died: children of guti with
+        this program's mark. Killing one sends its own children back to guti, so this is
+        repeated (a few rounds, bounded) until none is left."""
+        if self.mark is None:
+            return
+        for _ in range(10):
+            escaped = [pid for pid in children()  # engines' leaders are not looked at
+                       if not lifeline.is_registered(pid) and lifeline.mark_of(pid) == self.mark]
+            if not escaped:
+                return
+            for pid in escaped:
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)  # its own group, when it leads one
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            self.orphans_killed += escaped
+            for pid in escaped:
+                for _ in range(50):
+                    with contextlib.suppress(ChildProcessError):
+                        if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                            await asyncio.sleep(0.01)
+                            continue
+                    break
 
     def abandon(self) -> None:
         """The process is no longer wanted (its owner is closing without :meth:`stop`,

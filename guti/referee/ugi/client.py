@@ -380,8 +380,19 @@ class UgiEngine:
         Lines that arrived before this ``go`` are dropped (they cannot be its answer).
         Raises :class:`EngineTimeout` (with ``elapsed_ms``) when no ``bestmove`` comes.
         """
+        return await self.wait_bestmove(self.start_go(position, go), timeout)
+
+    def start_go(self, position: Position | None, go: Go) -> float:
+        """Drop the lines that arrived before (they cannot answer this ``go``), then write
+        ``position`` and ``go``; the monotonic time of the write (see :meth:`wait_bestmove`)."""
         self.transport.drop_pending()
-        return await self.wait_bestmove(self.start_search(position, go), timeout)
+        return self.start_search(position, go)
+
+    def note(self, text: str) -> None:
+        """A referee's line about this engine in the traffic log (``#``), when there is one."""
+        hook = getattr(self.transport, "traffic", None)
+        if hook is not None:
+            hook(time.time(), "#", self.name, text)
 
     async def wait_bestmove(self, sent_at: float, timeout: float) -> GoReply:
         """The ``bestmove`` reply to a search started at ``sent_at``, within ``timeout`` s of it."""
