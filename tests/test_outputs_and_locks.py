@@ -159,7 +159,8 @@ def test_a_report_naming_a_directory_is_refused_before_any_game(tmp_path: Path) 
     assert not (tmp_path / "t.db").exists()
 
 
-@pytest.mark.parametrize("outputs", [
+#: Outputs that name the database, or one another, each under some other name.
+CLASHES = [
     ["-report", "t.db"],
     ["-report", "hard.db"],
     ["-report", "link.db"],
@@ -167,38 +168,38 @@ def test_a_report_naming_a_directory_is_refused_before_any_game(tmp_path: Path) 
     ["-report", "r.pdn", "-pdnout", "hard.pdn"],
     ["-report", "t.db-wal"],
     ["-log", "file=link.db"],
-])
+]
+
+
 def test_the_report_is_checked_against_every_output_and_the_database(
-        finished_db: Path, outputs: list[str]) -> None:
+        finished_db: Path) -> None:
     folder = finished_db.parent
     (folder / "r.pdn").write_text("keep\n")
     os.link(finished_db, folder / "hard.db")
     os.link(folder / "r.pdn", folder / "hard.pdn")
     (folder / "link.db").symlink_to("t.db")
     before = finished_db.read_bytes()
-    done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-resume", *outputs,
-                cwd=folder)
-    one_line_exit_2(done, "same file")
-    assert finished_db.read_bytes() == before and games_in(finished_db) == 2
-    assert (folder / "r.pdn").read_text() == "keep\n"
+    for outputs in CLASHES:
+        done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-resume", *outputs,
+                    cwd=folder)
+        one_line_exit_2(done, "same file")
+        assert finished_db.read_bytes() == before and games_in(finished_db) == 2, outputs
+        assert (folder / "r.pdn").read_text() == "keep\n", outputs
 
 
-@pytest.mark.parametrize("args", [
-    ["report", "t.db", "-html", "t.db"],
-    ["report", "t.db", "-html", "hard.db"],
-    ["export", "t.db", "-json", "./t.db"],
-    ["export", "t.db", "-pdn", "x.pdn", "-epd", "hard.pdn"],
-])
 def test_report_and_export_never_write_over_the_database_or_each_other(
-        finished_db: Path, args: list[str]) -> None:
+        finished_db: Path) -> None:
     folder = finished_db.parent
     os.link(finished_db, folder / "hard.db")
     (folder / "x.pdn").write_text("keep\n")
     os.link(folder / "x.pdn", folder / "hard.pdn")
     before = finished_db.read_bytes()
-    one_line_exit_2(guti(*args, cwd=folder), "same file")
-    assert finished_db.read_bytes() == before and games_in(finished_db) == 2
-    assert (folder / "x.pdn").read_text() == "keep\n"
+    for args in (["report", "t.db", "-html", "t.db"], ["report", "t.db", "-html", "hard.db"],
+                 ["export", "t.db", "-json", "./t.db"],
+                 ["export", "t.db", "-pdn", "x.pdn", "-epd", "hard.pdn"]):
+        one_line_exit_2(guti(*args, cwd=folder), "same file")
+        assert finished_db.read_bytes() == before and games_in(finished_db) == 2, args
+        assert (folder / "x.pdn").read_text() == "keep\n", args
 
 
 # ----------------------------------------------------------------------------- locks
@@ -259,24 +260,19 @@ SECOND = ["-engine", f"cmd={PY}", f"args={FAULTY}", "name=a",
           "-engine", f"cmd={PY}", f"args={FAULTY}", "name=b"]
 
 
-@pytest.mark.parametrize("outputs", [
-    ["-pdnout", "p.pdn"],
-    ["-pdnout", "./sub/../p.pdn"],
-    ["-pdnout", "hard.pdn"],
-    ["-epdout", "link.pdn"],
-    ["-log", "file=t.log"],
-    ["-each", "tc=30+0.5", "stderr=t.err"],
-])
-def test_a_second_run_sharing_an_output_is_refused_and_moves_nothing(
-        tmp_path: Path, outputs: list[str]) -> None:
+def test_a_second_run_sharing_an_output_is_refused_and_moves_nothing(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
-    each = [] if outputs[0] == "-each" else ["-each", "tc=30+0.5"]
     with running(tmp_path, "-db", "a.db", "-pdnout", "p.pdn", "-log", "file=t.log",
                  "-engine", f"cmd={PY}", f"args={FAULTY}", "name=e", "stderr=t.err") as first:
         os.link(tmp_path / "p.pdn", tmp_path / "hard.pdn")
         (tmp_path / "link.pdn").symlink_to("p.pdn")
-        for command in ("tournament", "match"):
-            extra = ["-db", "b.db"] if command == "tournament" else []
-            done = guti(command, *SECOND, *each, "-games", "2", *extra, *outputs, cwd=tmp_path)
-            one_line_exit_2(done, "is in use", f"pid {first.pid}")
+        for outputs in (["-pdnout", "p.pdn"], ["-pdnout", "./sub/../p.pdn"],
+                        ["-pdnout", "hard.pdn"], ["-epdout", "link.pdn"],
+                        ["-log", "file=t.log"], ["-each", "tc=30+0.5", "stderr=t.err"]):
+            each = [] if outputs[0] == "-each" else ["-each", "tc=30+0.5"]
+            for command in ("tournament", "match"):
+                extra = ["-db", "b.db"] if command == "tournament" else []
+                done = guti(command, *SECOND, *each, "-games", "2", *extra, *outputs,
+                            cwd=tmp_path)
+                one_line_exit_2(done, "is in use", f"pid {first.pid}")
         assert not list(tmp_path.glob("*.bak")) and not (tmp_path / "b.db").exists()

@@ -19,6 +19,7 @@ turned ``/dev/null`` into a file and a symlink into a copy.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
@@ -95,15 +96,18 @@ def write_whole(path: str, write: Callable[[TextIO], T], what: str = "output") -
     with FileLocks() as locks:
         locks.acquire([(what, target)], create=False)
         tmp = f"{target}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            result = write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if _hard_linked(target):
-            copy_into(tmp, target)
-            os.unlink(tmp)
-        else:
-            os.replace(tmp, target)
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                result = write(fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if _hard_linked(target):
+                copy_into(tmp, target)
+            else:
+                os.replace(tmp, target)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
     return result
 
 
