@@ -97,9 +97,11 @@ def main(argv: list[str]) -> int:
         # One run per output file, by any of its names (guti.referee.game.file_lock); taken
         # after the fork above, so the watcher holds none of the locks.
         locks = FileLocks()
+        local = settings.cluster is None  # a cluster's workers write the engines' stderr
         locks.acquire([("-pdnout", settings.pdn_path), ("-epdout", settings.records.epd_path),
-                       ("-log", log_path), ("stderr", settings.first.stderr_path),
-                       ("stderr", settings.second.stderr_path)])
+                       ("-log", log_path),
+                       *((("stderr", c.stderr_path) for c in (settings.first, settings.second))
+                         if local else ())])
         traffic = TrafficLog(log_path) if log_path else None
     except CliError as exc:
         print(visible(f"guti match: {exc}"), file=sys.stderr)

@@ -91,8 +91,11 @@ def write_whole(path: str, write: Callable[[TextIO], T], what: str = "output") -
     if reason:
         raise OSError(errno.EINVAL, reason, path)
     if kind(target) in STREAMS:
-        with open(target, "w", encoding="utf-8") as fh:
-            return write(fh)
+        try:
+            with open(target, "w", encoding="utf-8") as fh:
+                return write(fh)
+        except OSError as exc:  # /dev/full, a reader gone: name the output
+            raise OSError(exc.errno, exc.strerror, path) from None
     with FileLocks() as locks:
         locks.acquire([(what, target)], create=False)
         tmp = f"{target}.tmp"

@@ -155,9 +155,11 @@ async def run_tournament(
 
 def run_files(s: TournamentSettings) -> list[tuple[str, str | None]]:
     """The files a run writes, each locked for the run: its database, ``-pdnout``,
-    ``-epdout``, ``-log`` and the engines' ``stderr=`` files."""
+    ``-epdout``, ``-log`` and the engines' ``stderr=`` files (not on a cluster: those are
+    the workers' files, on their machines)."""
+    stderr = [] if s.cluster is not None else [("stderr", c.stderr_path) for c in s.engines]
     return [("-db", s.db_path), ("-pdnout", s.pdn_path), ("-epdout", s.records.epd_path),
-            ("-log", s.log_path), *(("stderr", c.stderr_path) for c in s.engines)]
+            ("-log", s.log_path), *stderr]
 
 
 @dataclass
