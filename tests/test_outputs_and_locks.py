@@ -64,15 +64,17 @@ def test_a_device_is_written_into_and_never_replaced(tmp_path: Path) -> None:
     """Every output, of every command, through symlinks to /dev/null: exit 0, and each
     link still points at the device (a rename over the path would have made it a file;
     a match used to fail on fsync with "Invalid argument")."""
-    names = ["pdn", "epd", "log", "report", "json", "html"]
+    names = ["pdn", "epd", "log", "report", "json", "html", "err"]
     for name in names:
         (tmp_path / name).symlink_to(os.devnull)
+    with_stderr = [*PAIR[:4], "stderr=err", *PAIR[4:8], "stderr=err", *PAIR[8:]]
     runs = [
-        ("tournament", *PAIR, "-games", "2", "-db", "t.db", "-pdnout", "pdn", "-epdout", "epd",
-         "-log", "file=log", "-report", "report"),
+        ("tournament", *with_stderr, "-games", "2", "-db", "t.db", "-pdnout", "pdn",
+         "-epdout", "epd", "-log", "file=log", "-report", "report"),
         ("tournament", *PAIR, "-games", "2", "-db", "t.db", "-resume", "-pdnout", "pdn",
          "-epdout", "epd", "-report", "report"),
-        ("match", *PAIR, "-games", "2", "-pdnout", "pdn", "-epdout", "epd", "-log", "file=log"),
+        ("match", *with_stderr, "-games", "2", "-pdnout", "pdn", "-epdout", "epd",
+         "-log", "file=log"),
         ("export", "t.db", "-pdn", "pdn", "-json", "json", "-epd", "epd"),
         ("report", "t.db", "-html", "html"),
     ]
