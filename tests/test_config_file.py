@@ -64,11 +64,12 @@ def test_flags_override_the_file_option_by_option(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("setting, message", [
-    ('games = "x"', "t.toml: games: 'x' is not a whole number"),
+    ('games = "x"', "t.toml: games: expected a whole number, got the string 'x'"),
     ("games = 0", "t.toml: games: 0 is less than 1"),
-    ("games = 2.5", "t.toml: games: '2.5' is not a whole number"),
+    ("games = 2.5", "t.toml: games: expected a whole number, got the number 2.5"),
     ('game = "chess"', "t.toml: game: unknown game 'chess'"),
-    ('pdnout = { file = "a.pdn", nodes = "maybe" }', "t.toml: pdnout nodes=maybe: expected"),
+    ('pdnout = { file = "a.pdn", nodes = "maybe" }',
+     "t.toml: pdnout.nodes: expected true or false, got the string 'maybe'"),
     ("[openings]\nfoo = 1", "t.toml: openings: unknown key 'foo'"),
 ])
 def test_a_wrong_value_in_a_file_names_the_file_and_key(tmp_path: Path, setting: str,

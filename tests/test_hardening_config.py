@@ -175,11 +175,11 @@ def test_a_second_guti_on_a_database_in_use_refuses_naming_the_first(tmp_path):
     finally:
         first.send_signal(signal.SIGTERM)
         assert first.wait(30) == 130
-    # The first one's lock died with it: a resume now runs (stale lock taken over).
-    (tmp_path / "t.db.lock").write_text("999999999\n")
+    # The lock is the database file's own (no lock file is made, so none is left behind
+    # by a killed guti: test_outputs_and_locks.py); an older guti's lock file blocks nothing.
+    assert not (tmp_path / "t.db.lock").exists()
+    (tmp_path / "u.db.lock").write_text("999999999\n")
     again = guti("tournament", *PAIR, "-games", "2", "-db", "u.db", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    (tmp_path / "u.db.lock").write_text("999999999\n")
     again = guti("tournament", *PAIR, "-games", "2", "-db", "u.db", "-resume", cwd=tmp_path)
     assert again.returncode == 0 and "2/2 games stored" in again.stdout, again.stderr
-    assert not (tmp_path / "u.db.lock").exists()

@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the match machinery is imported when a match runs, not for 
 
     from guti.referee.execution.stopping import RunControl
     from guti.referee.game.record import GameRecord
+    from guti.referee.process.traffic_log import TrafficLog
     from guti.referee.tournament.match import MatchScore
     from guti.referee.tournament.settings import MatchSettings
 
@@ -80,35 +81,57 @@ def _print_game(settings: MatchSettings) -> Callable[[int, GameRecord], None]:
 
 def main(argv: list[str]) -> int:
     """Entry point of ``guti match``; returns the exit status."""
+    locks = None
     try:
         args = parse_cli(argv, MATCH_OPTIONS)
         if args.has("help"):
             print(usage("guti match", MATCH_OPTIONS))
             return 0
-        import asyncio
-
-        from guti.referee.cli.elapsed import Stopwatch
         from guti.referee.config.given import GivenOptions
         from guti.referee.config.match import match_settings
-        from guti.referee.execution.stopping import RunControl
-        from guti.referee.process import event_loop
-        from guti.referee.process.errors import EngineStartError
+        from guti.referee.game.file_lock import FileLocks
         from guti.referee.process.forked import start_lifeline
         from guti.referee.process.traffic_log import TrafficLog
 
         settings = match_settings(GivenOptions.from_flags(args))
         log_path = args.token_dict("log").get("file")
+        start_lifeline()  # before the loop: the watcher of the engines' groups, forked
+        # One run per output file, by any of its names (guti.referee.game.file_lock); taken
+        # after the fork above, so the watcher holds none of the locks.
+        locks = FileLocks()
+        local = settings.cluster is None  # a cluster's workers write the engines' stderr
+        locks.acquire([("-pdnout", settings.pdn_path), ("-epdout", settings.records.epd_path),
+                       ("-log", log_path),
+                       *((("stderr", c.stderr_path) for c in (settings.first, settings.second))
+                         if local else ())])
         traffic = TrafficLog(log_path) if log_path else None
     except CliError as exc:
         print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
+        from guti.referee.game.file_lock import FileBusy
+
+        if locks is not None:
+            locks.release(discard_created=True)
+        text = str(exc) if isinstance(exc, FileBusy) else f"{exc.filename or ''}: {exc.strerror}"
+        print(f"guti match: {text}", file=sys.stderr)
         return 2
+    with locks:
+        return _play(settings, traffic)
+
+
+def _play(settings: MatchSettings, traffic: TrafficLog | None) -> int:
+    """The match itself, once its options are checked and its files locked."""
+    import asyncio
+
+    from guti.referee.cli.elapsed import Stopwatch
+    from guti.referee.execution.stopping import RunControl
+    from guti.referee.process import event_loop
+    from guti.referee.process.errors import EngineStartError
+
     settings.traffic = traffic
     watch = Stopwatch()
     control = RunControl()
-    start_lifeline()  # before the loop: the watcher of the engines' groups, forked
     try:
         score = event_loop.run(run_until_signalled(settings, control))
     except EngineStartError as exc:

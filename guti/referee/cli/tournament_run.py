@@ -26,6 +26,7 @@ from guti.referee.cli.standings_view import make_console, print_standings
 from guti.referee.cli.web import run_with_live_page, write_tournament_report
 from guti.referee.config.args import CliError, OptionSpec, ParsedArgs, parse_cli
 from guti.referee.config.engine_build import build_engines
+from guti.referee.config.outputs import check_outputs
 from guti.referee.config.tournament import (
     read_tournament_options,
     sprt_from_args,
@@ -114,8 +115,11 @@ def _report(settings) -> int:
     """``-report FILE``: write it and print its path as the very last line."""
     try:
         path = write_tournament_report(settings)
-    except (StoreError, OSError) as exc:
+    except StoreError as exc:
         return fail("tournament", f"report not written: {exc}")
+    except OSError as exc:
+        return fail("tournament", f"report not written: {exc.filename or ''}: "
+                                  f"{exc.strerror or exc}")
     if path is not None:
         print("report written; open it in a browser:", flush=True)
         print(path, flush=True)
@@ -208,6 +212,8 @@ def export_command(argv: list[str], options: list[OptionSpec]) -> int:
         args = parse_cli(rest, options)
         if not (args.has("pdn") or args.has("json") or args.has("epd")):
             raise CliError("nothing to do: give -pdn FILE, -json FILE and/or -epd FILE")
+        check_outputs([("database", path), *((f"-{out}", args.value(out))
+                                              for out in ("pdn", "json", "epd"))])
         with TournamentStore(path, create=False) as store:
             if args.has("pdn"):
                 n = export_pdn(store, args.value("pdn") or "")

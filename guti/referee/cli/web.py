@@ -43,6 +43,7 @@ def main_report(argv: list[str]) -> int:
         print(usage("guti report DB", REPORT_OPTIONS))
         return 0
     # Here, not at the top: the help above needs none of it (start-up time).
+    from guti.referee.config.outputs import check_outputs
     from guti.referee.config.tournament import sprt_from_args
     from guti.referee.storage.store import StoreError, TournamentStore
     from guti.referee.web.report import write_report
@@ -53,8 +54,9 @@ def main_report(argv: list[str]) -> int:
         html = args.value("html")
         if not html:
             raise CliError("give -html FILE to say where the report goes")
+        check_outputs([("database", path), ("-html", html)])
         with TournamentStore(path, create=False) as store:
-            games = write_report(store, html, sprt_from_args(args))
+            games = write_report(store, html, sprt_from_args(args), "-html")
     except (CliError, StoreError) as exc:
         return fail("report", str(exc))
     except OSError as exc:

@@ -1,13 +1,17 @@
-"""Output files of a run checked before anything is written: none is a directory, no
-two are the same file.
+"""Output files of a run (or of ``guti export``/``guti report``) checked before anything
+is written: none is a directory (or a block device or a socket), the database is a
+regular file, and no two are the same file, nor any of them the database.
 
-Why: ``-pdnout`` equal to ``-db`` turned the database into PDN text, ``-log`` equal to
-``-db`` lost the traffic log, and a ``-pdnout`` naming a directory had it renamed to
-``.bak``. Paths are compared resolved (``realpath``: symlinks, ``..``) and, when both
-exist, with ``samefile`` (hard links). The side files guti writes next to an output
-(the database's ``-wal``/``-shm``/``.lock``, the PDN's ``.sync``/``.bak``/``.tmp``) count
-as that output's. Engines' ``stderr=`` files may be shared between engines (each
-appends), but not with any other output.
+Why: ``-pdnout`` equal to ``-db`` turned the database into PDN text, ``-report`` equal to
+``-db`` into HTML, ``-log`` equal to ``-db`` lost the traffic log, and a ``-report`` naming
+a directory failed only after every game was played. Files that exist are compared by
+device and inode (every name of a file: symlinks, hard links, ``./x`` and ``x``); files
+that do not exist yet by their resolved path (``realpath``: symlinks, ``..``). The side
+files guti writes next to an output (the database's ``-wal``/``-shm``, the PDN's
+``.sync``/``.bak``/``.tmp``, the report's ``.tmp``; next to a symlink's target) count as
+that output's. Engines' ``stderr=`` files may be shared between engines (each appends),
+but not with any other output. A character device (``/dev/null``) may take several
+outputs: nothing written there can be lost.
 """
 
 from __future__ import annotations
@@ -15,34 +19,52 @@ from __future__ import annotations
 import os
 
 from guti.referee.config.args import CliError
+from guti.referee.game.output_paths import kind, unusable, write_target
 
-_SIDE_FILES = {"-db": ("-wal", "-shm", ".lock"), "-pdnout": (".sync", ".bak", ".tmp"),
-               "-epdout": (".sync", ".bak")}
+_DATABASE_SIDE = ("-wal", "-shm")
+_SIDE_FILES = {"-db": _DATABASE_SIDE, "database": _DATABASE_SIDE,
+               "-pdnout": (".sync", ".bak", ".tmp"), "-epdout": (".sync", ".bak"),
+               "-report": (".tmp",), "-html": (".tmp",), "-pdn": (".tmp",),
+               "-json": (".tmp",), "-epd": (".tmp",)}
+_DATABASES = ("-db", "database")
 
 
-def _same(a: str, b: str) -> bool:
-    if os.path.realpath(a) == os.path.realpath(b):
-        return True
+def _identity(path: str) -> tuple[object, ...]:
+    """The file ``path`` names: its device and inode when it exists, else its resolved
+    path."""
     try:
-        return os.path.samefile(a, b)
+        st = os.stat(path)
     except OSError:
-        return False
+        return ("path", os.path.realpath(path))
+    return ("inode", st.st_dev, st.st_ino)
+
+
+def _check_kind(what: str, path: str) -> None:
+    reason = unusable(path)
+    if reason is None and what in _DATABASES and kind(path) not in (None, "file"):
+        reason = f"is a {kind(path)}, not a database file"
+    if reason:
+        raise CliError(f"{what} {path}: {reason}")
 
 
 def check_outputs(outputs: list[tuple[str, str | None]]) -> None:
     """``outputs``: ``(what, path)`` pairs such as ``("-db", "guti.db")``; an engine's
-    stderr file is ``("stderr", path)``. CliError (one line, exit 2) on a clash."""
-    seen: list[tuple[str, str]] = []
+    stderr file is ``("stderr", path)``, the database read by ``guti export`` is
+    ``("database", path)``. CliError (one line, exit 2) on a clash."""
+    seen: list[tuple[str, str, tuple[object, ...]]] = []
     for what, path in outputs:
-        if not path:
+        if not path or path == ":memory:":
             continue
-        if os.path.isdir(path):
-            raise CliError(f"{what} {path}: is a directory, not a file")
-        names = [path] + [path + suffix for suffix in _SIDE_FILES.get(what, ())]
-        for name in names:
-            for other_what, other in seen:
+        _check_kind(what, path)
+        if kind(path) == "character device":
+            continue  # /dev/null takes any number of outputs
+        target = write_target(path)
+        names = [path] + [target + suffix for suffix in _SIDE_FILES.get(what, ())]
+        mine = [(name, _identity(name)) for name in names]
+        for name, identity in mine:
+            for other_what, other, other_identity in seen:
                 if what == other_what == "stderr" and name == path:
                     continue
-                if _same(name, other):
+                if identity == other_identity:
                     raise CliError(f"{what} {path} and {other_what} {other} are the same file")
-        seen += [(what, name) for name in names]
+        seen += [(what, name, identity) for name, identity in mine]

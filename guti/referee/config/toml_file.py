@@ -21,8 +21,9 @@ to them, as a step of its own):
 - ``args`` may be a list (joined with POSIX quoting) or a string;
 - ``options = { Level = 5 }`` is ``option.Level=5``.
 
-Every mistake is one line naming the file and the key (``t.toml: rounds: expected a
-string or number, got list``).
+Every key has one TOML type (:mod:`guti.referee.config.toml_types`: ``games = 10``, not
+``"10"``; ``restart = true``, not ``"yes"``). Every mistake is one line naming the file and
+the key (``t.toml: rounds: expected a whole number, got a list``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ from typing import Any
 
 from guti.referee.config.args import CliError, Kind, OptionSpec
 from guti.referee.config.given import EngineEntry, GivenOptions, GivenValue, Scalar, as_text
+from guti.referee.config.toml_types import (
+    ENGINE_KEY_TYPES,
+    OPTION_TYPES,
+    TABLE_KEY_TYPES,
+    check_type,
+)
 
 
 def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
@@ -83,6 +90,7 @@ def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue |
             return None
         return GivenValue(where, "" if spec.kind is Kind.OPTIONAL else True)
     if spec.kind is not Kind.TOKENS:
+        check_type(value, OPTION_TYPES.get(spec.name), where)
         return GivenValue(where, _scalar(value, where))
     if isinstance(value, str) and spec.bare_key is not None:
         value = {spec.bare_key: value}  # pdnout = "out.pdn" == -pdnout file=out.pdn
@@ -94,6 +102,7 @@ def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue |
     for key, item in value.items():
         if spec.keys is not None and key not in spec.keys:
             raise CliError(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(spec.keys))})")
+        check_type(item, TABLE_KEY_TYPES.get(spec.name, {}).get(key), f"{where}.{key}")
         scalar = _scalar(item, f"{where}.{key}")
         if spec.name == "openings" and key == "file" and not as_text(scalar).startswith("random:"):
             scalar = os.path.join(base, as_text(scalar))
@@ -137,13 +146,16 @@ def _engine(entry: dict[str, Any], base: str, where: str) -> EngineEntry:
                     if isinstance(value, list) else _text(value, f"{where}.args"))
             settings.append(("args", text))
         elif key == "cmd":
+            check_type(value, ENGINE_KEY_TYPES["cmd"], f"{where}.cmd")
             cmd = _text(value, f"{where}.cmd").replace("{python}", sys.executable)
             if os.sep in cmd and not os.path.isabs(cmd) and "dir" not in entry:
                 cmd = os.path.join(base, cmd)
             settings.append(("cmd", cmd))
         elif key == "dir":
+            check_type(value, ENGINE_KEY_TYPES["dir"], f"{where}.dir")
             settings.append(("dir", os.path.join(base, _text(value, f"{where}.dir"))))
         else:
+            check_type(value, ENGINE_KEY_TYPES.get(key), f"{where}.{key}")
             settings.append((key, _text(value, f"{where}.{key}")))
     folder = os.path.join(base, str(entry["dir"])) if "dir" in entry else base
     return EngineEntry(where, tuple(settings), name, tuple(requires), tuple(command), folder)

@@ -148,7 +148,8 @@ def tournament_settings(
     log = given.table("log").get("file") or None
     records = record_outputs(given)
     check_outputs([("-db", db_path), ("-pdnout", pdn), ("-log", log),
-                   ("-epdout", records.epd_path), *(("stderr", c.stderr_path) for c in configs)])
+                   ("-epdout", records.epd_path), ("-report", given.text("report")),
+                   *(("stderr", c.stderr_path) for c in configs)])
     tiebreak = knockout_tiebreak(given, fmt, games)
     seeds = seeds_count(given, fmt)
     rules = scheduling(given, concurrency)

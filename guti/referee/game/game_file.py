@@ -2,7 +2,9 @@
 
 Each entry is written, flushed and fsynced before :meth:`GameFileWriter.write` (or
 :meth:`~GameFileWriter.append`) returns, so a crash never leaves a half-written game
-behind a complete one; a failed write is an ``OSError`` that names the file. Subclasses
+behind a complete one; a failed write is an ``OSError`` that names the file. A character
+device or a FIFO (``-pdnout /dev/null``, a pipe) is written into and never fsynced: there
+is nothing to make durable, and a device refuses. Subclasses
 say how a game is rendered (:class:`~guti.referee.game.pdn.PdnWriter`,
 :class:`~guti.referee.game.epd.EpdWriter`).
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from guti.referee.game.output_paths import is_stream
 from guti.referee.game.record import GameRecord
 
 
@@ -25,7 +28,8 @@ class GameFileWriter:
     def __init__(self, path: str) -> None:
         self.path = path
         self._fh = open(path, "a", encoding="utf-8")  # noqa: SIM115
-        self._first = self._fh.tell() == 0
+        self._stream = is_stream(self._fh.fileno())
+        self._first = self._stream or self._fh.tell() == 0
 
     def render(self, record: GameRecord) -> str:
         raise NotImplementedError
@@ -42,7 +46,8 @@ class GameFileWriter:
         try:
             self._fh.write(text)
             self._fh.flush()
-            os.fsync(self._fh.fileno())
+            if not self._stream:
+                os.fsync(self._fh.fileno())
         except OSError as exc:  # disk full, ...: say which file
             raise OSError(exc.errno, exc.strerror, self.path) from None
 

@@ -1,18 +1,22 @@
-"""Writing a tournament database out as PDN or JSON, streaming and atomically.
+"""Writing a tournament database out as PDN or JSON, streaming and safely.
 
 Both writers read the games in game-number order in batches
 (:meth:`~guti.referee.storage.store.TournamentStore.records_by_game`), so exporting 10,000 games
-holds one batch in memory, and write to ``FILE.tmp`` then rename it over
-``FILE``: a reader never sees a half-written export, and a kill during the
-export leaves the previous file as it was.
+holds one batch in memory, and write the file by the rules of
+:mod:`guti.referee.game.output_paths` (``FILE.tmp`` renamed over ``FILE``: a reader never
+sees a half-written export, and a kill during the export leaves the previous file as it
+was; a device or a FIFO written into; a symlink written through).
 
 :func:`sync_pdn` is how the live PDN file of a tournament is kept equal to
 the database after a kill: the database commits a game first and the PDN
 append follows, so after a SIGKILL the PDN file may lack the last game or
-end in a partial one; on resume it is rewritten from the database. If the
+end in a partial one; on resume it is made to hold the database's games. If the
 old file holds anything the database does not (it is not a prefix of the
-export), it is kept as ``FILE.bak`` instead of being overwritten. The live
-EPD file (``-epdout``) is kept equal the same way (:func:`sync_epd`).
+export), a copy of it is kept as ``FILE.bak`` first. The live file is changed in place,
+never renamed or replaced: it keeps its inode, so the run's lock on it
+(:mod:`guti.referee.game.file_lock`) holds, and a second run can never move it aside under
+the first. The live EPD file (``-epdout``) is kept equal the same way (:func:`sync_epd`).
+A device or a FIFO is left as it is (nothing to read back).
 :func:`open_game_files` opens those live files for a match or a tournament.
 """
 
@@ -21,11 +25,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TextIO
 
 from guti.referee.game.epd import EpdWriter, format_epd
 from guti.referee.game.game_file import GameFileWriter
-from guti.referee.game.output_paths import create_parent_dirs
+from guti.referee.game.output_paths import copy_into, kind, write_target, write_whole
 from guti.referee.game.pdn import NO_FIELDS, PdnFields, PdnWriter, format_game
 from guti.referee.game.record import GameRecord
 from guti.referee.storage.store import TournamentStore
@@ -62,25 +66,21 @@ def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
 
 def _write_games(
     games_in_order: Iterator[tuple[dict[str, Any], GameRecord]],
-    path: str,
+    fh: TextIO,
     render: Callable[[int, dict[str, Any], GameRecord], str],
     head: str = "",
     tail: str = "",
 ) -> int:
-    """Write ``head``, ``render(n, info, record)`` for every game given, then ``tail``,
-    and make it durable (fsync); returns the number of games. Each record gets its
-    1-based game number (the PDN ``Game`` tag) from its stored 0-based id."""
+    """Write ``head``, ``render(n, info, record)`` for every game given, then ``tail``, to
+    ``fh``; returns the number of games. Each record gets its 1-based game number (the
+    PDN ``Game`` tag) from its stored 0-based id."""
     games = 0
-    create_parent_dirs(path)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(head)
-        for n, (info, record) in enumerate(games_in_order):
-            record.number = info["game_id"] + 1
-            fh.write(render(n, info, record))
-            games = n + 1
-        fh.write(tail)
-        fh.flush()
-        os.fsync(fh.fileno())
+    fh.write(head)
+    for n, (info, record) in enumerate(games_in_order):
+        record.number = info["game_id"] + 1
+        fh.write(render(n, info, record))
+        games = n + 1
+    fh.write(tail)
     return games
 
 
@@ -108,23 +108,19 @@ def export_pdn(store: TournamentStore, path: str, fields: PdnFields | None = Non
     """Every stored game as PDN, with ``fields`` (default: the switches the tournament
     was started with); returns the number of games written."""
     fields = stored_pdn_fields(store) if fields is None else fields
-    games = _write_games(store.records_by_game(), f"{path}.tmp", _pdn(fields))
-    os.replace(f"{path}.tmp", path)
-    return games
+    render = _pdn(fields)
+    return write_whole(path, lambda fh: _write_games(store.records_by_game(), fh, render), "-pdn")
 
 
 def export_epd(store: TournamentStore, path: str) -> int:
     """Every stored game's final position (the ``-epdout`` line); returns the number."""
-    games = _write_games(store.records_by_game(), f"{path}.tmp", _epd)
-    os.replace(f"{path}.tmp", path)
-    return games
+    return write_whole(path, lambda fh: _write_games(store.records_by_game(), fh, _epd), "-epd")
 
 
 def export_json(store: TournamentStore, path: str) -> int:
     """Every stored game as a JSON list of objects; returns the number of games."""
-    games = _write_games(store.records_by_game(), f"{path}.tmp", _json, head="[", tail="\n]\n")
-    os.replace(f"{path}.tmp", path)
-    return games
+    return write_whole(path, lambda fh: _write_games(store.records_by_game(), fh, _json,
+                                                     head="[", tail="\n]\n"), "-json")
 
 
 def open_game_files(
@@ -172,12 +168,25 @@ def sync_epd(store: TournamentStore, path: str) -> str | None:
 def _sync(
     store: TournamentStore, path: str, render: Callable[[int, dict[str, Any], GameRecord], str]
 ) -> str | None:
-    tmp = f"{path}.sync"
-    _write_games(store.records(), tmp, render)  # the live file is in finishing order
-    note = None
-    if os.path.exists(path) and os.path.getsize(path) and not _is_prefix(path, tmp):
-        backup = f"{path}.bak"
-        os.replace(path, backup)
-        note = f"{path} held games not in the database; kept it as {backup}"
-    os.replace(tmp, path)
+    target = write_target(path)
+    if kind(target) not in (None, "file"):
+        return None  # a device or a FIFO: nothing to read back, appended to as it is
+    fresh = f"{target}.sync"
+    with open(fresh, "w", encoding="utf-8") as fh:
+        _write_games(store.records(), fh, render)  # the live file is in finishing order
+        fh.flush()
+        os.fsync(fh.fileno())
+    try:
+        note = None
+        keep = 0  # bytes of the live file that are already right
+        if os.path.exists(target) and os.path.getsize(target):
+            if _is_prefix(target, fresh):
+                keep = os.path.getsize(target)
+            else:
+                backup = f"{target}.bak"
+                copy_into(target, backup)
+                note = f"{path} held games not in the database; kept it as {backup}"
+        copy_into(fresh, target, keep)
+    finally:
+        os.unlink(fresh)
     return note

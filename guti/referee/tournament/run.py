@@ -14,7 +14,10 @@ This module wires the parts together and owns the rules of safety:
   Ctrl-C, SIGTERM or SIGHUP aborts them: they are not stored (an aborted
   game has no true result), every engine is killed, and the database is
   left resumable. Nothing unfinished is ever stored.
-- an SPRT that reaches a bound stops the tournament the same graceful way.
+- an SPRT that reaches a bound stops the tournament the same graceful way;
+- one run per file: the run locks its database and every output file it writes, by the
+  file itself (:mod:`guti.referee.game.file_lock`), before anything is written; a second
+  run naming one of them by any name is refused in one line.
 
 Which games are played is the format's (:mod:`guti.referee.tournament.formats`), how they
 are played the execution's (:mod:`guti.referee.execution.executor`); what happens is told
@@ -30,12 +33,12 @@ from dataclasses import dataclass
 from guti.referee.execution.executor import Execution, GameExecutor
 from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.stopping import RunControl
+from guti.referee.game.file_lock import FileBusy, FileLocks
 from guti.referee.game.game_file import GameFileWriter
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process.traffic_log import TrafficLog
 from guti.referee.stats.standings import Standings
-from guti.referee.storage.db_lock import DatabaseBusy, DatabaseLock
 from guti.referee.storage.export import open_game_files, sync_epd, sync_pdn
 from guti.referee.storage.result_writer import ResultWriter
 from guti.referee.storage.store import StoreError, TournamentStore
@@ -135,15 +138,28 @@ async def run_tournament(
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     run = _Run(listener, control, observer, [])
     with control.signals(run.say, lambda: sum(len(e.running) for e in run.running)):
+        locks = FileLocks()
         try:
-            lock = DatabaseLock(s.db_path)
-            lock.acquire()
-        except DatabaseBusy as exc:
-            raise TournamentError(str(exc)) from None
+            locks.acquire(run_files(s))
+        except OSError as exc:  # FileBusy included: one line naming the file
+            raise TournamentError(str(exc) if isinstance(exc, FileBusy)
+                                  else f"{exc.filename}: {exc.strerror}") from None
+        refused = True
         try:
-            return await _open_and_play(s, run, execution)
+            outcome = await _open_and_play(s, run, execution)
+            refused = False
+            return outcome
         finally:
-            lock.release()
+            locks.release(discard_created=refused)
+
+
+def run_files(s: TournamentSettings) -> list[tuple[str, str | None]]:
+    """The files a run writes, each locked for the run: its database, ``-pdnout``,
+    ``-epdout``, ``-log`` and the engines' ``stderr=`` files (not on a cluster: those are
+    the workers' files, on their machines)."""
+    stderr = [] if s.cluster is not None else [("stderr", c.stderr_path) for c in s.engines]
+    return [("-db", s.db_path), ("-pdnout", s.pdn_path), ("-epdout", s.records.epd_path),
+            ("-log", s.log_path), *stderr]
 
 
 @dataclass

@@ -6,18 +6,20 @@ and the tournament's data (:func:`guti.referee.web.data.report_data`) embedded a
 config supplied reaches the page only inside that JSON, with ``<``, ``>`` and ``&``
 written as ``\\u`` escapes (so no text can close the script element), and the JavaScript
 puts it on the page with ``textContent`` only; a Content-Security-Policy forbids any
-network access. The file is written to ``FILE.tmp`` and renamed, like the exports.
+network access. The file is written like the exports
+(:func:`~guti.referee.game.output_paths.write_whole`: ``FILE.tmp`` renamed over it; a
+device or a FIFO written into, a symlink written through).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from guti.referee.game.output_paths import write_whole
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.storage.store import TournamentStore
 from guti.referee.web.data import report_data
@@ -47,12 +49,11 @@ def render_page(data: dict[str, Any], live: bool = False) -> str:
     return _MARKER.sub(lambda m: parts[m.group(1)], asset("report.html"))
 
 
-def write_report(store: TournamentStore, path: str, sprt: SprtSpec | None = None) -> int:
-    """Write the report of ``store`` to ``path`` (atomically); returns the number of games."""
+def write_report(store: TournamentStore, path: str, sprt: SprtSpec | None = None,
+                 what: str = "-report") -> int:
+    """Write the report of ``store`` to ``path`` (atomically); returns the number of games.
+    ``what``: the option that named ``path``, for messages."""
     data = report_data(store, sprt)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    with open(f"{path}.tmp", "w", encoding="utf-8") as fh:
-        fh.write(render_page(data))
-    os.replace(f"{path}.tmp", path)
+    page = render_page(data)
+    write_whole(path, lambda fh: fh.write(page), what)
     return len(data["games"])

@@ -1,0 +1,281 @@
+"""Outputs and locks through the real ``guti``: no device, FIFO, symlink, hard link or
+directory is ever replaced; every output is checked against every other and against the
+database by device and inode before any game; a run's lock on its database and on its
+outputs holds for every name of the file (reliability page, "Outputs and locks").
+
+No test needs root: devices are reached through a symlink to ``/dev/null`` (so that even
+a guti that wrongly renamed over the path would replace the link, never the device), and
+the other files are FIFOs, symlinks and hard links in the test's own folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from guti.referee.game.pdn_reader import parse_pdn
+from tests.conftest import GUTI, ROOT, wait_for
+
+FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
+PY = sys.executable
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+PAIR = ["-engine", f"cmd={PY}", f"args={FAULTY} --seed 1", "name=a",
+        "-engine", f"cmd={PY}", f"args={FAULTY} --seed 2", "name=b", "-each", "tc=30+0.5"]
+
+
+def guti(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*GUTI, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=180, env=ENV)
+
+
+def one_line_exit_2(done: subprocess.CompletedProcess, *words: str) -> str:
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def games_in(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+
+@pytest.fixture
+def finished_db(tmp_path: Path) -> Path:
+    done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "t.db"
+
+
+# ----------------------------------------------------------------------------- devices
+def test_a_device_is_written_into_and_never_replaced(tmp_path: Path) -> None:
+    """Every output, of every command, through symlinks to /dev/null: exit 0, and each
+    link still points at the device (a rename over the path would have made it a file;
+    a match used to fail on fsync with "Invalid argument")."""
+    names = ["pdn", "epd", "log", "report", "json", "html", "err"]
+    for name in names:
+        (tmp_path / name).symlink_to(os.devnull)
+    with_stderr = [*PAIR[:4], "stderr=err", *PAIR[4:8], "stderr=err", *PAIR[8:]]
+    runs = [
+        ("tournament", *with_stderr, "-games", "2", "-db", "t.db", "-pdnout", "pdn",
+         "-epdout", "epd", "-log", "file=log", "-report", "report"),
+        ("tournament", *PAIR, "-games", "2", "-db", "t.db", "-resume", "-pdnout", "pdn",
+         "-epdout", "epd", "-report", "report"),
+        ("match", *with_stderr, "-games", "2", "-pdnout", "pdn", "-epdout", "epd",
+         "-log", "file=log"),
+        ("export", "t.db", "-pdn", "pdn", "-json", "json", "-epd", "epd"),
+        ("report", "t.db", "-html", "html"),
+    ]
+    for args in runs:
+        done = guti(*args, cwd=tmp_path)
+        assert done.returncode == 0, (args[0], done.stdout, done.stderr)
+        for name in names:
+            assert os.readlink(tmp_path / name) == os.devnull, (args[0], name)
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("t.db")) == \
+        sorted(names)  # no .tmp, .sync or .bak left anywhere
+
+
+class FifoReader:
+    """Reads a FIFO to its end in a thread (what a pipe's reader would see)."""
+
+    def __init__(self, path: Path) -> None:
+        os.mkfifo(path)
+        self.text = ""
+        self.done = threading.Event()
+        self._thread = threading.Thread(target=self._read, args=(path,), daemon=True)
+        self._thread.start()
+
+    def _read(self, path: Path) -> None:
+        with open(path, encoding="utf-8") as fh:
+            self.text = fh.read()
+        self.done.set()
+
+    def wait(self) -> str:
+        assert self.done.wait(60), "the FIFO's writer never closed it"
+        return self.text
+
+
+def test_a_fifo_output_is_written_into_and_stays_a_fifo(tmp_path: Path) -> None:
+    reader = FifoReader(tmp_path / "games.pdn")
+    done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-pdnout", "games.pdn",
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "games.pdn").st_mode)
+    assert len(parse_pdn(reader.wait())) == 2
+    reader = FifoReader(tmp_path / "games.json")
+    done = guti("export", "t.db", "-json", "games.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "games.json").st_mode)
+    assert reader.wait().count('"game_id"') == 2
+
+
+# ----------------------------------------------------------------------------- links
+def test_a_symlinked_output_is_written_through_to_its_target(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "report.html").symlink_to("out/real.html")  # dangling until written
+    (tmp_path / "live.pdn").symlink_to("out/real.pdn")
+    done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-pdnout", "live.pdn",
+                "-report", "report.html", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert os.path.islink(tmp_path / "report.html") and os.path.islink(tmp_path / "live.pdn")
+    assert "<html" in (tmp_path / "out" / "real.html").read_text()
+    # A resume that finds games the database lacks keeps them next to the target.
+    (tmp_path / "out" / "real.pdn").write_text("[Event \"not from this database\"]\n")
+    done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-resume",
+                "-pdnout", "live.pdn", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert os.path.islink(tmp_path / "live.pdn")
+    assert len(parse_pdn((tmp_path / "out" / "real.pdn").read_text())) == 2
+    assert "not from this database" in (tmp_path / "out" / "real.pdn.bak").read_text()
+
+
+def test_an_export_over_a_hard_linked_file_keeps_every_name(finished_db: Path) -> None:
+    folder = finished_db.parent
+    (folder / "a.pdn").write_text("old\n")
+    os.link(folder / "a.pdn", folder / "b.pdn")
+    done = guti("export", "t.db", "-pdn", "a.pdn", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert os.path.samefile(folder / "a.pdn", folder / "b.pdn")
+    assert len(parse_pdn((folder / "b.pdn").read_text())) == 2
+
+
+# ----------------------------------------------------------------------------- checks
+def test_a_report_naming_a_directory_is_refused_before_any_game(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-report", "d",
+                cwd=tmp_path)
+    one_line_exit_2(done, "-report d", "directory")
+    assert not (tmp_path / "t.db").exists()
+
+
+#: Outputs that name the database, or one another, each under some other name.
+CLASHES = [
+    ["-report", "t.db"],
+    ["-report", "hard.db"],
+    ["-report", "link.db"],
+    ["-report", "r.pdn", "-pdnout", "r.pdn"],
+    ["-report", "r.pdn", "-pdnout", "hard.pdn"],
+    ["-report", "t.db-wal"],
+    ["-log", "file=link.db"],
+]
+
+
+def test_the_report_is_checked_against_every_output_and_the_database(
+        finished_db: Path) -> None:
+    folder = finished_db.parent
+    (folder / "r.pdn").write_text("keep\n")
+    os.link(finished_db, folder / "hard.db")
+    os.link(folder / "r.pdn", folder / "hard.pdn")
+    (folder / "link.db").symlink_to("t.db")
+    before = finished_db.read_bytes()
+    for outputs in CLASHES:
+        done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-resume", *outputs,
+                    cwd=folder)
+        one_line_exit_2(done, "same file")
+        assert finished_db.read_bytes() == before and games_in(finished_db) == 2, outputs
+        assert (folder / "r.pdn").read_text() == "keep\n", outputs
+
+
+def test_report_and_export_never_write_over_the_database_or_each_other(
+        finished_db: Path) -> None:
+    folder = finished_db.parent
+    os.link(finished_db, folder / "hard.db")
+    (folder / "x.pdn").write_text("keep\n")
+    os.link(folder / "x.pdn", folder / "hard.pdn")
+    before = finished_db.read_bytes()
+    for args in (["report", "t.db", "-html", "t.db"], ["report", "t.db", "-html", "hard.db"],
+                 ["export", "t.db", "-json", "./t.db"],
+                 ["export", "t.db", "-pdn", "x.pdn", "-epd", "hard.pdn"]):
+        one_line_exit_2(guti(*args, cwd=folder), "same file")
+        assert finished_db.read_bytes() == before and games_in(finished_db) == 2, args
+        assert (folder / "x.pdn").read_text() == "keep\n", args
+
+
+# ----------------------------------------------------------------------------- locks
+def start_running(tmp_path: Path, *args: str) -> subprocess.Popen:
+    """A tournament that is under way: its first engine hangs in its first move (and says
+    so in ``hung.mark``), so the run goes on until it is stopped."""
+    mark = tmp_path / "hung.mark"
+    seen = mark.stat().st_size if mark.exists() else 0
+    hung = ["-engine", f"cmd={PY}", f"args={FAULTY} --mode hang --mark {mark}", "name=h",
+            "-engine", f"cmd={PY}", f"args={FAULTY}", "name=g", "-each", "tc=60+1"]
+    run = subprocess.Popen([*GUTI, "tournament", *hung, "-games", "2", *args], cwd=tmp_path,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    try:
+        wait_for(lambda: run.poll() is None and mark.exists() and mark.stat().st_size > seen,
+                 "a game of the running guti under way", 60)
+    except BaseException:
+        run.kill()
+        run.wait(60)
+        raise
+    return run
+
+
+@contextlib.contextmanager
+def running(tmp_path: Path, *args: str) -> Iterator[subprocess.Popen]:
+    """:func:`start_running`, stopped with SIGTERM at the end (exit 130)."""
+    run = start_running(tmp_path, *args)
+    try:
+        yield run
+    finally:
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(60) == 130
+
+
+def test_the_database_lock_holds_for_every_name_of_the_file(tmp_path: Path) -> None:
+    with running(tmp_path, "-db", "t.db") as first:
+        os.link(tmp_path / "t.db", tmp_path / "hard.db")
+        (tmp_path / "link.db").symlink_to("t.db")
+        for name in ("hard.db", "link.db", "./t.db", str(tmp_path / "t.db")):
+            done = guti("tournament", *PAIR, "-games", "2", "-db", name, "-resume",
+                        cwd=tmp_path)
+            one_line_exit_2(done, f"{name} (-db) is in use", f"pid {first.pid}")
+    assert games_in(tmp_path / "t.db") == 0
+    assert not list(tmp_path.glob("*.lock"))  # the lock is the file's own: nothing left
+    with sqlite3.connect(tmp_path / "t.db") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_the_lock_of_a_killed_guti_is_gone_with_it(tmp_path: Path) -> None:
+    first = start_running(tmp_path, "-db", "t.db", "-pdnout", "t.pdn")
+    first.kill()
+    first.wait(60)
+    with running(tmp_path, "-db", "t.db", "-pdnout", "t.pdn", "-resume") as second:
+        assert second.poll() is None  # not refused: it plays
+
+
+#: A second run's engines, each with what it shares with the running one.
+SECOND = ["-engine", f"cmd={PY}", f"args={FAULTY}", "name=a",
+          "-engine", f"cmd={PY}", f"args={FAULTY}", "name=b"]
+
+
+def test_a_second_run_sharing_an_output_is_refused_and_moves_nothing(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    with running(tmp_path, "-db", "a.db", "-pdnout", "p.pdn", "-log", "file=t.log",
+                 "-engine", f"cmd={PY}", f"args={FAULTY}", "name=e", "stderr=t.err") as first:
+        os.link(tmp_path / "p.pdn", tmp_path / "hard.pdn")
+        (tmp_path / "link.pdn").symlink_to("p.pdn")
+        for outputs in (["-pdnout", "p.pdn"], ["-pdnout", "./sub/../p.pdn"],
+                        ["-pdnout", "hard.pdn"], ["-epdout", "link.pdn"],
+                        ["-log", "file=t.log"], ["-each", "tc=30+0.5", "stderr=t.err"]):
+            each = [] if outputs[0] == "-each" else ["-each", "tc=30+0.5"]
+            for command in ("tournament", "match"):
+                extra = ["-db", "b.db"] if command == "tournament" else []
+                done = guti(command, *SECOND, *each, "-games", "2", *extra, *outputs,
+                            cwd=tmp_path)
+                one_line_exit_2(done, "is in use", f"pid {first.pid}")
+        assert not list(tmp_path.glob("*.bak")) and not (tmp_path / "b.db").exists()
