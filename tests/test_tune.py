@@ -179,3 +179,30 @@ def test_sigkill_and_resume_ends_where_an_uninterrupted_run_does(tmp_path: Path)
     assert final_values(resumed.stdout) == final_values(whole.stdout).replace(
         "whole.db", "killed.db")
     assert rows(db, "SELECT COUNT(DISTINCT game_id), COUNT(*) FROM games") == [(16, 16)]
+
+
+# --------------------------------------------------------------------------- the reference engine
+
+
+def test_reference_engine_exposes_its_eval_weights_with_unchanged_defaults() -> None:
+    """The weights are UGI options whose defaults are the evaluator's own constants, and a
+    weight set by ``setoption`` changes what the evaluation says."""
+    from guti.engine.search import evaluate
+    from guti.engine.search.searcher import Searcher
+    from guti.engine.ugi_options import EVAL_OPTIONS, OPTIONS
+    from guti.rules import Board
+
+    declared = {o.name: o for o in OPTIONS}
+    assert set(evaluate.DEFAULT_WEIGHTS) == EVAL_OPTIONS <= set(declared)
+    for name, default in evaluate.DEFAULT_WEIGHTS.items():
+        assert declared[name].default == default
+        assert declared[name].minimum <= default <= declared[name].maximum
+    assert evaluate.DEFAULT_WEIGHTS["EvalMobility"] == evaluate.MOBILITY == 4
+    board = Board("pretwa")
+    board.push(board.legal_moves[0])  # off the symmetric start, where every term is 0
+    searcher = Searcher()
+    own, enemy = board.black, board.white
+    plain = searcher._evaluator(board)(own, enemy)
+    assert plain == evaluate.build_evaluator(board.game)(own, enemy)
+    searcher.set_weight("EvalPlacement", 40)
+    assert searcher._evaluator(board)(own, enemy) != plain

@@ -23,7 +23,7 @@ from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.tuning.executor import TuneSlots
 from guti.referee.tournament.tuning.settings import PLUS, TuneSettings
 from guti.referee.tournament.tuning.spsa import Param
-from guti.referee.tournament.tuning.state import TuneState, plus_score
+from guti.referee.tournament.tuning.state import TuneState, plus_score, replay_results
 from guti.referee.ugi.engine_config import EngineConfig
 from guti.referee.ugi.options import EngineOption
 
@@ -134,10 +134,7 @@ def open_tuning(s: TuneSettings, say: Callable[[str], None]) -> TournamentStore:
 
 def replay(s: TuneSettings, store: TournamentStore) -> TuneState:
     """The state the stored results make (in any order: updates apply in iteration order)."""
-    state = TuneState(s.spsa(), s.games_per_iteration, s.lag)
-    for game_id, _pair, white, _black, result, _reason, _fault in store.results():
-        state.add(game_id // s.games_per_iteration, plus_score(result, white == PLUS))
-    return state
+    return replay_results(s.spsa(), s.games_per_iteration, s.lag, store.results(), PLUS)
 
 
 class _Feed:

@@ -80,6 +80,7 @@ class TuneSettings:
             },
             "openings": [[o.fen, list(o.moves)] for o in openings],
             "seed": self.seed,
+            "event": self.game.event,
             "adjudication": repr(self.game.adjudication),
         }
 

@@ -15,6 +15,8 @@ The history of ``theta`` (after every applied iteration) is kept for the report'
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from guti.referee.tournament.tuning.spsa import Spsa, Trial
 
 #: A game's result as the first (plus) engine's score: +1 win, -1 loss, 0 draw.
@@ -70,3 +72,14 @@ class TuneState:
             del self.counts[j]
             done.append(j)
         return done
+
+
+def replay_results(spsa: Spsa, games_per_iteration: int, lag: int,
+                   results: Iterable[tuple[int, int, int, int, str, str | None, str | None]],
+                   plus: int = 0) -> TuneState:
+    """The state that stored results make (``TournamentStore.results`` rows; engine
+    ``plus`` is the plus side), in whatever order they come."""
+    state = TuneState(spsa, games_per_iteration, lag)
+    for game_id, _pair, white, _black, result, _reason, _fault in results:
+        state.add(game_id // games_per_iteration, plus_score(result, white == plus))
+    return state
