@@ -11,6 +11,7 @@ value for value.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import signal
@@ -139,6 +140,36 @@ def test_bad_parameter_specs_are_one_line_and_exit_2(tmp_path: Path, param: str,
     assert games_stored(tmp_path / "t.db") == 0
 
 
+def test_a_toml_file_gives_the_run(tmp_path: Path) -> None:
+    """The same run from a TOML file: ``[param]`` holds the specs, a bad one is named by
+    the file and key."""
+    config = tmp_path / "tune.toml"
+    config.write_text(f"""
+iterations = 1
+srand = 3
+maxmoves = 20
+[[engine]]
+cmd = "{PEAKED[0]}"
+args = "{PEAKED[1]}"
+name = "peaked"
+[each]
+depth = 1
+[param]
+X = "20,0,200,10,0.1"
+""")
+    db = tmp_path / "t.db"
+    done = subprocess.run([*GUTI, "tune", str(config), "-db", str(db), "-concurrency", "1"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "values after 1/1 iterations: X=" in done.stdout and games_stored(db) == 2
+    config.write_text(config.read_text().replace('"20,0,200,10,0.1"', '"20,0,200,10"'))
+    done = subprocess.run([*GUTI, "tune", str(config), "-db", str(tmp_path / "u.db")],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 2
+    assert done.stderr == (f"guti tune: {config}: param: 'X=20,0,200,10' is not of the form "
+                           "NAME=START,MIN,MAX,C_END,R_END\n")
+
+
 @pytest.mark.slow
 def test_tunes_the_peaked_engine_from_20_to_near_70(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
@@ -151,6 +182,17 @@ def test_tunes_the_peaked_engine_from_20_to_near_70(tmp_path: Path) -> None:
     assert f"option.X={round(value)}" in done.stdout
     assert f"options = {{ X = {round(value)} }}" in done.stdout
     assert len(re.findall(r"^iteration \d+/30 ", done.stdout, re.M)) == 30
+    # the report charts every parameter's values, from the start to the tuned value
+    report = subprocess.run([*GUTI, "report", str(db), "-html", str(tmp_path / "r.html")],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "r.html").read_text()
+    data = json.loads(re.search(r'<script id="guti-data" type="application/json">(.*?)</script>',
+                                page, re.S)[1])
+    history = data["tuning"]["history"]
+    assert len(history) == 31 and history[0] == [20.0]
+    assert history[-1][0] == pytest.approx(value, abs=0.01)
+    assert data["tuning"]["params"] == [{"name": "X", "min": 0.0, "max": 200.0}]
 
 
 @pytest.mark.signals
