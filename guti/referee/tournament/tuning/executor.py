@@ -11,7 +11,6 @@ all its games are stored. A game is played as a tournament's is
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Callable
 
 from guti.referee.execution.engine_pool import EnginePool
@@ -52,7 +51,7 @@ class TuneSlots(GameSlots):
     async def check_engines(self) -> None:
         """Start the engine once as given and note the options it declares (the
         parameters are checked against them before any game)."""
-        pool = EnginePool(dataclasses.replace(self.base), self.settings.name,
+        pool = EnginePool(self.base, self.settings.name,
                           self.settings.timeouts.handshake)
         proc = await pool.take()
         self.declared = dict(proc.options)

@@ -186,7 +186,7 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
     if outcome.finished:
         listener.say(f"resuming: {outcome.finished}/{outcome.total} games already played, "
                      f"{state.applied}/{s.iterations} iterations applied")
-    rounded: frozenset[str] = frozenset()
+    rounded: frozenset[str] = frozenset()  # known once the engine has started, below
 
     def config_for(k: int, side: int) -> EngineConfig:
         trial = state.trial(k)
