@@ -196,21 +196,28 @@ def test_tunes_the_peaked_engine_from_20_to_near_70(tmp_path: Path) -> None:
 
 
 @pytest.mark.signals
-def test_sigkill_and_resume_ends_where_an_uninterrupted_run_does(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
+def test_stopped_and_resumed_ends_where_an_uninterrupted_run_does(tmp_path: Path,
+                                                                   sig: signal.Signals) -> None:
+    """Killed (SIGKILL: nothing more stored) or stopped (Ctrl-C: the running games finish
+    and are stored, exit 130) after the third iteration, then ``-resume``: the same values
+    as a run never interrupted, every game stored once."""
     args = ["-param", "X=20,0,200,10,0.1", "Narrow=2,0,10,2,0.2", "-iterations", "8",
             "-concurrency", "2", "-srand", "5"]
     whole = tune(*args, db=tmp_path / "whole.db")
     assert whole.returncode == 0, whole.stderr
 
-    db = tmp_path / "killed.db"
+    db = tmp_path / "stopped.db"
     proc = subprocess.Popen([*GUTI, "tune", "-engine", *ENGINE, *GAME, "-db", str(db), *args],
-                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            cwd=ROOT)
     assert proc.stdout is not None
-    for line in proc.stdout:  # killed in the middle: after the third iteration is applied
+    for line in proc.stdout:  # stopped in the middle: after the third iteration is applied
         if line.startswith("iteration 3/8"):
             break
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=60)
+    proc.send_signal(sig)
+    proc.stdout.read()
+    assert proc.wait(timeout=60) == (130 if sig == signal.SIGINT else -signal.SIGKILL)
     proc.stdout.close()
     stored = games_stored(db)
     assert 6 <= stored < 16
@@ -219,7 +226,7 @@ def test_sigkill_and_resume_ends_where_an_uninterrupted_run_does(tmp_path: Path)
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming: {stored}/16 games already played" in resumed.stdout
     assert final_values(resumed.stdout) == final_values(whole.stdout).replace(
-        "whole.db", "killed.db")
+        "whole.db", "stopped.db")
     assert rows(db, "SELECT COUNT(DISTINCT game_id), COUNT(*) FROM games") == [(16, 16)]
 
 

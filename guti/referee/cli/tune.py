@@ -15,6 +15,7 @@ another run or an engine that cannot start, 1 when storing failed, 130 when inte
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import sys
 
@@ -26,7 +27,7 @@ from guti.referee.process.text import visible
 #: Not ``typing.TYPE_CHECKING``: ``--help`` should not pay for importing ``typing`` either.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from guti.referee.tournament.tuning.run import IterationDone, TuneOutcome
+    from guti.referee.tournament.tuning.run import TuneOutcome
     from guti.referee.tournament.tuning.settings import TuneSettings
 
 
@@ -47,12 +48,10 @@ def main(argv: list[str]) -> int:
     return _run(settings)
 
 
-def _values(settings: TuneSettings, theta: tuple[float, ...]) -> str:
-    return " ".join(f"{p.name}={t:.2f}" for p, t in zip(settings.params, theta, strict=True))
-
-
 def _run(settings: TuneSettings) -> int:
     from guti.referee.cli.elapsed import Stopwatch
+    from guti.referee.cli.standings_view import make_console
+    from guti.referee.cli.tune_view import TuneDisplay, values_text
     from guti.referee.process import event_loop
     from guti.referee.process.errors import EngineStartError
     from guti.referee.process.forked import start_lifeline
@@ -60,22 +59,16 @@ def _run(settings: TuneSettings) -> int:
     from guti.referee.tournament.tuning.run import TuneError, TuneListener, run_tune
 
     s = settings
-    print(visible(f"tuning {s.engine.name}: {_values(s, s.spsa().start())}; {s.iterations} "
-                  f"iterations of {s.pairs} game pair(s) ({s.total_games} games), "
-                  f"concurrency {s.concurrency}, db {s.db_path}"), flush=True)
-
-    def say(text: str) -> None:
-        print(visible(text), flush=True)
-
-    def iteration(done: IterationDone) -> None:
-        if not s.quiet:
-            say(f"iteration {done.iteration + 1}/{s.iterations} ({done.finished}/"
-                f"{done.total} games): {_values(s, done.theta)}")
-
+    display = TuneDisplay(make_console(sys.stdout), s)
+    display.say(f"tuning {s.engine.name}: {values_text(s, s.spsa().start())}; {s.iterations} "
+                f"iterations of {s.pairs} game pair(s) ({s.total_games} games), "
+                f"concurrency {s.concurrency}, db {s.db_path}")
     watch = Stopwatch()
     start_lifeline()  # before the loop: the watcher of the engines' process groups
     try:
-        outcome = event_loop.run(run_tune(s, TuneListener(say, iteration)))
+        display.start()
+        with contextlib.closing(display):
+            outcome = event_loop.run(run_tune(s, TuneListener(display.say, display.iteration)))
     except (TuneError, StoreError, EngineStartError) as exc:
         return fail("tune", str(exc))
     except sqlite3.Error as exc:
@@ -92,7 +85,7 @@ def _run(settings: TuneSettings) -> int:
     if outcome.failed:
         fail("tune", outcome.failed)
         return 1
-    _print_values(s, outcome)
+    _print_values(s, outcome, values_text(s, outcome.theta))
     print(watch.line(), flush=True)
     if outcome.interrupted:
         print("guti tune: interrupted; continue with the same command and -resume",
@@ -101,13 +94,13 @@ def _run(settings: TuneSettings) -> int:
     return 0
 
 
-def _print_values(s: TuneSettings, outcome: TuneOutcome) -> None:
+def _print_values(s: TuneSettings, outcome: TuneOutcome, values: str) -> None:
     """The values as flags for ``guti match``/``tournament`` and as a TOML snippet."""
     from guti.referee.tournament.tuning.run import tuned_options
 
     applied = len(outcome.history) - 1
     print(f"{outcome.finished}/{outcome.total} games stored in {s.db_path}; "
-          f"values after {applied}/{s.iterations} iterations: {_values(s, outcome.theta)}",
+          f"values after {applied}/{s.iterations} iterations: {values}",
           flush=True)
     options = tuned_options(s.params, outcome.theta, outcome.rounded)
     print("as flags:", visible(" ".join(f"option.{k}={v}" for k, v in options.items())))
