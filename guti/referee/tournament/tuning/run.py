@@ -181,8 +181,12 @@ async def run_tune(s: TuneSettings, listener: TuneListener | None = None,
 
 async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
                 control: RunControl, slots: list[TuneSlots]) -> TuneOutcome:
+    """The locked part of a run: rebuild the state from the stored games, check the
+    parameters against the engine, play the games not stored (each iteration's engines
+    made with its values when its first game starts, quit when its last is stored)."""
     state = replay(s, store)
-    outcome = TuneOutcome(state.theta, store.count_finished(), store.count_scheduled())
+    outcome = TuneOutcome(state.theta, store.count_finished(), store.count_scheduled(),
+                          list(state.history))
     if outcome.finished:
         listener.say(f"resuming: {outcome.finished}/{outcome.total} games already played, "
                      f"{state.applied}/{s.iterations} iterations applied")
@@ -202,6 +206,7 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
         return outcome
     rounded = outcome.rounded = check_params(s.params, executor.declared, s.engine.name)
     stored = Counter(row[0] // s.games_per_iteration for row in store.results())
+
     async def on_result(job: ScheduledGame, record: GameRecord) -> None:
         try:
             store.record_game(job, record)
