@@ -195,6 +195,20 @@ def test_tunes_the_peaked_engine_from_20_to_near_70(tmp_path: Path) -> None:
     assert data["tuning"]["params"] == [{"name": "X", "min": 0.0, "max": 200.0}]
 
 
+@pytest.mark.cluster
+def test_tunes_the_peaked_engine_on_a_local_cluster(tmp_path: Path) -> None:
+    """The same run on ``-cluster local:2`` (two Dask workers, each iteration's engines
+    started on them): it ends within 10 of 70 too, every game stored."""
+    pytest.importorskip("distributed", reason="-cluster needs the cluster extra (distributed)")
+    db = tmp_path / "t.db"
+    done = tune("-param", "X=20,0,200,10,0.1", "-iterations", "30", "-pairs", "2",
+                "-cluster", "local:2", "-srand", "1", db=db)
+    assert done.returncode == 0, done.stderr
+    value = float(re.search(r"values after 30/30 iterations: X=([\d.]+)", done.stdout)[1])
+    assert abs(value - 70) <= 10, done.stdout
+    assert rows(db, "SELECT COUNT(DISTINCT game_id), COUNT(*) FROM games") == [(120, 120)]
+
+
 @pytest.mark.signals
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_stopped_and_resumed_ends_where_an_uninterrupted_run_does(tmp_path: Path,

@@ -41,8 +41,9 @@ def main(argv: list[str]) -> int:
 
     try:
         given = read_tune_options(argv)
-        engines, _ = build_engines(given.engines, lambda line: print(line, flush=True))
-        settings = tune_settings(given.with_engines(engines))
+        engines, setups = build_engines(given.engines, lambda line: print(line, flush=True),
+                                        on_cluster=given.has("cluster"))
+        settings = tune_settings(given.with_engines(engines), setups)
     except CliError as exc:
         return fail("tune", str(exc))
     return _run(settings)

@@ -164,7 +164,7 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
 #: its openings, the timeouts, adjudication, the seed and the help).
 _TUNE_SHARED = ("each", "game", "variant", "fen", "openings", "srand", "handshake-timeout",
                 "move-timeout", "stall-timeout", "draw", "resign", "maxmoves", "event", "site",
-                "help")
+                "cluster", "help")
 
 #: The options of ``guti tune`` (``guti.referee.cli.tune``); a TOML file's keys are these.
 TUNE_OPTIONS: list[OptionSpec] = [
@@ -177,7 +177,8 @@ TUNE_OPTIONS: list[OptionSpec] = [
     OptionSpec("iterations", Kind.VALUE, help="SPSA iterations (default 100)"),
     OptionSpec("pairs", Kind.VALUE, help="game pairs per iteration (default 1)"),
     OptionSpec("config", Kind.VALUE, help="TOML file with the run (flags override it)"),
-    OptionSpec("concurrency", Kind.VALUE, help="games at once (default: number of cores)"),
+    OptionSpec("concurrency", Kind.VALUE,
+               help="games at once (default: number of cores); with -cluster: per worker"),
     OptionSpec("db", Kind.VALUE, help="SQLite database of every game and the values "
                "(default guti-tune.db)"),
     OptionSpec("resume", Kind.FLAG, help="continue the run stored in -db"),

@@ -14,10 +14,17 @@ import os
 from guti.referee.config.args import CliError, parse_cli
 from guti.referee.config.given import GivenOptions
 from guti.referee.config.option_specs import TUNE_OPTIONS
-from guti.referee.config.options import check_limits, engine_configs, game_name, game_settings
+from guti.referee.config.options import (
+    check_limits,
+    cluster_address,
+    engine_configs,
+    game_name,
+    game_settings,
+)
 from guti.referee.config.outputs import check_outputs
 from guti.referee.config.toml_file import read_toml
 from guti.referee.config.tournament import MAX_CONCURRENCY, split_config
+from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.tournament.tuning.settings import TuneSettings
 from guti.referee.tournament.tuning.spsa import Param, ParamSpecError, parse_param
 
@@ -56,8 +63,9 @@ def read_params(given: GivenOptions) -> tuple[Param, ...]:
     return tuple(params)
 
 
-def tune_settings(given: GivenOptions) -> TuneSettings:
-    """Check every option given and build the settings."""
+def tune_settings(given: GivenOptions, setups: tuple[EngineSetup, ...] = ()) -> TuneSettings:
+    """Check every option given and build the settings; ``setups``: the engine's build and
+    requirements every worker of a cluster sees to."""
     game = game_name(given)
     configs = engine_configs(given)
     if len(configs) != 1:
@@ -71,7 +79,10 @@ def tune_settings(given: GivenOptions) -> TuneSettings:
     iterations = given.whole("iterations", DEFAULT_ITERATIONS, minimum=1)
     pairs = given.whole("pairs", DEFAULT_PAIRS, minimum=1)
     seed = given.whole("srand", 0) if given.has("srand") else int.from_bytes(os.urandom(4), "little")
+    address = cluster_address(given)
     concurrency = given.whole("concurrency", os.cpu_count() or 1, minimum=1)
+    if address is not None:  # the games at once on the cluster, as far as known here
+        concurrency = (address.local or 1) * (address.per_worker or 1)
     if concurrency > MAX_CONCURRENCY:
         raise CliError(f"{given.where('concurrency')}: {concurrency} is more than "
                        f"{MAX_CONCURRENCY} games at once")
@@ -82,7 +93,7 @@ def tune_settings(given: GivenOptions) -> TuneSettings:
         engine=engine, params=params, iterations=iterations, pairs=pairs, game=settings,
         db_path=db_path, seed=seed, lag=tuning_lag(concurrency, pairs),
         concurrency=concurrency, resume=given.has("resume"), quiet=given.has("quiet"),
-        seed_given=given.has("srand"),
+        seed_given=given.has("srand"), cluster=address, setups=setups,
     )
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Protocol
 
 from guti.referee.execution.engine_pool import EnginePool
+from guti.referee.execution.executor import GameExecutor
 from guti.referee.execution.pairing import play_job
 from guti.referee.execution.slots import GameSlots
 from guti.referee.game.record import GameRecord
@@ -24,6 +26,17 @@ from guti.referee.ugi.options import EngineOption
 
 #: (iteration, side) -> the engine as that side of that iteration plays it.
 ConfigFor = Callable[[int, int], EngineConfig]
+
+
+class TuneExecutor(GameExecutor, Protocol):
+    """What the run driver needs of the ways to play a tuning run's games: those of every
+    executor, the options the engine declared (read by ``check_engines``), and
+    ``release``, told when an iteration's games are all stored."""
+
+    declared: dict[str, EngineOption]
+
+    async def release(self, iteration: int) -> None:
+        """Every game of ``iteration`` is stored: quit its engines."""
 
 
 class TuneSlots(GameSlots):

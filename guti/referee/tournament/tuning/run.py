@@ -15,12 +15,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from guti.referee.execution.cluster_address import ClusterError
 from guti.referee.execution.stopping import RunControl
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.db_lock import DatabaseBusy, DatabaseLock
 from guti.referee.storage.store import StoreError, TournamentStore
-from guti.referee.tournament.tuning.executor import TuneSlots
+from guti.referee.tournament.tuning.executor import ConfigFor, TuneExecutor, TuneSlots
 from guti.referee.tournament.tuning.settings import PLUS, TuneSettings
 from guti.referee.tournament.tuning.spsa import Param
 from guti.referee.tournament.tuning.state import TuneState, plus_score, replay_results
@@ -155,6 +156,19 @@ class _Feed:
         return job
 
 
+def _executor(s: TuneSettings, config_for: ConfigFor) -> TuneExecutor:
+    """Game slots here, or the cluster's (Dask imported only then)."""
+    if s.cluster is None:
+        return TuneSlots(s.engine, config_for, s.game, s.games_per_iteration, s.concurrency)
+    try:
+        from guti.referee.tournament.tuning.cluster import TuneCluster
+    except ImportError as exc:
+        raise ClusterError(f"-cluster {s.cluster.text} needs Dask: pip install "
+                           f"'guti[cluster]' ({exc})") from None
+    return TuneCluster(s.cluster, s.engine, config_for, s.game, s.games_per_iteration,
+                       s.setups)
+
+
 async def run_tune(s: TuneSettings, listener: TuneListener | None = None,
                    control: RunControl | None = None) -> TuneOutcome:
     """Play every game of the run not stored yet, applying each iteration as its games end
@@ -162,7 +176,7 @@ async def run_tune(s: TuneSettings, listener: TuneListener | None = None,
     listener = listener or TuneListener()
     control = control or RunControl()
     os.makedirs(os.path.dirname(os.path.abspath(s.db_path)), exist_ok=True)
-    slots: list[TuneSlots] = []
+    slots: list[TuneExecutor] = []
     with control.signals(listener.say, lambda: sum(len(x.running) for x in slots)):
         try:
             lock = DatabaseLock(s.db_path)
@@ -180,7 +194,7 @@ async def run_tune(s: TuneSettings, listener: TuneListener | None = None,
 
 
 async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
-                control: RunControl, slots: list[TuneSlots]) -> TuneOutcome:
+                control: RunControl, slots: list[TuneExecutor]) -> TuneOutcome:
     """The locked part of a run: rebuild the state from the stored games, check the
     parameters against the engine, play the games not stored (each iteration's engines
     made with its values when its first game starts, quit when its last is stored)."""
@@ -198,7 +212,7 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
         options = {**s.engine.options, **tuned_options(s.params, values, rounded)}
         return replace(s.engine, name=s.side_names()[side], options=options)
 
-    executor = TuneSlots(s.engine, config_for, s.game, s.games_per_iteration, s.concurrency)
+    executor = _executor(s, config_for)
     slots.append(executor)
     await control.unless_aborted(executor.check_engines())
     if control.aborted:

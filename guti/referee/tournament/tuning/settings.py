@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
 from guti.referee.storage.rows import engine_to_dict
@@ -42,6 +43,8 @@ class TuneSettings:
     resume: bool = False
     quiet: bool = False
     seed_given: bool = True  # False: a resume takes the stored run's seed
+    cluster: ClusterAddress | None = None  # -cluster: the games are played on Dask
+    setups: tuple[EngineSetup, ...] = ()  # the engine's requirements and build, per worker
 
     def adopt(self, stored: dict[str, Any]) -> None:
         """A resume goes on as the stored run was made: with its lag (which the
