@@ -5,8 +5,8 @@ run whose engines are fixed, sending them with every task as its *run spec*; the
 keep each spec's engines warm. A tuning run's engines change with every iteration, so
 here every iteration is a run spec of its own (the engine with that iteration's plus and
 minus values), its engines quit on every worker once its games are stored. Every task is
-one game, so a task never mixes two iterations. Importing this module imports Dask: the
-run driver does it only for ``-cluster``.
+one game, so a task never mixes two iterations. Importing this module imports Dask (through the cluster
+executor, the one module that imports it): the run driver does it only for ``-cluster``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-
-from distributed import Future
+from typing import Any
 
 from guti.referee.execution.cluster import ClusterExecutor
 from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
@@ -66,14 +65,13 @@ class TuneCluster(ClusterExecutor):
     def _batch_size(self) -> int:
         return 1
 
-    def _submit(self, batch: list[ScheduledGame], worker: str = "") -> Future:
+    def _submit(self, batch: list[ScheduledGame], worker: str = "") -> Any:
         first = batch[0].game_id
         spec = self._spec_of(first // self.games_per_iteration)
         key = f"guti-games-{spec.run_id}-{first}-{self.attempts.get(first, 0)}"
         where = {"workers": [worker], "allow_other_workers": True} if worker else {}
-        future: Future = self.client.submit(play_task, spec, batch, key=key, pure=False,
-                                            **where)
-        return future
+        return self.client.submit(play_task, spec, batch, key=key, pure=False,
+                                  **where)
 
     async def release(self, iteration: int) -> None:
         """Every game of ``iteration`` is stored: quit its engines on every worker."""
@@ -89,7 +87,7 @@ class TuneCluster(ClusterExecutor):
             with contextlib.suppress(Exception):
                 await self.client.run(stop_run, spec.run_id, on_error="ignore")
 
-    async def _abort(self, futures: list[Future]) -> None:
+    async def _abort(self, futures: list[Any]) -> None:
         await super()._abort(futures)
         for spec in list(self.specs.values()):
             with contextlib.suppress(Exception):
