@@ -169,56 +169,77 @@ def _executor(s: TuneSettings, config_for: ConfigFor) -> TuneExecutor:
                        s.setups)
 
 
+class _Values:
+    """What an iteration's engines are made from: the state (once the database is read)
+    and the options sent as whole numbers (once the engine has declared them)."""
+
+    def __init__(self, s: TuneSettings) -> None:
+        self.s = s
+        self.state: TuneState | None = None
+        self.rounded: frozenset[str] = frozenset()
+
+    def config_for(self, k: int, side: int) -> EngineConfig:
+        """The engine as side ``side`` of iteration ``k`` plays it."""
+        s, state = self.s, self.state
+        if state is None:
+            raise RuntimeError("no game is played before the database is read")
+        trial = state.trial(k)
+        values = trial.plus if side == PLUS else trial.minus
+        options = {**s.engine.options, **tuned_options(s.params, values, self.rounded)}
+        return replace(s.engine, name=s.side_names()[side], options=options)
+
+
 async def run_tune(s: TuneSettings, listener: TuneListener | None = None,
                    control: RunControl | None = None) -> TuneOutcome:
     """Play every game of the run not stored yet, applying each iteration as its games end
-    (see the module docstring)."""
+    (see the module docstring). The engine is started and the parameters checked against
+    it before the database is touched: a mistake leaves no run behind."""
     listener = listener or TuneListener()
     control = control or RunControl()
     os.makedirs(os.path.dirname(os.path.abspath(s.db_path)), exist_ok=True)
-    slots: list[TuneExecutor] = []
-    with control.signals(listener.say, lambda: sum(len(x.running) for x in slots)):
+    values = _Values(s)
+    executor = _executor(s, values.config_for)
+    with control.signals(listener.say, lambda: len(executor.running)):
         try:
             lock = DatabaseLock(s.db_path)
             lock.acquire()
         except DatabaseBusy as exc:
             raise TuneError(str(exc)) from None
         try:
+            await _check(s, executor, control, values)
             store = open_tuning(s, listener.say)
             try:
-                return await _play(s, store, listener, control, slots)
+                return await _play(s, store, listener, control, executor, values)
             finally:
                 store.close()
         finally:
-            lock.release()
+            try:
+                await executor.close()  # quit after a run, or a run that could not start
+            finally:
+                lock.release()
+
+
+async def _check(s: TuneSettings, executor: TuneExecutor, control: RunControl,
+                 values: _Values) -> None:
+    """Start the engine once and check the parameters against what it declares
+    (KeyboardInterrupt: the run was aborted meanwhile)."""
+    await control.unless_aborted(executor.check_engines())
+    if control.aborted:
+        raise KeyboardInterrupt
+    values.rounded = check_params(s.params, executor.declared, s.engine.name)
 
 
 async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
-                control: RunControl, slots: list[TuneExecutor]) -> TuneOutcome:
-    """The locked part of a run: rebuild the state from the stored games, check the
-    parameters against the engine, play the games not stored (each iteration's engines
-    made with its values when its first game starts, quit when its last is stored)."""
-    state = replay(s, store)
+                control: RunControl, executor: TuneExecutor, values: _Values) -> TuneOutcome:
+    """The rest of a run, with the database open: rebuild the state from the stored
+    games, play the games not stored (each iteration's engines made with its values when
+    its first game starts, quit when its last is stored)."""
+    state = values.state = replay(s, store)
     outcome = TuneOutcome(state.theta, store.count_finished(), store.count_scheduled(),
-                          list(state.history))
+                          list(state.history), rounded=values.rounded)
     if outcome.finished:
         listener.say(f"resuming: {outcome.finished}/{outcome.total} games already played, "
                      f"{state.applied}/{s.iterations} iterations applied")
-    rounded: frozenset[str] = frozenset()  # known once the engine has started, below
-
-    def config_for(k: int, side: int) -> EngineConfig:
-        trial = state.trial(k)
-        values = trial.plus if side == PLUS else trial.minus
-        options = {**s.engine.options, **tuned_options(s.params, values, rounded)}
-        return replace(s.engine, name=s.side_names()[side], options=options)
-
-    executor = _executor(s, config_for)
-    slots.append(executor)
-    await control.unless_aborted(executor.check_engines())
-    if control.aborted:
-        outcome.interrupted = True
-        return outcome
-    rounded = outcome.rounded = check_params(s.params, executor.declared, s.engine.name)
     stored = Counter(row[0] // s.games_per_iteration for row in store.results())
 
     async def on_result(job: ScheduledGame, record: GameRecord) -> None:
