@@ -3,7 +3,7 @@
 Why: the reference page is generated from ``guti/referee/config/option_specs.py`` by an
 MkDocs hook (``docs/hooks/cli_reference.py``), so a flag added there appears on the site
 without another edit. This test renders the reference with that hook's own function and
-runs the real ``guti match --help`` and ``guti tournament --help``: every flag and every
+runs the real ``guti match --help``, ``guti tournament --help`` and ``guti tune --help``: every flag and every
 documented key they print must be in the rendered page.
 """
 
@@ -46,7 +46,7 @@ def _keys(help_text: str) -> list[str]:
     return re.findall(r"^      (\S+)", help_text, flags=re.M)
 
 
-@pytest.mark.parametrize("command", ["match", "tournament"])
+@pytest.mark.parametrize("command", ["match", "tournament", "tune"])
 def test_every_flag_of_the_help_is_in_the_reference(command: str) -> None:
     reference = _hook().render_reference()
     help_text = _help(command)

@@ -1,7 +1,7 @@
 """MkDocs hook: the CLI reference, rendered from the one place the flags are defined.
 
-``guti/referee/config/option_specs.py`` holds every flag of ``guti match`` and
-``guti tournament`` with its help text and keys, as plain data; ``--help`` prints it and
+``guti/referee/config/option_specs.py`` holds every flag of ``guti match``,
+``guti tournament`` and ``guti tune`` with its help text and keys, as plain data; ``--help`` prints it and
 this hook renders it into the page that carries :data:`PLACEHOLDER`, so a flag added
 there appears on the site without another edit. ``tests/test_cli_reference.py`` renders
 the reference with :func:`render_reference` and checks it against the real ``--help``.
@@ -19,7 +19,11 @@ if str(REPOSITORY) not in sys.path:  # mkdocs runs hooks without the project on 
     sys.path.insert(0, str(REPOSITORY))
 
 from guti.referee.config.args import Kind, OptionSpec  # noqa: E402
-from guti.referee.config.option_specs import MATCH_OPTIONS, TOURNAMENT_OPTIONS  # noqa: E402
+from guti.referee.config.option_specs import (  # noqa: E402
+    MATCH_OPTIONS,
+    TOURNAMENT_OPTIONS,
+    TUNE_OPTIONS,
+)
 
 #: The marker a page puts where the generated tables go.
 PLACEHOLDER = "<!-- cli-reference -->"
@@ -52,7 +56,8 @@ def _table(specs: list[OptionSpec]) -> str:
 
 
 def render_reference() -> str:
-    """The flags of ``guti match`` and then those ``guti tournament`` adds, as Markdown."""
+    """The flags of ``guti match``, those ``guti tournament`` adds, and ``guti tune``'s, as
+    Markdown."""
     match_names = {spec.name for spec in MATCH_OPTIONS}
     added = [spec for spec in TOURNAMENT_OPTIONS if spec.name not in match_names]
     return "\n".join([
@@ -69,6 +74,13 @@ def render_reference() -> str:
         "these:",
         "",
         _table(added),
+        "",
+        "## guti tune",
+        "",
+        "`guti tune [FILE.toml] [options]`: tune one engine's options by self-play (SPSA; "
+        "see [Tuning](../guide/tuning.md)):",
+        "",
+        _table(TUNE_OPTIONS),
         "",
     ])
 

@@ -26,7 +26,7 @@ from typing import BinaryIO, TextIO
 
 from guti.rules import Board, RulesError
 
-from .ugi_options import OPTIONS, OptionError, parse_setoption, ugi_answer
+from .ugi_options import EVAL_OPTIONS, OPTIONS, OptionError, parse_setoption, ugi_answer
 from .ugi_perft import PerftStopped, perft_divide
 
 ECHO_MAX = 200  # how much of an offending line is echoed back
@@ -109,6 +109,8 @@ class UgiEngine:
                 level=int(self.values["Level"]),
                 overhead_ms=int(self.values["Move Overhead"]),
             )
+            for name in EVAL_OPTIONS:
+                self._searcher.set_weight(name, int(self.values[name]))
         return self._searcher
 
     def busy(self) -> bool:
@@ -190,6 +192,8 @@ class UgiEngine:
                 self._searcher.level = int(value)
             elif option.name == "Move Overhead":
                 self._searcher.overhead_ms = int(value)
+            elif option.name in EVAL_OPTIONS:
+                self._searcher.set_weight(option.name, int(value))
 
     def cmd_uginewgame(self, tokens: list[str], line: str, received: float) -> None:
         self.finish_job()

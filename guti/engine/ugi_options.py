@@ -74,7 +74,17 @@ OPTIONS: tuple[Option, ...] = (
     Option("Seed", "spin", 0, 0, 2**31 - 1),
     Option("Level", "spin", 20, 0, 20),
     Option("Move Overhead", "spin", 30, 0, 5000),
+    # The evaluation's weights, in hundredths of a piece (guti.engine.search.evaluate, whose
+    # DEFAULT_WEIGHTS must match these defaults): options so that they can be tuned.
+    Option("EvalMobility", "spin", 4, 0, 100),
+    Option("EvalBlocked", "spin", 6, 0, 100),
+    Option("EvalHanging", "spin", 18, 0, 200),
+    Option("EvalPlacement", "spin", 3, 0, 50),
+    Option("EvalCentre", "spin", 8, 0, 100),
 )
+#: The options that are evaluation weights.
+EVAL_OPTIONS = frozenset(("EvalMobility", "EvalBlocked", "EvalHanging", "EvalPlacement",
+                          "EvalCentre"))
 _BY_NAME = {option.name.lower(): option for option in OPTIONS}
 
 

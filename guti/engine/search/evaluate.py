@@ -19,7 +19,7 @@ Alquerque and Gol-skuish) cost three lookups; larger boards loop over their byte
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from guti.rules import Game
 from guti.rules.movegen import capture_sources
@@ -30,6 +30,16 @@ BLOCKED = 6
 HANGING = 18
 DEGREE = 3  # placement bonus per line neighbour of a point
 CENTRE = 8  # extra for the centre point
+
+#: The weights a user may change (UGI options of the same names, see
+#: :mod:`guti.engine.ugi_options`), with their defaults: the constants above.
+DEFAULT_WEIGHTS: dict[str, int] = {
+    "EvalMobility": MOBILITY,
+    "EvalBlocked": BLOCKED,
+    "EvalHanging": HANGING,
+    "EvalPlacement": DEGREE,
+    "EvalCentre": CENTRE,
+}
 
 #: Returned instead of a score when the side to move has no step (it loses by end rule 2);
 #: the search turns it into a loss at the right distance.
@@ -51,17 +61,18 @@ def _byte_tables(weights: list[int]) -> tuple[tuple[int, ...], ...]:
     return tuple(tables)
 
 
-def placement_weights(game: Game) -> list[int]:
-    """Bonus per point (0-based bit): its number of neighbours, more for the centre point."""
+def placement_weights(game: Game, degree: int = DEGREE, centre_bonus: int = CENTRE) -> list[int]:
+    """Bonus per point (0-based bit): ``degree`` per neighbour, ``centre_bonus`` more for the
+    centre point."""
     geo = game.geometry
-    weights = [DEGREE * mask.bit_count() for mask in geo.adjacent]
+    weights = [degree * mask.bit_count() for mask in geo.adjacent]
     xs = [x for x, _ in game.coordinates]
     ys = [y for _, y in game.coordinates]
     mid_x, mid_y = sum(xs) / len(xs), sum(ys) / len(ys)
     # the most connected point; among equals (Alquerque's 7, 9, 13, ...) the one in the middle
     centre = max(range(geo.size), key=lambda i: (geo.adjacent[i].bit_count(),
                                                   -((xs[i] - mid_x) ** 2 + (ys[i] - mid_y) ** 2)))
-    weights[centre] += CENTRE
+    weights[centre] += centre_bonus
     return weights
 
 
@@ -78,12 +89,16 @@ def _wide_placement(tables: tuple[tuple[int, ...], ...]) -> Callable[[int], int]
     return placement
 
 
-def build_evaluator(game: Game) -> Callable[[int, int], int]:
-    """The evaluation function ``(own, enemy) -> score`` for ``game``."""
+def build_evaluator(game: Game,
+                    weights: Mapping[str, int] | None = None) -> Callable[[int, int], int]:
+    """The evaluation function ``(own, enemy) -> score`` for ``game``, with ``weights``
+    (names of :data:`DEFAULT_WEIGHTS`; a missing one keeps its default)."""
+    w = {**DEFAULT_WEIGHTS, **(weights or {})}
+    mobility, blocked, hanging = w["EvalMobility"], w["EvalBlocked"], w["EvalHanging"]
     geo = game.geometry
     adjacent = geo.adjacent
     full = geo.full
-    tables = _byte_tables(placement_weights(game))
+    tables = _byte_tables(placement_weights(game, w["EvalPlacement"], w["EvalCentre"]))
     p0, p1, p2 = tables[:3]
     wide = len(tables) > 3  # more than 24 points: the three inline lookups do not cover it
     placement = _wide_placement(tables)
@@ -117,11 +132,11 @@ def build_evaluator(game: Game) -> Callable[[int, int], int]:
             enemy_moves += (adj & enemy).bit_count()
         if not own_moves:
             return NO_MOVES
-        score += MOBILITY * (own_moves - enemy_moves)
-        score -= BLOCKED * ((own & ~reach).bit_count() - (enemy & ~reach).bit_count())
+        score += mobility * (own_moves - enemy_moves)
+        score -= blocked * ((own & ~reach).bit_count() - (enemy & ~reach).bit_count())
         attackers = capture_sources(geo, enemy, own)
         if attackers:
-            score -= HANGING * attackers.bit_count()
+            score -= hanging * attackers.bit_count()
         return score
 
     return evaluate

@@ -63,6 +63,12 @@ class Searcher:
         self.overhead_ms = overhead_ms
         self.history: dict[int, int] = {}
         self._evaluators: dict[str, Callable[[int, int], int]] = {}
+        self.weights: dict[str, int] = {}  # evaluation weights changed from their defaults
+
+    def set_weight(self, name: str, value: int) -> None:
+        """Change one evaluation weight (``EvalMobility``, ...); the evaluators are rebuilt."""
+        self.weights[name] = value
+        self._evaluators.clear()
 
     def set_hash(self, megabytes: int) -> None:
         self.tt.resize(megabytes)
@@ -75,7 +81,7 @@ class Searcher:
     def _evaluator(self, board: Board) -> Callable[[int, int], int]:
         name = board.game.name
         if name not in self._evaluators:
-            self._evaluators[name] = build_evaluator(board.game)
+            self._evaluators[name] = build_evaluator(board.game, self.weights)
         return self._evaluators[name]
 
     # ------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (module, function, one-line help)
     "tournament": ("guti.referee.cli.tournament", "main_tournament", "run a tournament (round-robin, gauntlet or knockout)"),
     "match": ("guti.referee.cli.match", "main", "play games between two engines"),
+    "tune": ("guti.referee.cli.tune", "main", "tune an engine's options by self-play (SPSA)"),
     "standings": ("guti.referee.cli.tournament", "main_standings", "standings of a tournament database"),
     "export": ("guti.referee.cli.tournament", "main_export", "export a tournament database to PDN or JSON"),
     "report": ("guti.referee.cli.web", "main_report", "write a tournament database as one HTML report"),

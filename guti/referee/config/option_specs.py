@@ -171,3 +171,28 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
     OptionSpec("serve", Kind.VALUE,
                help="[HOST:]PORT: serve the live page while it runs (host 127.0.0.1 unless given)"),
 ]
+
+#: The options shared with a match that a tuning run takes too (the engine, the game and
+#: its openings, the timeouts, adjudication, the seed and the help).
+_TUNE_SHARED = ("each", "game", "variant", "fen", "openings", "srand", "handshake-timeout",
+                "move-timeout", "stall-timeout", "draw", "resign", "maxmoves", "event", "site",
+                "cluster", "help")
+
+#: The options of ``guti tune`` (``guti.referee.cli.tune``); a TOML file's keys are these.
+TUNE_OPTIONS: list[OptionSpec] = [
+    OptionSpec("engine", Kind.TOKENS, repeatable=True, key_help=ENGINE_KEY_HELP,
+               help="the engine to tune (once), with the keys of guti match's -engine:"),
+    *(spec for spec in MATCH_OPTIONS if spec.name in _TUNE_SHARED),
+    OptionSpec("param", Kind.TOKENS, repeatable=True,
+               help="NAME=START,MIN,MAX,C_END,R_END: an engine option to tune (one or more; "
+                    "C_END: the perturbation at the end, R_END: the learning rate there)"),
+    OptionSpec("iterations", Kind.VALUE, help="SPSA iterations (default 100)"),
+    OptionSpec("pairs", Kind.VALUE, help="game pairs per iteration (default 1)"),
+    OptionSpec("config", Kind.VALUE, help="TOML file with the run (flags override it)"),
+    OptionSpec("concurrency", Kind.VALUE,
+               help="games at once (default: number of cores); with -cluster: per worker"),
+    OptionSpec("db", Kind.VALUE, help="SQLite database of every game and the values "
+               "(default guti-tune.db)"),
+    OptionSpec("resume", Kind.FLAG, help="continue the run stored in -db"),
+    OptionSpec("quiet", Kind.FLAG, help="only the values at the end"),
+]

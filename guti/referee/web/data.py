@@ -25,6 +25,7 @@ from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import FAULT_COLUMNS, Standings
 from guti.referee.stats.stats import draw_ratio, format_elo, los, score_elo
 from guti.referee.storage.store import TournamentStore
+from guti.referee.tournament.tuning.history import tuning_history
 from guti.referee.web.geometry import board_geometry
 
 #: At most this many points on the SPRT chart (a 10,000-game run is sampled).
@@ -224,6 +225,7 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
         "tally": tally.snapshot(),
         "games": games,
         "fault_columns": list(FAULT_COLUMNS),
+        "tuning": tuning_history(store),
     }
 
 

@@ -193,6 +193,23 @@
       points: [[0, 0], ...pts].map(([x, y]) => c.sx(x) + "," + c.sy(y)).join(" ") }));
     return c.root;
   }
+  function tuningChart(t, k) {
+    const p = t.params[k], values = t.history.map(theta => theta[k]);
+    const lo = Math.min(p.min, ...values), hi = Math.max(p.max, ...values);
+    const c = chart(360, 200, 0, Math.max(1, t.iterations), lo, hi, "iterations", p.name);
+    c.root.append(svg("polyline", { class: "tuning-" + k, fill: "none", stroke: "#2a7de1", "stroke-width": 2,
+      points: values.map((v, i) => c.sx(i) + "," + c.sy(v)).join(" ") }));
+    const last = values[values.length - 1];
+    c.text(c.sx(values.length - 1), c.sy(last) - 6, Number(last).toFixed(2), "end");
+    return c.root;
+  }
+  function renderTuning() {
+    const t = DATA.tuning;
+    if (!t) return;
+    document.getElementById("tuning").hidden = false;
+    const box = clear("tuning-charts");
+    t.params.forEach((_, k) => box.append(tuningChart(t, k)));
+  }
   function clockChart(game, current) {
     const clocks = game[G.clocks];
     if (!clocks.some(v => v !== null)) return el("p", { class: "note" }, "no clock in this game");
@@ -424,6 +441,7 @@
   document.getElementById("generated").textContent = "generated " + DATA.generated + " by guti";
   document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played`;
   renderSettings();
+  renderTuning();
   renderStandings(DATA.tally);
   setupFilters();
   renderGames();
