@@ -156,7 +156,7 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
     stores: list[TournamentStore] = []
     try:
         for path in paths:
-            stores.append(TournamentStore(path, create=False))
+            stores.append(TournamentStore.checked(path))
         names: list[str] = []
         formats = set()
         for store in stores:
@@ -208,7 +208,7 @@ def export_command(argv: list[str], options: list[OptionSpec]) -> int:
         args = parse_cli(rest, options)
         if not (args.has("pdn") or args.has("json") or args.has("epd")):
             raise CliError("nothing to do: give -pdn FILE, -json FILE and/or -epd FILE")
-        with TournamentStore(path, create=False) as store:
+        with TournamentStore.checked(path) as store:
             if args.has("pdn"):
                 n = export_pdn(store, args.value("pdn") or "")
                 print(f"{n} games written to {args.value('pdn')}", flush=True)
