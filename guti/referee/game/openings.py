@@ -210,7 +210,7 @@ def load_openings(
     :data:`CHECKED_WHOLE_BYTES` (or a pipe) is then read only as far as it takes
     (a file of millions of lines starts its first game at once): in file order the first
     ``wanted`` usable ones; with ``order="random"`` the file is read once for the byte
-    offset of each line (8 bytes per line held, not the openings), and lines are drawn at
+    offset of each line (12 bytes per line held, not the openings), and lines are drawn at
     random from that index (a Fisher-Yates shuffle done lazily, seeded by ``seed``) until
     ``wanted`` are usable. Fewer than ``wanted`` returned means the file has no more; they
     are then every usable opening, in file order (what :func:`opening_sequence` shuffles
@@ -225,6 +225,9 @@ def load_openings(
             if stat.S_ISREG(info.st_mode) and info.st_size <= CHECKED_WHOLE_BYTES:
                 wanted = None
             if order == "random" and wanted is not None:
+                if not fh.seekable():  # the index is of offsets to go back to
+                    raise OpeningsError(f"openings file {path}: order=random needs a file "
+                                        "that can be read again, not a pipe")
                 found = _drawn_lines(fh, path, game, plies, skips, wanted, seed)
             else:
                 found = [opening for _offset, opening in _usable(
