@@ -83,13 +83,11 @@ def test_an_endless_openings_pipe_is_read_only_as_far_as_the_match_needs(
     fifo = tmp_path / "book.epd"
     os.mkfifo(fifo)
     lines = "".join(f"{line}\n" for line in valid_lines(50)).encode()
-    written = [0]
 
     def feed_forever() -> None:
         with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as out:
             while True:  # until guti closes its end
                 out.write(lines)
-                written[0] += len(lines)
 
     feeder = threading.Thread(target=feed_forever, daemon=True)
     feeder.start()
@@ -146,3 +144,28 @@ def test_a_large_file_in_random_order_draws_from_an_index(
     assert again == found  # the seed decides
     sources = {o.source for o in found}
     assert len(sources) == 5 and any(int(s.rsplit(":", 1)[1]) > 200 for s in sources)
+
+
+def test_random_order_on_a_pipe_is_one_line(tmp_path: Path) -> None:
+    """``order=random`` reads a large file through an index of offsets, which a pipe cannot
+    give: refused in one line instead of holding an endless stream's index."""
+    fifo = tmp_path / "book.epd"
+    os.mkfifo(fifo)
+
+    def feed_forever() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as out:
+            while True:
+                out.write(b"12-7\n" * 1000)
+
+    feeder = threading.Thread(target=feed_forever, daemon=True)
+    feeder.start()
+    try:
+        done = guti(*MATCH, "-openings", f"file={fifo}", "order=random", cwd=tmp_path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        feeder.join(timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not a pipe" in lines[0], done.stderr
+    assert not feeder.is_alive()
