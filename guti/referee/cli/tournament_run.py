@@ -160,7 +160,7 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
     stores: list[TournamentStore] = []
     try:
         for path in paths:
-            stores.append(TournamentStore(path, create=False))
+            stores.append(TournamentStore.checked(path))
         names: list[str] = []
         formats = set()
         for store in stores:
@@ -214,7 +214,7 @@ def export_command(argv: list[str], options: list[OptionSpec]) -> int:
             raise CliError("nothing to do: give -pdn FILE, -json FILE and/or -epd FILE")
         check_outputs([("database", path), *((f"-{out}", args.value(out))
                                               for out in ("pdn", "json", "epd"))])
-        with TournamentStore(path, create=False) as store:
+        with TournamentStore.checked(path) as store:
             if args.has("pdn"):
                 n = export_pdn(store, args.value("pdn") or "")
                 print(f"{n} games written to {args.value('pdn')}", flush=True)

@@ -55,7 +55,7 @@ def main_report(argv: list[str]) -> int:
         if not html:
             raise CliError("give -html FILE to say where the report goes")
         check_outputs([("database", path), ("-html", html)])
-        with TournamentStore(path, create=False) as store:
+        with TournamentStore.checked(path) as store:
             games = write_report(store, html, sprt_from_args(args), "-html")
     except (CliError, StoreError) as exc:
         return fail("report", str(exc))
@@ -76,6 +76,7 @@ def main_serve(argv: list[str]) -> int:
     from guti.referee.config.given import GivenOptions
     from guti.referee.config.tournament import sprt_from_args
     from guti.referee.storage.store import StoreError, TournamentStore
+    from guti.referee.web.data import report_data
 
     try:
         path, rest = database_and_rest("serve", argv)
@@ -85,8 +86,9 @@ def main_serve(argv: list[str]) -> int:
             raise CliError(f"-port: {port} is more than 65535")
         host = args.value("host", "127.0.0.1") or "127.0.0.1"
         sprt = sprt_from_args(args)
-        with TournamentStore(path, create=False) as store:
-            store.settings()  # a database without a tournament is a mistake now, not later
+        with TournamentStore.checked(path) as store:
+            # the page read once: a damaged database is one line now, not a broken page later
+            report_data(store, sprt)
     except (CliError, StoreError) as exc:
         return fail("serve", str(exc))
     try:

@@ -199,13 +199,16 @@ def start_openings(
     if order not in ("sequential", "random"):
         raise CliError(f"{where} order={order}: expected sequential or random")
     start = _opening_start(spec, where)
+    needed = max(1, (games + 1) // 2)
     if "format" in spec and "file" not in spec:
         raise CliError(f"{where} format={spec['format']}: needs file=F (an openings file)")
     try:
         if "file" in spec:
-            found = load_openings(spec["file"], game, plies, fmt=spec.get("format"))
+            # only as many as the run takes: a file of millions of lines is not read whole
+            found = load_openings(spec["file"], game, plies, fmt=spec.get("format"),
+                                  wanted=start - 1 + needed, order=order, seed=seed)
         elif plies is not None:
-            found = random_openings(game, plies, max(1, (games + 1) // 2), seed)
+            found = random_openings(game, plies, needed, seed)
         else:
             raise CliError(f"{where} needs file=F or plies=N")
         if start > len(found):
@@ -213,7 +216,7 @@ def start_openings(
                            "usable opening(s)")
         stream = opening_sequence(found, order, seed)
         skipped = itertools.islice(stream, start - 1, None)  # fastchess: start at the N-th
-        return None, [next(skipped) for _ in range(max(1, (games + 1) // 2))]
+        return None, [next(skipped) for _ in range(needed)]
     except OpeningsError as exc:
         raise CliError(str(exc)) from None
 

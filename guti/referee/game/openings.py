@@ -28,13 +28,18 @@ file and line; a game whose moves end it is reported and skipped, as a bad line 
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import stat
 import sys
+from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from guti.referee.game.pdn_reader import PdnError, read_pdn_file
+from guti.referee.process.text import visible
 from guti.rules import Board, Move, RulesError
 
 _MOVE_NUMBER = re.compile(r"\d+\.+")
@@ -99,6 +104,77 @@ def _report(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+#: Longest line of an openings file: a FEN and hundreds of plies fit many times over.
+#: A longer one (or as many bytes without a line end: ``/dev/zero``) is not an openings
+#: file, and reading stops there.
+MAX_LINE_BYTES = 64 * 1024
+#: Skipped openings reported one by one; the rest are counted in one summary line.
+MAX_WARNINGS = 10
+#: Files up to this size are read whole, every line checked, whatever a run needs of them
+#: (a mistake anywhere in a book is reported at once); larger ones, and files that are
+#: not regular (a pipe), only as far as the run needs (see :func:`load_openings`).
+CHECKED_WHOLE_BYTES = 1 << 20
+#: Longest skip warning shown (the text of a line can be 64 KiB of anything).
+WARNING_CHARS = 300
+
+
+class _Skips:
+    """The skip warnings of one file: the first :data:`MAX_WARNINGS` kept (control
+    characters escaped, as a line of a binary file can hold any byte; cut at
+    :data:`WARNING_CHARS`), the rest counted. They are told once the file is read
+    (:meth:`tell`): a file that turns out not to be an openings file at all is then its
+    one line, not warnings first."""
+
+    def __init__(self, report: Callable[[str], None], unit: str = "lines") -> None:
+        self.report = report
+        self.unit = unit
+        self.count = 0
+        self.kept: list[str] = []
+
+    def skip(self, where: str, why: str) -> None:
+        self.count += 1
+        if self.count <= MAX_WARNINGS:
+            text = visible(f"{where}: skipped opening: {why}")
+            cut = text[:WARNING_CHARS] + "..." if len(text) > WARNING_CHARS else text
+            self.kept.append(cut)
+
+    def tell(self, path: str) -> None:
+        for line in self.kept:
+            self.report(line)
+        if self.count > MAX_WARNINGS:
+            self.report(visible(f"{path}: skipped opening: ... and "
+                                f"{self.count - MAX_WARNINGS:,} more {self.unit} skipped"))
+
+
+def _lines(fh: BinaryIO, path: str) -> Iterator[tuple[int, int, str]]:
+    """``(line number, byte offset, text)`` of every line with an opening in it (comments
+    and blank lines left out), read one at a time; OpeningsError at a line longer than
+    :data:`MAX_LINE_BYTES` or holding a NUL byte (a binary file, ``/dev/zero``,
+    ``/dev/urandom``), before anything more is read."""
+    number = offset = 0
+    while True:
+        raw = fh.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise OpeningsError(f"openings file {path}:{number}: a line longer than "
+                                f"{MAX_LINE_BYTES:,} bytes: not an openings file")
+        if b"\0" in raw:
+            raise OpeningsError(f"openings file {path}:{number}: binary data (a NUL byte): "
+                                "not an openings file")
+        text = raw.decode("utf-8", "replace").split("#", 1)[0].strip()
+        if text:
+            yield number, offset, text
+        offset += len(raw)
+
+
+def _line_at(fh: BinaryIO, offset: int) -> str:
+    """The opening of the line at byte ``offset`` (already read once by :func:`_lines`)."""
+    fh.seek(offset)
+    return fh.readline(MAX_LINE_BYTES + 1).decode("utf-8", "replace").split("#", 1)[0].strip()
+
+
 #: The formats of an openings file: lines of FENs or moves, or PDN games.
 OPENINGS_FORMATS = ("epd", "pdn")
 
@@ -121,30 +197,86 @@ def load_openings(
     plies: int | None = None,
     on_error: Callable[[str], None] | None = None,
     fmt: str | None = None,
+    *,
+    wanted: int | None = None,
+    order: str = "sequential",
+    seed: int | None = None,
 ) -> list[Opening]:
-    """All usable openings of ``path`` for ``game``, bad lines reported and skipped;
-    ``fmt``: the file's format (see :func:`openings_format`)."""
+    """The usable openings of ``path`` for ``game``, bad ones reported (at most
+    :data:`MAX_WARNINGS`, then a summary) and skipped; ``fmt``: the file's format (see
+    :func:`openings_format`).
+
+    ``wanted``: how many a run needs. A file of lines larger than
+    :data:`CHECKED_WHOLE_BYTES` (or a pipe) is then read only as far as it takes
+    (a file of millions of lines starts its first game at once): in file order the first
+    ``wanted`` usable ones; with ``order="random"`` the file is read once for the byte
+    offset of each line (12 bytes per line held, not the openings), and lines are drawn at
+    random from that index (a Fisher-Yates shuffle done lazily, seeded by ``seed``) until
+    ``wanted`` are usable. Fewer than ``wanted`` returned means the file has no more; they
+    are then every usable opening, in file order (what :func:`opening_sequence` shuffles
+    and cycles through)."""
     report = on_error or _report
     if openings_format(path, fmt) == "pdn":
         return _pdn_openings(path, game, plies, report)
+    skips = _Skips(report)
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
+        with open(path, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if stat.S_ISREG(info.st_mode) and info.st_size <= CHECKED_WHOLE_BYTES:
+                wanted = None
+            if order == "random" and wanted is not None:
+                if not fh.seekable():  # the index is of offsets to go back to
+                    raise OpeningsError(f"openings file {path}: order=random needs a file "
+                                        "that can be read again, not a pipe")
+                found = _drawn_lines(fh, path, game, plies, skips, wanted, seed)
+            else:
+                found = [opening for _offset, opening in _usable(
+                    path, game, plies, skips, wanted, _lines(fh, path))]
     except OSError as exc:
         raise OpeningsError(f"openings file {path}: {exc.strerror or exc}") from None
-    found: list[Opening] = []
-    for number, raw in enumerate(lines, 1):
-        text = raw.split("#", 1)[0].strip()
-        if not text:
-            continue
-        where = f"{path}:{number}"
-        try:
-            found.append(parse_opening(text, game, plies, where))
-        except ValueError as exc:  # RulesError is a ValueError
-            report(f"{where}: skipped opening: {exc}")
+    skips.tell(path)
     if not found:
         raise OpeningsError(f"openings file {path}: no usable opening for {game}")
     return found
+
+
+def _usable(path: str, game: str, plies: int | None, skips: _Skips,
+            wanted: int | None, lines: Iterator[tuple[int, int, str]],
+            ) -> list[tuple[int, Opening]]:
+    """``(offset, opening)`` of the usable ones of ``lines``, until ``wanted`` are found."""
+    found: list[tuple[int, Opening]] = []
+    for number, offset, text in lines:
+        if wanted is not None and len(found) >= wanted:
+            break
+        where = f"{path}:{number}"
+        try:
+            found.append((offset, parse_opening(text, game, plies, where)))
+        except ValueError as exc:  # RulesError is a ValueError
+            skips.skip(where, str(exc))
+    return found
+
+
+def _drawn_lines(fh: BinaryIO, path: str, game: str, plies: int | None, skips: _Skips,
+                 wanted: int, seed: int | None) -> list[Opening]:
+    """``order=random`` with ``wanted`` (see :func:`load_openings`): lines drawn at random
+    from an index of their offsets until ``wanted`` are usable."""
+    numbers, offsets = array("I"), array("q")
+    for number, offset, _text in _lines(fh, path):
+        numbers.append(number)
+        offsets.append(offset)
+    rng = random.Random(seed)
+
+    def drawn() -> Iterator[tuple[int, int, str]]:
+        for i in range(len(offsets)):  # Fisher-Yates, one draw at a time
+            j = rng.randrange(i, len(offsets))
+            offsets[i], offsets[j] = offsets[j], offsets[i]
+            numbers[i], numbers[j] = numbers[j], numbers[i]
+            yield numbers[i], offsets[i], _line_at(fh, offsets[i])
+
+    found = _usable(path, game, plies, skips, wanted, drawn())
+    if len(found) < wanted:  # all of them: in file order, as without an index
+        found.sort(key=lambda pair: pair[0])
+    return [opening for _offset, opening in found]
 
 
 def _pdn_openings(
@@ -156,14 +288,16 @@ def _pdn_openings(
     except PdnError as exc:
         raise OpeningsError(str(exc)) from None
     found: list[Opening] = []
+    skips = _Skips(report, "games")
     for number, pdn_game in enumerate(games, 1):
         moves = pdn_game.move_texts if plies is None else pdn_game.move_texts[:plies]
         opening = Opening(pdn_game.start_fen, tuple(moves), f"{path}:{pdn_game.line}")
         if opening.board(game).is_game_over():
-            report(f"{path}:{pdn_game.line}: skipped opening: game {number} is over after "
-                   f"{len(moves)} plies (plies=N takes only the first N)")
+            skips.skip(f"{path}:{pdn_game.line}", f"game {number} is over after "
+                       f"{len(moves)} plies (plies=N takes only the first N)")
         else:
             found.append(opening)
+    skips.tell(path)
     if not found:
         raise OpeningsError(f"openings file {path}: no usable opening for {game}")
     return found

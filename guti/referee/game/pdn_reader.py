@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from guti.rules import Board, RulesError
 
@@ -277,13 +278,35 @@ def parse_pdn(text: str, source: str = "<pdn>", game: str | None = None) -> list
     return games
 
 
+#: The largest PDN file read: it is parsed whole, so a device that never ends
+#: (``/dev/zero``) or a huge file is one line, not all of memory.
+MAX_PDN_BYTES = 64 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+def _bounded_text(fh: TextIO, path: str) -> str:
+    """The text of ``fh``, read in chunks: PdnError at a NUL character (binary data, not
+    PDN) or past :data:`MAX_PDN_BYTES` characters."""
+    chunks: list[str] = []
+    size = 0
+    while chunk := fh.read(_CHUNK):
+        if "\0" in chunk:
+            line = "".join(chunks).count("\n") + chunk[: chunk.index("\0")].count("\n") + 1
+            raise PdnError(f"{path}:{line}: binary data (a NUL byte): not a PDN file")
+        size += len(chunk)
+        if size > MAX_PDN_BYTES:
+            raise PdnError(f"{path}: larger than {MAX_PDN_BYTES >> 20} MiB: too large a PDN file")
+        chunks.append(chunk)
+    return "".join(chunks)
+
+
 def read_pdn_file(path: str, game: str | None = None, what: str = "PDN file") -> list[PdnGame]:
     """Every game of the PDN file ``path`` (see :func:`parse_pdn`); a file that cannot be
     read (``what`` names it then: ``openings file x.pdn: No such file or directory``) or is
     not UTF-8 is a :class:`PdnError` too."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read()
+            text = _bounded_text(fh, path)
     except OSError as exc:
         raise PdnError(f"{what} {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:

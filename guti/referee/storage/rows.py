@@ -19,8 +19,8 @@ from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.timecontrol import Limits
 from guti.referee.ugi.search_info import Score, SearchInfo
+from guti.rules import Board, get_game
 
 
 # --------------------------------------------------------------------------- #
@@ -36,20 +36,6 @@ def engine_to_dict(cfg: EngineConfig) -> dict[str, Any]:
         "limits": asdict(cfg.limits) if cfg.limits is not None else None,
         "stderr_path": cfg.stderr_path,
     }
-
-
-def engine_from_dict(data: dict[str, Any]) -> EngineConfig:
-    limits = data.get("limits")
-    return EngineConfig(
-        name=data["name"],
-        argv=list(data["argv"]),
-        cwd=data.get("cwd"),
-        options=dict(data.get("options") or {}),
-        restart=bool(data.get("restart")),
-        limits=Limits(**limits) if limits is not None else None,
-        stderr_path=data.get("stderr_path"),
-    )
-
 
 
 #: One finished game: the values of :data:`INSERT_GAME`, in its order.
@@ -121,18 +107,36 @@ def search_from_json(text: str | None) -> list[SearchInfo | None]:
     return search
 
 
+def _numbers(column: str, text: str) -> list[float | None]:
+    """A per-ply JSON column: a list of numbers (null for a ply with none); TypeError if
+    it is anything else (the caller names the game)."""
+    values = json.loads(text)
+    if not isinstance(values, list) or not all(
+            v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in values):
+        raise TypeError(f"{column} is not a list of numbers")
+    return values
+
+
 def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
+    """The game of a ``games`` row (the columns of ``TournamentStore._RECORD_COLUMNS``);
+    ValueError/TypeError (RulesError included) where a column is not what guti writes: an
+    unknown game or reason, a start FEN that is not one of the game, a per-ply list that is
+    not one (the caller names the game)."""
     (seq, game_id, pair_id, rnd, white, black, result, reason, detail, fault, game, start_fen,
      first_side, final_fen, moves, opening_plies, elapsed, clocks, date, start_time, tc, event,
      site, round_tag, search) = row
+    if start_fen is not None:
+        Board.from_fen(game, start_fen)  # also: RulesError for a game guti does not play
+    else:
+        get_game(game)
     record = GameRecord(
         game=game,
         white=white,
         black=black,
         start_fen=start_fen,
         moves=moves.split(),
-        elapsed_ms=json.loads(elapsed),
-        clock_ms=json.loads(clocks),
+        elapsed_ms=_numbers("elapsed_ms", elapsed),
+        clock_ms=_numbers("clock_ms", clocks),
         search=search_from_json(search),
         opening_plies=opening_plies,
         result=result,

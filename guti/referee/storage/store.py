@@ -34,6 +34,7 @@ of games.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -46,17 +47,25 @@ from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.openings import Opening
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.storage.errors import StoreError
+from guti.referee.storage.integrity import (
+    RESULTS,
+    check_database,
+    engine_from_text,
+    settings_from_text,
+)
 from guti.referee.storage.rows import (
     INSERT_GAME,
     GameRow,
-    engine_from_dict,
     engine_to_dict,
     game_row,
     row_to_record,
 )
 
+__all__ = ["BATCH", "SCHEMA_VERSION", "StoreError", "TournamentStore"]
+
 SCHEMA_VERSION = "1"
-_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
+_RESULTS = frozenset(RESULTS)
 BATCH = 256
 
 _SCHEMA = """
@@ -84,11 +93,6 @@ CREATE TABLE IF NOT EXISTS games (
 
 #: Columns of ``games`` newer than schema 1 (see the module docstring): name -> type.
 _ADDED_COLUMNS = {"search": "TEXT"}
-
-
-class StoreError(Exception):
-    """The database cannot be used (not a guti database, unreadable, full, read-only,
-    damaged, ...); one line."""
 
 
 def _why(exc: sqlite3.Error) -> str:
@@ -122,7 +126,12 @@ def _open_read_only(path: str) -> sqlite3.Connection:
 
 
 class TournamentStore:
-    """One open tournament database (``with TournamentStore(path) as db: ...``)."""
+    """One open tournament database (``with TournamentStore(path) as db: ...``).
+
+    Every read turns an SQLite error (a table dropped, a damaged page) into a
+    :class:`StoreError` naming the file; :meth:`check` checks the whole database is what
+    guti writes (:mod:`guti.referee.storage.integrity`), and :meth:`checked` opens a
+    database for a command that reads it, checked."""
 
     def __init__(self, path: str, create: bool = True) -> None:
         """``create=True``: open for a run (created if missing, must be writable);
@@ -158,6 +167,32 @@ class TournamentStore:
         except sqlite3.Error as exc:
             raise StoreError(f"{path}: {_why(exc)}") from None
 
+    @classmethod
+    def checked(cls, path: str) -> TournamentStore:
+        """Open the existing database ``path`` read-only and :meth:`check` it: what every
+        command that reads a tournament does first (standings, report, export, serve)."""
+        store = cls(path, create=False)
+        try:
+            store.check()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def check(self) -> None:
+        """The whole database is what guti writes (tables, settings, engines, schedule,
+        games; see :func:`~guti.referee.storage.integrity.check_database`), else a
+        StoreError naming the table and the row."""
+        check_database(self.conn, self.path)
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """An SQLite error while reading is a StoreError naming the file."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: {_why(exc)}") from None
+
     @property
     def in_memory(self) -> bool:
         """The database is this connection's own, in memory (``:memory:``; SQLite's
@@ -181,7 +216,8 @@ class TournamentStore:
 
     # -- meta ----------------------------------------------------------------
     def meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        with self._reading():
+            row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
     def _put_meta(self, items: dict[str, str]) -> None:
@@ -201,7 +237,7 @@ class TournamentStore:
         text = self.meta("settings")
         if text is None:
             raise StoreError(f"{self.path}: no tournament in this database")
-        return json.loads(text)
+        return settings_from_text(self.path, text)
 
     def create(
         self,
@@ -250,34 +286,40 @@ class TournamentStore:
 
     def scheduled_games(self) -> list[tuple[int, int, int, int, int]]:
         """Every scheduled game as ``(game_id, pair_id, round, white, black)``, by id."""
-        return self.conn.execute(
-            "SELECT game_id, pair_id, round, white, black FROM schedule ORDER BY game_id"
-        ).fetchall()
+        with self._reading():
+            return self.conn.execute(
+                "SELECT game_id, pair_id, round, white, black FROM schedule ORDER BY game_id"
+            ).fetchall()
 
     def engines(self) -> list[EngineConfig]:
-        rows = self.conn.execute("SELECT config FROM engines ORDER BY idx").fetchall()
-        return [engine_from_dict(json.loads(r[0])) for r in rows]
+        with self._reading():
+            rows = self.conn.execute("SELECT config FROM engines ORDER BY idx").fetchall()
+        return [engine_from_text(self.path, n, r[0]) for n, r in enumerate(rows)]
 
     def engine_names(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT name FROM engines ORDER BY idx")]
+        with self._reading():
+            return [r[0] for r in self.conn.execute("SELECT name FROM engines ORDER BY idx")]
 
     def count_scheduled(self) -> int:
-        return self.conn.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
+        with self._reading():
+            return self.conn.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
 
     def count_finished(self) -> int:
-        return self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        with self._reading():
+            return self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
     def pending(self) -> Iterator[ScheduledGame]:
         """Scheduled games not yet stored, in id order, read in batches. A game
         stored while this runs is skipped if not yet reached."""
         last = -1
         while True:
-            rows = self.conn.execute(
-                "SELECT game_id, pair_id, round, white, black, opening_fen, opening_moves,"
-                " opening_source FROM schedule s WHERE game_id > ? AND NOT EXISTS"
-                " (SELECT 1 FROM games g WHERE g.game_id = s.game_id) ORDER BY game_id LIMIT ?",
-                (last, BATCH),
-            ).fetchall()
+            with self._reading():
+                rows = self.conn.execute(
+                    "SELECT game_id, pair_id, round, white, black, opening_fen, opening_moves,"
+                    " opening_source FROM schedule s WHERE game_id > ? AND NOT EXISTS (SELECT"
+                    " 1 FROM games g WHERE g.game_id = s.game_id) ORDER BY game_id LIMIT ?",
+                    (last, BATCH),
+                ).fetchall()
             if not rows:
                 return
             for gid, pid, rnd, w, b, fen, moves, source in rows:
@@ -290,7 +332,9 @@ class TournamentStore:
                 yield ScheduledGame(gid, pid, rnd, w, b, opening)
 
     def is_finished(self, game_id: int) -> bool:
-        return self.conn.execute("SELECT 1 FROM games WHERE game_id=?", (game_id,)).fetchone() is not None
+        with self._reading():
+            row = self.conn.execute("SELECT 1 FROM games WHERE game_id=?", (game_id,)).fetchone()
+        return row is not None
 
     # -- games ---------------------------------------------------------------
     def record_game(self, job: ScheduledGame, record: GameRecord) -> int:
@@ -341,11 +385,12 @@ class TournamentStore:
         naming the game, never a traceback."""
         last = start
         while True:
-            rows = self.conn.execute(
-                f"SELECT {self._record_columns} FROM games WHERE {order} > ?"
-                f" ORDER BY {order} LIMIT ?",
-                (last, BATCH),
-            ).fetchall()
+            with self._reading():
+                rows = self.conn.execute(
+                    f"SELECT {self._record_columns} FROM games WHERE {order} > ?"
+                    f" ORDER BY {order} LIMIT ?",
+                    (last, BATCH),
+                ).fetchall()
             if not rows:
                 return
             for row in rows:
@@ -362,11 +407,12 @@ class TournamentStore:
         engines = len(self.engine_names())
         last = 0
         while True:
-            rows = self.conn.execute(
-                "SELECT seq, game_id, pair_id, white_idx, black_idx, result, reason, fault"
-                " FROM games WHERE seq > ? ORDER BY seq LIMIT ?",
-                (last, BATCH * 4),
-            ).fetchall()
+            with self._reading():
+                rows = self.conn.execute(
+                    "SELECT seq, game_id, pair_id, white_idx, black_idx, result, reason, fault"
+                    " FROM games WHERE seq > ? ORDER BY seq LIMIT ?",
+                    (last, BATCH * 4),
+                ).fetchall()
             if not rows:
                 return
             for row in rows:

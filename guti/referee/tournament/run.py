@@ -101,6 +101,7 @@ def open_tournament(
                     f"{store.count_scheduled()} games played): add -resume to continue it, "
                     "or give another -db"
                 )
+            store.check()  # a damaged database is one line now, not a traceback mid-run
             if store.meta("fingerprint") != s.fingerprint():
                 raise TournamentError(
                     f"{s.db_path} holds a different tournament (other engines, games or "

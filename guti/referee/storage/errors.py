@@ -1,0 +1,20 @@
+"""The one error of the tournament database: :class:`StoreError`, one line for the user.
+
+Why a module of its own: the store and the checks of what it reads
+(:mod:`guti.referee.storage.integrity`) both raise it, and every command that reads a
+database turns it into its one line (exit 2) without knowing which of them failed.
+"""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """The database cannot be used (not a guti database, unreadable, full, read-only,
+    damaged, ...); one line."""
+
+
+def damaged(path: str, where: str, what: str) -> StoreError:
+    """The error for a database whose content is not what guti wrote: the file, where in
+    it (a table, and the row or game), and what is wrong there."""
+    return StoreError(f"{path}: {where}: {what} (the database was changed or damaged "
+                      "outside guti)")

@@ -1,0 +1,171 @@
+"""Hostile openings files: control bytes, thousands of bad lines, devices, endless and
+huge files.
+
+Skip warnings show control characters escaped and stop after ten, with a summary; a
+device that never ends (``/dev/zero``, ``/dev/urandom``) is one line, exit 2; a large
+file, or a pipe that never ends, is read only as far as a run needs it (counted in
+parses, or shown by a run that finishes while its pipe still has more to give).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from guti.referee.game import openings
+from guti.referee.game.openings import (
+    CHECKED_WHOLE_BYTES,
+    MAX_WARNINGS,
+    load_openings,
+    random_openings,
+)
+from tests.conftest import GUTI, ROOT
+
+FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
+PY = sys.executable
+MATCH = ["match", "-engine", f"cmd={PY}", f"args={FAULTY} --seed 1", "name=a",
+         "-engine", f"cmd={PY}", f"args={FAULTY} --seed 2", "name=b", "-each", "tc=30+0.5",
+         "-games", "2"]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+GAME = "egara-guti"
+
+
+def guti(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*GUTI, *args], cwd=cwd, env=ENV, capture_output=True, text=True,
+                          timeout=300)
+
+
+def valid_lines(count: int) -> list[str]:
+    return [" ".join(o.moves) for o in random_openings(GAME, 4, count, seed=3)]
+
+
+def test_skip_warnings_show_control_bytes_escaped(tmp_path: Path) -> None:
+    book = tmp_path / "book.epd"
+    book.write_bytes(b"\x1b[2J\x1b[31m 12-7\nbell\x07 \x1b]0;title\x07\n"
+                     + valid_lines(1)[0].encode() + b"\n")
+    done = guti(*MATCH, "-openings", f"file={book}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr
+    assert f"{book}:1: skipped opening" in done.stderr and "\\x1b[31m" in done.stderr
+    assert f"{book}:2: skipped opening" in done.stderr and "\\x07" in done.stderr
+
+
+def test_many_bad_lines_give_ten_warnings_and_a_summary(tmp_path: Path) -> None:
+    book = tmp_path / "book.epd"
+    book.write_text("99-98\n" * 5_275 + valid_lines(1)[0] + "\n")
+    said: list[str] = []
+    found = load_openings(str(book), GAME, on_error=said.append)
+    assert len(found) == 1
+    assert len(said) == MAX_WARNINGS + 1
+    assert all(f"{book}:{n}: skipped opening" in said[n - 1] for n in range(1, 11))
+    assert said[-1] == f"{book}: skipped opening: ... and 5,265 more lines skipped"
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+@pytest.mark.parametrize("spec", ["", "order=random", "format=pdn"])
+def test_a_device_that_never_ends_is_one_line(tmp_path: Path, device: str, spec: str) -> None:
+    done = guti(*MATCH, "-openings", f"file={device}", *spec.split(), cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and device in lines[0], done.stderr
+    assert "Game 1/2" not in done.stdout
+
+
+def test_an_endless_openings_pipe_is_read_only_as_far_as_the_match_needs(
+        tmp_path: Path) -> None:
+    fifo = tmp_path / "book.epd"
+    os.mkfifo(fifo)
+    lines = "".join(f"{line}\n" for line in valid_lines(50)).encode()
+
+    def feed_forever() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as out:
+            while True:  # until guti closes its end
+                out.write(lines)
+
+    feeder = threading.Thread(target=feed_forever, daemon=True)
+    feeder.start()
+    try:
+        done = guti(*MATCH, "-openings", f"file={fifo}", cwd=tmp_path)
+    finally:  # let a feeder still waiting for a reader end
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        feeder.join(timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Game 1/2:" in done.stdout and "Game 2/2:" in done.stdout
+    assert not feeder.is_alive()
+
+
+@pytest.fixture
+def counted_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    parsed: list[str] = []
+    real = openings.parse_opening
+
+    def counting(text: str, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(openings, "parse_opening", counting)
+    return parsed
+
+
+@pytest.fixture
+def large_book(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A file of valid openings larger than what is read whole."""
+    lines = valid_lines(200)
+    book = tmp_path / "large.epd"
+    text = "".join(f"{line}\n" for line in lines)
+    repeats = CHECKED_WHOLE_BYTES // len(text) + 2
+    book.write_text(text * repeats)
+    return book, lines
+
+
+def test_a_large_file_in_order_is_parsed_only_as_far_as_needed(
+        large_book: tuple[Path, list[str]], counted_parses: list[str]) -> None:
+    book, lines = large_book
+    found = load_openings(str(book), GAME, wanted=3)
+    assert [" ".join(o.moves) for o in found] == lines[:3]
+    assert len(counted_parses) == 3
+
+
+def test_a_large_file_in_random_order_draws_from_an_index(
+        large_book: tuple[Path, list[str]], counted_parses: list[str]) -> None:
+    book, lines = large_book
+    found = load_openings(str(book), GAME, wanted=5, order="random", seed=11)
+    assert len(counted_parses) == 5
+    assert all(" ".join(o.moves) in lines for o in found)
+    again = load_openings(str(book), GAME, wanted=5, order="random", seed=11)
+    assert again == found  # the seed decides
+    sources = {o.source for o in found}
+    assert len(sources) == 5 and any(int(s.rsplit(":", 1)[1]) > 200 for s in sources)
+
+
+def test_random_order_on_a_pipe_is_one_line(tmp_path: Path) -> None:
+    """``order=random`` reads a large file through an index of offsets, which a pipe cannot
+    give: refused in one line instead of holding an endless stream's index."""
+    fifo = tmp_path / "book.epd"
+    os.mkfifo(fifo)
+
+    def feed_forever() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as out:
+            while True:
+                out.write(b"12-7\n" * 1000)
+
+    feeder = threading.Thread(target=feed_forever, daemon=True)
+    feeder.start()
+    try:
+        done = guti(*MATCH, "-openings", f"file={fifo}", "order=random", cwd=tmp_path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        feeder.join(timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not a pipe" in lines[0], done.stderr
+    assert not feeder.is_alive()
