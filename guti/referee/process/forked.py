@@ -47,6 +47,7 @@ import traceback
 from collections.abc import Callable
 
 from guti.referee.process import lifeline
+from guti.referee.process.process_handle import end_spawner
 
 _PR_SET_NAME = 15
 
@@ -57,13 +58,13 @@ def can_fork() -> bool:
         return False
     if threading.current_thread() is not threading.main_thread():
         return False
-    if threading.active_count() > 1:
-        return False
     try:
         asyncio.get_running_loop()
+        return False
     except RuntimeError:
-        return True
-    return False
+        pass
+    end_spawner()  # guti's own spawn thread, idle outside a running loop
+    return threading.active_count() == 1
 
 
 class ForkedChild:

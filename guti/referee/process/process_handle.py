@@ -81,6 +81,18 @@ def _spawner() -> concurrent.futures.ThreadPoolExecutor:
     return _SPAWNER[1]
 
 
+def end_spawner() -> None:
+    """End the spawn thread (a new one starts with the next spawn). Between runs it is idle,
+    and a process that forks (the referee processes, the lifeline's watcher) must have no
+    thread but its main one, so the caller about to fork ends it first."""
+    global _SPAWNER
+    if _SPAWNER is not None:
+        pid, pool = _SPAWNER
+        _SPAWNER = None
+        if pid == os.getpid():
+            pool.shutdown(wait=True)
+
+
 def _popen(argv: list[str], cwd: str | None, fds: tuple[int, int, int],
            env: dict[str, str]) -> subprocess.Popen[bytes]:
     """Start the program: a new session, no descriptor of guti's but the three given, and
