@@ -287,6 +287,13 @@ class _Game:
         return self.record
 
     def lose(self, side: Side, reason: Reason, detail: str) -> GameRecord:
+        """``side`` loses for ``reason``; when the engine's fault came of a resource limit
+        it ran into (a process killed for memory, process starts refused), the reason is
+        that limit, named in the detail, and what happened then follows."""
+        breach = self.engines[side].resource_breach()
+        if breach is not None:
+            reason = Reason.RESOURCE_LIMIT
+            detail = f"engine {self.engines[side].name}: {breach}; then: {detail}"
         record = self.record
         record.result = Result.loss_for(side)
         record.reason = reason

@@ -217,6 +217,10 @@ class UgiEngine:
         """The engine's last stderr lines (bounded), for the record of a game it lost."""
         return self.transport.stderr_lines()
 
+    def resource_breach(self) -> str | None:
+        """The resource limit the engine ran into (with its peak use), or None."""
+        return self.transport.resource_breach()
+
     @property
     def id_name(self) -> str | None:
         return self.info.id_name
