@@ -42,6 +42,9 @@ ENGINE_KEY_TYPES: dict[str, str] = {
     **dict.fromkeys(("depth", "nodes", "timemargin"), WHOLE),
     "st": NUMBER,
     "restart": SWITCH,
+    **dict.fromkeys(("limits.memory", "limits.network"), TEXT),
+    "limits.processes": WHOLE,
+    "limits.required": SWITCH,
 }
 
 _PDNOUT = {"file": TEXT, **dict.fromkeys(("nodes", "seldepth", "nps", "timeleft", "latency"),

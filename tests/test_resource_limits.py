@@ -1,0 +1,226 @@
+"""Resource limits per engine: settings, how they are enforced, hostile engines contained.
+
+The hostile engines (tests/engines/hostile.py) play real tournaments through ``guti``: a
+memory hog filling 2 GB under ``limits.memory=256M``, a fork bomb under
+``limits.processes=16``, an engine connecting to a local port under ``limits.network=off``.
+Each must lose (or fail at its attack) alone, with the reason ``resource limit`` and the
+limit named, while the game between two other engines, played at the same time, ends
+normally, and nothing of it may be left: no process, no cgroup.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from guti.referee.game.engine_config import EngineConfigError, engine_config_from_tokens
+from guti.referee.process import sandbox
+from guti.referee.process.sandbox import Sandbox, SandboxError, parse_sandbox, report_lines
+from tests.conftest import GUTI, ROOT, rows, survivors
+
+HOSTILE = str(ROOT / "tests" / "engines" / "hostile.py")
+LIMITED = str(ROOT / "guti" / "referee" / "process" / "limited.py")
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def test_limits_are_engine_settings_merged_with_each():
+    cfg = engine_config_from_tokens(
+        [("cmd", "x"), ("limits.memory", "1G"), ("limits.network", "off")],
+        each=[("limits.memory", "256M"), ("limits.processes", "16")])
+    assert cfg.sandbox == Sandbox(memory=2**30, processes=16, network_off=True)
+    assert engine_config_from_tokens([("cmd", "x")]).sandbox is None
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("limits.memory", "lots", "limits.memory=lots: expected a size such as 512M or 2G"),
+    ("limits.memory", "512", "limits.memory=512: at least 16 MiB (give a unit: 512M)"),
+    ("limits.processes", "0", "limits.processes=0: expected a whole number of at least 1"),
+    ("limits.network", "maybe", "limits.network=maybe: expected on or off"),
+    ("limits.required", "1", "limits.required=1: expected true or false"),
+])
+def test_a_bad_limit_is_one_line_naming_it(key, value, message):
+    with pytest.raises(SandboxError, match=f"^{re.escape(message)}$"):
+        parse_sandbox({key: value})
+    with pytest.raises(EngineConfigError, match=f"^engine e: {re.escape(message)}$"):
+        engine_config_from_tokens([("cmd", "x"), ("name", "e"), (key, value)])
+
+
+def test_an_unknown_limit_key_is_refused():
+    with pytest.raises(EngineConfigError, match="unknown engine setting 'limits.disk'"):
+        engine_config_from_tokens([("cmd", "x"), ("limits.disk", "1G")])
+
+
+def test_a_bad_limit_on_the_command_line_exits_2_with_one_line(tmp_path):
+    done = subprocess.run(
+        [*GUTI, "tournament", "-engine", f"cmd={sys.executable}", "limits.memory=huge",
+         "-engine", f"cmd={sys.executable}", "-each", "tc=1+0.1", "-db", str(tmp_path / "t.db")],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "limits.memory=huge" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def _nothing_enforced() -> sandbox.Enforcement:
+    return sandbox.Enforcement(None, None, None, None, "no cgroup (test)",
+                               "no cgroup (test)", "no namespaces (test)")
+
+
+def test_a_limit_not_enforced_is_said_once_or_refused_when_required(monkeypatch):
+    monkeypatch.setattr(sandbox, "enforcement", _nothing_enforced)
+    lines = report_lines([("a", Sandbox(memory=2**28)), ("b", Sandbox())])
+    assert lines == ["limits: engine a: limits.memory is not enforced on this machine: "
+                     "no cgroup (test)"]
+    with pytest.raises(SandboxError, match=r"^engine a: limits.network is not enforced .*"
+                                           r"\(and limits.required=true\)$"):
+        report_lines([("a", Sandbox(network_off=True, required=True))])
+    assert report_lines([("b", Sandbox())]) == []
+
+
+def test_the_rlimit_fallback_refuses_memory_past_the_limit():
+    # no cgroup: RLIMIT_AS set by the wrapper before the exec holds the program
+    hog = "b = b'x' * (512 << 20)"
+    done = subprocess.run([sys.executable, "-I", "-S", LIMITED, "--address-space",
+                           str(256 << 20), "--", sys.executable, "-c", hog],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "MemoryError" in done.stderr
+    ok = subprocess.run([sys.executable, "-I", "-S", LIMITED, "--address-space",
+                         str(256 << 20), "--", sys.executable, "-c", "b = b'x' * (8 << 20)"],
+                        timeout=60)
+    assert ok.returncode == 0
+
+
+def test_the_wrapper_says_in_one_line_what_it_cannot_start():
+    done = subprocess.run([sys.executable, "-I", "-S", LIMITED, "--", "/no/such/engine"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 127
+    assert done.stderr == "guti limits: cannot start /no/such/engine: No such file or directory\n"
+
+
+# --------------------------------------------------------------------------- hostile engines
+
+
+def _needs(what: str) -> None:
+    how = sandbox.enforcement()
+    if what == "memory" and (how.place is None or how.place.memory is None):
+        pytest.skip("no writable memory cgroup on this machine")
+    if what == "pids" and (how.place is None or how.place.pids is None):
+        pytest.skip("no writable pids cgroup on this machine (a fork bomb is not run then)")
+    if what == "network" and how.network is None:
+        pytest.skip(f"no network namespace here: {how.network_why}")
+
+
+def _engine(name: str, mode: str, tmp_path: Path, *settings: str, extra: str = "") -> list[str]:
+    args = f"{HOSTILE} --mode {mode} --pidfile {tmp_path / name}.pids --mark {tmp_path / 'mark'}"
+    return ["-engine", f"cmd={sys.executable}", f"args={args} {extra}", f"name={name}", *settings]
+
+
+def _tournament(tmp_path: Path, *engines: list[str]) -> tuple[subprocess.CompletedProcess[str],
+                                                               list[tuple]]:
+    db = tmp_path / "t.db"
+    done = subprocess.run(
+        [*GUTI, "tournament", *[word for engine in engines for word in engine],
+         "-each", "tc=30+0.1", "-concurrency", "2", "-maxmoves", "30", "-db", str(db)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    games = rows(db, "select white, black, reason, detail, fault from games")
+    return done, games
+
+
+def _no_cgroup_left(pid_of_guti_runs: str) -> list[str]:
+    left = []
+    for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids",
+                 "/sys/fs/cgroup/unified"):
+        if os.path.isdir(root):
+            left += [f"{root}/{n}" for n in os.listdir(root) if n.startswith(pid_of_guti_runs)]
+    return left
+
+
+def _check_contained(tmp_path: Path, games: list[tuple], culprit: str, named: str) -> None:
+    charged = [g for g in games if culprit in (g[0], g[1])]
+    assert charged and all(g[2] == "resource limit" for g in charged), charged
+    for white, _black, _reason, detail, fault in charged:
+        assert detail.startswith(f"engine {culprit}: {named}"), detail
+        assert fault == ("w" if white == culprit else "b")
+    others = [g for g in games if culprit not in (g[0], g[1])]
+    assert others and all(g[4] is None for g in others), others  # ended normally
+    assert not [left for pids in tmp_path.glob("*.pids") for left in survivors(pids)]
+
+
+def test_a_memory_hog_is_killed_at_its_limit_and_charged_alone(tmp_path):
+    _needs("memory")
+    done, games = _tournament(
+        tmp_path, _engine("hog", "memory", tmp_path, "limits.memory=256M"),
+        _engine("good1", "good", tmp_path), _engine("good2", "good", tmp_path))
+    assert "limits: memory by cgroup" in done.stdout
+    _check_contained(tmp_path, games, "hog", "memory limit 256 MiB reached")
+    for game in games:
+        if "peak" in game[3]:
+            peak = float(game[3].split("(peak ")[1].split(" MiB")[0])
+            assert peak <= 256  # the machine's memory untouched beyond the limit
+    assert not _no_cgroup_left("guti-")
+
+
+def test_a_fork_bomb_is_refused_at_its_limit_and_charged_alone(tmp_path):
+    _needs("pids")
+    _done, games = _tournament(
+        tmp_path, _engine("bomb", "forkbomb", tmp_path, "limits.processes=16"),
+        _engine("good1", "good", tmp_path), _engine("good2", "good", tmp_path))
+    _check_contained(tmp_path, games, "bomb", "process limit 16 reached")
+    started = len((tmp_path / "bomb.pids").read_text().split()) // 2  # a line per process
+    bombs = sum("bomb" in (g[0], g[1]) for g in games)  # started afresh after each fault
+    assert bombs * 2 <= started <= bombs * 16  # each held to 16, its starter included
+    assert not _no_cgroup_left("guti-")
+
+
+def test_an_engine_without_network_cannot_connect_and_plays_on(tmp_path):
+    _needs("network")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        _done, games = _tournament(
+            tmp_path, _engine("net", "network", tmp_path, "limits.network=off",
+                              extra=f"--port {port}"),
+            _engine("good", "good", tmp_path))
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # no connection ever came
+    marks = (tmp_path / "mark").read_text().split("\n")
+    assert marks[0].startswith("blocked: ") and "connected" not in marks
+    assert all(g[2] != "resource limit" for g in games)
+    assert not [left for pids in tmp_path.glob("*.pids") for left in survivors(pids)]
+
+
+
+def test_limits_in_a_toml_file_dotted_or_quoted_and_in_each(tmp_path):
+    from guti.referee.config.options import engine_configs
+    from guti.referee.config.tournament import read_tournament_options
+
+    path = tmp_path / "t.toml"
+    path.write_text(f"""
+[each]
+tc = "1+0.1"
+limits.network = "off"
+[[engine]]
+name = "a"
+cmd = "{sys.executable}"
+"limits.memory" = "256M"
+[[engine]]
+name = "b"
+cmd = "{sys.executable}"
+limits.processes = 16
+limits.required = true
+""")
+    configs = engine_configs(read_tournament_options([str(path)]))
+    assert [c.sandbox for c in configs] == [
+        Sandbox(memory=256 << 20, network_off=True),
+        Sandbox(processes=16, network_off=True, required=True)]
