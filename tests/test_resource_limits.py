@@ -2,7 +2,8 @@
 
 The hostile engines (tests/engines/hostile.py) play real tournaments through ``guti``: a
 memory hog filling 2 GB under ``limits.memory=256M``, a fork bomb under
-``limits.processes=16``, an engine connecting to a local port under ``limits.network=off``.
+``limits.processes=16``, an engine connecting to a local port under ``limits.network=off``,
+an engine writing outside its folder under ``limits.files=private``.
 Each must lose (or fail at its attack) alone, with the reason ``resource limit`` and the
 limit named, while the game between two other engines, played at the same time, ends
 normally, and nothing of it may be left: no process, no cgroup.
@@ -115,6 +116,8 @@ def _needs(what: str) -> None:
         pytest.skip("no writable pids cgroup on this machine (a fork bomb is not run then)")
     if what == "network" and how.network is None:
         pytest.skip(f"no network namespace here: {how.network_why}")
+    if what == "files" and how.bubblewrap is None:
+        pytest.skip(f"files cannot be made private here: {how.files_why}")
 
 
 def _engine(name: str, mode: str, tmp_path: Path, *settings: str, extra: str = "") -> list[str]:
@@ -224,3 +227,38 @@ limits.required = true
     assert [c.sandbox for c in configs] == [
         Sandbox(memory=256 << 20, network_off=True),
         Sandbox(processes=16, network_off=True, required=True)]
+
+
+def test_with_files_private_only_its_folder_is_writable(tmp_path):
+    _needs("files")
+    home = tmp_path / "eng"
+    home.mkdir()
+    outside = Path("/var/tmp") / f"guti-limits-test-{os.getpid()}"
+    script = ("import sys\n"
+              "open('inside.txt', 'w').write('ok')\n"
+              "try:\n"
+              f"    open({str(outside)!r}, 'w')\n"
+              "except OSError as exc:\n"
+              "    sys.exit(exc.strerror)\n")
+    box = sandbox.Confinement(Sandbox(files_private=True))
+    done = subprocess.run(box.prepare([sys.executable, "-c", script], str(home)), cwd=home,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stderr.strip() == "Read-only file system" and done.returncode == 1
+    assert (home / "inside.txt").read_text() == "ok" and not outside.exists()
+
+
+def test_an_engine_with_private_files_writes_nothing_outside_and_plays_on(tmp_path):
+    _needs("files")
+    home = tmp_path / "eng"
+    home.mkdir()
+    outside = tmp_path / "outside.txt"
+    _done, games = _tournament(
+        tmp_path, _engine("files", "files", home, "limits.files=private", f"dir={home}",
+                          extra=f"--target {outside}"),
+        _engine("good", "good", tmp_path))
+    assert (home / "mark").read_text().split("\n")[0] in ("written", "blocked: [Errno 30] "
+                                                          f"Read-only file system: '{outside}'")
+    assert not outside.exists()  # what it wrote went to its private /tmp, gone with it
+    assert all(g[4] is None for g in games)  # nobody at fault
+    assert not [left for pids in (tmp_path, home) for f in pids.glob("*.pids")
+                for left in survivors(f)]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A UGI engine that attacks the machine at its first ``go``, for the resource-limit tests.
 
-Usage: hostile.py --mode MODE [--pidfile F] [--mark F] [--port P]
+Usage: hostile.py --mode MODE [--pidfile F] [--mark F] [--port P] [--target T]
 
 Modes:
   good      legal moves, at once (the opponent, or a control)
@@ -9,6 +9,8 @@ Modes:
   forkbomb  at go 1 starts up to 64 processes that sleep for ever; when a start is
             refused it dies of it (as an engine failing to start a search thread)
   network   at go 1 connects to 127.0.0.1:P; writes ``connected`` or ``blocked: why``
+            to the mark file, and plays on either way
+  files     at go 1 writes the file T (``--target``), then ``written`` or ``blocked: why``
             to the mark file, and plays on either way
 
 Every process it starts appends ``PID STARTTIME`` to the pidfile, so tests can check that
@@ -69,6 +71,13 @@ def attack(mode: str, opts: argparse.Namespace) -> None:
             note(opts.mark, "connected")
         except OSError as exc:
             note(opts.mark, f"blocked: {exc}")
+    elif mode == "files":
+        try:
+            with open(opts.target, "w") as fh:
+                fh.write("an engine was here\n")
+            note(opts.mark, "written")
+        except OSError as exc:
+            note(opts.mark, f"blocked: {exc}")
 
 
 def main() -> None:
@@ -77,6 +86,7 @@ def main() -> None:
     ap.add_argument("--pidfile")
     ap.add_argument("--mark")
     ap.add_argument("--port", type=int, default=9)
+    ap.add_argument("--target", default="/etc/guti-hostile-engine-was-here")
     opts = ap.parse_args()
     record_pid(opts.pidfile)
     game, board, gos = "egara-guti", Board("egara-guti"), 0

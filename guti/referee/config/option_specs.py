@@ -52,6 +52,7 @@ ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
     ("limits.memory=SIZE", "memory of the engine and all it starts (512M, 2G)"),
     ("limits.processes=N", "processes and threads it may have at once"),
     ("limits.network=off", "no network at all (a network namespace of its own)"),
+    ("limits.files=private", "read-only system, only its dir= and a private /tmp writable"),
     ("limits.required=true", "refuse to run when one of its limits cannot be enforced"),
 )
 

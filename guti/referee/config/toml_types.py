@@ -42,7 +42,7 @@ ENGINE_KEY_TYPES: dict[str, str] = {
     **dict.fromkeys(("depth", "nodes", "timemargin"), WHOLE),
     "st": NUMBER,
     "restart": SWITCH,
-    **dict.fromkeys(("limits.memory", "limits.network"), TEXT),
+    **dict.fromkeys(("limits.memory", "limits.network", "limits.files"), TEXT),
     "limits.processes": WHOLE,
     "limits.required": SWITCH,
 }

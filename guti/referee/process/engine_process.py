@@ -149,7 +149,7 @@ class EngineProcess:
             return cfg.argv
         self._confinement = Confinement(sandbox)
         try:
-            return self._confinement.prepare(cfg.argv)
+            return self._confinement.prepare(cfg.argv, cfg.cwd)
         except OSError as exc:
             self._stderr.stop()
             self._closed = True

@@ -9,7 +9,11 @@ it, so the engine and everything it starts inherit what it set up:
 - ``--address-space BYTES``: ``RLIMIT_AS``, the memory limit when there is no cgroup;
 - ``--processes N``: ``RLIMIT_NPROC``, the process limit when there is no cgroup;
 - ``--network-off``: a network namespace of its own (only a loopback that is down), by
-  ``unshare(CLONE_NEWNET)``, inside a new user namespace when not root.
+  ``unshare(CLONE_NEWNET)``, inside a new user namespace when not root;
+- ``--bwrap PATH`` (with ``--writable DIR``, optional): files private: the program is run
+  by bubblewrap with a read-only view of the whole system, a fresh ``/dev``, an empty
+  private ``/tmp`` and only ``DIR`` writable (bubblewrap then also makes the network
+  namespace for ``--network-off``).
 
 It imports nothing of guti (it is run as a script with ``python -I -S``: tens of
 milliseconds). Anything it cannot do ends it with one line on stderr saying what and
@@ -57,6 +61,16 @@ def _network_off() -> None:
         _fail(f"limits.network=off: cannot map the user namespace ({exc.strerror})")
 
 
+def _in_bubblewrap(bwrap: str, writable: list[str], network_off: bool,
+                   argv: list[str]) -> list[str]:
+    """The argv running ``argv`` in bubblewrap: everything read-only but ``writable``."""
+    mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for folder in writable:
+        mounts += ["--bind", folder, folder]
+    unshare = ["--unshare-net"] if network_off else []
+    return [bwrap, *mounts, *unshare, "--die-with-parent", "--", *argv]
+
+
 def main(args: list[str]) -> None:
     """Apply the options in ``args`` (up to ``--``), then exec what follows."""
     if "--" not in args:
@@ -66,6 +80,8 @@ def main(args: list[str]) -> None:
     if not argv:
         _fail("no program to start", 2)
     network_off = False
+    bwrap: str | None = None
+    writable: list[str] = []
     i = 0
     while i < len(options):
         flag = options[i]
@@ -78,7 +94,11 @@ def main(args: list[str]) -> None:
         value = options[i + 1]
         i += 2
         try:
-            if flag == "--cgroup":
+            if flag == "--bwrap":
+                bwrap = value
+            elif flag == "--writable":
+                writable.append(value)
+            elif flag == "--cgroup":
                 with open(os.path.join(value, "cgroup.procs"), "w") as fh:
                     fh.write(str(os.getpid()))
             elif flag == "--address-space":
@@ -89,7 +109,9 @@ def main(args: list[str]) -> None:
                 _fail(f"unknown option {flag}", 2)
         except (OSError, ValueError) as exc:
             _fail(f"{flag} {value}: {getattr(exc, 'strerror', None) or exc}")
-    if network_off:
+    if bwrap is not None:
+        argv = _in_bubblewrap(bwrap, writable, network_off, argv)
+    elif network_off:
         _network_off()
     try:
         if os.sep in argv[0]:

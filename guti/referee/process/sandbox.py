@@ -2,8 +2,9 @@
 
 Engine settings ``limits.memory=256M`` (the engine's total memory, all its processes),
 ``limits.processes=16`` (processes and threads), ``limits.network=off`` (a network
-namespace of its own: no network at all) and ``limits.required=true`` (refuse to start
-when a limit cannot be enforced here). :func:`enforcement` chooses the means once per
+namespace of its own: no network at all), ``limits.files=private`` (a read-only view of
+the system, its ``dir=`` writable and a private ``/tmp``: bubblewrap) and
+``limits.required=true`` (refuse to start when a limit cannot be enforced here). :func:`enforcement` chooses the means once per
 run: a cgroup per engine where one can be made (:mod:`guti.referee.process.cgroups`),
 else ``RLIMIT_AS`` (memory, per process) and ``RLIMIT_NPROC`` (processes, counted for
 the whole user, and not at all for root); :func:`report_lines` says it in the run's
@@ -17,6 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shutil
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from guti.referee.process.cgroups import CgroupPlace, EngineCgroup, find_place, 
 
 #: The engine settings read here.
 SANDBOX_KEYS = frozenset({"limits.memory", "limits.processes", "limits.network",
-                          "limits.required"})
+                          "limits.files", "limits.required"})
 #: The smallest memory limit taken (a smaller one is most likely a missing unit).
 MIN_MEMORY = 16 * 2**20
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
@@ -44,10 +46,12 @@ class Sandbox:
     processes: int | None = None
     network_off: bool = False
     required: bool = False
+    files_private: bool = False
 
     @property
     def active(self) -> bool:
-        return self.memory is not None or self.processes is not None or self.network_off
+        return (self.memory is not None or self.processes is not None or self.network_off
+                or self.files_private)
 
 
 def parse_size(key: str, text: str) -> int:
@@ -84,7 +88,9 @@ def parse_sandbox(tokens: Mapping[str, str]) -> Sandbox:
                    and not _flag("limits.network", tokens["limits.network"], "on", "off"))
     required = ("limits.required" in tokens
                 and _flag("limits.required", tokens["limits.required"], "true", "false"))
-    return Sandbox(memory, processes, network_off, required)
+    files_private = ("limits.files" in tokens
+                     and _flag("limits.files", tokens["limits.files"], "private", "shared"))
+    return Sandbox(memory, processes, network_off, required, files_private)
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,8 @@ class Enforcement:
     memory_why: str = ""
     processes_why: str = ""
     network_why: str = ""
+    bubblewrap: str | None = None
+    files_why: str = ""
 
 
 def _user_namespaces() -> str:
@@ -136,8 +144,10 @@ def enforcement() -> Enforcement:
     else:
         processes_why = f"{why}, and RLIMIT_NPROC does not apply to root" if linux else why
     network_why = _user_namespaces()
+    bubblewrap = shutil.which("bwrap") if linux and not network_why else None
+    files_why = network_why or ("" if bubblewrap else "bubblewrap (bwrap) is not installed")
     return Enforcement(place, memory, processes, None if network_why else "a network namespace",
-                       memory_why, processes_why, network_why)
+                       memory_why, processes_why, network_why, bubblewrap, files_why)
 
 
 def unenforced(name: str, sandbox: Sandbox, how: Enforcement) -> list[str]:
@@ -146,7 +156,8 @@ def unenforced(name: str, sandbox: Sandbox, how: Enforcement) -> list[str]:
     for wanted, means, why, key in (
             (sandbox.memory is not None, how.memory, how.memory_why, "limits.memory"),
             (sandbox.processes is not None, how.processes, how.processes_why, "limits.processes"),
-            (sandbox.network_off, how.network, how.network_why, "limits.network")):
+            (sandbox.network_off, how.network, how.network_why, "limits.network"),
+            (sandbox.files_private, how.bubblewrap, how.files_why, "limits.files")):
         if wanted and means is None:
             lines.append(f"engine {name}: {key} is not enforced on this machine: {why}")
     return lines
@@ -166,6 +177,8 @@ def report_lines(engines: Iterable[tuple[str, Sandbox]]) -> list[str]:
         used.append(f"processes by {how.processes}")
     if any(box.network_off for _, box in engines) and how.network:
         used.append(f"network off by {how.network}")
+    if any(box.files_private for _, box in engines) and how.bubblewrap:
+        used.append(f"files private by bubblewrap ({how.bubblewrap})")
     lines = [f"limits: {'; '.join(used)}"] if used else []
     for name, box in engines:
         missing = unenforced(name, box, how)
@@ -183,9 +196,9 @@ class Confinement:
         self.sandbox = sandbox
         self.cgroup: EngineCgroup | None = None
 
-    def prepare(self, argv: list[str]) -> list[str]:
+    def prepare(self, argv: list[str], cwd: str | None) -> list[str]:
         """Make the engine's cgroup (OSError if that fails) and return the argv that
-        starts ``argv`` in its limits."""
+        starts ``argv`` (to run in ``cwd``, its writable folder) in its limits."""
         box, how = self.sandbox, enforcement()
         options: list[str] = []
         if how.place is not None and (box.memory or box.processes):
@@ -200,6 +213,10 @@ class Confinement:
             options += ["--processes", str(box.processes)]
         if box.network_off and how.network is not None:
             options.append("--network-off")
+        if box.files_private and how.bubblewrap is not None:
+            options += ["--bwrap", how.bubblewrap]
+            if cwd is not None:
+                options += ["--writable", os.path.abspath(cwd)]
         return [sys.executable, "-I", "-S", _LIMITED, *options, "--", *argv]
 
     def breach(self) -> str | None:
