@@ -125,26 +125,20 @@ def _engine(name: str, mode: str, tmp_path: Path, *settings: str, extra: str = "
     return ["-engine", f"cmd={sys.executable}", f"args={args} {extra}", f"name={name}", *settings]
 
 
-def _tournament(tmp_path: Path, *engines: list[str]) -> tuple[subprocess.CompletedProcess[str],
-                                                               list[tuple]]:
+def _tournament(tmp_path: Path, *engines: list[str]) -> tuple[str, list[tuple]]:
+    """Play the tournament; its output, its games, and check that it left no cgroup."""
     db = tmp_path / "t.db"
-    done = subprocess.run(
+    proc = subprocess.Popen(
         [*GUTI, "tournament", *[word for engine in engines for word in engine],
          "-each", "tc=30+0.1", "-concurrency", "2", "-maxmoves", "30", "-db", str(db)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert done.returncode == 0, done.stderr
-    games = rows(db, "select white, black, reason, detail, fault from games")
-    return done, games
-
-
-def _no_cgroup_left(pid_of_guti_runs: str) -> list[str]:
-    left = []
-    for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids",
-                 "/sys/fs/cgroup/unified"):
-        if os.path.isdir(root):
-            left += [f"{root}/{n}" for n in os.listdir(root) if n.startswith(pid_of_guti_runs)]
-    return left
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    place = sandbox.enforcement().place
+    for parent in {place.memory, place.pids} - {None} if place else set():
+        assert not [n for n in os.listdir(str(parent)) if n.startswith(f"guti-{proc.pid}-")]
+    return out, rows(db, "select white, black, reason, detail, fault from games")
 
 
 def _check_contained(tmp_path: Path, games: list[tuple], culprit: str, named: str) -> None:
@@ -163,13 +157,12 @@ def test_a_memory_hog_is_killed_at_its_limit_and_charged_alone(tmp_path):
     done, games = _tournament(
         tmp_path, _engine("hog", "memory", tmp_path, "limits.memory=256M"),
         _engine("good1", "good", tmp_path), _engine("good2", "good", tmp_path))
-    assert "limits: memory by cgroup" in done.stdout
+    assert "limits: memory by cgroup" in done
     _check_contained(tmp_path, games, "hog", "memory limit 256 MiB reached")
     for game in games:
         if "peak" in game[3]:
             peak = float(game[3].split("(peak ")[1].split(" MiB")[0])
             assert peak <= 256  # the machine's memory untouched beyond the limit
-    assert not _no_cgroup_left("guti-")
 
 
 def test_a_fork_bomb_is_refused_at_its_limit_and_charged_alone(tmp_path):
@@ -181,7 +174,6 @@ def test_a_fork_bomb_is_refused_at_its_limit_and_charged_alone(tmp_path):
     started = len((tmp_path / "bomb.pids").read_text().split()) // 2  # a line per process
     bombs = sum("bomb" in (g[0], g[1]) for g in games)  # started afresh after each fault
     assert bombs * 2 <= started <= bombs * 16  # each held to 16, its starter included
-    assert not _no_cgroup_left("guti-")
 
 
 def test_an_engine_without_network_cannot_connect_and_plays_on(tmp_path):
@@ -262,3 +254,15 @@ def test_an_engine_with_private_files_writes_nothing_outside_and_plays_on(tmp_pa
     assert all(g[4] is None for g in games)  # nobody at fault
     assert not [left for pids in (tmp_path, home) for f in pids.glob("*.pids")
                 for left in survivors(f)]
+
+
+def test_only_empty_cgroups_of_gutis_gone_are_removed(tmp_path):
+    from guti.referee.process.cgroups import remove_stale
+
+    gone, alive, busy = (tmp_path / "guti-999999999-1", tmp_path / f"guti-{os.getpid()}-1",
+                         tmp_path / "guti-999999999-2")
+    for folder in (gone, alive, busy):
+        folder.mkdir()
+    (busy / "cgroup.procs").write_text("1\n")  # not empty: still in use
+    remove_stale(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, busy.name])

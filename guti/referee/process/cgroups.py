@@ -90,17 +90,38 @@ def _v2_place(mount: str, own: str | None) -> CgroupPlace | None:
                        parent if "pids" in enabled else None)
 
 
+def remove_stale(parent: str) -> None:
+    """Remove the empty cgroups left in ``parent`` by a guti that was killed (named
+    ``guti-PID-N``, PID no longer running); one still in use is never touched."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(parent):
+            parts = name.split("-")
+            if len(parts) == 3 and parts[0] == "guti" and parts[1].isdigit() \
+                    and not os.path.exists(f"/proc/{parts[1]}"):
+                with contextlib.suppress(OSError):
+                    os.rmdir(os.path.join(parent, name))  # fails unless empty
+
+
 def find_place() -> tuple[CgroupPlace | None, str]:
     """Where engines' cgroups can be made, or None and why not (one phrase)."""
     mounts = _mounts()
     if not mounts:
         return None, "no cgroup file system is mounted"
-    own = _own_paths()
+    place = _find_place(mounts, _own_paths())
+    if place is None:
+        return None, "no writable cgroup with the memory or pids controller"
+    for parent in {place.memory, place.pids} - {None}:
+        remove_stale(str(parent))
+    return place, ""
+
+
+def _find_place(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]
+                ) -> CgroupPlace | None:
     for mount, kind, _ in mounts:
         if kind == "cgroup2":
             place = _v2_place(mount, own.get(""))
             if place is not None:
-                return place, ""
+                return place
     v1 = {}
     for mount, kind, options in mounts:
         for name in ("memory", "pids"):
@@ -108,9 +129,7 @@ def find_place() -> tuple[CgroupPlace | None, str]:
                 parent = _writable_parent(mount, own.get(name))
                 if parent is not None:
                     v1[name] = parent
-    if v1:
-        return CgroupPlace(1, v1.get("memory"), v1.get("pids")), ""
-    return None, "no writable cgroup with the memory or pids controller"
+    return CgroupPlace(1, v1.get("memory"), v1.get("pids")) if v1 else None
 
 
 def _read(path: str) -> str:
@@ -216,18 +235,24 @@ class EngineCgroup:
             pids.update(int(p) for p in _read(os.path.join(folder, "cgroup.procs")).split())
         return pids
 
+    def kill_members(self) -> bool:
+        """SIGKILL every process in the cgroup, and reap those that are guti's children
+        (orphans come back to guti, their subreaper); whether any was left."""
+        left = self.members()
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)  # only guti's own children are reaped
+        return bool(left)
+
     async def close(self) -> None:
         """Kill everything left in the cgroup, reap those that came back to guti, remove it.
-        Bounded: a cgroup that cannot be removed within about a second is left."""
+        Bounded: a cgroup that cannot be removed within about a second is left (a later
+        run removes it: :func:`remove_stale`)."""
         for _ in range(50):
-            left = self.members()
-            if not left:
+            if not self.kill_members():
                 break
-            for pid in left:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-                with contextlib.suppress(ChildProcessError, OSError):
-                    os.waitpid(pid, os.WNOHANG)  # only guti's own children are reaped
             await asyncio.sleep(0.02)
         for folder in set(self.dirs.values()):
             for _ in range(50):

@@ -382,6 +382,8 @@ class EngineProcess:
         finally:
             if handle is not None:
                 handle.abandon()  # (a no-op once it has exited)
+            if self._confinement is not None:
+                self._confinement.kill_now()  # cancelled before its cgroup was closed
             if self._timer is not None:
                 self._timer.close()
             self._close_pipes()
@@ -391,6 +393,8 @@ class EngineProcess:
         """SIGKILL the whole group at once (for emergencies such as Ctrl-C); no waiting."""
         if self._handle is not None and not self._closed:
             self._handle.kill_now()
+            if self._confinement is not None:
+                self._confinement.kill_now()
 
     def _close_stdin(self) -> None:
         if self._stdin is not None:

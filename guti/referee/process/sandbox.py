@@ -223,6 +223,13 @@ class Confinement:
         """Which limit the engine ran into (cgroups only know), or None."""
         return None if self.cgroup is None else self.cgroup.breach()
 
+    def kill_now(self) -> None:
+        """SIGKILL everything in the engine's cgroup at once (no waiting, nothing removed)."""
+        if self.cgroup is not None:
+            self.cgroup.kill_members()
+
     async def close(self) -> None:
+        """Kill what is left of the engine and remove its cgroup (bounded waits)."""
         if self.cgroup is not None:
             await self.cgroup.close()
+            self.cgroup = None
