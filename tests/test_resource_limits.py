@@ -11,6 +11,7 @@ normally, and nothing of it may be left: no process, no cgroup.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -266,3 +267,29 @@ def test_only_empty_cgroups_of_gutis_gone_are_removed(tmp_path):
     (busy / "cgroup.procs").write_text("1\n")  # not empty: still in use
     remove_stale(str(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, busy.name])
+
+
+@pytest.mark.parametrize("limits", [(), ("limits.processes=16",)], ids=["plain", "confined"])
+def test_each_move_s_cpu_time_is_stored_with_the_game(tmp_path, limits):
+    # the burner spends 50 ms of CPU (by its own count) on every move; the kernel counts
+    # in 10 ms ticks, so each of its moves is stored with at least 30 ms
+    _tournament(tmp_path, _engine("burner", "burn", tmp_path, *limits, extra="--burn 0.05"),
+                _engine("good", "good", tmp_path))
+    db = tmp_path / "t.db"
+    for white, cpu in rows(db, "select white, cpu_ms from games"):
+        per_ply = json.loads(cpu)
+        assert per_ply and None not in per_ply
+        burner_first = white == "burner"
+        burner = per_ply[0 if burner_first else 1::2]
+        other = per_ply[1 if burner_first else 0::2]
+        assert burner and min(burner) >= 30, burner
+        assert all(ms >= 0 for ms in other)
+
+
+def test_a_stored_cpu_column_is_read_back_or_said_damaged():
+    from guti.referee.storage.rows import cpu_from_json
+
+    assert cpu_from_json(None) == [] and cpu_from_json("[null, 12.5, 30]") == [None, 12.5, 30]
+    for bad in ('{"a": 1}', '["x"]', "[true]", "[1,"):
+        with pytest.raises(ValueError):
+            cpu_from_json(bad)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A UGI engine that attacks the machine at its first ``go``, for the resource-limit tests.
 
-Usage: hostile.py --mode MODE [--pidfile F] [--mark F] [--port P] [--target T]
+Usage: hostile.py --mode MODE [--pidfile F] [--mark F] [--port P] [--target T] [--burn S]
 
 Modes:
   good      legal moves, at once (the opponent, or a control)
@@ -10,6 +10,7 @@ Modes:
             refused it dies of it (as an engine failing to start a search thread)
   network   at go 1 connects to 127.0.0.1:P; writes ``connected`` or ``blocked: why``
             to the mark file, and plays on either way
+  burn      at every go spends ``--burn`` CPU seconds (0.1 by default) before its move
   files     at go 1 writes the file T (``--target``), then ``written`` or ``blocked: why``
             to the mark file, and plays on either way
 
@@ -87,6 +88,7 @@ def main() -> None:
     ap.add_argument("--mark")
     ap.add_argument("--port", type=int, default=9)
     ap.add_argument("--target", default="/etc/guti-hostile-engine-was-here")
+    ap.add_argument("--burn", type=float, default=0.1)
     opts = ap.parse_args()
     record_pid(opts.pidfile)
     game, board, gos = "egara-guti", Board("egara-guti"), 0
@@ -111,6 +113,10 @@ def main() -> None:
             gos += 1
             if gos == 1:
                 attack(opts.mode, opts)
+            if opts.mode == "burn":
+                until = time.process_time() + opts.burn
+                while time.process_time() < until:
+                    pass
             moves = board.legal_moves
             out(f"bestmove {moves[0]}" if moves else "bestmove none")
         elif words[0] == "quit":

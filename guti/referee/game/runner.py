@@ -131,6 +131,7 @@ async def play_game(
         record.elapsed_ms.append(None)
         record.clock_ms.append(None)
         record.search.append(None)
+        record.cpu_ms.append(None)
     record.opening_plies = len(record.moves)
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
                  {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
@@ -165,6 +166,8 @@ class _Game:
         self.adjudicator: Adjudicator | None = None
         self.position = Position.of(board)
         self.watch: lateness.LatenessWatch | None = None  # set while the game plays
+        #: The CPU seconds of the engine asked last, when it was asked (None: not known).
+        self.cpu_before: float | None = None
 
     async def play(self) -> GameRecord:
         with lateness.hold() as watch:
@@ -217,6 +220,7 @@ class _Game:
         go = go_for_turn(self.clocks[side].limits, (white.limits, white.remaining_ms),
                          (black.limits, black.remaining_ms), self.clocks[side].moves_in_period)
         engine = self.engines[side]
+        self.cpu_before = engine.cpu_time()
         sent_at = engine.start_go(self.position, go)
         wait, extended = self.wait_for(allowed), 0.0
         for _ in range(MAX_VOIDS):
@@ -258,10 +262,18 @@ class _Game:
         self.record.moves.append(text)
         self.record.elapsed_ms.append(reply.elapsed_ms)
         self.record.search.append(reply.search)
+        self.record.cpu_ms.append(self.cpu_used(side))
         self.record.clock_ms.append(clock.remaining_ms if clock.has_clock else None)
         self.position = self.position.then(text)
         if self.observer is not None:
             self.observer.moved(self.record, self.board)
+
+    def cpu_used(self, side: Side) -> float | None:
+        """The CPU milliseconds the engine used since it was asked for this move."""
+        after = self.engines[side].cpu_time()
+        if self.cpu_before is None or after is None:
+            return None
+        return round((after - self.cpu_before) * 1000, 1)
 
     def adjudicate(self, side: Side, move: Move, reply: GoReply) -> Ruling | None:
         """The adjudicator's word on the ply just played (None: play on, or no rules)."""

@@ -42,6 +42,7 @@ import shlex
 import time
 from collections.abc import Callable, Sequence
 
+from guti.referee.process.cpu_time import cpu_seconds
 from guti.referee.process.deadline_timer import DeadlineTimer
 from guti.referee.process.errors import (
     EngineDisconnected,
@@ -156,6 +157,14 @@ class EngineProcess:
             raise EngineStartError(
                 f"engine {self.name}: cannot set up its limits: {exc.filename}: {exc.strerror}"
             ) from None
+
+    def cpu_time(self) -> float | None:
+        """CPU seconds the engine has used so far (:mod:`guti.referee.process.cpu_time`):
+        all the processes of its cgroup when it has one, else its leading process."""
+        cgroup = None if self._confinement is None else self._confinement.cgroup
+        if cgroup is not None:
+            return cpu_seconds(cgroup.members())
+        return None if self.pid is None else cpu_seconds((self.pid,))
 
     def resource_breach(self) -> str | None:
         """The limit the engine ran into (its memory, its processes), with its peak use,

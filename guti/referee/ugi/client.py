@@ -217,6 +217,10 @@ class UgiEngine:
         """The engine's last stderr lines (bounded), for the record of a game it lost."""
         return self.transport.stderr_lines()
 
+    def cpu_time(self) -> float | None:
+        """CPU seconds the engine has used so far (None: not known)."""
+        return self.transport.cpu_time()
+
     def resource_breach(self) -> str | None:
         """The resource limit the engine ran into (with its peak use), or None."""
         return self.transport.resource_breach()

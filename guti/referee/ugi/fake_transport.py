@@ -127,6 +127,9 @@ class FakeTransport:
     def stderr_lines(self) -> list[str]:
         return []
 
+    def cpu_time(self) -> float | None:
+        return None
+
     def resource_breach(self) -> str | None:
         return None
 

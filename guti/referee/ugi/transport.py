@@ -55,6 +55,10 @@ class Transport(Protocol):
 
     def stderr_lines(self) -> list[str]: ...
 
+    def cpu_time(self) -> float | None:
+        """CPU seconds the engine has used so far (None: not known)."""
+        ...
+
     def resource_breach(self) -> str | None:
         """The resource limit the engine ran into (with its peak use), or None."""
         ...
