@@ -293,3 +293,32 @@ def test_a_stored_cpu_column_is_read_back_or_said_damaged():
     for bad in ('{"a": 1}', '["x"]', "[true]", "[1,"):
         with pytest.raises(ValueError):
             cpu_from_json(bad)
+
+
+def test_the_cpu_limit_is_judged_on_each_move_with_the_kernel_s_rounding_forgiven():
+    box = parse_sandbox({"limits.cpus": "0.5"})
+    assert box.cpus == 0.5 and not box.active  # nothing to start it in: it is measured
+    assert box.cpu_excess(None, 100.0) is None  # not known: not judged
+    assert box.cpu_excess(70.0, 100.0) is None  # within 0.5 x 100 ms + 20 ms of ticks
+    assert box.cpu_excess(200.0, 100.0) == (
+        "CPU limit 0.5 cores exceeded: 200 ms of CPU in a move of 100 ms (2.0 cores)")
+    for bad in ("0", "-1", "many", "inf"):
+        with pytest.raises(SandboxError, match=f"^limits.cpus={bad}: expected a number"):
+            parse_sandbox({"limits.cpus": bad})
+
+
+@pytest.mark.parametrize(("cores", "charged"), [
+    ("0.5", True), pytest.param("2", False, marks=pytest.mark.slow)])  # whole games of 0.2 s
+def test_an_engine_over_its_cpu_limit_loses_and_one_within_it_plays_on(tmp_path, cores,
+                                                                      charged):
+    # the burner spends 0.2 s of CPU on every move, one core's worth: over half a core,
+    # within two
+    _done, games = _tournament(
+        tmp_path, _engine("burner", "burn", tmp_path, f"limits.cpus={cores}",
+                          extra="--burn 0.2"), _engine("good", "good", tmp_path))
+    for white, _black, reason, detail, fault in games:
+        if charged:
+            assert reason == "resource limit" and fault == ("w" if white == "burner" else "b")
+            assert detail.startswith("engine burner: CPU limit 0.5 cores exceeded: "), detail
+        else:
+            assert fault is None, detail

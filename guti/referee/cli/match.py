@@ -12,7 +12,7 @@ Options (each also with two dashes):
 - ``-engine KEY=VALUE...`` (twice): ``cmd``, ``args``, ``name``, ``dir``,
   ``option.NAME``, ``stderr=FILE``, ``restart=on|off``, the resource limits
   ``limits.memory=SIZE``, ``limits.processes=N``, ``limits.network=off``,
-  ``limits.files=private``, ``limits.required=true`` (:mod:`guti.referee.process.sandbox`) and the limits below;
+  ``limits.files=private``, ``limits.cpus=N``, ``limits.required=true`` (:mod:`guti.referee.process.sandbox`) and the limits below;
 - ``-each KEY=VALUE...``: applied to both engines first;
 - limits: ``tc=[MOVES/]BASE[+INC]`` seconds, ``st=S``, ``depth=N``,
   ``nodes=N``, ``timemargin=MS``;

@@ -53,6 +53,7 @@ ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
     ("limits.processes=N", "processes and threads it may have at once"),
     ("limits.network=off", "no network at all (a network namespace of its own)"),
     ("limits.files=private", "read-only system, only its dir= and a private /tmp writable"),
+    ("limits.cpus=N", "cores it may use on average during its moves (a move over it loses)"),
     ("limits.required=true", "refuse to run when one of its limits cannot be enforced"),
 )
 

@@ -44,6 +44,7 @@ ENGINE_KEY_TYPES: dict[str, str] = {
     "restart": SWITCH,
     **dict.fromkeys(("limits.memory", "limits.network", "limits.files"), TEXT),
     "limits.processes": WHOLE,
+    "limits.cpus": NUMBER,
     "limits.required": SWITCH,
 }
 

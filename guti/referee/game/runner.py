@@ -203,6 +203,9 @@ class _Game:
             if verdict.move is None:
                 return self.bad_reply(side, verdict, reply, allowed)
             self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply)
+            excess = self.cpu_excess(side, reply)
+            if excess is not None:
+                return self.lose(side, Reason.RESOURCE_LIMIT, excess)
             ruling = self.adjudicate(side, verdict.move, reply)
             if ruling is not None and self.board.outcome() is None:  # the rules come first
                 return self.adjudicated(ruling)
@@ -274,6 +277,14 @@ class _Game:
         if self.cpu_before is None or after is None:
             return None
         return round((after - self.cpu_before) * 1000, 1)
+
+    def cpu_excess(self, side: Side, reply: GoReply) -> str | None:
+        """Why the move just played broke the engine's ``limits.cpus``, or None."""
+        engine = self.engines[side]
+        if engine.sandbox is None:
+            return None
+        why = engine.sandbox.cpu_excess(self.record.cpu_ms[-1], reply.elapsed_ms)
+        return None if why is None else f"engine {engine.name}: {why}"
 
     def adjudicate(self, side: Side, move: Move, reply: GoReply) -> Ruling | None:
         """The adjudicator's word on the ply just played (None: play on, or no rules)."""

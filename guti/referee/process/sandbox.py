@@ -4,7 +4,9 @@ Engine settings ``limits.memory=256M`` (the engine's total memory, all its proce
 ``limits.processes=16`` (processes and threads), ``limits.network=off`` (a network
 namespace of its own: no network at all), ``limits.files=private`` (a read-only view of
 the system, its ``dir=`` writable and a private ``/tmp``: bubblewrap) and
-``limits.required=true`` (refuse to start when a limit cannot be enforced here). :func:`enforcement` chooses the means once per
+``limits.cpus=N`` (cores on average during its moves, judged from the CPU time each
+move used: past it the engine loses) and ``limits.required=true`` (refuse to start when
+a limit cannot be enforced here). :func:`enforcement` chooses the means once per
 run: a cgroup per engine where one can be made (:mod:`guti.referee.process.cgroups`),
 else ``RLIMIT_AS`` (memory, per process) and ``RLIMIT_NPROC`` (processes, counted for
 the whole user, and not at all for root); :func:`report_lines` says it in the run's
@@ -27,7 +29,10 @@ from guti.referee.process.cgroups import CgroupPlace, EngineCgroup, find_place, 
 
 #: The engine settings read here.
 SANDBOX_KEYS = frozenset({"limits.memory", "limits.processes", "limits.network",
-                          "limits.files", "limits.required"})
+                          "limits.files", "limits.cpus", "limits.required"})
+#: CPU time a move may show above ``limits.cpus`` x its time, for the kernel's counting
+#: in ticks (10 ms, rounded per process): a short move is not judged on rounding.
+CPU_SLACK_MS = 20.0
 #: The smallest memory limit taken (a smaller one is most likely a missing unit).
 MIN_MEMORY = 16 * 2**20
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
@@ -47,9 +52,20 @@ class Sandbox:
     network_off: bool = False
     required: bool = False
     files_private: bool = False
+    cpus: float | None = None
+
+    def cpu_excess(self, cpu_ms: float | None, elapsed_ms: float) -> str | None:
+        """Why a move that used ``cpu_ms`` of CPU in ``elapsed_ms`` broke ``limits.cpus``
+        (None: it did not, or nothing is known)."""
+        if self.cpus is None or cpu_ms is None or cpu_ms <= self.cpus * elapsed_ms + CPU_SLACK_MS:
+            return None
+        return (f"CPU limit {self.cpus:g} cores exceeded: {cpu_ms:.0f} ms of CPU in a move of "
+                f"{elapsed_ms:.0f} ms ({cpu_ms / max(elapsed_ms, 1.0):.1f} cores)")
 
     @property
     def active(self) -> bool:
+        """Whether the engine must be started inside limits (``limits.cpus`` needs not:
+        it is judged from what each move used)."""
         return (self.memory is not None or self.processes is not None or self.network_off
                 or self.files_private)
 
@@ -88,9 +104,18 @@ def parse_sandbox(tokens: Mapping[str, str]) -> Sandbox:
                    and not _flag("limits.network", tokens["limits.network"], "on", "off"))
     required = ("limits.required" in tokens
                 and _flag("limits.required", tokens["limits.required"], "true", "false"))
+    cpus = None
+    if "limits.cpus" in tokens:
+        text = tokens["limits.cpus"].strip()
+        try:
+            cpus = float(text)
+        except ValueError:
+            cpus = -1.0
+        if not 0 < cpus < float("inf"):
+            raise SandboxError(f"limits.cpus={text}: expected a number of cores above 0 (1, 2, 0.5)")
     files_private = ("limits.files" in tokens
                      and _flag("limits.files", tokens["limits.files"], "private", "shared"))
-    return Sandbox(memory, processes, network_off, required, files_private)
+    return Sandbox(memory, processes, network_off, required, files_private, cpus)
 
 
 @dataclass(frozen=True)
@@ -166,7 +191,7 @@ def unenforced(name: str, sandbox: Sandbox, how: Enforcement) -> list[str]:
 def report_lines(engines: Iterable[tuple[str, Sandbox]]) -> list[str]:
     """The header's lines on limits: how they are enforced, and what is not; SandboxError
     when an engine with ``limits.required=true`` has a limit that cannot be."""
-    engines = [(name, box) for name, box in engines if box.active]
+    engines = [(name, box) for name, box in engines if box.active or box.cpus is not None]
     if not engines:
         return []
     how = enforcement()
@@ -177,6 +202,8 @@ def report_lines(engines: Iterable[tuple[str, Sandbox]]) -> list[str]:
         used.append(f"processes by {how.processes}")
     if any(box.network_off for _, box in engines) and how.network:
         used.append(f"network off by {how.network}")
+    if any(box.cpus is not None for _, box in engines):
+        used.append("cpus by the CPU time of each move, from /proc")
     if any(box.files_private for _, box in engines) and how.bubblewrap:
         used.append(f"files private by bubblewrap ({how.bubblewrap})")
     lines = [f"limits: {'; '.join(used)}"] if used else []
