@@ -157,7 +157,10 @@ def mib(size: int) -> str:
 class EngineCgroup:
     """The cgroup(s) of one engine, made with its limits; see the module's docstring."""
 
-    def __init__(self, place: CgroupPlace, memory: int | None, processes: int | None) -> None:
+    def __init__(self, place: CgroupPlace, memory: int | None, processes: int | None,
+                 track: bool = False) -> None:
+        """``track``: a cgroup even without a memory or process limit, so that everything
+        the engine starts is known (to be measured, and killed at its end)."""
         self.place = place
         self.memory = memory if place.memory else None
         self.processes = processes if place.pids else None
@@ -165,8 +168,10 @@ class EngineCgroup:
         self.dirs: dict[str, str] = {}
         if self.memory is not None and place.memory:
             self.dirs["memory"] = os.path.join(place.memory, name)
-        if self.processes is not None and place.pids:
+        if place.pids and (self.processes is not None or (track and not self.dirs)):
             self.dirs["pids"] = os.path.join(place.pids, name)
+        elif place.memory and track and not self.dirs:
+            self.dirs["memory"] = os.path.join(place.memory, name)
 
     def create(self) -> list[str]:
         """Make the cgroup(s) and write the limits; the folders the engine must join.

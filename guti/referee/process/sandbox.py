@@ -228,8 +228,8 @@ class Confinement:
         starts ``argv`` (to run in ``cwd``, its writable folder) in its limits."""
         box, how = self.sandbox, enforcement()
         options: list[str] = []
-        if how.place is not None and (box.memory or box.processes):
-            self.cgroup = EngineCgroup(how.place, box.memory, box.processes)
+        if how.place is not None:  # even with no limit of its own: to know its processes
+            self.cgroup = EngineCgroup(how.place, box.memory, box.processes, track=True)
             for folder in self.cgroup.create():
                 options += ["--cgroup", folder]
         if box.memory is not None and (self.cgroup is None or self.cgroup.memory is None) \
