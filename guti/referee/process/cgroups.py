@@ -230,7 +230,8 @@ class EngineCgroup:
         if folder is not None and self.processes is not None:
             refused = _field(_read(os.path.join(folder, "pids.events")), "max")
             if refused:
-                return (f"process limit {self.processes} reached ({refused} starts of a "
+                starts = "start" if refused == 1 else "starts"
+                return (f"process limit {self.processes} reached ({refused} {starts} of a "
                         "process or thread refused)")
         return None
 
