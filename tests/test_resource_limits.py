@@ -11,6 +11,7 @@ normally, and nothing of it may be left: no process, no cgroup.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -234,8 +235,12 @@ def test_with_files_private_only_its_folder_is_writable(tmp_path):
               "except OSError as exc:\n"
               "    sys.exit(exc.strerror)\n")
     box = sandbox.Confinement(Sandbox(files_private=True))
-    done = subprocess.run(box.prepare([sys.executable, "-c", script], str(home)), cwd=home,
-                          capture_output=True, text=True, timeout=60)
+    try:
+        done = subprocess.run(box.prepare([sys.executable, "-c", script], str(home)),
+                              cwd=home, capture_output=True, text=True, timeout=60)
+    finally:
+        asyncio.run(box.close())  # its cgroup, when it got one, removed
+    assert box.cgroup is None
     assert done.stderr.strip() == "Read-only file system" and done.returncode == 1
     assert (home / "inside.txt").read_text() == "ok" and not outside.exists()
 
