@@ -237,6 +237,7 @@ def test_reason_vocabulary_is_exactly_the_documented_one():
     assert [r.value for r in Reason] == [
         "no legal move", "three or fewer", "fifty plies", "repetition", "adjudication",
         "time forfeit", "illegal move", "protocol error", "disconnect", "stalled", "start failure",
+        "resource limit",
     ]
     assert Reason.parse(" stalled ") is Reason.STALLED
     assert {r for r in Reason if r.is_rule} == {

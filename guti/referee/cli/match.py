@@ -10,7 +10,9 @@ Example::
 Options (each also with two dashes):
 
 - ``-engine KEY=VALUE...`` (twice): ``cmd``, ``args``, ``name``, ``dir``,
-  ``option.NAME``, ``stderr=FILE``, ``restart=on|off`` and the limits below;
+  ``option.NAME``, ``stderr=FILE``, ``restart=on|off``, the resource limits
+  ``limits.memory=SIZE``, ``limits.processes=N``, ``limits.network=off``,
+  ``limits.files=private``, ``limits.cpus=N``, ``limits.required=true`` (:mod:`guti.referee.process.sandbox`) and the limits below;
 - ``-each KEY=VALUE...``: applied to both engines first;
 - limits: ``tc=[MOVES/]BASE[+INC]`` seconds, ``st=S``, ``depth=N``,
   ``nodes=N``, ``timemargin=MS``;
@@ -94,6 +96,7 @@ def main(argv: list[str]) -> int:
         from guti.referee.process.traffic_log import TrafficLog
 
         settings = match_settings(GivenOptions.from_flags(args))
+        _report_limits(settings)
         log_path = args.token_dict("log").get("file")
         start_lifeline()  # before the loop: the watcher of the engines' groups, forked
         # One run per output file, by any of its names (guti.referee.game.file_lock); taken
@@ -118,6 +121,20 @@ def main(argv: list[str]) -> int:
         return 2
     with locks:
         return _play(settings, traffic)
+
+
+def _report_limits(settings: MatchSettings) -> None:
+    """The engines' resource limits: how they are enforced here, and what is not (one
+    line each); CliError when one that is required cannot be."""
+    from guti.referee.process.sandbox import SandboxError, report_lines
+
+    engines = [(c.name, c.sandbox) for c in (settings.first, settings.second) if c.sandbox]
+    try:
+        lines = report_lines(engines)
+    except SandboxError as exc:
+        raise CliError(str(exc)) from None
+    for line in lines:
+        print(visible(line), flush=True)
 
 
 def _play(settings: MatchSettings, traffic: TrafficLog | None) -> int:

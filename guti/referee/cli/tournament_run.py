@@ -35,6 +35,7 @@ from guti.referee.config.tournament import (
 from guti.referee.execution.executor import prepared
 from guti.referee.process import event_loop
 from guti.referee.process.errors import EngineStartError
+from guti.referee.process.sandbox import SandboxError, report_lines
 from guti.referee.process.text import visible
 from guti.referee.stats.defaults import DEFAULT_DRAW_MODEL
 from guti.referee.stats.ratings import DRAW_MODELS, RatingOptions
@@ -61,6 +62,11 @@ def run_tournament_command(argv: list[str]) -> int:
         f"concurrency {settings.concurrency}, db {settings.db_path}",
         flush=True,
     )
+    try:
+        for line in report_lines((c.name, c.sandbox) for c in settings.engines if c.sandbox):
+            print(line, flush=True)
+    except SandboxError as exc:
+        return fail("tournament", str(exc))
     if settings.serve and importlib.util.find_spec("aiohttp") is None:
         return fail("tournament", "-serve needs aiohttp: pip install 'guti[web]'")
     watch = Stopwatch()

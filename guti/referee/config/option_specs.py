@@ -49,6 +49,12 @@ ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
     ("restart=on|off", "a fresh process for every game (default off)"),
     ("stderr=FILE", "write the engine's stderr to FILE"),
     ("proto=ugi", "the protocol (ugi is the only one)"),
+    ("limits.memory=SIZE", "memory of the engine and all it starts (512M, 2G)"),
+    ("limits.processes=N", "processes and threads it may have at once"),
+    ("limits.network=off", "no network at all (a network namespace of its own)"),
+    ("limits.files=private", "read-only system, only its dir= and a private /tmp writable"),
+    ("limits.cpus=N", "cores it may use on average during its moves (a move over it loses)"),
+    ("limits.required=true", "refuse to run when one of its limits cannot be enforced"),
 )
 
 #: The per-move field switches of ``-pdnout``, one help line each.

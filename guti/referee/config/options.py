@@ -53,6 +53,7 @@ from guti.referee.game.settings import (
     Timeouts,
 )
 from guti.referee.process import affinity
+from guti.referee.process.sandbox import SANDBOX_KEYS, SandboxError, parse_sandbox
 from guti.referee.tournament.defaults import DEFAULT_GAMES, DEFAULT_WAIT_MS
 from guti.referee.tournament.settings import RecordOutputs, Scheduling
 from guti.rules import GAMES, RulesError
@@ -77,7 +78,8 @@ def engine_configs(given: GivenOptions) -> list[EngineConfig]:
         # -each's own limit values are checked here, so a bad one is reported as -each's,
         # not as the first engine's (limit keys are read one by one, never across keys).
         parse_limits({key: value for key, value in each_pairs if key in LIMIT_KEYS})
-    except (EngineConfigError, TimeControlError) as exc:
+        parse_sandbox({key: value for key, value in each_pairs if key in SANDBOX_KEYS})
+    except (EngineConfigError, TimeControlError, SandboxError) as exc:
         raise CliError(f"{given.where('each')}: {exc}") from None
     configs = []
     for entry in given.engines:

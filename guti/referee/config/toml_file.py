@@ -98,6 +98,9 @@ def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue |
         raise CliError(f"{where}: expected a table of key = value")
     if not value:
         raise CliError(f"{where}: needs key = value settings")
+    if spec.name == "each" and isinstance(value.get("limits"), dict):  # limits.memory = "1G"
+        value = {**{k: v for k, v in value.items() if k != "limits"},
+                 **{f"limits.{k}": v for k, v in value["limits"].items()}}
     pairs = []
     for key, item in value.items():
         if spec.keys is not None and key not in spec.keys:
@@ -141,6 +144,10 @@ def _engine(entry: dict[str, Any], base: str, where: str) -> EngineEntry:
             if not isinstance(value, dict):
                 raise CliError(f"{where}.options: expected a table such as {{ Hash = 16 }}")
             settings += [(f"option.{k}", _text(v, f"{where}.options.{k}")) for k, v in value.items()]
+        elif key == "limits" and isinstance(value, dict):  # limits.memory = "512M" unquoted
+            for name, item in value.items():
+                check_type(item, ENGINE_KEY_TYPES.get(f"limits.{name}"), f"{where}.limits.{name}")
+                settings.append((f"limits.{name}", _text(item, f"{where}.limits.{name}")))
         elif key == "args":
             text = (shlex.join(_text(w, f"{where}.args") for w in value)
                     if isinstance(value, list) else _text(value, f"{where}.args"))

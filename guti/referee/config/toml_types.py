@@ -42,6 +42,10 @@ ENGINE_KEY_TYPES: dict[str, str] = {
     **dict.fromkeys(("depth", "nodes", "timemargin"), WHOLE),
     "st": NUMBER,
     "restart": SWITCH,
+    **dict.fromkeys(("limits.memory", "limits.network", "limits.files"), TEXT),
+    "limits.processes": WHOLE,
+    "limits.cpus": NUMBER,
+    "limits.required": SWITCH,
 }
 
 _PDNOUT = {"file": TEXT, **dict.fromkeys(("nodes", "seldepth", "nps", "timeleft", "latency"),

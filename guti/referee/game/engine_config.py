@@ -5,6 +5,8 @@ Built from cutechess-cli style tokens (the words after ``-engine`` and
 
     cmd=PATH args="-x --threads 2" name=N dir=D option.Hash=64
     stderr=FILE restart=on|off proto=ugi tc=5+0.05 st=0.1 depth=N nodes=N timemargin=MS
+    limits.memory=512M limits.processes=16 limits.network=off limits.files=private
+    limits.cpus=1 limits.required=true
 
 ``args`` is split as a POSIX shell would split it (``shlex``) but no shell
 is ever run, so quoting works and nothing is interpreted. ``-each`` tokens
@@ -21,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from guti.referee.game.limits import LIMIT_KEYS, Limits, TimeControlError, parse_limits
+from guti.referee.process.sandbox import SANDBOX_KEYS, Sandbox, SandboxError, parse_sandbox
 
 #: Keys an engine token may have besides ``option.NAME`` and the limit keys.
 ENGINE_KEYS = frozenset({"cmd", "args", "name", "dir", "stderr", "restart", "proto"})
@@ -38,6 +41,7 @@ class EngineConfig:
     otherwise the process is kept between games and restarted only after a fault.
     ``limits``: the time control for this engine (None: the caller's default).
     ``stderr_path``: where the engine's stderr goes (None: the caller decides).
+    ``sandbox``: its resource limits (:mod:`guti.referee.process.sandbox`; None: none).
     """
 
     name: str
@@ -47,6 +51,7 @@ class EngineConfig:
     restart: bool = False
     limits: Limits | None = None
     stderr_path: str | None = None
+    sandbox: Sandbox | None = None
 
     def command_line(self) -> str:
         """The argv as one shell-quoted string, for messages."""
@@ -84,7 +89,8 @@ def resolve_command(cmd: str, cwd: str | None) -> str:
 def check_keys(tokens: Iterable[tuple[str, str]]) -> None:
     """Raise EngineConfigError for the first key no engine definition accepts."""
     for key, value in tokens:
-        if not (key.startswith("option.") or key in LIMIT_KEYS or key in ENGINE_KEYS):
+        if not (key.startswith("option.") or key in LIMIT_KEYS or key in ENGINE_KEYS
+                or key in SANDBOX_KEYS):
             raise EngineConfigError(f"unknown engine setting {key!r} (in {key}={value})")
 
 
@@ -97,6 +103,7 @@ def engine_config_from_tokens(
     settings: dict[str, str] = {}
     options: dict[str, str] = {}
     limit_tokens: dict[str, str] = {}
+    sandbox_tokens: dict[str, str] = {}
     for key, value in [*each, *tokens]:
         if key.startswith("option."):
             name = key[len("option.") :]
@@ -105,6 +112,8 @@ def engine_config_from_tokens(
             options[name] = value
         elif key in LIMIT_KEYS:
             limit_tokens[key] = value
+        elif key in SANDBOX_KEYS:
+            sandbox_tokens[key] = value
         elif key in ENGINE_KEYS:
             settings[key] = value
         else:
@@ -125,7 +134,8 @@ def engine_config_from_tokens(
     name = settings.get("name") or default_name or os.path.basename(cmd)
     try:
         limits = parse_limits(limit_tokens) if limit_tokens else None
-    except TimeControlError as exc:
+        sandbox = parse_sandbox(sandbox_tokens) if sandbox_tokens else None
+    except (TimeControlError, SandboxError) as exc:
         raise EngineConfigError(f"engine {name}: {exc}") from None
     return EngineConfig(
         name=name,
@@ -135,6 +145,7 @@ def engine_config_from_tokens(
         restart=_on_off("restart", settings["restart"]) if "restart" in settings else False,
         limits=limits,
         stderr_path=settings.get("stderr") or None,
+        sandbox=sandbox,
     )
 
 

@@ -35,6 +35,7 @@ class Reason(StrEnum):
     DISCONNECT = "disconnect"  # engine exited or closed its stdout
     STALLED = "stalled"  # no reply long after its time was gone
     START_FAILURE = "start failure"  # could not be started / handshake failed
+    RESOURCE_LIMIT = "resource limit"  # ran into its memory or process limit
 
     @property
     def is_rule(self) -> bool:

@@ -24,6 +24,9 @@ class GameRecord:
     left on its clock after ply i, increment included (None without a clock).
     ``search[i]`` is what the engine reported with ply i (its last ``info`` line with
     search fields before ``bestmove``; None for book plies and silent engines).
+    ``cpu_ms[i]`` is the CPU time the engine used from ``go`` to its move (all its threads,
+    and all its processes when it has limits; to 10 ms; None for book plies and unknown;
+    games stored before it was measured have none).
     ``result`` is a :class:`~guti.rules.result.Result` (``1-0``/``0-1``/``1/2-1/2``/``*``);
     ``reason`` from the one vocabulary; ``detail`` a one-line human explanation (the
     illegal move and the FEN, exit code or signal, ...). ``fault`` is the
@@ -39,6 +42,7 @@ class GameRecord:
     elapsed_ms: list[float | None] = field(default_factory=list)
     clock_ms: list[float | None] = field(default_factory=list)
     search: list[SearchInfo | None] = field(default_factory=list)
+    cpu_ms: list[float | None] = field(default_factory=list)
     opening_plies: int = 0
     result: Result = Result.UNFINISHED
     reason: Reason | None = None

@@ -131,6 +131,7 @@ async def play_game(
         record.elapsed_ms.append(None)
         record.clock_ms.append(None)
         record.search.append(None)
+        record.cpu_ms.append(None)
     record.opening_plies = len(record.moves)
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
                  {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
@@ -165,6 +166,8 @@ class _Game:
         self.adjudicator: Adjudicator | None = None
         self.position = Position.of(board)
         self.watch: lateness.LatenessWatch | None = None  # set while the game plays
+        #: The CPU seconds of the engine asked last, when it was asked (None: not known).
+        self.cpu_before: float | None = None
 
     async def play(self) -> GameRecord:
         with lateness.hold() as watch:
@@ -200,6 +203,9 @@ class _Game:
             if verdict.move is None:
                 return self.bad_reply(side, verdict, reply, allowed)
             self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply)
+            excess = self.cpu_excess(side, reply)
+            if excess is not None:
+                return self.lose(side, Reason.RESOURCE_LIMIT, excess)
             ruling = self.adjudicate(side, verdict.move, reply)
             if ruling is not None and self.board.outcome() is None:  # the rules come first
                 return self.adjudicated(ruling)
@@ -217,6 +223,7 @@ class _Game:
         go = go_for_turn(self.clocks[side].limits, (white.limits, white.remaining_ms),
                          (black.limits, black.remaining_ms), self.clocks[side].moves_in_period)
         engine = self.engines[side]
+        self.cpu_before = engine.cpu_time()
         sent_at = engine.start_go(self.position, go)
         wait, extended = self.wait_for(allowed), 0.0
         for _ in range(MAX_VOIDS):
@@ -258,10 +265,26 @@ class _Game:
         self.record.moves.append(text)
         self.record.elapsed_ms.append(reply.elapsed_ms)
         self.record.search.append(reply.search)
+        self.record.cpu_ms.append(self.cpu_used(side))
         self.record.clock_ms.append(clock.remaining_ms if clock.has_clock else None)
         self.position = self.position.then(text)
         if self.observer is not None:
             self.observer.moved(self.record, self.board)
+
+    def cpu_used(self, side: Side) -> float | None:
+        """The CPU milliseconds the engine used since it was asked for this move."""
+        after = self.engines[side].cpu_time()
+        if self.cpu_before is None or after is None:
+            return None
+        return round((after - self.cpu_before) * 1000, 1)
+
+    def cpu_excess(self, side: Side, reply: GoReply) -> str | None:
+        """Why the move just played broke the engine's ``limits.cpus``, or None."""
+        engine = self.engines[side]
+        if engine.sandbox is None:
+            return None
+        why = engine.sandbox.cpu_excess(self.record.cpu_ms[-1], reply.elapsed_ms)
+        return None if why is None else f"engine {engine.name}: {why}"
 
     def adjudicate(self, side: Side, move: Move, reply: GoReply) -> Ruling | None:
         """The adjudicator's word on the ply just played (None: play on, or no rules)."""
@@ -287,6 +310,13 @@ class _Game:
         return self.record
 
     def lose(self, side: Side, reason: Reason, detail: str) -> GameRecord:
+        """``side`` loses for ``reason``; when the engine's fault came of a resource limit
+        it ran into (a process killed for memory, process starts refused), the reason is
+        that limit, named in the detail, and what happened then follows."""
+        breach = self.engines[side].resource_breach()
+        if breach is not None:
+            reason = Reason.RESOURCE_LIMIT
+            detail = f"engine {self.engines[side].name}: {breach}; then: {detail}"
         record = self.record
         record.result = Result.loss_for(side)
         record.reason = reason

@@ -42,6 +42,7 @@ import shlex
 import time
 from collections.abc import Callable, Sequence
 
+from guti.referee.process.cpu_time import cpu_seconds
 from guti.referee.process.deadline_timer import DeadlineTimer
 from guti.referee.process.errors import (
     EngineDisconnected,
@@ -53,6 +54,7 @@ from guti.referee.process.errors import (
 from guti.referee.process.line_reader import LINE_LIMIT, QUEUE_LIMIT, LineReader, line_text
 from guti.referee.process.pipes import PipeWriter, read_chunk
 from guti.referee.process.process_handle import ProcessHandle, ProcessSpec, describe_exit
+from guti.referee.process.sandbox import Confinement, Sandbox
 from guti.referee.process.stderr_summary import StderrTail, telling_line
 
 __all__ = ["LINE_LIMIT", "QUEUE_LIMIT", "EngineProcess", "ProcessSpec", "TrafficHook",
@@ -95,6 +97,8 @@ class EngineProcess:
         #: A whole reply handed to the waiting reader (see :meth:`_on_stdout`) and its
         #: arrival, until the reader takes it.
         self._handed: tuple[bytes, float] | None = None
+        #: The engine's limits in place (None: it has none).
+        self._confinement: Confinement | None = None
 
     # -- life cycle ------------------------------------------------------------------
     async def start(self) -> None:
@@ -108,16 +112,19 @@ class EngineProcess:
                     f"engine {self.name}: cannot open stderr log {cfg.stderr_path}: {exc.strerror}"
                 ) from None
         loop = self._loop = asyncio.get_running_loop()
+        argv = self._confined_argv(cfg)
         (stdin_r, stdin_w), (stdout_r, stdout_w), (stderr_r, stderr_w) = (
             os.pipe(), os.pipe(), os.pipe())
         try:
-            self._handle = await ProcessHandle.spawn(cfg.argv, cfg.cwd, stdin_r, stdout_w,
+            self._handle = await ProcessHandle.spawn(argv, cfg.cwd, stdin_r, stdout_w,
                                                      stderr_w)
         except BaseException as exc:
             for fd in (stdin_w, stdout_r, stderr_r):
                 os.close(fd)
             self._stderr.stop()
             self._closed = True
+            if self._confinement is not None:
+                await self._confinement.close()
             if not isinstance(exc, OSError):
                 raise
             why = start_failure_reason(exc, cfg.argv[0], cfg.cwd)
@@ -134,6 +141,35 @@ class EngineProcess:
         loop.add_reader(stdout_r, self._stdout_readable)
         self._stderr.watch(loop, stderr_r)
         self._handle.when_exited(self._on_exit)
+
+    def _confined_argv(self, cfg: ProcessSpec) -> list[str]:
+        """The argv to start: the engine's own, or, when it has limits
+        (``cfg.sandbox``), the one starting it inside them (its cgroup made now)."""
+        sandbox: Sandbox | None = getattr(cfg, "sandbox", None)
+        if sandbox is None or not sandbox.active:
+            return cfg.argv
+        self._confinement = Confinement(sandbox)
+        try:
+            return self._confinement.prepare(cfg.argv, cfg.cwd)
+        except OSError as exc:
+            self._stderr.stop()
+            self._closed = True
+            raise EngineStartError(
+                f"engine {self.name}: cannot set up its limits: {exc.filename}: {exc.strerror}"
+            ) from None
+
+    def cpu_time(self) -> float | None:
+        """CPU seconds the engine has used so far (:mod:`guti.referee.process.cpu_time`):
+        all the processes of its cgroup when it has one, else its leading process."""
+        cgroup = None if self._confinement is None else self._confinement.cgroup
+        if cgroup is not None:
+            return cpu_seconds(cgroup.members())
+        return None if self.pid is None else cpu_seconds((self.pid,))
+
+    def resource_breach(self) -> str | None:
+        """The limit the engine ran into (its memory, its processes), with its peak use,
+        or None (none, or not known: only a cgroup tells)."""
+        return None if self._confinement is None else self._confinement.breach()
 
     @property
     def returncode(self) -> int | None:
@@ -350,9 +386,13 @@ class EngineProcess:
                 self.send("quit")
                 self._close_stdin()  # end of input: an engine that missed quit sees EOF
             await handle.stop(grace, term_grace)
+            if self._confinement is not None:
+                await self._confinement.close()  # what left its group too
         finally:
             if handle is not None:
                 handle.abandon()  # (a no-op once it has exited)
+            if self._confinement is not None:
+                self._confinement.kill_now()  # cancelled before its cgroup was closed
             if self._timer is not None:
                 self._timer.close()
             self._close_pipes()
@@ -362,6 +402,8 @@ class EngineProcess:
         """SIGKILL the whole group at once (for emergencies such as Ctrl-C); no waiting."""
         if self._handle is not None and not self._closed:
             self._handle.kill_now()
+            if self._confinement is not None:
+                self._confinement.kill_now()
 
     def _close_stdin(self) -> None:
         if self._stdin is not None:

@@ -47,7 +47,7 @@ from guti.referee.stats.sprt import SprtSpec, SprtState
 FAULT_COLUMNS: dict[str, tuple[Reason, ...]] = {
     "time": (Reason.TIME_FORFEIT,),
     "illegal": (Reason.ILLEGAL_MOVE,),
-    "crash": (Reason.DISCONNECT, Reason.START_FAILURE),
+    "crash": (Reason.DISCONNECT, Reason.START_FAILURE, Reason.RESOURCE_LIMIT),
     "stall": (Reason.STALLED,),
     "proto": (Reason.PROTOCOL_ERROR,),
 }

@@ -57,6 +57,7 @@ def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
         "elapsed_ms": record.elapsed_ms,
         "clock_ms": record.clock_ms,
         "search": [None if info is None else info.to_json() for info in record.search],
+        "cpu_ms": record.cpu_ms,
         "final_fen": record.final_fen,
         "time_control": record.time_control,
         "date": record.date,

@@ -45,8 +45,8 @@ INSERT_GAME = (
     "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
     " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
     " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
-    " site, round_tag, finished_at, search)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " site, round_tag, finished_at, search, cpu_ms)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -60,7 +60,7 @@ def game_row(job: ScheduledGame, record: GameRecord) -> GameRow:
         r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
         r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
         r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
-        search_json(r.search),
+        search_json(r.search), json.dumps(r.cpu_ms),
     )
 
 
@@ -117,6 +117,18 @@ def _numbers(column: str, text: str) -> list[float | None]:
     return values
 
 
+def cpu_from_json(text: str | None) -> list[float | None]:
+    """The ``cpu_ms`` column read back: a list of numbers and nulls (ValueError if it is
+    anything else); ``[]`` for a game stored before it was measured."""
+    if not text:
+        return []
+    values = json.loads(text)
+    if not isinstance(values, list) or not all(
+            v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in values):
+        raise ValueError(f"cpu_ms {text[:40]!r} is not a list of numbers")
+    return values
+
+
 def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
     """The game of a ``games`` row (the columns of ``TournamentStore._RECORD_COLUMNS``);
     ValueError/TypeError (RulesError included) where a column is not what guti writes: an
@@ -124,7 +136,7 @@ def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
     not one (the caller names the game)."""
     (seq, game_id, pair_id, rnd, white, black, result, reason, detail, fault, game, start_fen,
      first_side, final_fen, moves, opening_plies, elapsed, clocks, date, start_time, tc, event,
-     site, round_tag, search) = row
+     site, round_tag, search, cpu) = row
     if start_fen is not None:
         Board.from_fen(game, start_fen)  # also: RulesError for a game guti does not play
     else:
@@ -138,6 +150,7 @@ def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
         elapsed_ms=_numbers("elapsed_ms", elapsed),
         clock_ms=_numbers("clock_ms", clocks),
         search=search_from_json(search),
+        cpu_ms=cpu_from_json(cpu),
         opening_plies=opening_plies,
         result=result,
         reason=Reason.parse(reason) if reason is not None else None,

@@ -88,11 +88,11 @@ CREATE TABLE IF NOT EXISTS games (
     elapsed_ms TEXT NOT NULL, clock_ms TEXT NOT NULL,
     date TEXT NOT NULL, start_time TEXT NOT NULL, time_control TEXT NOT NULL,
     event TEXT NOT NULL, site TEXT NOT NULL, round_tag TEXT NOT NULL,
-    finished_at REAL NOT NULL, search TEXT);
+    finished_at REAL NOT NULL, search TEXT, cpu_ms TEXT);
 """
 
 #: Columns of ``games`` newer than schema 1 (see the module docstring): name -> type.
-_ADDED_COLUMNS = {"search": "TEXT"}
+_ADDED_COLUMNS = {"search": "TEXT", "cpu_ms": "TEXT"}
 
 
 def _why(exc: sqlite3.Error) -> str:

@@ -36,6 +36,7 @@ from typing import Protocol
 
 from guti.referee.process.engine_process import EngineProcess, TrafficHook
 from guti.referee.process.errors import EngineError, EngineStartError, EngineTimeout
+from guti.referee.process.sandbox import Sandbox
 from guti.referee.ugi.go import Go
 from guti.referee.ugi.options import (
     UNDECLARED_GAME,
@@ -168,6 +169,9 @@ class UgiEngine:
         self.configured_options: dict[str, str] = dict(config.options) if config else {}
         self.name = transport.name
         self.info = Handshake()
+        #: Its resource limits (``limits.*`` settings; None: none), for the game to judge
+        #: what each move used.
+        self.sandbox: Sandbox | None = getattr(config, "sandbox", None)
 
     # -- life cycle (delegated to the transport) ------------------------------------------
     @classmethod
@@ -216,6 +220,14 @@ class UgiEngine:
     def stderr_lines(self) -> list[str]:
         """The engine's last stderr lines (bounded), for the record of a game it lost."""
         return self.transport.stderr_lines()
+
+    def cpu_time(self) -> float | None:
+        """CPU seconds the engine has used so far (None: not known)."""
+        return self.transport.cpu_time()
+
+    def resource_breach(self) -> str | None:
+        """The resource limit the engine ran into (with its peak use), or None."""
+        return self.transport.resource_breach()
 
     @property
     def id_name(self) -> str | None:

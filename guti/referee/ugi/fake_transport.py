@@ -127,6 +127,12 @@ class FakeTransport:
     def stderr_lines(self) -> list[str]:
         return []
 
+    def cpu_time(self) -> float | None:
+        return None
+
+    def resource_breach(self) -> str | None:
+        return None
+
     async def quit(self, grace: float = 1.0, term_grace: float = 1.0) -> None:
         self.quit_called = True
         self.closed = True

@@ -1,0 +1,335 @@
+"""Resource limits per engine: settings, how they are enforced, hostile engines contained.
+
+The hostile engines (tests/engines/hostile.py) play real tournaments through ``guti``: a
+memory hog filling 2 GB under ``limits.memory=256M``, a fork bomb under
+``limits.processes=16``, an engine connecting to a local port under ``limits.network=off``,
+an engine writing outside its folder under ``limits.files=private``.
+Each must lose (or fail at its attack) alone, with the reason ``resource limit`` and the
+limit named, while the game between two other engines, played at the same time, ends
+normally, and nothing of it may be left: no process, no cgroup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from guti.referee.game.engine_config import EngineConfigError, engine_config_from_tokens
+from guti.referee.process import sandbox
+from guti.referee.process.sandbox import Sandbox, SandboxError, parse_sandbox, report_lines
+from tests.conftest import GUTI, ROOT, rows, survivors
+
+HOSTILE = str(ROOT / "tests" / "engines" / "hostile.py")
+LIMITED = str(ROOT / "guti" / "referee" / "process" / "limited.py")
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def test_limits_are_engine_settings_merged_with_each():
+    cfg = engine_config_from_tokens(
+        [("cmd", "x"), ("limits.memory", "1G"), ("limits.network", "off")],
+        each=[("limits.memory", "256M"), ("limits.processes", "16")])
+    assert cfg.sandbox == Sandbox(memory=2**30, processes=16, network_off=True)
+    assert engine_config_from_tokens([("cmd", "x")]).sandbox is None
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("limits.memory", "lots", "limits.memory=lots: expected a size such as 512M or 2G"),
+    ("limits.memory", "512", "limits.memory=512: at least 16 MiB (give a unit: 512M)"),
+    ("limits.processes", "0", "limits.processes=0: expected a whole number of at least 1"),
+    ("limits.network", "maybe", "limits.network=maybe: expected on or off"),
+    ("limits.required", "1", "limits.required=1: expected true or false"),
+])
+def test_a_bad_limit_is_one_line_naming_it(key, value, message):
+    with pytest.raises(SandboxError, match=f"^{re.escape(message)}$"):
+        parse_sandbox({key: value})
+    with pytest.raises(EngineConfigError, match=f"^engine e: {re.escape(message)}$"):
+        engine_config_from_tokens([("cmd", "x"), ("name", "e"), (key, value)])
+
+
+def test_an_unknown_limit_key_is_refused():
+    with pytest.raises(EngineConfigError, match="unknown engine setting 'limits.disk'"):
+        engine_config_from_tokens([("cmd", "x"), ("limits.disk", "1G")])
+
+
+def test_a_bad_limit_on_the_command_line_exits_2_with_one_line(tmp_path):
+    done = subprocess.run(
+        [*GUTI, "tournament", "-engine", f"cmd={sys.executable}", "limits.memory=huge",
+         "-engine", f"cmd={sys.executable}", "-each", "tc=1+0.1", "-db", str(tmp_path / "t.db")],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "limits.memory=huge" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def _nothing_enforced() -> sandbox.Enforcement:
+    return sandbox.Enforcement(None, None, None, None, "no cgroup (test)",
+                               "no cgroup (test)", "no namespaces (test)")
+
+
+def test_a_limit_not_enforced_is_said_once_or_refused_when_required(monkeypatch):
+    monkeypatch.setattr(sandbox, "enforcement", _nothing_enforced)
+    lines = report_lines([("a", Sandbox(memory=2**28)), ("b", Sandbox())])
+    assert lines == ["limits: engine a: limits.memory is not enforced on this machine: "
+                     "no cgroup (test)"]
+    with pytest.raises(SandboxError, match=r"^engine a: limits.network is not enforced .*"
+                                           r"\(and limits.required=true\)$"):
+        report_lines([("a", Sandbox(network_off=True, required=True))])
+    assert report_lines([("b", Sandbox())]) == []
+
+
+def test_the_rlimit_fallback_refuses_memory_past_the_limit():
+    # no cgroup: RLIMIT_AS set by the wrapper before the exec holds the program
+    hog = "b = b'x' * (512 << 20)"
+    done = subprocess.run([sys.executable, "-I", "-S", LIMITED, "--address-space",
+                           str(256 << 20), "--", sys.executable, "-c", hog],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "MemoryError" in done.stderr
+    ok = subprocess.run([sys.executable, "-I", "-S", LIMITED, "--address-space",
+                         str(256 << 20), "--", sys.executable, "-c", "b = b'x' * (8 << 20)"],
+                        timeout=60)
+    assert ok.returncode == 0
+
+
+def test_the_wrapper_says_in_one_line_what_it_cannot_start():
+    done = subprocess.run([sys.executable, "-I", "-S", LIMITED, "--", "/no/such/engine"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 127
+    assert done.stderr == "guti limits: cannot start /no/such/engine: No such file or directory\n"
+
+
+# --------------------------------------------------------------------------- hostile engines
+
+
+def _needs(what: str) -> None:
+    how = sandbox.enforcement()
+    if what == "memory" and (how.place is None or how.place.memory is None):
+        pytest.skip("no writable memory cgroup on this machine")
+    if what == "pids" and (how.place is None or how.place.pids is None):
+        pytest.skip("no writable pids cgroup on this machine (a fork bomb is not run then)")
+    if what == "network" and how.network is None:
+        pytest.skip(f"no network namespace here: {how.network_why}")
+    if what == "files" and how.bubblewrap is None:
+        pytest.skip(f"files cannot be made private here: {how.files_why}")
+
+
+def _engine(name: str, mode: str, tmp_path: Path, *settings: str, extra: str = "") -> list[str]:
+    args = f"{HOSTILE} --mode {mode} --pidfile {tmp_path / name}.pids --mark {tmp_path / 'mark'}"
+    return ["-engine", f"cmd={sys.executable}", f"args={args} {extra}", f"name={name}", *settings]
+
+
+def _tournament(tmp_path: Path, *engines: list[str]) -> tuple[str, list[tuple]]:
+    """Play the tournament; its output, its games, and check that it left no cgroup."""
+    db = tmp_path / "t.db"
+    proc = subprocess.Popen(
+        [*GUTI, "tournament", *[word for engine in engines for word in engine],
+         "-each", "tc=30+0.1", "-concurrency", "2", "-maxmoves", "30", "-db", str(db)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    place = sandbox.enforcement().place
+    for parent in {place.memory, place.pids} - {None} if place else set():
+        assert not [n for n in os.listdir(str(parent)) if n.startswith(f"guti-{proc.pid}-")]
+    return out, rows(db, "select white, black, reason, detail, fault from games")
+
+
+def _check_contained(tmp_path: Path, games: list[tuple], culprit: str, named: str) -> None:
+    charged = [g for g in games if culprit in (g[0], g[1])]
+    assert charged and all(g[2] == "resource limit" for g in charged), charged
+    for white, _black, _reason, detail, fault in charged:
+        assert detail.startswith(f"engine {culprit}: {named}"), detail
+        assert fault == ("w" if white == culprit else "b")
+    others = [g for g in games if culprit not in (g[0], g[1])]
+    assert others and all(g[4] is None for g in others), others  # ended normally
+    assert not [left for pids in tmp_path.glob("*.pids") for left in survivors(pids)]
+
+
+def test_a_memory_hog_is_killed_at_its_limit_and_charged_alone(tmp_path):
+    _needs("memory")
+    done, games = _tournament(
+        tmp_path, _engine("hog", "memory", tmp_path, "limits.memory=256M"),
+        _engine("good1", "good", tmp_path), _engine("good2", "good", tmp_path))
+    assert "limits: memory by cgroup" in done
+    _check_contained(tmp_path, games, "hog", "memory limit 256 MiB reached")
+    for game in games:
+        if "peak" in game[3]:
+            peak = float(game[3].split("(peak ")[1].split(" MiB")[0])
+            assert peak <= 256  # the machine's memory untouched beyond the limit
+
+
+def test_a_fork_bomb_is_refused_at_its_limit_and_charged_alone(tmp_path):
+    _needs("pids")
+    _done, games = _tournament(
+        tmp_path, _engine("bomb", "forkbomb", tmp_path, "limits.processes=16"),
+        _engine("good1", "good", tmp_path), _engine("good2", "good", tmp_path))
+    _check_contained(tmp_path, games, "bomb", "process limit 16 reached")
+    started = len((tmp_path / "bomb.pids").read_text().split()) // 2  # a line per process
+    bombs = sum("bomb" in (g[0], g[1]) for g in games)  # started afresh after each fault
+    assert bombs * 2 <= started <= bombs * 16  # each held to 16, its starter included
+
+
+def test_an_engine_without_network_cannot_connect_and_plays_on(tmp_path):
+    _needs("network")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        _done, games = _tournament(
+            tmp_path, _engine("net", "network", tmp_path, "limits.network=off",
+                              extra=f"--port {port}"),
+            _engine("good", "good", tmp_path))
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # no connection ever came
+    marks = (tmp_path / "mark").read_text().split("\n")
+    assert marks[0].startswith("blocked: ") and "connected" not in marks
+    assert all(g[2] != "resource limit" for g in games)
+    assert not [left for pids in tmp_path.glob("*.pids") for left in survivors(pids)]
+
+
+
+def test_limits_in_a_toml_file_dotted_or_quoted_and_in_each(tmp_path):
+    from guti.referee.config.options import engine_configs
+    from guti.referee.config.tournament import read_tournament_options
+
+    path = tmp_path / "t.toml"
+    path.write_text(f"""
+[each]
+tc = "1+0.1"
+limits.network = "off"
+[[engine]]
+name = "a"
+cmd = "{sys.executable}"
+"limits.memory" = "256M"
+[[engine]]
+name = "b"
+cmd = "{sys.executable}"
+limits.processes = 16
+limits.required = true
+""")
+    configs = engine_configs(read_tournament_options([str(path)]))
+    assert [c.sandbox for c in configs] == [
+        Sandbox(memory=256 << 20, network_off=True),
+        Sandbox(processes=16, network_off=True, required=True)]
+
+
+def test_with_files_private_only_its_folder_is_writable(tmp_path):
+    _needs("files")
+    home = tmp_path / "eng"
+    home.mkdir()
+    outside = Path("/var/tmp") / f"guti-limits-test-{os.getpid()}"
+    script = ("import sys\n"
+              "open('inside.txt', 'w').write('ok')\n"
+              "try:\n"
+              f"    open({str(outside)!r}, 'w')\n"
+              "except OSError as exc:\n"
+              "    sys.exit(exc.strerror)\n")
+    box = sandbox.Confinement(Sandbox(files_private=True))
+    try:
+        done = subprocess.run(box.prepare([sys.executable, "-c", script], str(home)),
+                              cwd=home, capture_output=True, text=True, timeout=60)
+    finally:
+        asyncio.run(box.close())  # its cgroup, when it got one, removed
+    assert box.cgroup is None
+    assert done.stderr.strip() == "Read-only file system" and done.returncode == 1
+    assert (home / "inside.txt").read_text() == "ok" and not outside.exists()
+
+
+def test_an_engine_with_private_files_writes_nothing_outside_and_plays_on(tmp_path):
+    _needs("files")
+    home = tmp_path / "eng"
+    home.mkdir()
+    outside = tmp_path / "outside.txt"
+    _done, games = _tournament(
+        tmp_path, _engine("files", "files", home, "limits.files=private", f"dir={home}",
+                          extra=f"--target {outside}"),
+        _engine("good", "good", tmp_path))
+    assert (home / "mark").read_text().split("\n")[0] in ("written", "blocked: [Errno 30] "
+                                                          f"Read-only file system: '{outside}'")
+    assert not outside.exists()  # what it wrote went to its private /tmp, gone with it
+    assert all(g[4] is None for g in games)  # nobody at fault
+    assert not [left for pids in (tmp_path, home) for f in pids.glob("*.pids")
+                for left in survivors(f)]
+
+
+def test_only_empty_cgroups_of_gutis_gone_are_removed(tmp_path):
+    from guti.referee.process.cgroups import remove_stale
+
+    gone, alive, busy = (tmp_path / "guti-999999999-1", tmp_path / f"guti-{os.getpid()}-1",
+                         tmp_path / "guti-999999999-2")
+    for folder in (gone, alive, busy):
+        folder.mkdir()
+    (busy / "cgroup.procs").write_text("1\n")  # not empty: still in use
+    remove_stale(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, busy.name])
+
+
+@pytest.mark.parametrize("limits", ["", "limits.processes=16", "limits.files=private"])
+def test_each_move_s_cpu_time_is_stored_with_the_game(tmp_path, limits):
+    # the burner spends 50 ms of CPU (by its own count) on every move; the kernel counts
+    # in 10 ms ticks, so each of its moves is stored with at least 30 ms (also when it
+    # runs under bubblewrap, which starts it as a child of its own)
+    if limits == "limits.files=private":
+        _needs("files")
+    home = tmp_path / "eng"
+    home.mkdir()
+    settings = [limits, f"dir={home}"] if limits else []
+    _tournament(tmp_path, _engine("burner", "burn", home, *settings, extra="--burn 0.05"),
+                _engine("good", "good", tmp_path))
+    db = tmp_path / "t.db"
+    for white, cpu in rows(db, "select white, cpu_ms from games"):
+        per_ply = json.loads(cpu)
+        assert per_ply and None not in per_ply
+        burner_first = white == "burner"
+        burner = per_ply[0 if burner_first else 1::2]
+        other = per_ply[1 if burner_first else 0::2]
+        assert burner and min(burner) >= 30, burner
+        assert all(ms >= 0 for ms in other)
+
+
+def test_a_stored_cpu_column_is_read_back_or_said_damaged():
+    from guti.referee.storage.rows import cpu_from_json
+
+    assert cpu_from_json(None) == [] and cpu_from_json("[null, 12.5, 30]") == [None, 12.5, 30]
+    for bad in ('{"a": 1}', '["x"]', "[true]", "[1,"):
+        with pytest.raises(ValueError):
+            cpu_from_json(bad)
+
+
+def test_the_cpu_limit_is_judged_on_each_move_with_the_kernel_s_rounding_forgiven():
+    box = parse_sandbox({"limits.cpus": "0.5"})
+    assert box.cpus == 0.5 and not box.active  # nothing to start it in: it is measured
+    assert box.cpu_excess(None, 100.0) is None  # not known: not judged
+    assert box.cpu_excess(70.0, 100.0) is None  # within 0.5 x 100 ms + 20 ms of ticks
+    assert box.cpu_excess(200.0, 100.0) == (
+        "CPU limit 0.5 cores exceeded: 200 ms of CPU in a move of 100 ms (2.0 cores)")
+    for bad in ("0", "-1", "many", "inf"):
+        with pytest.raises(SandboxError, match=f"^limits.cpus={bad}: expected a number"):
+            parse_sandbox({"limits.cpus": bad})
+
+
+@pytest.mark.parametrize(("cores", "charged"), [
+    ("0.5", True), pytest.param("4", False, marks=pytest.mark.slow)])  # whole games of 0.2 s
+def test_an_engine_over_its_cpu_limit_loses_and_one_within_it_plays_on(tmp_path, cores,
+                                                                      charged):
+    # the burner spends 0.2 s of CPU on every move on all the cores it gets: over half a
+    # core even on a loaded machine, never four on this one
+    _done, games = _tournament(
+        tmp_path, _engine("burner", "burn", tmp_path, f"limits.cpus={cores}",
+                          extra="--burn 0.2"), _engine("good", "good", tmp_path))
+    for white, _black, reason, detail, fault in games:
+        if charged:
+            assert reason == "resource limit" and fault == ("w" if white == "burner" else "b")
+            assert detail.startswith("engine burner: CPU limit 0.5 cores exceeded: "), detail
+        else:
+            assert fault is None, detail
