@@ -206,7 +206,9 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
     tally = Tally(names, settings.get("format", "roundrobin"), sprt,
                   sample_every=max(1, finished // SPRT_POINTS))
     games = []
+    seq = 0
     for info, record in store.records():
+        seq = info["seq"]
         white, black = index.get(record.white, -1), index.get(record.black, -1)
         tally.add(white, black, str(record.result),
                   str(record.reason) if record.reason is not None else None,
@@ -220,6 +222,7 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
         "engines": _engine_info(store),
         "scheduled": store.count_scheduled(),
         "finished": finished,
+        "seq": seq,  # the last stored game read: a live page asks for the games after it
         "geometry": board_geometry(settings.get("game", "egara-guti")),
         "tally": tally.snapshot(),
         "games": games,

@@ -388,15 +388,41 @@
     live.set(g.id, { white: g.white, black: g.black, moves, steps: positions(g.start_fen, moves) });
     liveCard(g.id);
   }
+  function addReason(r) {
+    const reason = document.getElementById("f-reason");
+    if (![...reason.options].some(o => o.value === r)) reason.append(el("option", { value: r }, r || "unfinished"));
+  }
+  function showState(status, msg) {
+    const over = document.getElementById("live-over");
+    if (msg.state === "live") { status.textContent = "connected"; over.hidden = true; return; }
+    status.textContent = msg.state === "over" ? "tournament over" : "no tournament running";
+    const text = msg.state === "over"
+      ? "The tournament is over" + (msg.stopped ? " (" + msg.stopped + ")" : "") + ": this page now shows its final results."
+      : "No guti is playing this database now: the results below are all there is.";
+    over.replaceChildren(el("span", {}, text));
+    if (msg.report) {
+      const link = el("a", { href: "file://" + encodeURI(msg.report) }, msg.report);
+      over.append(" The final report: ", link);
+    }
+    over.hidden = false;
+  }
+  let gamesPending = false;
+  function gamesChanged() {  // at most one re-render of the list per frame, however many games came
+    if (gamesPending) return;
+    gamesPending = true;
+    requestAnimationFrame(() => { gamesPending = false; renderGames(); });
+  }
   function setupLive() {
     document.getElementById("live").hidden = false;
     const status = document.getElementById("live-status");
-    const source = new EventSource("events");
+    if (DATA.live) showState(status, DATA.live);
+    const source = new EventSource("events?since=" + (DATA.seq || 0));
     source.addEventListener("hello", ev => {
       const msg = JSON.parse(ev.data);
       live.clear(); clear("live-games");
       msg.running.forEach(liveStart);
-      status.textContent = "connected";
+      showState(status, msg);
+      if (msg.state === "over") source.close();
     });
     source.addEventListener("start", ev => liveStart(JSON.parse(ev.data)));
     source.addEventListener("move", ev => {
@@ -407,16 +433,33 @@
       liveCard(m.id);
     });
     source.addEventListener("end", ev => {
-      const m = JSON.parse(ev.data);
-      live.delete(m.id);
-      const card = document.getElementById("live-" + m.id); if (card) card.remove();
+      const m = JSON.parse(ev.data), id = m.game[G.num];
+      live.delete(id);
+      const card = document.getElementById("live-" + id); if (card) card.remove();
+      if (m.seq <= (DATA.seq || 0)) return;  // already on the page
+      DATA.seq = m.seq;
       DATA.games.push(m.game);
       DATA.finished += 1;
-      renderStandings(m.tally);
-      renderGames();
+      addReason(m.game[G.reason]);
+      gamesChanged();
       document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played`;
     });
-    source.onerror = () => { status.textContent = "disconnected (reconnecting)"; };
+    source.addEventListener("tally", ev => {
+      const m = JSON.parse(ev.data);
+      if (!m.tally) return;
+      if (m.scheduled) DATA.scheduled = m.scheduled;
+      renderStandings(m.tally);
+      document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played`;
+    });
+    source.addEventListener("state", ev => {
+      const msg = JSON.parse(ev.data);
+      if (msg.state !== "live") { live.clear(); clear("live-games"); }
+      showState(status, msg);
+      if (msg.state === "over") source.close();
+    });
+    source.onerror = () => {
+      if (source.readyState !== EventSource.CLOSED) status.textContent = "disconnected (reconnecting)";
+    };
   }
 
   document.title = DATA.title + " - guti report";
