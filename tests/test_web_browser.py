@@ -10,10 +10,13 @@ never used: chromium is launched from ``/usr/bin/chromium`` with a fresh profile
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.run import standings_from_store
 from tests.conftest import BOTS_DIR, GUTI, ROOT
@@ -168,3 +172,95 @@ def test_live_page_shows_moves_and_standings_as_they_happen(browser: BrowserPage
 def _ply(page: Page) -> int:
     text = page.locator(".live-ply").first.inner_text()
     return int(text.split(":")[0].removeprefix("ply "))
+
+
+def _live_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """``-serve``'s server process on ``db``, fed by this test (its standard input)."""
+    spec = json.dumps({"db": str(db), "host": "127.0.0.1", "port": 0, "sprt": None})
+    proc = subprocess.Popen([sys.executable, "-m", "guti.referee.web.feed", spec],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().decode()
+    assert line.startswith("url "), line
+    return proc, line[4:].strip()
+
+
+def _take_back_last_game(db: Path) -> Any:
+    """Remove the last stored game from ``db`` (as if still being played); returns what
+    :func:`_store_again` needs to store it as a running tournament would."""
+    with TournamentStore(str(db), create=False) as store:
+        info, record = list(store.records())[-1]
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("DELETE FROM games WHERE seq = ?", (info["seq"],))
+    return info, record
+
+
+def _store_again(db: Path, taken: Any) -> None:
+    info, record = taken
+    with TournamentStore(str(db)) as store:
+        names = store.engine_names()
+        store.record_game(ScheduledGame(info["game_id"], info["pair_id"], info["round"],
+                                        names.index(record.white), names.index(record.black),
+                                        None), record)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
+        browser: BrowserPage, tournament: Path, tmp_path: Path, width: int) -> None:
+    db = tmp_path / "t.db"
+    shutil.copyfile(tournament / "t.db", db)
+    taken = _take_back_last_game(db)
+    with TournamentStore(str(db), create=False) as store:
+        stored = store.count_finished()
+    proc, url = _live_server(db)
+    try:
+        page = browser.page
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(url)
+        page.wait_for_function(
+            "() => document.getElementById('live-status').textContent === 'connected'")
+        assert page.locator("#games-body tr").count() == stored
+        assert page.locator("#viewer").is_hidden()  # no empty viewer before a game is opened
+        _store_again(db, taken)
+        page.wait_for_function(
+            f"() => document.querySelectorAll('#games-body tr').length === {stored + 1}")
+        assert page.text_content("#progress").startswith(f"{stored + 1}/")
+        report = str(tmp_path / "final report.html")
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps({"t": "over", "stopped": "every game played",
+                                     "report": report}).encode() + b"\n")
+        proc.stdin.close()
+        page.wait_for_function(
+            "() => document.getElementById('live-status').textContent === 'tournament over'")
+        assert "every game played" in page.text_content("#live-over")
+        link = page.locator("#live-over a")
+        assert link.text_content() == report
+        assert link.get_attribute("href") == Path(report).as_uri()
+        assert proc.wait(timeout=60) == 0
+        assert page.text_content("#live-status") == "tournament over"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways page
+        assert browser.errors == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_guti_serve_of_a_finished_database_claims_no_live_game(browser: BrowserPage,
+                                                               tournament: Path) -> None:
+    proc = subprocess.Popen([*GUTI, "serve", str(tournament / "t.db"), "-port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        found = re.search(r"at (http://\S+/)", proc.stdout.readline())
+        assert found
+        page = browser.page
+        page.goto(found.group(1))
+        page.wait_for_function("() => document.getElementById('live-status').textContent "
+                               "=== 'no tournament running'")
+        assert page.locator(".live-game").count() == 0
+        assert "No guti is playing this database" in page.text_content("#live-over")
+        assert browser.errors == []
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)

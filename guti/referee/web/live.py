@@ -156,6 +156,7 @@ class LiveHub:
         self._reader = GameReader(db_path, sprt)
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="guti-live-db")
         self._refreshing: asyncio.Lock | None = None
+        self.ready = asyncio.Event()  # set once the database has been read (it exists)
 
     # -- the referee's messages (from the feed) -------------------------------------------
     def apply(self, message: dict[str, Any]) -> bool:
@@ -200,6 +201,7 @@ class LiveHub:
                         self._worker, self._reader.read_new)
                 except StoreError:
                     return  # not created yet, or being written: next time
+                self.ready.set()
                 self.scheduled = scheduled
                 for seq, game in games:
                     self.running.pop(int(game[0]), None)

@@ -37,6 +37,8 @@ from guti.referee.web.report import render_page
 MAX_CONNECTIONS = 200
 #: Seconds a connection may stay open without a complete request (then closed).
 IDLE_TIMEOUT = 10.0
+#: Seconds a page request waits for the database to exist (a run being created).
+READY_TIMEOUT = 10.0
 #: Headers in one request at most.
 MAX_HEADERS = 64
 #: Longest request line or header field, in bytes.
@@ -106,6 +108,9 @@ async def _check_host(request: web.Request, handler: Any) -> web.StreamResponse:
 async def _page(request: web.Request) -> web.Response:
     hub = request.app[_HUB]
     cache = request.app[_PAGE]
+    # A run creates its database just after its server starts: wait for it a little.
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(hub.ready.wait(), READY_TIMEOUT)
     key = (hub.seq, hub.state)
     async with cache["lock"]:
         if cache.get("key") != key:
