@@ -264,3 +264,32 @@ def test_guti_serve_of_a_finished_database_claims_no_live_game(browser: BrowserP
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)
+
+
+def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: Path) -> None:
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())
+    page.wait_for_selector("#games-body tr")
+    assert page.locator("#viewer").is_hidden()
+    first = page.locator("#games-body tr").first
+    first.focus()
+    assert page.evaluate("document.activeElement.tagName") == "TR"  # a row takes the focus
+    page.keyboard.press("Enter")
+    assert page.locator("#viewer").is_visible()
+    plies = int(page.text_content("#ply").split("/ ")[1])
+    page.locator("#moves span.ply").nth(1).focus()
+    page.keyboard.press("Enter")
+    assert page.text_content("#ply") == f"ply 2 / {plies}"
+    scrolled = page.evaluate("window.scrollY")
+    page.keyboard.press("End")
+    assert page.text_content("#ply") == f"ply {plies} / {plies}"
+    assert page.evaluate("window.scrollY") == scrolled  # End moved the game, not the page
+    page.locator("#f-engine").focus()
+    page.keyboard.press("Home")  # keys outside the viewer are the page's
+    assert page.text_content("#ply") == f"ply {plies} / {plies}"
+    names = [page.get_by_role("button", name=n).count()
+             for n in ("first position", "previous move", "next move", "last position")]
+    assert names == [1, 1, 1, 1]
+    assert page.locator("#board svg > title").first.text_content().startswith("Board: ")
+    assert page.locator("#clock-chart svg > title").count() == 1
+    assert browser.errors == []

@@ -20,6 +20,13 @@
     for (const c of children) node.append(c instanceof Node ? c : String(c));
     return node;
   }
+  function titled(root, text) {  // an SVG's accessible name (and its tooltip)
+    const t = document.createElementNS(SVGNS, "title");
+    t.textContent = text;
+    root.prepend(t);
+    root.setAttribute("role", "img");
+    return root;
+  }
   function svg(tag, attrs) {
     const node = document.createElementNS(SVGNS, tag);
     for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
@@ -104,6 +111,7 @@
     const w = GEO.bounds[2] - GEO.bounds[0] + 2 * u, h = GEO.bounds[3] - GEO.bounds[1] + 2 * u;
     const root = svg("svg", { class: "guti-board", viewBox: `0 0 ${w} ${h}`, width: width,
       height: Math.round(width * h / w) });
+    titled(root, "Board: " + formatFen(step.pos));
     root.append(svg("rect", { class: "background", x: 0, y: 0, width: w, height: h, fill: "#f3e3c3" }));
     const stroke = u * 0.04;
     for (const line of GEO.lines) {
@@ -143,7 +151,7 @@
   // ---------------------------------------------------------------- charts
   function chart(width, height, xmin, xmax, ymin, ymax, xlabel, ylabel) {
     const m = { l: 48, r: 10, t: 10, b: 30 };
-    const root = svg("svg", { class: "chart", width, height });
+    const root = titled(svg("svg", { class: "chart", width, height }), `${ylabel} by ${xlabel}`);
     const sx = x => m.l + (x - xmin) / ((xmax - xmin) || 1) * (width - m.l - m.r);
     const sy = y => height - m.b - (y - ymin) / ((ymax - ymin) || 1) * (height - m.t - m.b);
     root.append(svg("line", { x1: m.l, y1: sy(ymin), x2: width - m.r, y2: sy(ymin), stroke: "#999" }));
@@ -285,7 +293,7 @@
   }
   function gameRow(g) {
     const moves = g[G.moves] ? g[G.moves].split(" ").length : 0;
-    const tr = el("tr", { "data-game": g[G.num] },
+    const tr = el("tr", { "data-game": g[G.num], tabindex: 0 },
       el("td", {}, g[G.num]), el("td", {}, g[G.round]), el("td", { class: "name" }, name(g[G.white])),
       el("td", { class: "name" }, name(g[G.black])), el("td", {}, g[G.result]),
       el("td", { class: "name" }, g[G.reason] || "unfinished"), el("td", {}, moves));
@@ -342,7 +350,7 @@
       const clock = g[G.clocks][i], used = g[G.elapsed][i], score = (g[G.evals] || [])[i];
       const tip = i < g[G.book] ? "book" : (used !== null ? used + " ms used" : "") + (clock !== null ? ", " + (clock / 1000).toFixed(1) + " s left" : "") +
         (score !== undefined && score !== null ? ", score " + (score >= 0 ? "+" : "") + (score / 100).toFixed(2) + " (White)" : "");
-      list.append(el("span", { class: "ply", "data-ply": i + 1, title: tip, onclick: () => show(i + 1) },
+      list.append(el("span", { class: "ply", "data-ply": i + 1, title: tip, tabindex: 0, onclick: () => show(i + 1) },
         (i + 1) + ". " + m + (i < g[G.book] ? " (book)" : clock !== null ? " [" + (clock / 1000).toFixed(1) + "s]" : "")), " ");
     });
     markCurrent();
@@ -364,10 +372,24 @@
     document.getElementById("prev").addEventListener("click", () => show(ply - 1));
     document.getElementById("next").addEventListener("click", () => show(ply + 1));
     document.getElementById("last").addEventListener("click", () => show(steps.length - 1));
+    // The viewer's keys act only while it is open and has the focus (or nothing has):
+    // elsewhere arrows, Home and End scroll and move as they always do.
     document.addEventListener("keydown", ev => {
-      if (ev.target instanceof HTMLSelectElement) return;
-      if (ev.key === "ArrowRight") show(ply + 1); else if (ev.key === "ArrowLeft") show(ply - 1);
-      else if (ev.key === "Home") show(0); else if (ev.key === "End") show(steps.length - 1);
+      const viewer = document.getElementById("viewer");
+      if (!currentGame || viewer.hidden || !(viewer.contains(ev.target) || ev.target === document.body)) return;
+      const to = { ArrowRight: ply + 1, ArrowLeft: ply - 1, Home: 0, End: steps.length - 1 }[ev.key];
+      if (to === undefined) return;
+      ev.preventDefault();
+      show(to);
+    });
+    // Rows and moves are reached with Tab and opened with Enter (or Space).
+    document.getElementById("games-body").addEventListener("keydown", ev => {
+      const row = ev.target.closest("tr");
+      if (row && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); openGame(DATA.games[+row.dataset.index]); }
+    });
+    document.getElementById("moves").addEventListener("keydown", ev => {
+      const span = ev.target.closest("span.ply");
+      if (span && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); show(+span.dataset.ply); }
     });
   }
 
