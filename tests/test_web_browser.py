@@ -293,3 +293,20 @@ def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: 
     assert page.locator("#board svg > title").first.text_content().startswith("Board: ")
     assert page.locator("#clock-chart svg > title").count() == 1
     assert browser.errors == []
+
+
+def test_sprt_state_is_at_the_top(browser: BrowserPage, tournament: Path, tmp_path: Path) -> None:
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())  # no SPRT: nothing said about one
+    page.wait_for_selector("#games-body tr")
+    assert page.locator("#sprt-top").is_hidden()
+    html = tmp_path / "sprt.html"
+    done = run_tournament(tmp_path, "-sprt", "elo0=0", "elo1=10", "-report", str(html))
+    assert done.returncode == 0, done.stderr
+    page.goto(html.as_uri())
+    page.wait_for_selector("#games-body tr")
+    top = page.text_content("#sprt-top")
+    assert re.match(r"SPRT: (no verdict yet|H[01] accepted) - LLR -?\d+\.\d\d between the bounds "
+                    r"-\d+\.\d\d \(H0\) and \d+\.\d\d \(H1\); elo0=0 elo1=10", top), top
+    assert page.locator("#sprt-top").bounding_box()["y"] < page.locator("#standings").bounding_box()["y"]
+    assert browser.errors == []

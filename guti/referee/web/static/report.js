@@ -263,6 +263,13 @@
       [(i + 1) + " " + t.crosstable.order[i], ...line.map(c => c === null ? "·" :
         (c[0] + c[1] + c[2]) ? (c[0] + c[1] / 2) + "/" + (c[0] + c[1] + c[2]) : "")]), [0]));
     clear("elo-chart").append(eloChart(t.rows));
+    const top = clear("sprt-top");
+    top.hidden = !t.sprt;
+    if (t.sprt) {
+      const verdict = t.sprt.decision ? t.sprt.decision + " accepted" : "no verdict yet";
+      top.append(el("strong", {}, "SPRT: " + verdict), ` - LLR ${t.sprt.llr.toFixed(2)} between the bounds ` +
+        `${t.sprt.lower.toFixed(2)} (H0) and ${t.sprt.upper.toFixed(2)} (H1); ${t.sprt.describe}`);
+    }
     const sp = clear("sprt");
     if (t.sprt) {
       sp.append(el("p", {}, `SPRT ${t.sprt.describe} (${t.sprt.unit}): LLR ${t.sprt.llr.toFixed(2)} ` +
