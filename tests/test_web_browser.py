@@ -310,3 +310,22 @@ def test_sprt_state_is_at_the_top(browser: BrowserPage, tournament: Path, tmp_pa
                     r"-\d+\.\d\d \(H0\) and \d+\.\d\d \(H1\); elo0=0 elo1=10", top), top
     assert page.locator("#sprt-top").bounding_box()["y"] < page.locator("#standings").bounding_box()["y"]
     assert browser.errors == []
+
+
+def test_every_game_and_position_has_an_address(browser: BrowserPage, tournament: Path) -> None:
+    with TournamentStore(str(tournament / "t.db"), create=False) as store:
+        games = {info["game_id"] + 1: rec for info, rec in store.records()}
+    number, record = max(games.items(), key=lambda g: len(g[1].moves))
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())
+    page.wait_for_selector("#games-body tr")
+    page.click(f'#games-body tr[data-game="{number}"]')
+    page.click("#next")
+    assert page.evaluate("location.hash") == f"#game={number}&ply=1"
+    plies = len(record.moves)
+    page.goto((tournament / "t.html").as_uri() + f"#game={number}&ply={plies}")
+    page.reload()
+    page.wait_for_selector("#games-body tr")
+    assert page.text_content("#ply") == f"ply {plies} / {plies}"
+    assert page.text_content("#fen") == record.final_fen
+    assert browser.errors == []

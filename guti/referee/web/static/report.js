@@ -373,6 +373,17 @@
     for (const s of document.querySelectorAll("#moves span.ply")) s.classList.toggle("current", +s.dataset.ply === ply);
     clear("clock-chart").append(clockChart(currentGame, ply));
     clear("eval-chart").append(evalChart(currentGame, ply));
+    // Every game and position has an address: #game=N&ply=K (copy it, or reload).
+    const hash = `#game=${currentGame[G.num]}&ply=${ply}`;
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+  function openFromHash() {
+    const m = /^#game=(\d+)(?:&ply=(\d+))?$/.exec(location.hash);
+    if (!m) return;
+    const g = DATA.games.find(x => x[G.num] === +m[1]);
+    if (!g) return;
+    if (g !== currentGame) openGame(g);
+    show(m[2] === undefined ? 0 : +m[2]);
   }
   function setupViewer() {
     document.getElementById("first").addEventListener("click", () => show(0));
@@ -500,5 +511,7 @@
   setupFilters();
   renderGames();
   setupViewer();
+  openFromHash();
+  window.addEventListener("hashchange", openFromHash);
   if (window.GUTI_LIVE) setupLive();
 })();
