@@ -300,6 +300,7 @@ def test_sprt_state_is_at_the_top(browser: BrowserPage, tournament: Path, tmp_pa
     page.goto((tournament / "t.html").as_uri())  # no SPRT: nothing said about one
     page.wait_for_selector("#games-body tr")
     assert page.locator("#sprt-top").is_hidden()
+    assert page.locator("#pairs-section").is_hidden()  # three engines: no pairs table
     html = tmp_path / "sprt.html"
     done = run_tournament(tmp_path, "-sprt", "elo0=0", "elo1=10", "-report", str(html))
     assert done.returncode == 0, done.stderr
@@ -309,6 +310,12 @@ def test_sprt_state_is_at_the_top(browser: BrowserPage, tournament: Path, tmp_pa
     assert re.match(r"SPRT: (no verdict yet|H[01] accepted) - LLR -?\d+\.\d\d between the bounds "
                     r"-\d+\.\d\d \(H0\) and \d+\.\d\d \(H1\); elo0=0 elo1=10", top), top
     assert page.locator("#sprt-top").bounding_box()["y"] < page.locator("#standings").bounding_box()["y"]
+    # Two engines play in pairs: the pentanomial counts are shown, as guti standings has them.
+    with TournamentStore(str(tmp_path / "t.db"), create=False) as store:
+        ptnml = standings_from_store(store, store.engine_names(), "roundrobin").ptnml
+    cells = page.locator("#pairs tbody tr").first.locator("td").all_text_contents()
+    (counts,) = ptnml.values()
+    assert cells[1:7] == [str(sum(counts)), *map(str, counts)]
     assert browser.errors == []
 
 

@@ -23,7 +23,7 @@ from guti.referee.game.record import GameRecord
 from guti.referee.stats.ratings import RatingError
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import FAULT_COLUMNS, Standings
-from guti.referee.stats.stats import draw_ratio, format_elo, los, score_elo
+from guti.referee.stats.stats import draw_ratio, format_elo, los, pentanomial_elo, score_elo
 from guti.referee.storage.store import TournamentStore
 from guti.referee.web.geometry import board_geometry
 
@@ -88,6 +88,7 @@ class Tally:
             "endings": [{"name": n, "endings": e} for n, e in zip(self.names, self.endings,
                                                                    strict=True)],
             "sprt": self._sprt(),
+            "pairs": self._pairs(),
             "games": self.standings.games,
             "unfinished": self.standings.unfinished,
         }
@@ -108,6 +109,20 @@ class Tally:
                         "los": _number(100 * los(ln.wins, ln.draws, ln.losses))}
             rows.append(row)
         return rows
+
+    def _pairs(self) -> list[dict[str, Any]]:
+        """Pentanomial counts of completed game pairs per encounter, from the first
+        engine's view ``[LL, LD, DD+WL, WD, WW]``, as ``guti standings`` prints them (two
+        engines, or a gauntlet's encounters)."""
+        s = self.standings
+        if not s.paired or not (len(s.names) == 2 or s.gauntlet):
+            return []
+        out = []
+        for (i, j), counts in sorted(s.ptnml.items()):
+            est = pentanomial_elo(counts)
+            out.append({"encounter": f"{s.names[i]} vs {s.names[j]}", "counts": list(counts),
+                        "elo_text": format_elo(est.elo, est.margin)})
+        return out
 
     def _ratings(self) -> dict[str, Any]:
         try:

@@ -263,6 +263,12 @@
       [(i + 1) + " " + t.crosstable.order[i], ...line.map(c => c === null ? "·" :
         (c[0] + c[1] + c[2]) ? (c[0] + c[1] / 2) + "/" + (c[0] + c[1] + c[2]) : "")]), [0]));
     clear("elo-chart").append(eloChart(t.rows));
+    const pairs = clear("pairs");
+    document.getElementById("pairs-section").hidden = !(t.pairs && t.pairs.length);
+    if (t.pairs && t.pairs.length) {
+      pairs.append(table(["encounter", "pairs", "LL", "LD", "DD+WL", "WD", "WW", "Elo ± 95% (pairs)"],
+        t.pairs.map(p => [p.encounter, p.counts.reduce((a, b) => a + b, 0), ...p.counts, p.elo_text]), [0]));
+    }
     const top = clear("sprt-top");
     top.hidden = !t.sprt;
     if (t.sprt) {
