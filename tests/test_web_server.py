@@ -354,3 +354,22 @@ async def _next_event(stream: Any) -> tuple[str, str]:
             data = line[6:].strip()
         elif line == "\n" and kind:
             return kind, data
+
+
+def test_a_dead_server_process_costs_the_referee_nothing(
+        small_db: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The referee goes on writing moves to a server that died: nothing is raised, nothing
+    is printed, and closing the feed returns."""
+    from guti.referee.web.feed import start_live_server
+
+    async def scenario() -> None:
+        feed, _ = await start_live_server(str(small_db), "127.0.0.1", 0, None)
+        feed.process.kill()
+        await feed.process.wait()
+        for n in range(1000):
+            feed.send({"t": "move", "id": 1, "move": str(n)})
+        await feed.close("every game played", None)
+        assert feed.process.returncode is not None
+
+    asyncio.run(scenario())
+    assert capfd.readouterr().err == ""

@@ -108,6 +108,8 @@ async def _check_host(request: web.Request, handler: Any) -> web.StreamResponse:
 async def _page(request: web.Request) -> web.Response:
     hub = request.app[_HUB]
     cache = request.app[_PAGE]
+    if not hub.ready.is_set():
+        await hub.refresh()
     # A run creates its database just after its server starts: wait for it a little.
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(hub.ready.wait(), READY_TIMEOUT)
