@@ -155,6 +155,11 @@ def test_live_page_shows_moves_and_standings_as_they_happen(browser: BrowserPage
             f"e => +e.textContent.split(':')[0].slice(4) > {first})", timeout=60_000)
         assert _ply(page) > first
         assert re.search(r"ply \d+: \d+[-x]\d+", page.locator(".live-ply").first.inner_text())
+        # Both clocks, and the reference engine's last score and depth, once each has moved.
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.live-info')].some(e => /^clocks: white "
+            "\\d+\\.\\d s, black \\d+\\.\\d s; score [-+]\\d+\\.\\d\\d \\(White\\); depth \\d+$/"
+            ".test(e.textContent))", timeout=60_000)
         assert page.text_content("#live-status") == "connected"
         # After a game is stored, its result reaches the standings and the game list.
         page.wait_for_function(

@@ -27,6 +27,8 @@ from typing import Any
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.stats.sprt import SprtSpec
+from guti.referee.web.data import EVAL_BOUND
+from guti.referee.web.live import remember_ply
 
 #: Bytes of feed the referee keeps for a server that is not reading, at most.
 FEED_LIMIT = 1 << 20
@@ -47,7 +49,27 @@ class _GameWatch:
         self.number = number
 
     def moved(self, record: GameRecord, board: Any) -> None:
-        self.feed.moved(self.number, record.moves[-1])
+        self.feed.moved(self.number, record.moves[-1], _last_ply(record))
+
+
+def _last_ply(record: GameRecord) -> dict[str, Any]:
+    """What a live card shows of the ply just played: whose it was, the mover's clock
+    (ms), the score from White's view (centipieces; forced results at the report's bound)
+    and the depth, where the engine reported them."""
+    ply = len(record.moves) - 1
+    white = (ply % 2 == 0) == (record.first_side == "w")
+    out: dict[str, Any] = {"side": "w" if white else "b"}
+    if len(record.clock_ms) > ply and record.clock_ms[ply] is not None:
+        out["clock"] = int(round(record.clock_ms[ply] or 0))
+    info = record.search[ply] if len(record.search) > ply else None
+    if info is not None:
+        if info.score is not None:
+            value = info.score.value if info.score.kind == "cp" else EVAL_BOUND
+            value = -value if info.score.kind == "loss" else value
+            out["score"] = value if white else -value
+        if info.depth is not None:
+            out["depth"] = info.depth
+    return out
 
 
 class LiveFeed:
@@ -69,12 +91,14 @@ class LiveFeed:
         self.send({"t": "start", "game": game})
         return _GameWatch(self, number)
 
-    def moved(self, number: int, move: str) -> None:
+    def moved(self, number: int, move: str, ply: dict[str, Any] | None = None) -> None:
         game = self.running.get(number)
         if game is None:
             return
         game["moves"] = f"{game['moves']} {move}".strip()
-        self.send({"t": "move", "id": number, "move": move})
+        info = ply or {}
+        remember_ply(game, info)
+        self.send({"t": "move", "id": number, "move": move, **info})
 
     def finished(self, job: ScheduledGame, record: GameRecord) -> None:
         number = job.game_id + 1

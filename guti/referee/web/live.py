@@ -52,6 +52,16 @@ def event(kind: str, data: Any, event_id: int | None = None) -> bytes:
     return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
+def remember_ply(game: dict[str, Any], info: dict[str, Any]) -> None:
+    """Keep a running game's clocks, last score and depth from one ply's ``info``
+    (``side``, ``clock``, ``score``, ``depth``), for a page that connects later."""
+    if "clock" in info and info.get("side") in ("w", "b"):
+        game.setdefault("clocks", {})[info["side"]] = info["clock"]
+    for key in ("score", "depth"):
+        if key in info:
+            game[key] = info[key]
+
+
 class GameReader:
     """The database side, used only from the hub's one worker thread (its own connection):
     games after the last one read, and the standings with them."""
@@ -171,7 +181,10 @@ class LiveHub:
             game = self.running.get(number)
             if game is not None:
                 game["moves"] = f"{game['moves']} {move}".strip()
-                self.publish(event("move", {"id": number, "move": move}))
+                shown = {k: message[k] for k in ("side", "clock", "score", "depth")
+                         if isinstance(message.get(k), (int, str))}
+                remember_ply(game, shown)
+                self.publish(event("move", {"id": number, "move": move, **shown}))
         elif kind == "end":
             self.running.pop(int(message["id"]), None)
             return True

@@ -427,11 +427,20 @@
     card.replaceChildren(el("div", { class: "live-title" }, `Game ${id}: ${g.white} (white) vs ${g.black} (black)`),
       drawBoard(step, 300),
       el("div", { class: "live-ply" }, `ply ${g.moves.length}` + (g.moves.length ? ": " + g.moves[g.moves.length - 1] : "")),
+      el("div", { class: "live-info" }, liveInfo(g)),
       el("div", { class: "live-fen", style: "font-family: monospace; font-size: 0.8em" }, formatFen(step.pos)));
+  }
+  function liveInfo(g) {  // both clocks, the last score (White's view) and depth
+    const secs = ms => ms === undefined ? "-" : (ms / 1000).toFixed(1) + " s";
+    const parts = [`clocks: white ${secs(g.clocks.w)}, black ${secs(g.clocks.b)}`];
+    if (g.score !== undefined) parts.push(`score ${g.score >= 0 ? "+" : ""}${(g.score / 100).toFixed(2)} (White)`);
+    if (g.depth !== undefined) parts.push(`depth ${g.depth}`);
+    return parts.join("; ");
   }
   function liveStart(g) {
     const moves = g.moves ? g.moves.split(" ") : [];
-    live.set(g.id, { white: g.white, black: g.black, moves, steps: positions(g.start_fen, moves) });
+    live.set(g.id, { white: g.white, black: g.black, moves, steps: positions(g.start_fen, moves),
+      clocks: g.clocks || {}, score: g.score, depth: g.depth });
     liveCard(g.id);
   }
   function addReason(r) {
@@ -476,6 +485,9 @@
       if (!g) return;
       g.moves.push(m.move);
       g.steps.push(play(g.steps[g.steps.length - 1].pos, m.move));
+      if (m.clock !== undefined && (m.side === "w" || m.side === "b")) g.clocks[m.side] = m.clock;
+      if (m.score !== undefined) g.score = m.score;
+      if (m.depth !== undefined) g.depth = m.depth;
       liveCard(m.id);
     });
     source.addEventListener("end", ev => {
