@@ -341,3 +341,27 @@ def test_every_game_and_position_has_an_address(browser: BrowserPage, tournament
     assert page.text_content("#ply") == f"ply {plies} / {plies}"
     assert page.text_content("#fen") == record.final_fen
     assert browser.errors == []
+
+
+def test_games_list_searches_and_sorts(browser: BrowserPage, tournament: Path) -> None:
+    with TournamentStore(str(tournament / "t.db"), create=False) as store:
+        games = [(info["game_id"] + 1, rec) for info, rec in store.records()]
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())
+    page.wait_for_selector("#games-body tr")
+    numbers = lambda: [int(n) for n in page.locator("#games-body tr td:first-child")  # noqa: E731
+                       .all_text_contents()]
+    assert numbers() == sorted(n for n, _ in games)
+    page.get_by_role("button", name="#").click()  # the number column again: descending
+    assert numbers() == sorted((n for n, _ in games), reverse=True)
+    page.get_by_role("button", name="plies").click()
+    plies = [len(r.moves) for _, r in sorted(games, key=lambda g: (len(g[1].moves), g[0]))]
+    shown = [int(p) for p in page.locator("#games-body tr td:nth-child(7)").all_text_contents()]
+    assert shown == plies
+    page.fill("#f-search", "greedy")
+    with_greedy = sorted(n for n, r in games if "greedy" in (r.white, r.black))
+    assert sorted(numbers()) == with_greedy
+    number = games[-1][0]
+    page.fill("#f-search", f"#{number}")
+    assert numbers()[0] == number
+    assert browser.errors == []

@@ -298,6 +298,8 @@
     ["1-0", "0-1", "1/2-1/2", "*"].forEach(r => result.append(el("option", { value: r }, r)));
     [...new Set(DATA.games.map(g => g[G.reason]))].sort().forEach(r => reason.append(el("option", { value: r }, r || "unfinished")));
     for (const s of [engine, result, reason]) s.addEventListener("change", () => renderGames());
+    document.getElementById("f-search").addEventListener("input", () => renderGames());
+    setupSorting();
     // One listener for every row (a 10,000-game list has no 10,000 closures).
     document.getElementById("games-body").addEventListener("click", ev => {
       const row = ev.target.closest("tr");
@@ -312,14 +314,43 @@
       el("td", { class: "name" }, g[G.reason] || "unfinished"), el("td", {}, moves));
     return tr;
   }
+  // Search: every word must occur in the game's number, engines, result or reason.
+  function searchable(g) {
+    const text = ["#" + g[G.num], name(g[G.white]), name(g[G.black]), g[G.result], g[G.reason] || "unfinished",
+      g[G.detail] || ""].join(" ").toLowerCase();
+    return text;
+  }
+  const SORT_KEYS = [g => g[G.num], g => g[G.round], g => name(g[G.white]).toLowerCase(),
+    g => name(g[G.black]).toLowerCase(), g => g[G.result], g => g[G.reason] || "",
+    g => g[G.moves] ? g[G.moves].split(" ").length : 0];
+  let sortColumn = 0, sortOrder = 1;
+  function compare(x, y) { return x < y ? -1 : x > y ? 1 : 0; }
+  function setupSorting() {
+    document.querySelectorAll("#games-table thead th").forEach((th, i) => {
+      const button = el("button", { class: "sort", type: "button" }, th.textContent);
+      th.replaceChildren(button);
+      th.setAttribute("aria-sort", i === sortColumn ? "ascending" : "none");
+      button.addEventListener("click", () => {
+        sortOrder = sortColumn === i ? -sortOrder : 1;
+        sortColumn = i;
+        document.querySelectorAll("#games-table thead th").forEach((h, j) =>
+          h.setAttribute("aria-sort", j !== i ? "none" : sortOrder > 0 ? "ascending" : "descending"));
+        renderGames();
+      });
+    });
+  }
   function renderGames() {
     const engine = document.getElementById("f-engine").value, result = document.getElementById("f-result").value,
       reason = document.getElementById("f-reason").value;
+    const words = document.getElementById("f-search").value.trim().toLowerCase().split(/\s+/).filter(w => w);
     matched = [];
     DATA.games.forEach((g, i) => {
       if ((engine === "" || g[G.white] === +engine || g[G.black] === +engine) &&
-        (result === "" || g[G.result] === result) && (reason === "" || g[G.reason] === reason)) matched.push(i);
+        (result === "" || g[G.result] === result) && (reason === "" || g[G.reason] === reason) &&
+        (!words.length || words.every(w => searchable(g).includes(w)))) matched.push(i);
     });
+    const key = SORT_KEYS[sortColumn];
+    if (key) matched.sort((a, b) => sortOrder * compare(key(DATA.games[a]), key(DATA.games[b])) || a - b);
     clear("games-body");
     shown = 0;
     showMore();
