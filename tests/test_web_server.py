@@ -373,3 +373,22 @@ def test_a_dead_server_process_costs_the_referee_nothing(
 
     asyncio.run(scenario())
     assert capfd.readouterr().err == ""
+
+
+def test_a_port_in_use_is_one_line(small_db: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([*GUTI, "serve", str(small_db), "-port", str(port)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        assert done.stderr == f"guti serve: cannot listen on 127.0.0.1:{port}: " \
+                              "Address already in use\n"
+        done = subprocess.run([*GUTI, "tournament", "-engine", "cmd=a", "-engine", "cmd=b",
+                               "-each", "tc=1", "-db", str(small_db.parent / "busy.db"),
+                               "-serve", str(port)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        assert done.stderr == f"guti tournament: -serve {port}: cannot listen on " \
+                              f"127.0.0.1:{port}: Address already in use\n"
+        assert not (small_db.parent / "busy.db").exists()

@@ -61,7 +61,7 @@ def main_report(argv: list[str]) -> int:
     except (CliError, StoreError) as exc:
         return fail("report", str(exc))
     except OSError as exc:
-        return fail("report", f"{exc.filename or ''}: {exc.strerror or exc}")
+        return fail("report", f"{exc.filename or ''}: {os.strerror(exc.errno) if exc.errno else exc}")
     print(f"{games} games in the report; open it in a browser:", flush=True)
     print(html, flush=True)
     return 0
@@ -92,7 +92,7 @@ def main_serve(argv: list[str]) -> int:
         return fail("serve", str(exc))
     try:
         from guti.referee.web.live import LiveHub
-        from guti.referee.web.server import serving
+        from guti.referee.web.server import listen_error, serving
     except ModuleNotFoundError:
         return fail("serve", NO_AIOHTTP)
 
@@ -120,7 +120,7 @@ def main_serve(argv: list[str]) -> int:
     try:
         asyncio.run(serve())
     except OSError as exc:
-        return fail("serve", f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        return fail("serve", f"cannot listen on {host}:{port}: {listen_error(exc)}")
     except KeyboardInterrupt:
         return 0
     return 0

@@ -175,7 +175,7 @@ async def serve_fed(db_path: str, host: str, port: int, sprt: SprtSpec | None,
                     show_commands: bool) -> int:
     """The server process: serve the page and apply the referee's lines until they end."""
     from guti.referee.web.live import LiveHub
-    from guti.referee.web.server import serving
+    from guti.referee.web.server import listen_error, serving
 
     hub = LiveHub(db_path, sprt, fed=True, show_commands=show_commands)
     loop = asyncio.get_running_loop()
@@ -187,7 +187,7 @@ async def serve_fed(db_path: str, host: str, port: int, sprt: SprtSpec | None,
             context = serving(hub, host, port)
             url = await context.__aenter__()
         except OSError as exc:
-            print(f"error: cannot listen on {host}:{port}: {exc.strerror or exc}", flush=True)
+            print(f"error: cannot listen on {host}:{port}: {listen_error(exc)}", flush=True)
             return 2
         print(f"url {url}", flush=True)
         try:

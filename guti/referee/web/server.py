@@ -22,6 +22,7 @@ import contextlib
 import html
 import ipaddress
 import logging
+import os
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
@@ -191,6 +192,14 @@ def parse_address(text: str) -> tuple[str, int]:
     if not port.isdigit() or not 0 <= int(port) <= 65535:
         raise ValueError(f"{text!r} is not [HOST:]PORT with PORT 0..65535")
     return host or "127.0.0.1", int(port)
+
+
+def listen_error(exc: OSError) -> str:
+    """Why a server could not listen, in a few words ("Address already in use")."""
+    if isinstance(exc, socket.gaierror) or not exc.errno or exc.errno < 0:
+        # a host name that does not resolve (socket.create_server adds where it tried)
+        return (exc.strerror or str(exc)).split(" (while attempting", 1)[0]
+    return os.strerror(exc.errno)
 
 
 class _Closed(asyncio.Protocol):
