@@ -297,6 +297,8 @@ def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: 
     assert names == [1, 1, 1, 1]
     assert page.locator("#board svg > title").first.text_content().startswith("Board: ")
     assert page.locator("#clock-chart svg > title").count() == 1
+    page.emulate_media(color_scheme="dark")  # a dark page for a dark desktop
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(24, 26, 27)"
     assert browser.errors == []
 
 
@@ -358,6 +360,13 @@ def test_games_list_searches_and_sorts(browser: BrowserPage, tournament: Path) -
     plies = [len(r.moves) for _, r in sorted(games, key=lambda g: (len(g[1].moves), g[0]))]
     shown = [int(p) for p in page.locator("#games-body tr td:nth-child(7)").all_text_contents()]
     assert shown == plies
+    # Next and previous game follow the list as sorted (here by plies).
+    first, second = page.locator("#games-body tr").nth(0), page.locator("#games-body tr").nth(1)
+    first.click()
+    page.get_by_role("button", name="next game").click()
+    assert page.evaluate("location.hash").startswith(f"#game={second.get_attribute('data-game')}&")
+    page.get_by_role("button", name="previous game").click()
+    assert page.evaluate("location.hash").startswith(f"#game={first.get_attribute('data-game')}&")
     page.fill("#f-search", "greedy")
     with_greedy = sorted(n for n, r in games if "greedy" in (r.white, r.black))
     assert sorted(numbers()) == with_greedy

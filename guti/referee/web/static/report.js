@@ -427,6 +427,14 @@
     document.getElementById("prev").addEventListener("click", () => show(ply - 1));
     document.getElementById("next").addEventListener("click", () => show(ply + 1));
     document.getElementById("last").addEventListener("click", () => show(steps.length - 1));
+    // The games before and after this one in the list as it is filtered and sorted.
+    const step = by => {
+      const at = matched.indexOf(DATA.games.indexOf(currentGame));
+      const to = matched[at + by];
+      if (at >= 0 && to !== undefined) openGame(DATA.games[to]);
+    };
+    document.getElementById("prev-game").addEventListener("click", () => step(-1));
+    document.getElementById("next-game").addEventListener("click", () => step(1));
     // The viewer's keys act only while it is open and has the focus (or nothing has):
     // elsewhere arrows, Home and End scroll and move as they always do.
     document.addEventListener("keydown", ev => {
