@@ -392,3 +392,45 @@ def test_a_port_in_use_is_one_line(small_db: Path) -> None:
         assert done.stderr == f"guti tournament: -serve {port}: cannot listen on " \
                               f"127.0.0.1:{port}: Address already in use\n"
         assert not (small_db.parent / "busy.db").exists()
+
+
+class _Pipe:
+    """A stand-in for the server's standard input: a transport whose buffer we set."""
+
+    def __init__(self) -> None:
+        self.buffered = 0
+        self.lines: list[dict] = []
+        self.transport = self
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+    def is_closing(self) -> bool:
+        return False
+
+    def write(self, data: bytes) -> None:
+        self.lines += [json.loads(line) for line in data.splitlines()]
+
+
+def test_a_feed_that_falls_behind_leaves_lines_out_then_sends_the_whole_state() -> None:
+    from types import SimpleNamespace
+
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.web.feed import FEED_LIMIT, LiveFeed
+
+    pipe = _Pipe()
+    feed = LiveFeed(SimpleNamespace(stdin=pipe))  # type: ignore[arg-type]
+    feed.started(ScheduledGame(0, 0, 1, 0, 1, None), "a", "b")
+    feed.moved(1, "c3-c4", {"side": "w", "clock": 900})
+    assert [m["t"] for m in pipe.lines] == ["start", "move"]
+    pipe.buffered = FEED_LIMIT  # the server stopped reading: nothing more is written
+    feed.moved(1, "e5-d4")
+    assert len(pipe.lines) == 2 and feed.behind
+    pipe.buffered = 0  # it caught up: the whole state first, then what follows
+    feed.moved(1, "b2-c3")
+    assert pipe.lines[2] == {"t": "running", "games": [
+        {"id": 1, "white": "a", "black": "b", "start_fen": "", "moves": "c3-c4 e5-d4 b2-c3",
+         "clocks": {"w": 900}}]}
+    assert len(pipe.lines) == 3 and not feed.behind
+    feed.moved(1, "d4-c5")
+    assert pipe.lines[3] == {"t": "move", "id": 1, "move": "d4-c5"}
