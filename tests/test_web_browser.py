@@ -161,6 +161,9 @@ def test_live_page_shows_moves_and_standings_as_they_happen(browser: BrowserPage
             "\\d+\\.\\d s, black \\d+\\.\\d s; score [-+]\\d+\\.\\d\\d \\(White\\); depth \\d+$/"
             ".test(e.textContent))", timeout=60_000)
         assert page.text_content("#live-status") == "connected"
+        # A card's small board has no point numbers (they read as capture marks there).
+        assert page.locator(".live-game svg .point").count() > 0
+        assert page.locator(".live-game svg .label").count() == 0
         # After a game is stored, its result reaches the standings and the game list.
         page.wait_for_function(
             "() => /^[1-9]\\/4 games/.test(document.getElementById('progress').textContent)",
@@ -296,6 +299,14 @@ def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: 
              for n in ("first position", "previous move", "next move", "last position")]
     assert names == [1, 1, 1, 1]
     assert page.locator("#board svg > title").first.text_content().startswith("Board: ")
+    # The viewer numbers every point; an empty point's number sits beside its dot.
+    empty = page.evaluate("""() => [...document.querySelectorAll('#board svg .point')]
+        .filter(d => !document.querySelector(`#board svg .piece[data-point="${d.dataset.point}"]`))
+        .map(d => [d.dataset.point, +d.getAttribute('cx')])""")
+    labels = {t: float(x) for t, x in page.evaluate(
+        "() => [...document.querySelectorAll('#board svg .label')]"
+        ".map(t => [t.textContent, t.getAttribute('x')])")}
+    assert empty and all(labels[point] > cx for point, cx in empty)
     assert page.locator("#clock-chart svg > title").count() == 1
     page.emulate_media(color_scheme="dark")  # a dark page for a dark desktop
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(24, 26, 27)"

@@ -12,7 +12,7 @@
     if (!card) { card = el("div", { class: "live-game", id: "live-" + id }); document.getElementById("live-games").append(card); }
     const step = g.steps[g.steps.length - 1];
     card.replaceChildren(el("div", { class: "live-title" }, `Game ${id}: ${g.white} (white) vs ${g.black} (black)`),
-      drawBoard(step, 300),
+      drawBoard(step, 300, false),
       el("div", { class: "live-ply" }, `ply ${g.moves.length}` + (g.moves.length ? ": " + g.moves[g.moves.length - 1] : "")),
       el("div", { class: "live-info" }, liveInfo(g)),
       el("div", { class: "live-fen", style: "font-family: monospace; font-size: 0.8em" }, formatFen(step.pos)));

@@ -106,7 +106,9 @@
     const [x, y] = GEO.points[p - 1];
     return [x - GEO.bounds[0] + GEO.unit, GEO.bounds[3] - y + GEO.unit];
   }
-  function drawBoard(step, width) {
+  // numbers: point numbers (on a piece, or beside an empty point's dot, never over it);
+  // small boards (the live cards) leave them out.
+  function drawBoard(step, width, numbers = true) {
     const u = GEO.unit;
     const w = GEO.bounds[2] - GEO.bounds[0] + 2 * u, h = GEO.bounds[3] - GEO.bounds[1] + 2 * u;
     const root = svg("svg", { class: "guti-board", viewBox: `0 0 ${w} ${h}`, width: width,
@@ -140,8 +142,12 @@
         root.append(svg("circle", { class: "piece " + (piece === "w" ? "white" : "black"), "data-point": i + 1,
           cx: x, cy: y, r: u * 0.32, fill: piece === "w" ? "#fdfdf8" : "#222", stroke: "#333", "stroke-width": stroke }));
       }
-      const label = svg("text", { class: "label", x: x, y: y + u * 0.1, "font-size": u * 0.28,
-        "text-anchor": "middle", "font-family": "sans-serif", fill: piece === "b" ? "#ddd" : "#555" });
+      if (!numbers) return;
+      const label = svg("text", piece
+        ? { class: "label", x: x, y: y + u * 0.1, "font-size": u * 0.28, "text-anchor": "middle" }
+        : { class: "label", x: x + u * 0.13, y: y - u * 0.13, "font-size": u * 0.22, "text-anchor": "start" });
+      label.setAttribute("font-family", "sans-serif");
+      label.setAttribute("fill", piece === "b" ? "#ddd" : "#555");
       label.textContent = String(i + 1);
       root.append(label);
     });
