@@ -229,6 +229,8 @@ def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
             "() => document.getElementById('live-status').textContent === 'connected'")
         assert page.locator("#games-body tr").count() == stored
         assert page.locator("#viewer").is_hidden()  # no empty viewer before a game is opened
+        assert page.locator("#pdn-link").get_attribute("href") == "games.pdn"
+        assert page.locator("#pdn-link").is_visible()  # the server gives the games as PDN
         _store_again(db, taken)
         page.wait_for_function(
             f"() => document.querySelectorAll('#games-body tr').length === {stored + 1}")
@@ -279,6 +281,7 @@ def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: 
     page.goto((tournament / "t.html").as_uri())
     page.wait_for_selector("#games-body tr")
     assert page.locator("#viewer").is_hidden()
+    assert page.locator("#pdn-link").is_hidden()  # a report file has no server to ask
     first = page.locator("#games-body tr").first
     first.focus()
     assert page.evaluate("document.activeElement.tagName") == "TR"  # a row takes the focus

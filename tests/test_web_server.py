@@ -6,6 +6,7 @@ and the server's limits (connections, idle sockets, headers, Host) failing quiet
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import re
 import signal
@@ -95,9 +96,19 @@ def test_server_answers_only_get_on_its_routes(small_db: Path) -> None:
                 data = embedded_data(await page.text())
                 assert [e["name"] for e in data["engines"]] == ["guti", INJECTION]
             for method, path, status in (("POST", "", 405), ("PUT", "events", 405),
-                                         ("GET", "etc/passwd", 404), ("GET", "../t.db", 404)):
+                                         ("GET", "etc/passwd", 404), ("GET", "../t.db", 404),
+                                         ("POST", "games.pdn", 405)):
                 async with http.request(method, url + path) as answer:
                     assert answer.status == status, (method, path)
+            async with http.get(url + "games.pdn") as pdn:
+                assert pdn.status == 200
+                assert pdn.headers["Content-Disposition"] == 'attachment; filename="games.pdn"'
+                with TournamentStore(str(small_db), create=False) as store:
+                    from guti.referee.storage.export import write_pdn
+
+                    expected = io.StringIO()
+                    write_pdn(store, expected)
+                assert await pdn.text() == expected.getvalue() != ""
             async with http.get(url + "events") as stream:
                 assert stream.headers["Content-Type"] == "text/event-stream"
                 first = await stream.content.readline()

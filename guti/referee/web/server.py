@@ -1,4 +1,5 @@
-"""The live page's HTTP server: two read-only GET routes, and limits that fail quietly.
+"""The live page's HTTP server: three read-only GET routes (the page, its event stream,
+the games as PDN), and limits that fail quietly.
 
 What it refuses, and how, so that no browser (or anything else on the network) can
 exhaust it or fill guti's terminal:
@@ -20,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import io
 import ipaddress
 import logging
 import os
@@ -29,6 +31,7 @@ from typing import Any
 
 from aiohttp import web
 
+from guti.referee.storage.export import write_pdn
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.web.data import report_data
 from guti.referee.web.live import CLIENT_QUEUE, LiveHub, Queued
@@ -141,6 +144,27 @@ def _render(hub: LiveHub) -> str:
     return render_page(data, live=True)
 
 
+async def _pdn(request: web.Request) -> web.Response:
+    """Every stored game as one PDN file (as ``guti export -pdn`` writes it), made in a
+    thread, one at a time."""
+    hub = request.app[_HUB]
+    async with request.app[_PAGE]["lock"]:
+        try:
+            text = await asyncio.to_thread(_games_pdn, hub.db_path)
+        except StoreError as exc:
+            return web.Response(status=503, text=f"no games to give yet ({exc})\n",
+                                headers=_HEADERS)
+    return web.Response(text=text, content_type="application/x-pdn", headers={
+        **_HEADERS, "Content-Disposition": 'attachment; filename="games.pdn"'})
+
+
+def _games_pdn(db_path: str) -> str:
+    out = io.StringIO()
+    with TournamentStore(db_path, create=False) as store:
+        write_pdn(store, out)
+    return out.getvalue()
+
+
 def _since(request: web.Request) -> int | None:
     text = request.headers.get("Last-Event-ID") or request.query.get("since", "")
     return int(text) if text.isdigit() and len(text) < 19 else None
@@ -175,13 +199,15 @@ async def _events(request: web.Request) -> web.StreamResponse:
 
 
 def make_app(hub: LiveHub, host: str = "127.0.0.1", port: int = 0) -> web.Application:
-    """The server's two read-only routes (any other method or path is refused)."""
+    """The server's read-only routes: the page, its event stream and the games as PDN
+    (any other method or path is refused)."""
     app = web.Application(middlewares=[_check_host], logger=QUIET)
     app[_HUB] = hub
     app[_HOSTS] = allowed_hosts(host, port)
     app[_PAGE] = {"lock": asyncio.Lock()}
     app.router.add_get("/", _page)
     app.router.add_get("/events", _events)
+    app.router.add_get("/games.pdn", _pdn)
     return app
 
 

@@ -56,6 +56,7 @@
   }
   function setupLive() {
     document.getElementById("live").hidden = false;
+    document.getElementById("pdn-link").hidden = false;  // the server gives the games as PDN
     const status = document.getElementById("live-status");
     if (DATA.live) showState(status, DATA.live);
     const source = new EventSource("events?since=" + (DATA.seq || 0));
