@@ -311,6 +311,14 @@ def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: 
         ".map(t => [t.textContent, t.getAttribute('x')])")}
     assert empty and all(labels[point] > cx for point, cx in empty)
     assert page.locator("#clock-chart svg > title").count() == 1
+    chart = page.locator("#clock-chart svg").inner_html()
+    assert ">white</text>" in chart and ">black</text>" in chart  # the clock chart's legend
+    # The Elo chart has values on its axis, and no engine's name runs off its edges.
+    assert page.locator("#elo-chart svg text", has_text=re.compile(r"^-?\d+(\.\d)?$")).count() >= 2
+    assert page.evaluate("""() => { const svg = document.querySelector('#elo-chart svg');
+        const box = svg.getBoundingClientRect();
+        return [...svg.querySelectorAll('text')].every(t => { const r = t.getBoundingClientRect();
+          return r.left >= box.left - 1 && r.right <= box.right + 1; }); }""")
     page.emulate_media(color_scheme="dark")  # a dark page for a dark desktop
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(24, 26, 27)"
     assert browser.errors == []

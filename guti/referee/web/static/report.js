@@ -169,6 +169,11 @@
       text(m.l - 4, sy(ymax) + 4, String(Math.round(ymax * 10) / 10), "end");
       text(m.l - 4, sy(ymin), String(Math.round(ymin * 10) / 10), "end");
     }
+    // Values at both ends of the x axis (and 0 between them when it is inside).
+    const round = v => String(Math.round(v * 10) / 10);
+    text(sx(xmin), height - m.b + 12, round(xmin), "start");
+    text(sx(xmax), height - m.b + 12, round(xmax), "end");
+    if (xmin < 0 && xmax > 0) text(sx(0), height - m.b + 12, "0");
     text(width / 2, height - 4, xlabel); text(m.l + 4, m.t + 8, ylabel, "start");
     return { root, sx, sy, text };
   }
@@ -191,7 +196,9 @@
       c.root.append(svg("line", { class: "error-bar", x1: c.sx(Math.max(lo, e - mg)), x2: c.sx(Math.min(hi, e + mg)),
         y1: y, y2: y, stroke: "#2a7de1", "stroke-width": 2 }));
       c.root.append(svg("circle", { class: "elo-dot", cx: c.sx(e), cy: y, r: 4, fill: "#2a7de1" }));
-      c.text(c.sx(e), y - 6, r.name + " " + fmt(r.elo));
+      // Anchored away from the nearer edge, so no name is cut off.
+      const at = c.sx(e), anchor = at < width / 3 ? "start" : at > 2 * width / 3 ? "end" : "middle";
+      c.text(at, y - 6, r.name + " " + fmt(r.elo), anchor);
     });
     return c.root;
   }
@@ -221,6 +228,12 @@
       });
       c.root.append(svg("polyline", { class: "clock-" + side, fill: "none", stroke: colour, "stroke-width": 1.5, points: pts.join(" ") }));
     }
+    // The legend: which line is whose clock.
+    [["white", "#aa8800", 0], ["black", "#222", 1]].forEach(([who, colour, k]) => {
+      const x = 460 - 70, y = 14 + k * 14;
+      c.root.append(svg("line", { class: "legend", x1: x, x2: x + 16, y1: y - 4, y2: y - 4, stroke: colour, "stroke-width": 2 }));
+      c.text(x + 20, y, who, "start");
+    });
     c.root.append(svg("line", { class: "now", x1: c.sx(current), x2: c.sx(current), y1: 10, y2: 170, stroke: "#2a7de1" }));
     return c.root;
   }
