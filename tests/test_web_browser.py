@@ -396,3 +396,26 @@ def test_games_list_searches_and_sorts(browser: BrowserPage, tournament: Path) -
     page.fill("#f-search", f"#{number}")
     assert numbers()[0] == number
     assert browser.errors == []
+
+
+def test_an_sprt_stop_is_named_in_the_progress_line(browser: BrowserPage, tmp_path: Path) -> None:
+    """After an SPRT decided, "N/M games played" says why the rest were not played."""
+    from guti.referee.stats.sprt import SprtSpec
+    from guti.referee.web.data import report_data
+    from guti.referee.web.report import render_page
+
+    done = run_tournament(tmp_path)
+    assert done.returncode == 0, done.stderr
+    with TournamentStore(str(tmp_path / "t.db"), create=False) as store:
+        data = report_data(store, SprtSpec(elo0=0, elo1=10))
+    data["tally"]["sprt"]["decision"] = "H1"  # set here: two games decide no SPRT
+    data["scheduled"] = data["finished"] + 10
+    page_file = tmp_path / "stopped.html"
+    page_file.write_text(render_page(data), encoding="utf-8")
+    page = browser.page
+    page.goto(page_file.as_uri())
+    page.wait_for_selector("#games-body tr")
+    assert page.text_content("#progress") == (f"{data['finished']}/{data['scheduled']} games "
+                                              "played; stopped early: SPRT H1 accepted")
+    assert page.text_content("#sprt-top").startswith("SPRT: H1 accepted")
+    assert browser.errors == []

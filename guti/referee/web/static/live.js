@@ -4,7 +4,7 @@
 "use strict";
 (function () {
   const { DATA, G, el, clear, drawBoard, formatFen, play, positions, renderGames,
-    renderStandings } = window.GUTI_REPORT;
+    renderStandings, showProgress } = window.GUTI_REPORT;
   const live = new Map();
   function liveCard(id) {
     const g = live.get(id);
@@ -88,14 +88,14 @@
       DATA.finished += 1;
       addReason(m.game[G.reason]);
       gamesChanged();
-      document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played`;
+      showProgress();
     });
     source.addEventListener("tally", ev => {
       const m = JSON.parse(ev.data);
       if (!m.tally) return;
       if (m.scheduled) DATA.scheduled = m.scheduled;
       renderStandings(m.tally);
-      document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played`;
+      showProgress();
     });
     source.addEventListener("state", ev => {
       const msg = JSON.parse(ev.data);

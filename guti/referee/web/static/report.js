@@ -260,7 +260,15 @@
     box.append(table(["engine", "command", "options", "limits"], DATA.engines.map(e =>
       [e.name, e.command, Object.entries(e.options).map(([k, v]) => k + "=" + v).join(" "), e.limits]), [0, 1, 2, 3]));
   }
+  // "N/M games played", and why the games stopped early when an SPRT decided.
+  function showProgress() {
+    const sprt = DATA.tally && DATA.tally.sprt;
+    const early = sprt && sprt.decision && DATA.finished < DATA.scheduled;
+    document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played` +
+      (early ? `; stopped early: SPRT ${sprt.decision} accepted` : "");
+  }
   function renderStandings(t) {
+    DATA.tally = t;
     const box = clear("standings");
     const heads = ["#", "engine", "games", "points", "score", "draw", "Elo ± 95%", "LOS", "rules", "adjud", ...DATA.fault_columns];
     box.append(table(heads, t.rows.map((r, i) => [i + 1, r.name, r.games, r.points,
@@ -478,7 +486,7 @@
   document.title = DATA.title + " - guti report";
   document.getElementById("title").textContent = DATA.title;
   document.getElementById("generated").textContent = "generated " + DATA.generated + " by guti";
-  document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played`;
+  showProgress();
   renderSettings();
   renderStandings(DATA.tally);
   setupFilters();
@@ -488,5 +496,5 @@
   window.addEventListener("hashchange", openFromHash);
   // What the live page's script (live.js, added to served pages only) builds on.
   window.GUTI_REPORT = { DATA, G, el, clear, drawBoard, formatFen, play, positions, renderGames,
-    renderStandings };
+    renderStandings, showProgress };
 })();
