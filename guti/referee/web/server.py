@@ -255,9 +255,23 @@ async def serving(hub: LiveHub, host: str, port: int, *, max_connections: int = 
     handlers = runner.server
     assert handlers is not None
 
+    # Connections are counted when accepted, not when aiohttp registers them (a moment
+    # later): a burst accepted at once must not get past the limit.
+    accepted = 0
+    forget = handlers.connection_lost
+
+    def lost(handler: Any, exc: BaseException | None = None) -> None:
+        nonlocal accepted
+        accepted -= 1
+        forget(handler, exc)
+
+    handlers.connection_lost = lost  # type: ignore[method-assign]
+
     def connection() -> asyncio.BaseProtocol:
-        if len(handlers.connections) >= max_connections:
+        nonlocal accepted
+        if accepted >= max_connections:
             return _Closed()
+        accepted += 1
         return handlers()
 
     server = await loop.create_server(connection, sock=sock)
