@@ -10,10 +10,13 @@ never used: chromium is launched from ``/usr/bin/chromium`` with a fresh profile
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.run import standings_from_store
 from tests.conftest import BOTS_DIR, GUTI, ROOT
@@ -151,7 +155,15 @@ def test_live_page_shows_moves_and_standings_as_they_happen(browser: BrowserPage
             f"e => +e.textContent.split(':')[0].slice(4) > {first})", timeout=60_000)
         assert _ply(page) > first
         assert re.search(r"ply \d+: \d+[-x]\d+", page.locator(".live-ply").first.inner_text())
+        # Both clocks, and the reference engine's last score and depth, once each has moved.
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.live-info')].some(e => /^clocks: white "
+            "\\d+\\.\\d s, black \\d+\\.\\d s; score [-+]\\d+\\.\\d\\d \\(White\\); depth \\d+$/"
+            ".test(e.textContent))", timeout=60_000)
         assert page.text_content("#live-status") == "connected"
+        # A card's small board has no point numbers (they read as capture marks there).
+        assert page.locator(".live-game svg .point").count() > 0
+        assert page.locator(".live-game svg .label").count() == 0
         # After a game is stored, its result reaches the standings and the game list.
         page.wait_for_function(
             "() => /^[1-9]\\/4 games/.test(document.getElementById('progress').textContent)",
@@ -168,3 +180,242 @@ def test_live_page_shows_moves_and_standings_as_they_happen(browser: BrowserPage
 def _ply(page: Page) -> int:
     text = page.locator(".live-ply").first.inner_text()
     return int(text.split(":")[0].removeprefix("ply "))
+
+
+def _live_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """``-serve``'s server process on ``db``, fed by this test (its standard input)."""
+    spec = json.dumps({"db": str(db), "host": "127.0.0.1", "port": 0, "sprt": None})
+    proc = subprocess.Popen([sys.executable, "-m", "guti.referee.web.feed", spec],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().decode()
+    assert line.startswith("url "), line
+    return proc, line[4:].strip()
+
+
+def _take_back_last_game(db: Path) -> Any:
+    """Remove the last stored game from ``db`` (as if still being played); returns what
+    :func:`_store_again` needs to store it as a running tournament would."""
+    with TournamentStore(str(db), create=False) as store:
+        info, record = list(store.records())[-1]
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("DELETE FROM games WHERE seq = ?", (info["seq"],))
+    return info, record
+
+
+def _store_again(db: Path, taken: Any) -> None:
+    info, record = taken
+    with TournamentStore(str(db)) as store:
+        names = store.engine_names()
+        store.record_game(ScheduledGame(info["game_id"], info["pair_id"], info["round"],
+                                        names.index(record.white), names.index(record.black),
+                                        None), record)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
+        browser: BrowserPage, tournament: Path, tmp_path: Path, width: int) -> None:
+    db = tmp_path / "t.db"
+    shutil.copyfile(tournament / "t.db", db)
+    taken = _take_back_last_game(db)
+    with TournamentStore(str(db), create=False) as store:
+        stored = store.count_finished()
+    proc, url = _live_server(db)
+    try:
+        page = browser.page
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(url)
+        page.wait_for_function(
+            "() => document.getElementById('live-status').textContent === 'connected'")
+        assert page.locator("#games-body tr").count() == stored
+        assert page.locator("#viewer").is_hidden()  # no empty viewer before a game is opened
+        assert page.locator("#pdn-link").get_attribute("href") == "games.pdn"
+        assert page.locator("#pdn-link").is_visible()  # the server gives the games as PDN
+        _store_again(db, taken)
+        page.wait_for_function(
+            f"() => document.querySelectorAll('#games-body tr').length === {stored + 1}")
+        assert page.text_content("#progress").startswith(f"{stored + 1}/")
+        report = str(tmp_path / "final report.html")
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps({"t": "over", "stopped": "every game played",
+                                     "report": report}).encode() + b"\n")
+        proc.stdin.close()
+        page.wait_for_function(
+            "() => document.getElementById('live-status').textContent === 'tournament over'")
+        assert "every game played" in page.text_content("#live-over")
+        link = page.locator("#live-over a")
+        assert link.text_content() == report
+        assert link.get_attribute("href") == Path(report).as_uri()
+        assert proc.wait(timeout=60) == 0
+        assert page.text_content("#live-status") == "tournament over"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways page
+        assert browser.errors == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_guti_serve_of_a_finished_database_claims_no_live_game(browser: BrowserPage,
+                                                               tournament: Path) -> None:
+    proc = subprocess.Popen([*GUTI, "serve", str(tournament / "t.db"), "-port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        found = re.search(r"at (http://\S+/)", proc.stdout.readline())
+        assert found
+        page = browser.page
+        page.goto(found.group(1))
+        page.wait_for_function("() => document.getElementById('live-status').textContent "
+                               "=== 'no tournament running'")
+        assert page.locator(".live-game").count() == 0
+        assert "No guti is playing this database" in page.text_content("#live-over")
+        assert browser.errors == []
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+
+
+def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: Path) -> None:
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())
+    page.wait_for_selector("#games-body tr")
+    assert page.locator("#viewer").is_hidden()
+    assert page.locator("#pdn-link").is_hidden()  # a report file has no server to ask
+    first = page.locator("#games-body tr").first
+    first.focus()
+    assert page.evaluate("document.activeElement.tagName") == "TR"  # a row takes the focus
+    page.keyboard.press("Enter")
+    assert page.locator("#viewer").is_visible()
+    plies = int(page.text_content("#ply").split("/ ")[1])
+    page.locator("#moves span.ply").nth(1).focus()
+    page.keyboard.press("Enter")
+    assert page.text_content("#ply") == f"ply 2 / {plies}"
+    scrolled = page.evaluate("window.scrollY")
+    page.keyboard.press("End")
+    assert page.text_content("#ply") == f"ply {plies} / {plies}"
+    assert page.evaluate("window.scrollY") == scrolled  # End moved the game, not the page
+    page.locator("#f-engine").focus()
+    page.keyboard.press("Home")  # keys outside the viewer are the page's
+    assert page.text_content("#ply") == f"ply {plies} / {plies}"
+    names = [page.get_by_role("button", name=n).count()
+             for n in ("first position", "previous move", "next move", "last position")]
+    assert names == [1, 1, 1, 1]
+    assert page.locator("#board svg > title").first.text_content().startswith("Board: ")
+    # The viewer numbers every point; an empty point's number sits beside its dot.
+    empty = page.evaluate("""() => [...document.querySelectorAll('#board svg .point')]
+        .filter(d => !document.querySelector(`#board svg .piece[data-point="${d.dataset.point}"]`))
+        .map(d => [d.dataset.point, +d.getAttribute('cx')])""")
+    labels = {t: float(x) for t, x in page.evaluate(
+        "() => [...document.querySelectorAll('#board svg .label')]"
+        ".map(t => [t.textContent, t.getAttribute('x')])")}
+    assert empty and all(labels[point] > cx for point, cx in empty)
+    assert page.locator("#clock-chart svg > title").count() == 1
+    chart = page.locator("#clock-chart svg").inner_html()
+    assert ">white</text>" in chart and ">black</text>" in chart  # the clock chart's legend
+    # The Elo chart has values on its axis, and no engine's name runs off its edges.
+    assert page.locator("#elo-chart svg text", has_text=re.compile(r"^-?\d+(\.\d)?$")).count() >= 2
+    assert page.evaluate("""() => { const svg = document.querySelector('#elo-chart svg');
+        const box = svg.getBoundingClientRect();
+        return [...svg.querySelectorAll('text')].every(t => { const r = t.getBoundingClientRect();
+          return r.left >= box.left - 1 && r.right <= box.right + 1; }); }""")
+    page.emulate_media(color_scheme="dark")  # a dark page for a dark desktop
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(24, 26, 27)"
+    assert browser.errors == []
+
+
+def test_sprt_state_is_at_the_top(browser: BrowserPage, tournament: Path, tmp_path: Path) -> None:
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())  # no SPRT: nothing said about one
+    page.wait_for_selector("#games-body tr")
+    assert page.locator("#sprt-top").is_hidden()
+    assert page.locator("#pairs-section").is_hidden()  # three engines: no pairs table
+    html = tmp_path / "sprt.html"
+    done = run_tournament(tmp_path, "-sprt", "elo0=0", "elo1=10", "-report", str(html))
+    assert done.returncode == 0, done.stderr
+    page.goto(html.as_uri())
+    page.wait_for_selector("#games-body tr")
+    top = page.text_content("#sprt-top")
+    assert re.match(r"SPRT: (no verdict yet|H[01] accepted) - LLR -?\d+\.\d\d between the bounds "
+                    r"-\d+\.\d\d \(H0\) and \d+\.\d\d \(H1\); elo0=0 elo1=10", top), top
+    assert page.locator("#sprt-top").bounding_box()["y"] < page.locator("#standings").bounding_box()["y"]
+    # Two engines play in pairs: the pentanomial counts are shown, as guti standings has them.
+    with TournamentStore(str(tmp_path / "t.db"), create=False) as store:
+        ptnml = standings_from_store(store, store.engine_names(), "roundrobin").ptnml
+    cells = page.locator("#pairs tbody tr").first.locator("td").all_text_contents()
+    (counts,) = ptnml.values()
+    assert cells[1:7] == [str(sum(counts)), *map(str, counts)]
+    assert browser.errors == []
+
+
+def test_every_game_and_position_has_an_address(browser: BrowserPage, tournament: Path) -> None:
+    with TournamentStore(str(tournament / "t.db"), create=False) as store:
+        games = {info["game_id"] + 1: rec for info, rec in store.records()}
+    number, record = max(games.items(), key=lambda g: len(g[1].moves))
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())
+    page.wait_for_selector("#games-body tr")
+    page.click(f'#games-body tr[data-game="{number}"]')
+    page.click("#next")
+    assert page.evaluate("location.hash") == f"#game={number}&ply=1"
+    plies = len(record.moves)
+    page.goto((tournament / "t.html").as_uri() + f"#game={number}&ply={plies}")
+    page.reload()
+    page.wait_for_selector("#games-body tr")
+    assert page.text_content("#ply") == f"ply {plies} / {plies}"
+    assert page.text_content("#fen") == record.final_fen
+    assert browser.errors == []
+
+
+def test_games_list_searches_and_sorts(browser: BrowserPage, tournament: Path) -> None:
+    with TournamentStore(str(tournament / "t.db"), create=False) as store:
+        games = [(info["game_id"] + 1, rec) for info, rec in store.records()]
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())
+    page.wait_for_selector("#games-body tr")
+    numbers = lambda: [int(n) for n in page.locator("#games-body tr td:first-child")  # noqa: E731
+                       .all_text_contents()]
+    assert numbers() == sorted(n for n, _ in games)
+    page.get_by_role("button", name="#").click()  # the number column again: descending
+    assert numbers() == sorted((n for n, _ in games), reverse=True)
+    page.get_by_role("button", name="plies").click()
+    plies = [len(r.moves) for _, r in sorted(games, key=lambda g: (len(g[1].moves), g[0]))]
+    shown = [int(p) for p in page.locator("#games-body tr td:nth-child(7)").all_text_contents()]
+    assert shown == plies
+    # Next and previous game follow the list as sorted (here by plies).
+    first, second = page.locator("#games-body tr").nth(0), page.locator("#games-body tr").nth(1)
+    first.click()
+    page.get_by_role("button", name="next game").click()
+    assert page.evaluate("location.hash").startswith(f"#game={second.get_attribute('data-game')}&")
+    page.get_by_role("button", name="previous game").click()
+    assert page.evaluate("location.hash").startswith(f"#game={first.get_attribute('data-game')}&")
+    page.fill("#f-search", "greedy")
+    with_greedy = sorted(n for n, r in games if "greedy" in (r.white, r.black))
+    assert sorted(numbers()) == with_greedy
+    number = games[-1][0]
+    page.fill("#f-search", f"#{number}")
+    assert numbers()[0] == number
+    assert browser.errors == []
+
+
+def test_an_sprt_stop_is_named_in_the_progress_line(browser: BrowserPage, tmp_path: Path) -> None:
+    """After an SPRT decided, "N/M games played" says why the rest were not played."""
+    from guti.referee.stats.sprt import SprtSpec
+    from guti.referee.web.data import report_data
+    from guti.referee.web.report import render_page
+
+    done = run_tournament(tmp_path)
+    assert done.returncode == 0, done.stderr
+    with TournamentStore(str(tmp_path / "t.db"), create=False) as store:
+        data = report_data(store, SprtSpec(elo0=0, elo1=10))
+    data["tally"]["sprt"]["decision"] = "H1"  # set here: two games decide no SPRT
+    data["scheduled"] = data["finished"] + 10
+    page_file = tmp_path / "stopped.html"
+    page_file.write_text(render_page(data), encoding="utf-8")
+    page = browser.page
+    page.goto(page_file.as_uri())
+    page.wait_for_selector("#games-body tr")
+    assert page.text_content("#progress") == (f"{data['finished']}/{data['scheduled']} games "
+                                              "played; stopped early: SPRT H1 accepted")
+    assert page.text_content("#sprt-top").startswith("SPRT: H1 accepted")
+    assert browser.errors == []

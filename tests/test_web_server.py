@@ -1,17 +1,21 @@
 """The live server without a browser: fixed read-only routes, loopback by default, slow
-clients dropped, every stored game pushed with the standings, ``guti serve`` on a database.
+clients dropped, every stored game pushed with the standings, ``guti serve`` on a database,
+and the server's limits (connections, idle sockets, headers, Host) failing quietly.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import re
 import signal
+import socket
 import subprocess
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +24,8 @@ pytest.importorskip("aiohttp", reason="the live server needs aiohttp (the web ex
 from guti.referee.config.args import CliError  # noqa: E402
 from guti.referee.config.tournament import serve_address  # noqa: E402
 from guti.referee.storage.store import TournamentStore  # noqa: E402
-from guti.referee.web.live import CLIENT_QUEUE, LiveHub, event, parse_address, serving  # noqa: E402
+from guti.referee.web.live import CLIENT_QUEUE, LiveHub, Queued, event  # noqa: E402
+from guti.referee.web.server import allowed_hosts, host_allowed, parse_address, serving  # noqa: E402
 from tests.conftest import GUTI  # noqa: E402
 from tests.test_web_board import INJECTION, embedded_data, run_tournament  # noqa: E402
 
@@ -42,8 +47,8 @@ def test_addresses_default_to_loopback() -> None:
 def test_a_client_that_falls_behind_is_dropped_and_others_go_on() -> None:
     async def scenario() -> None:
         hub = LiveHub("unused.db")
-        slow: asyncio.Queue[bytes | None] = asyncio.Queue(CLIENT_QUEUE)
-        quick: asyncio.Queue[bytes | None] = asyncio.Queue(CLIENT_QUEUE)
+        slow: asyncio.Queue[Queued] = asyncio.Queue(CLIENT_QUEUE)
+        quick: asyncio.Queue[Queued] = asyncio.Queue(CLIENT_QUEUE)
         hub.clients |= {slow, quick}
         for n in range(CLIENT_QUEUE):
             hub.publish(event("move", {"id": 1, "move": str(n)}))
@@ -51,9 +56,24 @@ def test_a_client_that_falls_behind_is_dropped_and_others_go_on() -> None:
         hub.publish(event("move", {"id": 1, "move": "over"}))
         assert slow not in hub.clients and quick in hub.clients
         assert slow.qsize() == 1 and slow.get_nowait() is None  # its handler stops
-        assert b"over" in (quick.get_nowait() or b"")
+        item = quick.get_nowait()
+        assert item is not None and b"over" in item[1]
+        hub.close()
 
     asyncio.run(scenario())
+
+
+def test_host_header_must_name_the_bound_address() -> None:
+    loopback = allowed_hosts("127.0.0.1", 8080)
+    for good in ("127.0.0.1:8080", "localhost:8080", "LOCALHOST:8080", "[::1]:8080"):
+        assert host_allowed(good, loopback), good
+    for bad in ("evil.example:8080", "evil.example", "", "127.0.0.2:8080"):
+        assert not host_allowed(bad, loopback), bad
+    lan = allowed_hosts("192.168.1.5", 80)
+    assert host_allowed("192.168.1.5", lan) and not host_allowed("localhost", lan)
+    anywhere = allowed_hosts("0.0.0.0", 80)
+    assert host_allowed("10.1.2.3:80", anywhere) and host_allowed("[fe80::1]:80", anywhere)
+    assert not host_allowed("rebound.example:80", anywhere)
 
 
 @pytest.fixture(scope="module")
@@ -76,9 +96,19 @@ def test_server_answers_only_get_on_its_routes(small_db: Path) -> None:
                 data = embedded_data(await page.text())
                 assert [e["name"] for e in data["engines"]] == ["guti", INJECTION]
             for method, path, status in (("POST", "", 405), ("PUT", "events", 405),
-                                         ("GET", "etc/passwd", 404), ("GET", "../t.db", 404)):
+                                         ("GET", "etc/passwd", 404), ("GET", "../t.db", 404),
+                                         ("POST", "games.pdn", 405)):
                 async with http.request(method, url + path) as answer:
                     assert answer.status == status, (method, path)
+            async with http.get(url + "games.pdn") as pdn:
+                assert pdn.status == 200
+                assert pdn.headers["Content-Disposition"] == 'attachment; filename="games.pdn"'
+                with TournamentStore(str(small_db), create=False) as store:
+                    from guti.referee.storage.export import write_pdn
+
+                    expected = io.StringIO()
+                    write_pdn(store, expected)
+                assert await pdn.text() == expected.getvalue() != ""
             async with http.get(url + "events") as stream:
                 assert stream.headers["Content-Type"] == "text/event-stream"
                 first = await stream.content.readline()
@@ -87,33 +117,57 @@ def test_server_answers_only_get_on_its_routes(small_db: Path) -> None:
     asyncio.run(scenario())
 
 
+def _events(queue: asyncio.Queue[Queued]) -> list[tuple[str, dict]]:
+    """The events waiting in a client's queue, as (kind, data)."""
+    out = []
+    while not queue.empty():
+        item = queue.get_nowait()
+        assert item is not None
+        raw = item[1].decode()
+        kind = re.search(r"^event: (\w+)$", raw, re.M)
+        assert kind
+        out.append((kind.group(1), json.loads(raw.split("data: ", 1)[1])))
+    return out
+
+
 def test_hub_pushes_each_stored_game_with_new_standings(small_db: Path) -> None:
     with TournamentStore(str(small_db), create=False) as store:
         stored = list(store.records())
-    hub = LiveHub(str(small_db))
-    hub.load_tally()
-    queue: asyncio.Queue[bytes | None] = asyncio.Queue(CLIENT_QUEUE)
-    hub.clients.add(queue)
-    from guti.referee.game.scheduled import ScheduledGame
 
-    info, record = stored[0]
-    job = ScheduledGame(info["game_id"], info["pair_id"], info["round"], 0, 1, None)
-    watch = hub.started(job, record.white, record.black)
-    assert watch is not None
-    hub.finished(job, record)
-    kinds = []
-    while not queue.empty():
-        raw = (queue.get_nowait() or b"").decode()
-        kind = re.match(r"event: (\w+)", raw)
-        assert kind
-        kinds.append(kind.group(1))
-        if kind.group(1) == "end":
-            body = json.loads(raw.split("data: ", 1)[1])
-            games = sum(row["games"] for row in body["tally"]["rows"]) // 2
-            assert games == len(stored) + 1  # the stored games, and this one again
-            assert body["game"][8] == " ".join(record.moves)
-    assert kinds == ["start", "end"]
-    assert hub.running == {}
+    async def scenario() -> None:
+        hub = LiveHub(str(small_db), fed=True)
+        queue: asyncio.Queue[Queued] = asyncio.Queue(CLIENT_QUEUE)
+        hub.clients.add(queue)
+        info, record = stored[0]
+        game = {"id": info["game_id"] + 1, "white": record.white, "black": record.black,
+                "start_fen": "", "moves": ""}
+        assert not hub.apply({"t": "start", "game": game})
+        assert not hub.apply({"t": "move", "id": game["id"], "move": record.moves[0]})
+        assert hub.apply({"t": "end", "id": game["id"]})  # stored: read the database now
+        await hub.refresh()
+        events = _events(queue)
+        assert [k for k, _ in events] == ["start", "move"] + ["end"] * len(stored) + ["tally"]
+        ends = [d for k, d in events if k == "end"]
+        assert [e["seq"] for e in ends] == [i["seq"] for i, _ in stored]
+        assert ends[0]["game"][8] == " ".join(record.moves)
+        tally = events[-1][1]["tally"]
+        assert sum(row["games"] for row in tally["rows"]) // 2 == len(stored)
+        assert hub.running == {}
+        await hub.refresh()  # nothing new: nothing read again, nothing pushed
+        assert queue.empty()
+        # A browser that had seen only the first game is sent the rest, then the standings.
+        missed = [m.decode() for m in await hub.missed(ends[0]["seq"])]
+        assert len(missed) == len(stored)
+        assert missed[0].startswith(f"id: {ends[1]['seq']}\nevent: end")
+        assert "event: tally" in missed[-1]
+        assert await hub.missed(hub.seq) == []
+        hub.apply({"t": "over", "stopped": "SPRT: H1 accepted", "report": "/x/r.html"})
+        kind, state = _events(queue)[-1]
+        assert (kind, state) == ("state", {"state": "over", "stopped": "SPRT: H1 accepted",
+                                           "report": "/x/r.html"})
+        hub.close()
+
+    asyncio.run(scenario())
 
 
 def test_guti_serve_shows_a_database_read_only(small_db: Path) -> None:
@@ -173,3 +227,237 @@ def test_guti_serve_stops_on_a_signal_even_if_started_with_sigint_ignored(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def _serve(db: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([*GUTI, "serve", str(db), "-port", "0", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    found = re.search(r"at http://(127\.0\.0\.1:\d+)/", proc.stdout.readline())
+    assert found
+    return proc, found.group(1)
+
+
+def _stop(proc: subprocess.Popen[str]) -> str:
+    """Stop a ``guti serve``; returns what it wrote on stderr."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
+    return err
+
+
+def _raw(address: str, request: bytes) -> bytes:
+    """Send raw bytes to the server; returns all it answers until it closes."""
+    host, port = address.split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_oversized_or_misdirected_requests_are_refused_quietly(small_db: Path) -> None:
+    proc, address = _serve(small_db)
+    try:
+        host = f"Host: {address}\r\n".encode()
+        long_url = b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n" + host + b"Connection: close\r\n\r\n"
+        long_header = b"GET / HTTP/1.1\r\n" + host + b"X-Big: " + b"b" * 9000 + b"\r\n\r\n"
+        many = b"GET / HTTP/1.1\r\n" + host + b"".join(
+            b"X-%d: 1\r\n" % n for n in range(2000)) + b"\r\n"
+        for request in (long_url, long_header, many):
+            status = _raw(address, request).split(b"\r\n", 1)[0]
+            assert re.match(rb"HTTP/1\.[01] (400|413|414|431) ", status), status
+        rebound = b"GET / HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n"
+        assert _raw(address, rebound).startswith(b"HTTP/1.1 421 ")
+        good = f"GET / HTTP/1.1\r\nHost: localhost:{address.split(':')[1]}\r\n" \
+               "Connection: close\r\n\r\n".encode()
+        page = _raw(address, good)
+        assert page.startswith(b"HTTP/1.1 200 ")
+        # Engine command lines are not on the page unless asked for.
+        data = embedded_data(page.split(b"\r\n\r\n", 1)[1].decode())
+        assert all("python" not in e["command"] for e in data["engines"])
+    finally:
+        err = _stop(proc)
+    assert err == ""  # no traceback, no log line on the terminal
+    proc, address = _serve(small_db, "-commands")
+    try:
+        page = _raw(address, f"GET / HTTP/1.1\r\nHost: {address}\r\nConnection: close"
+                             "\r\n\r\n".encode())
+        data = embedded_data(page.split(b"\r\n\r\n", 1)[1].decode())
+        assert any("python" in e["command"] for e in data["engines"])
+    finally:
+        assert _stop(proc) == ""
+
+
+def test_idle_connections_are_closed_and_capped(small_db: Path) -> None:
+    async def request_page(host: str, port: str) -> bytes:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n"
+                     .encode())
+        answer = await asyncio.wait_for(reader.read(), 30)
+        writer.close()
+        return answer
+
+    async def scenario() -> None:
+        hub = LiveHub(str(small_db))
+        # The cap: idle connections are kept (for far longer than this test waits) ...
+        async with serving(hub, "127.0.0.1", 0, max_connections=3, idle_timeout=600) as url:
+            host, port = url.removeprefix("http://").rstrip("/").split(":")
+            idle = [await asyncio.open_connection(host, int(port)) for _ in range(3)]
+            # ... but one over the cap is closed at once, with nothing said.
+            reader, writer = await asyncio.open_connection(host, int(port))
+            assert await asyncio.wait_for(reader.read(), 30) == b""
+            writer.close()
+            idle[0][1].close()
+            await idle[0][1].wait_closed()
+            # A place freed is a place for the next request (once the server saw it free).
+            for _ in range(1000):  # each refused try is answered at once: a bounded loop
+                if answer := await request_page(host, port):
+                    break
+            assert answer.startswith(b"HTTP/1.1 200 ")
+            for _, w in idle[1:]:
+                w.close()
+        # Idle connections (no request, or half a request) are closed by the server.
+        async with serving(hub, "127.0.0.1", 0, idle_timeout=0.5) as url:
+            host, port = url.removeprefix("http://").rstrip("/").split(":")
+            idle = [await asyncio.open_connection(host, int(port)) for _ in range(3)]
+            idle[0][1].write(b"GET / HTTP/1.1\r\nHo")
+            for reader, writer in idle:
+                assert await asyncio.wait_for(reader.read(), 30) == b""
+                writer.close()
+            assert (await request_page(host, port)).startswith(b"HTTP/1.1 200 ")
+        hub.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_server_process_follows_the_feed_and_ends_with_the_run(small_db: Path) -> None:
+    """``-serve``'s server in its own process: a start and a move from the referee reach a
+    browser's stream; closing the feed ends the stream with the end of the run."""
+    import aiohttp
+
+    from guti.referee.web.feed import start_live_server
+
+    async def scenario() -> None:
+        feed, url = await start_live_server(str(small_db), "127.0.0.1", 0, None)
+        assert feed.process.returncode is None
+        async with aiohttp.ClientSession() as http:
+            async with http.get(url + "events?since=0") as stream:
+                hello = json.loads((await _next_event(stream))[1])
+                assert hello["state"] == "live" and hello["running"] == []
+                kinds = [(await _next_event(stream))[0] for _ in range(3)]
+                assert kinds == ["end", "end", "tally"]  # the stored games it had missed
+                feed.send({"t": "start", "game": {"id": 9, "white": "a", "black": "b",
+                                                  "start_fen": "", "moves": ""}})
+                feed.send({"t": "move", "id": 9, "move": "c3-c4"})
+                assert await _next_event(stream) == ("start", json.dumps(
+                    {"id": 9, "white": "a", "black": "b", "start_fen": "", "moves": ""},
+                    separators=(",", ":")))
+                assert (await _next_event(stream))[0] == "move"
+                await feed.close("every game played", "/tmp/r.html")
+                kind, data = await _next_event(stream)
+                assert kind == "state" and json.loads(data)["state"] == "over"
+                assert json.loads(data)["report"] == "/tmp/r.html"
+        assert feed.process.returncode == 0
+
+    asyncio.run(scenario())
+
+
+async def _next_event(stream: Any) -> tuple[str, str]:
+    """The next (kind, data) of a server-sent event stream."""
+    kind = data = ""
+    while True:
+        line = (await asyncio.wait_for(stream.content.readline(), 60)).decode()
+        assert line, "the stream ended"
+        if line.startswith("event: "):
+            kind = line[7:].strip()
+        elif line.startswith("data: "):
+            data = line[6:].strip()
+        elif line == "\n" and kind:
+            return kind, data
+
+
+def test_a_dead_server_process_costs_the_referee_nothing(
+        small_db: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The referee goes on writing moves to a server that died: nothing is raised, nothing
+    is printed, and closing the feed returns."""
+    from guti.referee.web.feed import start_live_server
+
+    async def scenario() -> None:
+        feed, _ = await start_live_server(str(small_db), "127.0.0.1", 0, None)
+        feed.process.kill()
+        await feed.process.wait()
+        for n in range(1000):
+            feed.send({"t": "move", "id": 1, "move": str(n)})
+        await feed.close("every game played", None)
+        assert feed.process.returncode is not None
+
+    asyncio.run(scenario())
+    assert capfd.readouterr().err == ""
+
+
+def test_a_port_in_use_is_one_line(small_db: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([*GUTI, "serve", str(small_db), "-port", str(port)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        assert done.stderr == f"guti serve: cannot listen on 127.0.0.1:{port}: " \
+                              "Address already in use\n"
+        done = subprocess.run([*GUTI, "tournament", "-engine", "cmd=a", "-engine", "cmd=b",
+                               "-each", "tc=1", "-db", str(small_db.parent / "busy.db"),
+                               "-serve", str(port)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        assert done.stderr == f"guti tournament: -serve {port}: cannot listen on " \
+                              f"127.0.0.1:{port}: Address already in use\n"
+        assert not (small_db.parent / "busy.db").exists()
+
+
+class _Pipe:
+    """A stand-in for the server's standard input: a transport whose buffer we set."""
+
+    def __init__(self) -> None:
+        self.buffered = 0
+        self.lines: list[dict] = []
+        self.transport = self
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+    def is_closing(self) -> bool:
+        return False
+
+    def write(self, data: bytes) -> None:
+        self.lines += [json.loads(line) for line in data.splitlines()]
+
+
+def test_a_feed_that_falls_behind_leaves_lines_out_then_sends_the_whole_state() -> None:
+    from types import SimpleNamespace
+
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.web.feed import FEED_LIMIT, LiveFeed
+
+    pipe = _Pipe()
+    feed = LiveFeed(SimpleNamespace(stdin=pipe))  # type: ignore[arg-type]
+    feed.started(ScheduledGame(0, 0, 1, 0, 1, None), "a", "b")
+    feed.moved(1, "c3-c4", {"side": "w", "clock": 900})
+    assert [m["t"] for m in pipe.lines] == ["start", "move"]
+    pipe.buffered = FEED_LIMIT  # the server stopped reading: nothing more is written
+    feed.moved(1, "e5-d4")
+    assert len(pipe.lines) == 2 and feed.behind
+    pipe.buffered = 0  # it caught up: the whole state first, then what follows
+    feed.moved(1, "b2-c3")
+    assert pipe.lines[2] == {"t": "running", "games": [
+        {"id": 1, "white": "a", "black": "b", "start_fen": "", "moves": "c3-c4 e5-d4 b2-c3",
+         "clocks": {"w": 900}}]}
+    assert len(pipe.lines) == 3 and not feed.behind
+    feed.moved(1, "d4-c5")
+    assert pipe.lines[3] == {"t": "move", "id": 1, "move": "d4-c5"}

@@ -29,6 +29,7 @@ REPORT_OPTIONS = [
 SERVE_OPTIONS = [
     OptionSpec("port", Kind.VALUE, help="TCP port (default 8080; 0: any free port)"),
     OptionSpec("host", Kind.VALUE, help="address to bind (default 127.0.0.1, loopback only)"),
+    OptionSpec("commands", Kind.FLAG, help="show the engines' command lines on the page"),
     SPRT_OPTION,
     OptionSpec("help", Kind.FLAG, help="show this help"),
 ]
@@ -60,7 +61,7 @@ def main_report(argv: list[str]) -> int:
     except (CliError, StoreError) as exc:
         return fail("report", str(exc))
     except OSError as exc:
-        return fail("report", f"{exc.filename or ''}: {exc.strerror or exc}")
+        return fail("report", f"{exc.filename or ''}: {os.strerror(exc.errno) if exc.errno else exc}")
     print(f"{games} games in the report; open it in a browser:", flush=True)
     print(html, flush=True)
     return 0
@@ -92,7 +93,8 @@ def main_serve(argv: list[str]) -> int:
     except (CliError, StoreError) as exc:
         return fail("serve", str(exc))
     try:
-        from guti.referee.web.live import LiveHub, serving, watch_database
+        from guti.referee.web.live import LiveHub
+        from guti.referee.web.server import listen_error, serving
     except ModuleNotFoundError:
         return fail("serve", NO_AIOHTTP)
 
@@ -106,34 +108,51 @@ def main_serve(argv: list[str]) -> int:
         for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(signo, task.cancel)
-        hub = LiveHub(path, sprt)
-        with contextlib.suppress(asyncio.CancelledError):
-            async with serving(hub, host, port) as url:
-                print(f"serving {path} at {url} (read-only; Ctrl-C to stop)", flush=True)
-                await watch_database(hub)
+        hub = LiveHub(path, sprt, show_commands=args.has("commands"))
+        try:
+            with contextlib.suppress(asyncio.CancelledError):
+                hub.check_state()
+                await hub.refresh()  # every stored game, read once, before the first page
+                async with serving(hub, host, port) as url:
+                    print(f"serving {path} at {url} (read-only; Ctrl-C to stop)", flush=True)
+                    await hub.watch()
+        finally:
+            hub.close()
 
     try:
         asyncio.run(serve())
     except OSError as exc:
-        return fail("serve", f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        return fail("serve", f"cannot listen on {host}:{port}: {listen_error(exc)}")
     except KeyboardInterrupt:
         return 0
     return 0
 
 
 async def run_with_live_page(settings: Any, run: Callable[[Any], Awaitable[Any]]) -> Any:
-    """Run the tournament (``run(observer)``) with its live page served, if ``-serve`` asks."""
+    """Run the tournament (``run(observer)``) with its live page served, if ``-serve`` asks:
+    by a process of its own (:mod:`guti.referee.web.feed`), so no browser can slow a game."""
     if not settings.serve:
         return await run(None)
-    from guti.referee.web.live import LiveHub, parse_address, serving
+    from guti.referee.web.feed import LiveServerError, start_live_server
+    from guti.referee.web.server import parse_address
 
     host, port = parse_address(settings.serve)
-    hub = LiveHub(settings.db_path, settings.sprt)
-    if os.path.exists(settings.db_path):  # a resume: its standings so far, read once now
-        hub.load_tally()
-    async with serving(hub, host, port) as url:
-        print(f"live page: {url}", flush=True)
-        return await run(hub)
+    try:
+        feed, url = await start_live_server(settings.db_path, host, port, settings.sprt)
+    except LiveServerError as exc:
+        from guti.referee.tournament.run import TournamentError
+
+        raise TournamentError(f"-serve {settings.serve}: {exc}") from None
+    print(f"live page: {url}", flush=True)
+    outcome = None
+    try:
+        outcome = await run(feed)
+        return outcome
+    finally:
+        stopped = "interrupted" if outcome is None else (outcome.stopped or "")
+        report = (settings.report_path if outcome is not None and not outcome.failed
+                  and outcome.stopped != "interrupted" else None)
+        await feed.close(stopped, os.path.abspath(report) if report else None)
 
 
 def write_tournament_report(settings: Any) -> str | None:

@@ -108,9 +108,13 @@ def _json(n: int, info: dict[str, Any], record: GameRecord) -> str:
 def export_pdn(store: TournamentStore, path: str, fields: PdnFields | None = None) -> int:
     """Every stored game as PDN, with ``fields`` (default: the switches the tournament
     was started with); returns the number of games written."""
+    return write_whole(path, lambda fh: write_pdn(store, fh, fields), "-pdn")
+
+
+def write_pdn(store: TournamentStore, fh: TextIO, fields: PdnFields | None = None) -> int:
+    """:func:`export_pdn` into an open text file (the live page's download)."""
     fields = stored_pdn_fields(store) if fields is None else fields
-    render = _pdn(fields)
-    return write_whole(path, lambda fh: _write_games(store.records_by_game(), fh, render), "-pdn")
+    return _write_games(store.records_by_game(), fh, _pdn(fields))
 
 
 def export_epd(store: TournamentStore, path: str) -> int:

@@ -373,6 +373,11 @@ class TournamentStore:
         """Every stored game in finishing order as (row info, GameRecord), in batches."""
         return self._records("seq", 0, 0)
 
+    def records_after(self, seq: int) -> Iterator[tuple[dict[str, Any], GameRecord]]:
+        """The games stored after the one numbered ``seq`` in finishing order (``info["seq"]``):
+        what a reader that has seen up to ``seq`` has not read yet, without re-reading the rest."""
+        return self._records("seq", 0, seq)
+
     def records_by_game(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
         """Every stored game in game-id order (how exports list them), in batches."""
         return self._records("game_id", 1, -1)

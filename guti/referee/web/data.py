@@ -23,7 +23,7 @@ from guti.referee.game.record import GameRecord
 from guti.referee.stats.ratings import RatingError
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import FAULT_COLUMNS, Standings
-from guti.referee.stats.stats import draw_ratio, format_elo, los, score_elo
+from guti.referee.stats.stats import draw_ratio, format_elo, los, pentanomial_elo, score_elo
 from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.tuning.history import tuning_history
 from guti.referee.web.geometry import board_geometry
@@ -89,6 +89,7 @@ class Tally:
             "endings": [{"name": n, "endings": e} for n, e in zip(self.names, self.endings,
                                                                    strict=True)],
             "sprt": self._sprt(),
+            "pairs": self._pairs(),
             "games": self.standings.games,
             "unfinished": self.standings.unfinished,
         }
@@ -109,6 +110,20 @@ class Tally:
                         "los": _number(100 * los(ln.wins, ln.draws, ln.losses))}
             rows.append(row)
         return rows
+
+    def _pairs(self) -> list[dict[str, Any]]:
+        """Pentanomial counts of completed game pairs per encounter, from the first
+        engine's view ``[LL, LD, DD+WL, WD, WW]``, as ``guti standings`` prints them (two
+        engines, or a gauntlet's encounters)."""
+        s = self.standings
+        if not s.paired or not (len(s.names) == 2 or s.gauntlet):
+            return []
+        out = []
+        for (i, j), counts in sorted(s.ptnml.items()):
+            est = pentanomial_elo(counts)
+            out.append({"encounter": f"{s.names[i]} vs {s.names[j]}", "counts": list(counts),
+                        "elo_text": format_elo(est.elo, est.margin)})
+        return out
 
     def _ratings(self) -> dict[str, Any]:
         try:
@@ -207,7 +222,9 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
     tally = Tally(names, settings.get("format", "roundrobin"), sprt,
                   sample_every=max(1, finished // SPRT_POINTS))
     games = []
+    seq = 0
     for info, record in store.records():
+        seq = info["seq"]
         white, black = index.get(record.white, -1), index.get(record.black, -1)
         tally.add(white, black, str(record.result),
                   str(record.reason) if record.reason is not None else None,
@@ -221,6 +238,7 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
         "engines": _engine_info(store),
         "scheduled": store.count_scheduled(),
         "finished": finished,
+        "seq": seq,  # the last stored game read: a live page asks for the games after it
         "geometry": board_geometry(settings.get("game", "egara-guti")),
         "tally": tally.snapshot(),
         "games": games,

@@ -1,237 +1,290 @@
-"""The live page: the report plus the boards of the games being played, pushed to browsers.
+"""The live page's state, in the server's own process: running games, stored games read
+from the database as they come, the standings, and every connected browser's queue.
 
-One aiohttp server in the tournament's own event loop. Why server-sent events: the page
-only listens (no commands go back), an ``EventSource`` reconnects by itself, and each
-event is one small JSON line: ``hello`` (the running games, on connecting), ``start``,
-``move`` and ``end`` (the stored game and the new standings).
+Why a process apart from the referee: rendering pages, JSON for hundreds of browsers and
+idle sockets cost CPU and file descriptors, and in the referee's loop they made engines
+lose on time. Here they cost only this process. The referee sends it what only the
+referee knows (games starting, moves, the end of the run) over a bounded pipe
+(:mod:`guti.referee.web.feed`); every finished game is read back from the database.
 
-A slow browser never slows a game: the tournament calls :class:`LiveHub` synchronously
-and the hub only ``put_nowait``s into each client's bounded queue; a client whose queue
-is full is dropped (its queue is emptied and closed; the browser reconnects and gets a
-fresh ``hello``). The server is read-only: two GET routes, nothing that starts a process
-or touches a file, bound to loopback unless told otherwise.
+Stored games are read incrementally (only those after the last one read, by finishing
+order), in one worker thread holding its own connection, so neither a large database nor
+a fast-filling one holds up this loop. Each event is one small JSON line of a
+server-sent event stream: ``hello`` (running games and whether the tournament still
+runs, on connecting), ``start``, ``move``, ``end`` (one stored game), ``tally`` (the new
+standings), ``state`` (the run started or ended). ``end`` and ``tally`` carry the
+database's finishing number as the event id, so a browser that reconnects (its
+``Last-Event-ID``) is sent the games it missed.
+
+A slow browser is dropped, never waited for: each client has a bounded queue; a client
+whose queue is full is dropped (its queue emptied and closed; the browser reconnects and
+catches up by its event id).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import html
 import json
-from collections.abc import AsyncIterator
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from aiohttp import web
-
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.game.file_lock import lock_owner
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.storage.store import StoreError, TournamentStore
-from guti.referee.web.data import Tally, compact_game, report_data, sprt_from_settings
-from guti.referee.web.report import render_page
-from guti.rules import Board
+from guti.referee.web.data import Tally, compact_game, sprt_from_settings
 
 #: Events a client may fall behind by before it is dropped.
 CLIENT_QUEUE = 256
-#: Seconds between looks at a database written by another process (``guti serve``).
+#: Seconds between looks at the database (new games, whether a run holds it).
 WATCH_INTERVAL = 1.0
+#: Stored games read per pass; a larger backlog is read over several passes.
+READ_BATCH = 2000
 
-_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
-            "Referrer-Policy": "no-referrer"}
-
-
-def event(kind: str, data: Any) -> bytes:
-    """One server-sent event."""
-    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+#: What a client's queue holds: (finishing number of a stored game or 0, the event), or
+#: None to tell its handler to stop.
+Queued = tuple[int, bytes] | None
 
 
-class _GameWatch:
-    """The :class:`~guti.referee.game.observer.MoveObserver` of one game: forwards its moves."""
+def event(kind: str, data: Any, event_id: int | None = None) -> bytes:
+    """One server-sent event (with ``id:`` when it moves a reader's place in the database)."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
-    def __init__(self, hub: LiveHub, number: int) -> None:
-        self.hub = hub
-        self.number = number
 
-    def moved(self, record: GameRecord, board: Board) -> None:
-        self.hub.moved(self.number, record.moves[-1])
+def remember_ply(game: dict[str, Any], info: dict[str, Any]) -> None:
+    """Keep a running game's clocks, last score and depth from one ply's ``info``
+    (``side``, ``clock``, ``score``, ``depth``), for a page that connects later."""
+    if "clock" in info and info.get("side") in ("w", "b"):
+        game.setdefault("clocks", {})[info["side"]] = info["clock"]
+    for key in ("score", "depth"):
+        if key in info:
+            game[key] = info[key]
+
+
+class GameReader:
+    """The database side, used only from the hub's one worker thread (its own connection):
+    games after the last one read, and the standings with them."""
+
+    def __init__(self, db_path: str, sprt: SprtSpec | None) -> None:
+        self.db_path = db_path
+        self.sprt = sprt
+        self.store: TournamentStore | None = None
+        self.tally: Tally | None = None
+        self.index: dict[str, int] = {}
+        self.seq = 0
+
+    def _open(self) -> TournamentStore:
+        if self.store is None:
+            store = TournamentStore(self.db_path, create=False)
+            try:
+                settings = store.settings()
+                names = store.engine_names()
+            except StoreError:
+                store.close()
+                raise
+            self.store = store
+            self.index = {n: i for i, n in enumerate(names)}
+            self.tally = Tally(names, settings.get("format", "roundrobin"),
+                               self.sprt or sprt_from_settings(settings))
+        return self.store
+
+    def read_new(self) -> tuple[list[tuple[int, list[Any]]], dict[str, Any] | None, int]:
+        """Games stored since the last call (at most :data:`READ_BATCH`) as (finishing
+        number, compact game); the standings when there were any; the number of
+        scheduled games."""
+        store = self._open()
+        assert self.tally is not None
+        games = self._games(store, self.seq, READ_BATCH, count=True)
+        if games:
+            self.seq = games[-1][0]
+        snapshot = self.tally.snapshot() if games else None
+        return games, snapshot, store.count_scheduled()
+
+    def games_between(self, after: int, upto: int) -> list[tuple[int, list[Any]]]:
+        """Stored games numbered ``after < seq <= upto`` (for a browser catching up)."""
+        return [g for g in self._games(self._open(), after, None, count=False) if g[0] <= upto]
+
+    def snapshot(self) -> dict[str, Any] | None:
+        self._open()
+        return self.tally.snapshot() if self.tally is not None else None
+
+    def _games(self, store: TournamentStore, after: int, limit: int | None,
+               count: bool) -> list[tuple[int, list[Any]]]:
+        games: list[tuple[int, list[Any]]] = []
+        for info, record in store.records_after(after):
+            if not count and info["seq"] > self.seq:
+                break
+            white, black = self.index.get(record.white, -1), self.index.get(record.black, -1)
+            if count and self.tally is not None:
+                self.tally.add(white, black, str(record.result),
+                               str(record.reason) if record.reason is not None else None,
+                               str(record.fault) if record.fault is not None else None,
+                               info["pair_id"])
+            games.append((info["seq"], compact_game(info["game_id"] + 1, info["round"], white,
+                                                    black, record)))
+            if limit is not None and len(games) >= limit:
+                break
+        return games
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+
+def database_in_use(db_path: str) -> bool:
+    """Whether a guti run holds the database now (its lock, seen in ``/proc/locks``)."""
+    try:
+        return lock_owner(os.stat(db_path)) is not None
+    except OSError:
+        return False
 
 
 class LiveHub:
-    """Running games, the standings, and every connected browser's queue."""
+    """Running games, stored games as they come, and every connected browser's queue.
 
-    def __init__(self, db_path: str, sprt: SprtSpec | None = None) -> None:
+    ``fed``: the referee feeds this hub (``-serve``): the run is live until the feed says
+    it ended. Otherwise (``guti serve``) the run is live while a guti holds the database.
+    ``show_commands``: engine command lines appear on the page (off by default: they may
+    name private paths)."""
+
+    def __init__(self, db_path: str, sprt: SprtSpec | None = None, *, fed: bool = False,
+                 show_commands: bool = False) -> None:
         self.db_path = db_path
         self.sprt = sprt
+        self.fed = fed
+        self.show_commands = show_commands
         self.running: dict[int, dict[str, Any]] = {}
-        self.clients: set[asyncio.Queue[bytes | None]] = set()
-        self.tally: Tally | None = None
-        self.names: list[str] = []
+        self.clients: set[asyncio.Queue[Queued]] = set()
+        self.state = "live" if fed else "idle"
+        self.stopped = ""
+        self.report: str | None = None
+        self.seq = 0
+        self.scheduled = 0
+        self.tally: dict[str, Any] | None = None
+        self._reader = GameReader(db_path, sprt)
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix="guti-live-db")
+        self._refreshing: asyncio.Lock | None = None
+        self.ready = asyncio.Event()  # set once the database has been read (it exists)
 
-    # -- the tournament's side (called in its loop; returns at once) ----------------------
-    def started(self, job: ScheduledGame, white: str, black: str) -> _GameWatch:
-        number = job.game_id + 1
-        opening = job.opening
-        game = {"id": number, "white": white, "black": black,
-                "start_fen": opening.fen if opening and opening.fen else "",
-                "moves": " ".join(opening.moves) if opening else ""}
-        self.running[number] = game
-        self.publish(event("start", game))
-        return _GameWatch(self, number)
+    # -- the referee's messages (from the feed) -------------------------------------------
+    def apply(self, message: dict[str, Any]) -> bool:
+        """One message of the feed; returns True when stored games should be read now."""
+        kind = message.get("t")
+        if kind == "start":
+            game = message["game"]
+            self.running[int(game["id"])] = game
+            self.publish(event("start", game))
+        elif kind == "move":
+            number, move = int(message["id"]), str(message["move"])
+            game = self.running.get(number)
+            if game is not None:
+                game["moves"] = f"{game['moves']} {move}".strip()
+                shown = {k: message[k] for k in ("side", "clock", "score", "depth")
+                         if isinstance(message.get(k), (int, str))}
+                remember_ply(game, shown)
+                self.publish(event("move", {"id": number, "move": move, **shown}))
+        elif kind == "end":
+            self.running.pop(int(message["id"]), None)
+            return True
+        elif kind == "running":  # the feed overflowed: the whole state again
+            self.running = {int(g["id"]): g for g in message["games"]}
+            self.publish(event("hello", self.hello_data()))
+        elif kind == "over":
+            self.finish(str(message.get("stopped") or ""), message.get("report"))
+        return False
 
-    def moved(self, number: int, move: str) -> None:
-        game = self.running.get(number)
-        if game is None:
+    def finish(self, stopped: str, report: str | None) -> None:
+        """The run ended: no game runs any more; browsers are told (and stop reconnecting)."""
+        self.running.clear()
+        self.state, self.stopped, self.report = "over", stopped, report
+        self.publish(event("state", self.state_data()))
+
+    # -- the database (in the worker thread) ----------------------------------------------
+    async def refresh(self) -> None:
+        """Read the games stored since the last look and push them, then the standings."""
+        if self._refreshing is None:
+            self._refreshing = asyncio.Lock()
+        async with self._refreshing:
+            loop = asyncio.get_running_loop()
+            while True:
+                try:
+                    games, tally, scheduled = await loop.run_in_executor(
+                        self._worker, self._reader.read_new)
+                except StoreError:
+                    return  # not created yet, or being written: next time
+                self.ready.set()
+                self.scheduled = scheduled
+                for seq, game in games:
+                    self.running.pop(int(game[0]), None)
+                    self.seq = seq
+                    self.publish(event("end", {"seq": seq, "game": game}, seq), seq)
+                if tally is not None:
+                    self.tally = tally
+                    self.publish(event("tally", self.tally_data(), self.seq), self.seq)
+                if len(games) < READ_BATCH:
+                    return
+
+    async def missed(self, after: int) -> list[bytes]:
+        """The events a browser that has seen up to ``after`` lacks: the games stored since,
+        and the standings."""
+        if after >= self.seq:
+            return []
+        upto = self.seq
+        games = await asyncio.get_running_loop().run_in_executor(
+            self._worker, self._reader.games_between, after, upto)
+        out = [event("end", {"seq": seq, "game": game}, seq) for seq, game in games]
+        out.append(event("tally", self.tally_data(), upto))
+        return out
+
+    def check_state(self) -> None:
+        """``guti serve``: live while a guti holds the database (told when it changes)."""
+        if self.fed:
             return
-        game["moves"] = f"{game['moves']} {move}".strip()
-        self.publish(event("move", {"id": number, "move": move}))
+        state = "live" if database_in_use(self.db_path) else "idle"
+        if state != self.state:
+            self.state = state
+            if state == "idle":
+                self.running.clear()
+            self.publish(event("state", self.state_data()))
 
-    def finished(self, job: ScheduledGame, record: GameRecord) -> None:
-        number = job.game_id + 1
-        self.running.pop(number, None)
-        if self.tally is None:
-            self.load_tally()  # reads the database, which already holds this game
-        else:
-            self.tally.add(job.white, job.black, str(record.result),
-                           str(record.reason) if record.reason is not None else None,
-                           str(record.fault) if record.fault is not None else None, job.pair_id)
-        if self.tally is None:
-            return
-        game = compact_game(number, job.round, job.white, job.black, record)
-        self.publish(event("end", {"id": number, "game": game, "tally": self.tally.snapshot()}))
+    async def watch(self) -> None:
+        """Look at the database every :data:`WATCH_INTERVAL` seconds, until cancelled."""
+        while True:
+            self.check_state()
+            await self.refresh()
+            await asyncio.sleep(WATCH_INTERVAL)
 
-    def load_tally(self) -> None:
-        """Standings of every game stored so far (then kept up to date by :meth:`finished`)."""
-        try:
-            with TournamentStore(self.db_path, create=False) as store:
-                settings = store.settings()
-                self.names = store.engine_names()
-                self.tally = Tally(self.names, settings.get("format", "roundrobin"),
-                                   self.sprt or sprt_from_settings(settings))
-                for _gid, pair, white, black, result, reason, fault in store.results():
-                    self.tally.add(white, black, result, reason, fault, pair)
-        except StoreError:
-            self.tally = None
+    def close(self) -> None:
+        for queue in list(self.clients):
+            self.drop(queue)
+        self._worker.submit(self._reader.close)
+        self._worker.shutdown(wait=True)
 
     # -- the browsers' side ---------------------------------------------------------------
-    def publish(self, message: bytes) -> None:
+    def publish(self, message: bytes, seq: int = 0) -> None:
         for queue in list(self.clients):
             try:
-                queue.put_nowait(message)
+                queue.put_nowait((seq, message))
             except asyncio.QueueFull:
                 self.drop(queue)
 
-    def drop(self, queue: asyncio.Queue[bytes | None]) -> None:
+    def drop(self, queue: asyncio.Queue[Queued]) -> None:
         """Forget a client that fell behind: empty its queue and tell its handler to stop."""
         self.clients.discard(queue)
         while not queue.empty():
             queue.get_nowait()
         queue.put_nowait(None)
 
+    def state_data(self) -> dict[str, Any]:
+        return {"state": self.state, "stopped": self.stopped, "report": self.report}
+
+    def tally_data(self) -> dict[str, Any]:
+        return {"tally": self.tally, "scheduled": self.scheduled}
+
+    def hello_data(self) -> dict[str, Any]:
+        return {"running": list(self.running.values()), **self.state_data()}
+
     def hello(self) -> bytes:
-        return event("hello", {"running": list(self.running.values())})
-
-
-_HUB = web.AppKey("hub", LiveHub)
-
-
-async def _page(request: web.Request) -> web.Response:
-    hub: LiveHub = request.app[_HUB]
-    try:
-        # In a thread: reading a large database must not hold up the games in this loop.
-        page = await asyncio.to_thread(_render, hub.db_path, hub.sprt)
-    except StoreError as exc:
-        # The tournament is being created: a plain page that looks again in a second.
-        waiting = ('<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="1">'
-                   f"<title>guti</title><p>no tournament to show yet ({html.escape(str(exc))})")
-        return web.Response(text=waiting, status=503, content_type="text/html",
-                            headers=_HEADERS)
-    return web.Response(text=page, content_type="text/html", headers=_HEADERS)
-
-
-def _render(db_path: str, sprt: SprtSpec | None) -> str:
-    with TournamentStore(db_path, create=False) as store:
-        return render_page(report_data(store, sprt), live=True)
-
-
-async def _events(request: web.Request) -> web.StreamResponse:
-    hub: LiveHub = request.app[_HUB]
-    response = web.StreamResponse(headers={**_HEADERS, "Content-Type": "text/event-stream"})
-    await response.prepare(request)
-    queue: asyncio.Queue[bytes | None] = asyncio.Queue(CLIENT_QUEUE)
-    hub.clients.add(queue)
-    try:
-        await response.write(hub.hello())
-        while True:
-            message = await queue.get()
-            if message is None:
-                break
-            await response.write(message)
-    except (ConnectionError, asyncio.CancelledError):
-        pass
-    finally:
-        hub.clients.discard(queue)
-    return response
-
-
-def make_app(hub: LiveHub) -> web.Application:
-    """The server's two read-only routes (any other method or path is refused)."""
-    app = web.Application()
-    app[_HUB] = hub
-    app.router.add_get("/", _page)
-    app.router.add_get("/events", _events)
-    return app
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """``[HOST:]PORT`` (host 127.0.0.1 unless given); ValueError with a one-line reason."""
-    host, colon, port = text.rpartition(":")
-    host = host.strip("[]") if colon else "127.0.0.1"
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"{text!r} is not [HOST:]PORT with PORT 0..65535")
-    return host or "127.0.0.1", int(port)
-
-
-@contextlib.asynccontextmanager
-async def serving(hub: LiveHub, host: str, port: int) -> AsyncIterator[str]:
-    """Serve ``hub`` on ``host:port`` for the duration; yields the page's URL."""
-    runner = web.AppRunner(make_app(hub), access_log=None, handle_signals=False)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    try:
-        await site.start()
-        bound = runner.addresses[0][1] if runner.addresses else port
-        shown = f"[{host}]" if ":" in host else host
-        yield f"http://{shown}:{bound}/"
-    finally:
-        for queue in list(hub.clients):
-            hub.drop(queue)
-        await runner.cleanup()
-
-
-async def watch_database(hub: LiveHub) -> None:
-    """For ``guti serve``: push every game another process stores (polls its count)."""
-    seen = -1
-    while True:
-        try:
-            with TournamentStore(hub.db_path, create=False) as store:
-                count = store.count_finished()
-                if seen < 0:
-                    hub.load_tally()
-                    seen = count
-                elif count > seen:
-                    _push_new_games(hub, store, seen)
-                    seen = count
-        except StoreError:
-            pass
-        await asyncio.sleep(WATCH_INTERVAL)
-
-
-def _push_new_games(hub: LiveHub, store: TournamentStore, seen: int) -> None:
-    names = store.engine_names()
-    index = {n: i for i, n in enumerate(names)}
-    for n, (info, record) in enumerate(store.records()):
-        if n < seen:
-            continue
-        job = ScheduledGame(info["game_id"], info["pair_id"], info["round"],
-                            index.get(record.white, -1), index.get(record.black, -1), None)
-        hub.finished(job, record)
+        return event("hello", self.hello_data())

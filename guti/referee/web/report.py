@@ -42,9 +42,11 @@ def script_json(data: Any) -> str:
 
 
 def render_page(data: dict[str, Any], live: bool = False) -> str:
-    """The page for ``data``; ``live`` makes it connect to the server's event stream."""
+    """The page for ``data``; ``live`` adds the live page's script (``static/live.js``),
+    which connects to the server's event stream."""
     parts = {"CSS": asset("report.css"), "DATA": script_json(data),
-             "LIVE": "window.GUTI_LIVE = true;" if live else "", "JS": asset("report.js")}
+             "LIVE": "window.GUTI_LIVE = true;" if live else "",
+             "JS": asset("report.js") + ("\n" + asset("live.js") if live else "")}
     # One pass over the template only: inserted text is never searched for markers.
     return _MARKER.sub(lambda m: parts[m.group(1)], asset("report.html"))
 

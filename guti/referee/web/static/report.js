@@ -20,6 +20,13 @@
     for (const c of children) node.append(c instanceof Node ? c : String(c));
     return node;
   }
+  function titled(root, text) {  // an SVG's accessible name (and its tooltip)
+    const t = document.createElementNS(SVGNS, "title");
+    t.textContent = text;
+    root.prepend(t);
+    root.setAttribute("role", "img");
+    return root;
+  }
   function svg(tag, attrs) {
     const node = document.createElementNS(SVGNS, tag);
     for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
@@ -99,11 +106,14 @@
     const [x, y] = GEO.points[p - 1];
     return [x - GEO.bounds[0] + GEO.unit, GEO.bounds[3] - y + GEO.unit];
   }
-  function drawBoard(step, width) {
+  // numbers: point numbers (on a piece, or beside an empty point's dot, never over it);
+  // small boards (the live cards) leave them out.
+  function drawBoard(step, width, numbers = true) {
     const u = GEO.unit;
     const w = GEO.bounds[2] - GEO.bounds[0] + 2 * u, h = GEO.bounds[3] - GEO.bounds[1] + 2 * u;
     const root = svg("svg", { class: "guti-board", viewBox: `0 0 ${w} ${h}`, width: width,
       height: Math.round(width * h / w) });
+    titled(root, "Board: " + formatFen(step.pos));
     root.append(svg("rect", { class: "background", x: 0, y: 0, width: w, height: h, fill: "#f3e3c3" }));
     const stroke = u * 0.04;
     for (const line of GEO.lines) {
@@ -132,8 +142,12 @@
         root.append(svg("circle", { class: "piece " + (piece === "w" ? "white" : "black"), "data-point": i + 1,
           cx: x, cy: y, r: u * 0.32, fill: piece === "w" ? "#fdfdf8" : "#222", stroke: "#333", "stroke-width": stroke }));
       }
-      const label = svg("text", { class: "label", x: x, y: y + u * 0.1, "font-size": u * 0.28,
-        "text-anchor": "middle", "font-family": "sans-serif", fill: piece === "b" ? "#ddd" : "#555" });
+      if (!numbers) return;
+      const label = svg("text", piece
+        ? { class: "label", x: x, y: y + u * 0.1, "font-size": u * 0.28, "text-anchor": "middle" }
+        : { class: "label", x: x + u * 0.13, y: y - u * 0.13, "font-size": u * 0.22, "text-anchor": "start" });
+      label.setAttribute("font-family", "sans-serif");
+      label.setAttribute("fill", piece === "b" ? "#ddd" : "#555");
       label.textContent = String(i + 1);
       root.append(label);
     });
@@ -143,7 +157,7 @@
   // ---------------------------------------------------------------- charts
   function chart(width, height, xmin, xmax, ymin, ymax, xlabel, ylabel) {
     const m = { l: 48, r: 10, t: 10, b: 30 };
-    const root = svg("svg", { class: "chart", width, height });
+    const root = titled(svg("svg", { class: "chart", width, height }), `${ylabel} by ${xlabel}`);
     const sx = x => m.l + (x - xmin) / ((xmax - xmin) || 1) * (width - m.l - m.r);
     const sy = y => height - m.b - (y - ymin) / ((ymax - ymin) || 1) * (height - m.t - m.b);
     root.append(svg("line", { x1: m.l, y1: sy(ymin), x2: width - m.r, y2: sy(ymin), stroke: "#999" }));
@@ -155,6 +169,11 @@
       text(m.l - 4, sy(ymax) + 4, String(Math.round(ymax * 10) / 10), "end");
       text(m.l - 4, sy(ymin), String(Math.round(ymin * 10) / 10), "end");
     }
+    // Values at both ends of the x axis (and 0 between them when it is inside).
+    const round = v => String(Math.round(v * 10) / 10);
+    text(sx(xmin), height - m.b + 12, round(xmin), "start");
+    text(sx(xmax), height - m.b + 12, round(xmax), "end");
+    if (xmin < 0 && xmax > 0) text(sx(0), height - m.b + 12, "0");
     text(width / 2, height - 4, xlabel); text(m.l + 4, m.t + 8, ylabel, "start");
     return { root, sx, sy, text };
   }
@@ -177,7 +196,9 @@
       c.root.append(svg("line", { class: "error-bar", x1: c.sx(Math.max(lo, e - mg)), x2: c.sx(Math.min(hi, e + mg)),
         y1: y, y2: y, stroke: "#2a7de1", "stroke-width": 2 }));
       c.root.append(svg("circle", { class: "elo-dot", cx: c.sx(e), cy: y, r: 4, fill: "#2a7de1" }));
-      c.text(c.sx(e), y - 6, r.name + " " + fmt(r.elo));
+      // Anchored away from the nearer edge, so no name is cut off.
+      const at = c.sx(e), anchor = at < width / 3 ? "start" : at > 2 * width / 3 ? "end" : "middle";
+      c.text(at, y - 6, r.name + " " + fmt(r.elo), anchor);
     });
     return c.root;
   }
@@ -224,6 +245,12 @@
       });
       c.root.append(svg("polyline", { class: "clock-" + side, fill: "none", stroke: colour, "stroke-width": 1.5, points: pts.join(" ") }));
     }
+    // The legend: which line is whose clock.
+    [["white", "#aa8800", 0], ["black", "#222", 1]].forEach(([who, colour, k]) => {
+      const x = 460 - 70, y = 14 + k * 14;
+      c.root.append(svg("line", { class: "legend", x1: x, x2: x + 16, y1: y - 4, y2: y - 4, stroke: colour, "stroke-width": 2 }));
+      c.text(x + 20, y, who, "start");
+    });
     c.root.append(svg("line", { class: "now", x1: c.sx(current), x2: c.sx(current), y1: 10, y2: 170, stroke: "#2a7de1" }));
     return c.root;
   }
@@ -250,7 +277,15 @@
     box.append(table(["engine", "command", "options", "limits"], DATA.engines.map(e =>
       [e.name, e.command, Object.entries(e.options).map(([k, v]) => k + "=" + v).join(" "), e.limits]), [0, 1, 2, 3]));
   }
+  // "N/M games played", and why the games stopped early when an SPRT decided.
+  function showProgress() {
+    const sprt = DATA.tally && DATA.tally.sprt;
+    const early = sprt && sprt.decision && DATA.finished < DATA.scheduled;
+    document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played` +
+      (early ? `; stopped early: SPRT ${sprt.decision} accepted` : "");
+  }
   function renderStandings(t) {
+    DATA.tally = t;
     const box = clear("standings");
     const heads = ["#", "engine", "games", "points", "score", "draw", "Elo ± 95%", "LOS", "rules", "adjud", ...DATA.fault_columns];
     box.append(table(heads, t.rows.map((r, i) => [i + 1, r.name, r.games, r.points,
@@ -272,6 +307,19 @@
       [(i + 1) + " " + t.crosstable.order[i], ...line.map(c => c === null ? "·" :
         (c[0] + c[1] + c[2]) ? (c[0] + c[1] / 2) + "/" + (c[0] + c[1] + c[2]) : "")]), [0]));
     clear("elo-chart").append(eloChart(t.rows));
+    const pairs = clear("pairs");
+    document.getElementById("pairs-section").hidden = !(t.pairs && t.pairs.length);
+    if (t.pairs && t.pairs.length) {
+      pairs.append(table(["encounter", "pairs", "LL", "LD", "DD+WL", "WD", "WW", "Elo ± 95% (pairs)"],
+        t.pairs.map(p => [p.encounter, p.counts.reduce((a, b) => a + b, 0), ...p.counts, p.elo_text]), [0]));
+    }
+    const top = clear("sprt-top");
+    top.hidden = !t.sprt;
+    if (t.sprt) {
+      const verdict = t.sprt.decision ? t.sprt.decision + " accepted" : "no verdict yet";
+      top.append(el("strong", {}, "SPRT: " + verdict), ` - LLR ${t.sprt.llr.toFixed(2)} between the bounds ` +
+        `${t.sprt.lower.toFixed(2)} (H0) and ${t.sprt.upper.toFixed(2)} (H1); ${t.sprt.describe}`);
+    }
     const sp = clear("sprt");
     if (t.sprt) {
       sp.append(el("p", {}, `SPRT ${t.sprt.describe} (${t.sprt.unit}): LLR ${t.sprt.llr.toFixed(2)} ` +
@@ -294,6 +342,8 @@
     ["1-0", "0-1", "1/2-1/2", "*"].forEach(r => result.append(el("option", { value: r }, r)));
     [...new Set(DATA.games.map(g => g[G.reason]))].sort().forEach(r => reason.append(el("option", { value: r }, r || "unfinished")));
     for (const s of [engine, result, reason]) s.addEventListener("change", () => renderGames());
+    document.getElementById("f-search").addEventListener("input", () => renderGames());
+    setupSorting();
     // One listener for every row (a 10,000-game list has no 10,000 closures).
     document.getElementById("games-body").addEventListener("click", ev => {
       const row = ev.target.closest("tr");
@@ -302,20 +352,49 @@
   }
   function gameRow(g) {
     const moves = g[G.moves] ? g[G.moves].split(" ").length : 0;
-    const tr = el("tr", { "data-game": g[G.num] },
+    const tr = el("tr", { "data-game": g[G.num], tabindex: 0 },
       el("td", {}, g[G.num]), el("td", {}, g[G.round]), el("td", { class: "name" }, name(g[G.white])),
       el("td", { class: "name" }, name(g[G.black])), el("td", {}, g[G.result]),
       el("td", { class: "name" }, g[G.reason] || "unfinished"), el("td", {}, moves));
     return tr;
   }
+  // Search: every word must occur in the game's number, engines, result or reason.
+  function searchable(g) {
+    const text = ["#" + g[G.num], name(g[G.white]), name(g[G.black]), g[G.result], g[G.reason] || "unfinished",
+      g[G.detail] || ""].join(" ").toLowerCase();
+    return text;
+  }
+  const SORT_KEYS = [g => g[G.num], g => g[G.round], g => name(g[G.white]).toLowerCase(),
+    g => name(g[G.black]).toLowerCase(), g => g[G.result], g => g[G.reason] || "",
+    g => g[G.moves] ? g[G.moves].split(" ").length : 0];
+  let sortColumn = 0, sortOrder = 1;
+  function compare(x, y) { return x < y ? -1 : x > y ? 1 : 0; }
+  function setupSorting() {
+    document.querySelectorAll("#games-table thead th").forEach((th, i) => {
+      const button = el("button", { class: "sort", type: "button" }, th.textContent);
+      th.replaceChildren(button);
+      th.setAttribute("aria-sort", i === sortColumn ? "ascending" : "none");
+      button.addEventListener("click", () => {
+        sortOrder = sortColumn === i ? -sortOrder : 1;
+        sortColumn = i;
+        document.querySelectorAll("#games-table thead th").forEach((h, j) =>
+          h.setAttribute("aria-sort", j !== i ? "none" : sortOrder > 0 ? "ascending" : "descending"));
+        renderGames();
+      });
+    });
+  }
   function renderGames() {
     const engine = document.getElementById("f-engine").value, result = document.getElementById("f-result").value,
       reason = document.getElementById("f-reason").value;
+    const words = document.getElementById("f-search").value.trim().toLowerCase().split(/\s+/).filter(w => w);
     matched = [];
     DATA.games.forEach((g, i) => {
       if ((engine === "" || g[G.white] === +engine || g[G.black] === +engine) &&
-        (result === "" || g[G.result] === result) && (reason === "" || g[G.reason] === reason)) matched.push(i);
+        (result === "" || g[G.result] === result) && (reason === "" || g[G.reason] === reason) &&
+        (!words.length || words.every(w => searchable(g).includes(w)))) matched.push(i);
     });
+    const key = SORT_KEYS[sortColumn];
+    if (key) matched.sort((a, b) => sortOrder * compare(key(DATA.games[a]), key(DATA.games[b])) || a - b);
     clear("games-body");
     shown = 0;
     showMore();
@@ -359,7 +438,7 @@
       const clock = g[G.clocks][i], used = g[G.elapsed][i], score = (g[G.evals] || [])[i];
       const tip = i < g[G.book] ? "book" : (used !== null ? used + " ms used" : "") + (clock !== null ? ", " + (clock / 1000).toFixed(1) + " s left" : "") +
         (score !== undefined && score !== null ? ", score " + (score >= 0 ? "+" : "") + (score / 100).toFixed(2) + " (White)" : "");
-      list.append(el("span", { class: "ply", "data-ply": i + 1, title: tip, onclick: () => show(i + 1) },
+      list.append(el("span", { class: "ply", "data-ply": i + 1, title: tip, tabindex: 0, onclick: () => show(i + 1) },
         (i + 1) + ". " + m + (i < g[G.book] ? " (book)" : clock !== null ? " [" + (clock / 1000).toFixed(1) + "s]" : "")), " ");
     });
     markCurrent();
@@ -375,76 +454,65 @@
     for (const s of document.querySelectorAll("#moves span.ply")) s.classList.toggle("current", +s.dataset.ply === ply);
     clear("clock-chart").append(clockChart(currentGame, ply));
     clear("eval-chart").append(evalChart(currentGame, ply));
+    // Every game and position has an address: #game=N&ply=K (copy it, or reload).
+    const hash = `#game=${currentGame[G.num]}&ply=${ply}`;
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+  function openFromHash() {
+    const m = /^#game=(\d+)(?:&ply=(\d+))?$/.exec(location.hash);
+    if (!m) return;
+    const g = DATA.games.find(x => x[G.num] === +m[1]);
+    if (!g) return;
+    if (g !== currentGame) openGame(g);
+    show(m[2] === undefined ? 0 : +m[2]);
   }
   function setupViewer() {
     document.getElementById("first").addEventListener("click", () => show(0));
     document.getElementById("prev").addEventListener("click", () => show(ply - 1));
     document.getElementById("next").addEventListener("click", () => show(ply + 1));
     document.getElementById("last").addEventListener("click", () => show(steps.length - 1));
+    // The games before and after this one in the list as it is filtered and sorted.
+    const step = by => {
+      const at = matched.indexOf(DATA.games.indexOf(currentGame));
+      const to = matched[at + by];
+      if (at >= 0 && to !== undefined) openGame(DATA.games[to]);
+    };
+    document.getElementById("prev-game").addEventListener("click", () => step(-1));
+    document.getElementById("next-game").addEventListener("click", () => step(1));
+    // The viewer's keys act only while it is open and has the focus (or nothing has):
+    // elsewhere arrows, Home and End scroll and move as they always do.
     document.addEventListener("keydown", ev => {
-      if (ev.target instanceof HTMLSelectElement) return;
-      if (ev.key === "ArrowRight") show(ply + 1); else if (ev.key === "ArrowLeft") show(ply - 1);
-      else if (ev.key === "Home") show(0); else if (ev.key === "End") show(steps.length - 1);
+      const viewer = document.getElementById("viewer");
+      if (!currentGame || viewer.hidden || !(viewer.contains(ev.target) || ev.target === document.body)) return;
+      const to = { ArrowRight: ply + 1, ArrowLeft: ply - 1, Home: 0, End: steps.length - 1 }[ev.key];
+      if (to === undefined) return;
+      ev.preventDefault();
+      show(to);
     });
-  }
-
-  // ---------------------------------------------------------------- live page
-  const live = new Map();
-  function liveCard(id) {
-    const g = live.get(id);
-    let card = document.getElementById("live-" + id);
-    if (!card) { card = el("div", { class: "live-game", id: "live-" + id }); document.getElementById("live-games").append(card); }
-    const step = g.steps[g.steps.length - 1];
-    card.replaceChildren(el("div", { class: "live-title" }, `Game ${id}: ${g.white} (white) vs ${g.black} (black)`),
-      drawBoard(step, 300),
-      el("div", { class: "live-ply" }, `ply ${g.moves.length}` + (g.moves.length ? ": " + g.moves[g.moves.length - 1] : "")),
-      el("div", { class: "live-fen", style: "font-family: monospace; font-size: 0.8em" }, formatFen(step.pos)));
-  }
-  function liveStart(g) {
-    const moves = g.moves ? g.moves.split(" ") : [];
-    live.set(g.id, { white: g.white, black: g.black, moves, steps: positions(g.start_fen, moves) });
-    liveCard(g.id);
-  }
-  function setupLive() {
-    document.getElementById("live").hidden = false;
-    const status = document.getElementById("live-status");
-    const source = new EventSource("events");
-    source.addEventListener("hello", ev => {
-      const msg = JSON.parse(ev.data);
-      live.clear(); clear("live-games");
-      msg.running.forEach(liveStart);
-      status.textContent = "connected";
+    // Rows and moves are reached with Tab and opened with Enter (or Space).
+    document.getElementById("games-body").addEventListener("keydown", ev => {
+      const row = ev.target.closest("tr");
+      if (row && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); openGame(DATA.games[+row.dataset.index]); }
     });
-    source.addEventListener("start", ev => liveStart(JSON.parse(ev.data)));
-    source.addEventListener("move", ev => {
-      const m = JSON.parse(ev.data), g = live.get(m.id);
-      if (!g) return;
-      g.moves.push(m.move);
-      g.steps.push(play(g.steps[g.steps.length - 1].pos, m.move));
-      liveCard(m.id);
+    document.getElementById("moves").addEventListener("keydown", ev => {
+      const span = ev.target.closest("span.ply");
+      if (span && (ev.key === "Enter" || ev.key === " ")) { ev.preventDefault(); show(+span.dataset.ply); }
     });
-    source.addEventListener("end", ev => {
-      const m = JSON.parse(ev.data);
-      live.delete(m.id);
-      const card = document.getElementById("live-" + m.id); if (card) card.remove();
-      DATA.games.push(m.game);
-      DATA.finished += 1;
-      renderStandings(m.tally);
-      renderGames();
-      document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played`;
-    });
-    source.onerror = () => { status.textContent = "disconnected (reconnecting)"; };
   }
 
   document.title = DATA.title + " - guti report";
   document.getElementById("title").textContent = DATA.title;
   document.getElementById("generated").textContent = "generated " + DATA.generated + " by guti";
-  document.getElementById("progress").textContent = `${DATA.finished}/${DATA.scheduled} games played`;
+  showProgress();
   renderSettings();
   renderTuning();
   renderStandings(DATA.tally);
   setupFilters();
   renderGames();
   setupViewer();
-  if (window.GUTI_LIVE) setupLive();
+  openFromHash();
+  window.addEventListener("hashchange", openFromHash);
+  // What the live page's script (live.js, added to served pages only) builds on.
+  window.GUTI_REPORT = { DATA, G, el, clear, drawBoard, formatFen, play, positions, renderGames,
+    renderStandings, showProgress };
 })();
