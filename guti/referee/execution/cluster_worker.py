@@ -39,10 +39,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import importlib.metadata
+import functools
+import hashlib
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from distributed import WorkerPlugin, get_worker, secede
@@ -62,12 +64,25 @@ WATCH_INTERVAL = 0.25
 IDLE_CLOSE = 15.0
 
 
-def guti_version() -> str:
-    """The installed guti's version (workers must run the same one as the client)."""
-    try:
-        return importlib.metadata.version("guti")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+@functools.cache
+def guti_code_hash() -> str:
+    """A hash of this guti's code (every ``.py`` file of the package, by path and
+    content): workers must run the same code as the client, and a version string that
+    stays 0.1.0 across checkouts cannot tell."""
+    root = Path(__file__).resolve().parents[2]  # the guti package
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+def run_resource(run_id: str) -> str:
+    """The Dask resource (and worker plugin name) of one run: a worker holds it, as many
+    units as it plays the run's games at once, once it has passed the run's check; the
+    run's tasks each need one unit, so they go to fit workers only, whatever their
+    address, and any number of runs share the workers."""
+    return f"guti-{run_id}"
 
 
 # ------------------------------------------------------------------ the engine loop
@@ -116,9 +131,10 @@ async def check_worker(spec: RunSpec) -> str:
     """Run by the client on every worker before the first game: "" when this worker can
     play the run, else one line saying why not (another guti, an engine that does not
     start, a failed build)."""
-    mine = guti_version()
+    mine = guti_code_hash()
     if mine != spec.version:
-        return f"runs guti {mine}, this guti is {spec.version}: install the same version"
+        return (f"runs other guti code (hash {mine}; this guti's is {spec.version}): "
+                "install the same guti on every worker")
     errors = await asyncio.wrap_future(on_engine_loop(_run_for(spec).check()))
     return errors[0] if errors else ""
 
@@ -134,15 +150,17 @@ def play_task(spec: RunSpec, jobs: list[ScheduledGame]) -> list[GameOutcome]:
     run = _run_for(spec)
     if not run.stopped:
         errors = run.checked if run.checked is not None else on_engine_loop(run.check()).result()
-        if errors:
-            raise WorkerUnfit(f"worker {worker.address}: {errors[0]}")
+        if errors:  # this worker is no longer fit: it gives the run's resource back
+            worker.loop.add_callback(functools.partial(
+                worker.set_resources, **{run_resource(spec.run_id): 0}))
+            raise WorkerUnfit(f"worker {worker_label(worker)}: {errors[0]}")
         if run.slots is not None:
             secede()  # the run's slots, not the worker's threads, say how many games at once
     return [_play_one(run, job, worker, key) for job in jobs]
 
 
 def _play_one(run: WorkerRun, job: ScheduledGame, worker: Any, key: Any) -> GameOutcome:
-    game = on_engine_loop(run.play(job, worker.address))
+    game = on_engine_loop(run.play(job, worker_label(worker)))
     while True:
         try:
             outcome: GameOutcome = game.result(timeout=WATCH_INTERVAL)
@@ -176,18 +194,34 @@ async def close_run(run_id: str) -> None:
         await asyncio.wrap_future(on_engine_loop(run.close()))
 
 
+def worker_label(worker: Any) -> str:
+    """How a worker is named in messages, the log and the database: its ``--name`` when
+    it was given one, else its address."""
+    name = getattr(worker, "name", None)
+    return name if isinstance(name, str) and name and name != worker.address else str(
+        worker.address)
+
+
 class GutiWorkerPlugin(WorkerPlugin):
-    """Registered by the client on every worker. ``local``: the worker is a child of
-    guti (``-cluster local:N``), so Ctrl-C at the terminal must reach guti alone, as
-    it does engines in local mode. Dask's statistical profiler is stopped: it samples
-    every thread's stack every 10 ms, taking the GIL from the engine loop in the middle
-    of games, and guti's tasks have nothing to profile. On shutdown every engine of
-    every run is quit."""
+    """One run's plugin, registered by its client under :func:`run_resource` on every
+    worker there is and every worker that joins later (a replaced worker, a new
+    machine). On each it checks the run (:func:`check_worker`: same guti code, the
+    engines' requirements and builds, every engine started once) in the background, and
+    only then gives the worker the run's resource, so the run's tasks reach it; a worker
+    that fails is left out of this run alone, and says why in the run's event topic.
 
-    name = "guti"
+    ``local``: the worker is a child of guti (``-cluster local:N``), so Ctrl-C at the
+    terminal must reach guti alone, as it does engines in local mode. Dask's statistical
+    profiler is stopped: it samples every thread's stack every 10 ms, taking the GIL from
+    the engine loop in the middle of games, and guti's tasks have nothing to profile.
+    Unregistered at the end of the run: this run's engines are quit and its resource
+    taken back; other runs on the worker go on."""
 
-    def __init__(self, local: bool = False) -> None:
+    def __init__(self, spec: RunSpec, local: bool = False) -> None:
+        self.spec = spec
         self.local = local
+        self.name = run_resource(spec.run_id)
+        self.checking: asyncio.Task[None] | None = None
 
     def setup(self, worker: Any) -> None:
         for name in ("profile", "profile-cycle"):
@@ -197,15 +231,31 @@ class GutiWorkerPlugin(WorkerPlugin):
         if self.local:
             with contextlib.suppress(ValueError):  # only possible in the main thread
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
+        self.checking = asyncio.ensure_future(self._admit(worker))
 
-    def teardown(self, worker: Any) -> None:
-        with _LOCK:
-            runs = list(_RUNS.values())
-            _RUNS.clear()
-        if _LOOP is None or not runs:
+    async def _admit(self, worker: Any) -> None:
+        """Check the run here; fit: hold its resource, else tell the client why not."""
+        try:
+            why = await check_worker(self.spec)
+        except Exception as exc:  # noqa: BLE001 - any failure leaves this worker out
+            why = f"cannot run guti's tasks ({type(exc).__name__}: {exc})"
+        if why:
+            worker.log_event(self.name, {"name": worker_label(worker), "why": why})
             return
+        slots = self.spec.per_worker or max(1, int(worker.state.nthreads))
+        await worker.set_resources(**{self.name: slots})
+
+    async def teardown(self, worker: Any) -> None:
+        if self.checking is not None:
+            self.checking.cancel()
         with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(_abort_all(runs), _LOOP).result(timeout=10)
+            await worker.set_resources(**{self.name: 0})
+        with _LOCK:
+            run = _RUNS.pop(self.spec.run_id, None)
+        if run is not None and _LOOP is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.wrap_future(
+                    asyncio.run_coroutine_threadsafe(_abort_all([run]), _LOOP)), 10)
 
 
 async def _abort_all(runs: list[WorkerRun]) -> None:

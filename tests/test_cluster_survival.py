@@ -1,0 +1,271 @@
+"""``-cluster`` on clusters that change under it, as a lab's real ones do.
+
+Real ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1, started by each test:
+every worker killed mid-run and replaced by one at new addresses, a time with no worker
+at all (told, waited out, or stopped with one Ctrl-C), two tournaments on one scheduler,
+a worker running other guti code, signals in the first instant of a local cluster run,
+and addresses that cannot work. Every check reads what guti wrote with the tests' own
+readers; every game is replayed by the rules core (``check_tournament``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GUTI, ROOT, games_stored, survivors, wait_for
+from tests.test_cluster import (
+    ENV,
+    check_tournament,
+    dask_command,
+    free_port,
+    instant,
+    stop,
+    worker_pids,
+)
+
+pytest.importorskip("distributed", reason="-cluster needs the cluster extra (distributed)")
+
+pytestmark = pytest.mark.cluster
+
+THINK = ["--think", "0.01"]  # games of about a second: a run lasts long enough to disturb
+
+
+def start_worker(address: str, name: str, env: dict[str, str] = ENV,
+                 nworkers: int = 2) -> subprocess.Popen:
+    """A ``dask worker`` (its nanny and ``nworkers`` worker processes) in its own session."""
+    return subprocess.Popen(
+        [*dask_command(), "worker", address, "--nworkers", str(nworkers), "--nthreads", "1",
+         "--host", "127.0.0.1", "--no-dashboard", "--name", name],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def kill_session(proc: subprocess.Popen) -> None:
+    """SIGKILL a dask process and everything it started: the machine is gone."""
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+
+
+def workers_named(address: str, prefix: str, count: int) -> None:
+    """Wait until ``count`` workers whose name starts with ``prefix`` are in the cluster."""
+    from distributed import Client
+
+    def there() -> bool:
+        with Client(address, timeout=30) as client:
+            names = [w["name"] for w in client.scheduler_info(n_workers=-1)["workers"].values()]
+        return sum(str(n).startswith(prefix) for n in names) >= count
+
+    wait_for(there, f"{count} workers named {prefix}*", 90)
+
+
+@pytest.fixture
+def scheduler() -> Iterator[str]:
+    """A ``dask scheduler`` of its own for one test; its address."""
+    address = f"tcp://127.0.0.1:{free_port()}"
+    proc = subprocess.Popen(
+        [*dask_command(), "scheduler", "--host", "127.0.0.1", "--port",
+         address.rsplit(":")[-1], "--no-dashboard"],
+        env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        yield address
+    finally:
+        stop(proc)
+
+
+@pytest.fixture
+def workers() -> Iterator[list[subprocess.Popen]]:
+    """The worker processes a test starts; each stopped at the end."""
+    started: list[subprocess.Popen] = []
+    try:
+        yield started
+    finally:
+        for proc in started:
+            stop(proc)
+
+
+def start_run(tmp_path: Path, address: str, games: int, *more: str) -> subprocess.Popen:
+    """``guti tournament`` of ``games`` on the cluster, its stderr in ``err.txt``."""
+    pids = tmp_path / "pids"
+    err = (tmp_path / "err.txt").open("w")
+    return subprocess.Popen(
+        [*GUTI, "tournament", *instant("A", pids, THINK), *instant("B", pids, THINK),
+         "-each", "tc=10+0.1", "-games", str(games), "-cluster", address, "-pdnout",
+         "t.pdn", "-quiet", *more],
+        cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=err, text=True,
+        start_new_session=True)
+
+
+def said(tmp_path: Path) -> str:
+    return (tmp_path / "err.txt").read_text()
+
+
+def finish(proc: subprocess.Popen, timeout: float = 240) -> str:
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return out
+
+
+def test_every_worker_replaced_mid_run_loses_no_game_and_the_wait_is_told(
+        tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "first"))
+    workers_named(scheduler, "first", 2)
+    run = start_run(tmp_path, scheduler, 30, "-log", "t.log")
+    try:
+        db = tmp_path / "guti.db"
+        wait_for(lambda: games_stored(db) >= 3, "3 games stored", 120)
+        kill_session(workers[0])  # the machine goes: no worker at all
+        wait_for(lambda: "no worker for" in said(tmp_path), "the wait told", 60)
+        assert games_stored(db) < 30
+        workers.append(start_worker(scheduler, "second"))  # new addresses, new names
+        out = finish(run)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 0, said(tmp_path)
+    assert "30/30 games stored" in out
+    check_tournament(tmp_path, 30)
+    log = (tmp_path / "t.log").read_text()
+    players = {line.split(" on ")[-1] for line in log.splitlines() if "(black) on " in line}
+    assert any(p.startswith("first-") for p in players)  # named by --name, not address
+    assert any(p.startswith("second-") for p in players)
+    wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 30)
+
+
+def test_one_ctrl_c_stops_a_run_waiting_for_a_worker_and_resume_finishes(
+        tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "first"))
+    workers_named(scheduler, "first", 2)
+    run = start_run(tmp_path, scheduler, 30)
+    db = tmp_path / "guti.db"
+    try:
+        wait_for(lambda: games_stored(db) >= 2, "2 games stored", 120)
+        kill_session(workers[0])
+        wait_for(lambda: "no worker for" in said(tmp_path), "the wait told", 60)
+        os.killpg(run.pid, signal.SIGINT)  # one Ctrl-C
+        finish(run, timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, said(tmp_path)
+    first = games_stored(db)
+    assert 2 <= first < 30
+    workers.append(start_worker(scheduler, "second"))
+    workers_named(scheduler, "second", 2)
+    again = start_run(tmp_path, scheduler, 30, "-resume")
+    out = finish(again)
+    assert again.returncode == 0, said(tmp_path)
+    assert f"resuming: {first}/30" in out
+    check_tournament(tmp_path, 30)
+
+
+def test_two_tournaments_on_one_scheduler_both_finish(tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "shared"))
+    workers_named(scheduler, "shared", 2)
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    runs = [start_run(one, scheduler, 16), start_run(two, scheduler, 16)]
+    outs = [finish(run) for run in runs]
+    for folder, run, out in zip((one, two), runs, outs, strict=True):
+        assert run.returncode == 0, said(folder)
+        assert "16/16 games stored" in out
+        check_tournament(folder, 16)
+        wait_for(lambda f=folder: survivors(f / "pids") == [], "engines gone", 30)
+    # guti retired no worker: both are still there, at the same addresses
+    assert len(worker_pids(scheduler)) == 2
+
+
+def other_guti(tmp_path: Path) -> dict[str, str]:
+    """The environment of a worker that runs a copy of guti with one line changed."""
+    copy = tmp_path / "other"
+    shutil.copytree(ROOT / "guti", copy / "guti",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    rules = copy / "guti" / "rules" / "__init__.py"
+    rules.write_text(rules.read_text() + "\n# another checkout\n")
+    return {**ENV, "PYTHONPATH": str(copy)}
+
+
+def test_a_worker_running_other_guti_code_is_refused_in_one_line(
+        tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "stale", other_guti(tmp_path), nworkers=1))
+    workers_named(scheduler, "stale", 1)
+    run = start_run(tmp_path, scheduler, 4)
+    finish(run)
+    assert run.returncode == 2
+    lines = said(tmp_path).strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "worker stale" in lines[0] and "other guti code" in lines[0]
+    assert games_stored(tmp_path / "guti.db") == 0
+
+
+def test_a_worker_with_other_code_joining_mid_run_is_left_out(tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "good", nworkers=1))
+    workers_named(scheduler, "good", 1)
+    run = start_run(tmp_path, scheduler, 30)
+    try:
+        wait_for(lambda: games_stored(tmp_path / "guti.db") >= 1, "a game stored", 120)
+        workers.append(start_worker(scheduler, "stale", other_guti(tmp_path), nworkers=1))
+        wait_for(lambda: "left out of this run" in said(tmp_path), "the worker refused", 90)
+        out = finish(run)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 0, said(tmp_path)
+    assert "30/30 games stored" in out
+    refusals = [line for line in said(tmp_path).splitlines() if "left out" in line]
+    assert len(refusals) == 1 and "worker stale" in refusals[0]
+    assert "other guti code" in refusals[0]
+    check_tournament(tmp_path, 30)
+
+
+@pytest.mark.signals
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_in_the_first_instant_of_a_local_cluster_run_stops_it(tmp_path, signo):
+    pids = tmp_path / "pids"
+    argv = [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each",
+            "tc=10+0.1", "-games", "20", "-cluster", "local:2", "-pdnout", "t.pdn", "-quiet"]
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        # the database exists: the run has begun, its local cluster is starting
+        wait_for((tmp_path / "guti.db").exists, "the run begun", 60)
+        os.killpg(proc.pid, signo)  # as a terminal (SIGINT) or a batch system sends it
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Error" not in err
+    stored = games_stored(tmp_path / "guti.db")
+    assert stored < 20
+    wait_for(lambda: survivors(pids) == [], "every engine process gone", 30)
+    again = subprocess.run([*argv, "-resume"], cwd=tmp_path, env=ENV, capture_output=True,
+                           text=True, timeout=240)
+    assert again.returncode == 0, again.stderr
+    check_tournament(tmp_path, 20)  # nothing stored twice
+
+
+@pytest.mark.parametrize("address, expected", [
+    ("tcp://127.0.0.1:{port}", "connection refused"),
+    ("tls://127.0.0.1:{port}", "DASK_DISTRIBUTED__COMM__TLS__CA_FILE"),
+])
+def test_an_address_that_cannot_work_is_one_line(tmp_path, address, expected):
+    pids = tmp_path / "pids"
+    done = subprocess.run(
+        [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=1+0.1",
+         "-cluster", address.format(port=free_port())],
+        cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], done.stderr
