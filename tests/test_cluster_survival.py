@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUTI, ROOT, games_stored, survivors, wait_for
+from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
 from tests.test_cluster import (
     ENV,
     check_tournament,
@@ -65,17 +65,23 @@ def workers_named(address: str, prefix: str, count: int) -> None:
 
 
 @pytest.fixture
-def scheduler() -> Iterator[str]:
-    """A ``dask scheduler`` of its own for one test; its address."""
+def scheduler_process() -> Iterator[tuple[str, subprocess.Popen]]:
+    """A ``dask scheduler`` of its own for one test: its address and process."""
     address = f"tcp://127.0.0.1:{free_port()}"
     proc = subprocess.Popen(
         [*dask_command(), "scheduler", "--host", "127.0.0.1", "--port",
          address.rsplit(":")[-1], "--no-dashboard"],
         env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        yield address
+        yield address, proc
     finally:
         stop(proc)
+
+
+@pytest.fixture
+def scheduler(scheduler_process: tuple[str, subprocess.Popen]) -> str:
+    """The address of a ``dask scheduler`` of the test's own."""
+    return scheduler_process[0]
 
 
 @pytest.fixture
@@ -133,10 +139,15 @@ def test_every_worker_replaced_mid_run_loses_no_game_and_the_wait_is_told(
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 0, said(tmp_path)
     assert "30/30 games stored" in out
+    assert f"cluster {scheduler}, db" in out  # the header names the cluster
+    assert "2 worker(s) playing, concurrency 2" in out  # the workers' threads
     check_tournament(tmp_path, 30)
     log = (tmp_path / "t.log").read_text()
     players = {line.split(" on ")[-1] for line in log.splitlines() if "(black) on " in line}
-    assert any(p.startswith("first-") for p in players)  # named by --name, not address
+    # the database and the log name the workers by --name, not address
+    stored = {r[0] for r in rows(tmp_path / "guti.db", "SELECT worker FROM games")}
+    assert stored == players
+    assert any(p.startswith("first-") for p in players)
     assert any(p.startswith("second-") for p in players)
     wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 30)
 
@@ -226,6 +237,28 @@ def test_a_worker_with_other_code_joining_mid_run_is_left_out(tmp_path, schedule
     assert len(refusals) == 1 and "worker stale" in refusals[0]
     assert "other guti code" in refusals[0]
     check_tournament(tmp_path, 30)
+
+
+def test_a_lost_scheduler_is_one_line_and_resume_continues(
+        tmp_path, scheduler_process, workers):
+    address, scheduler = scheduler_process
+    workers.append(start_worker(address, "w"))
+    workers_named(address, "w", 2)
+    run = start_run(tmp_path, address, 30)
+    try:
+        wait_for(lambda: games_stored(tmp_path / "guti.db") >= 2, "2 games stored", 120)
+        kill_session(scheduler)  # the scheduler's machine goes
+        finish(run, timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 2
+    lines = said(tmp_path).strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "lost the Dask scheduler" in lines[0] and "-resume continues" in lines[0]
+    stored = games_stored(tmp_path / "guti.db")
+    assert 2 <= stored < 30
+    wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 60)
 
 
 @pytest.mark.signals

@@ -76,6 +76,7 @@ from guti.referee.execution.remote_games import (
     WorkerUnfit,
     log_outcome,
     say_error,
+    say_out,
 )
 from guti.referee.execution.slots import ResultHandler
 from guti.referee.execution.stopping import RunControl
@@ -114,8 +115,10 @@ class ClusterExecutor:
         traffic: TrafficHook | None = None,
         say: Callable[[str], None] = say_error,
         setups: tuple[EngineSetup, ...] = (),
+        tell: Callable[[str], None] = say_out,
     ) -> None:
         self.address = address
+        self.tell = tell
         self.traffic = traffic
         self.say = say
         # The openings travel with each game: the settings sent with every task stay small.
@@ -140,7 +143,7 @@ class ClusterExecutor:
     async def connect(self) -> None:
         """Start the local cluster, or reach the scheduler and wait for a worker; then
         this run's plugin on every worker, and its refusals heard."""
-        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        _quiet_dask()
         a = self.address
         if a.local:
             self.client = await start_local(a.local, self._keep_cluster)
@@ -186,9 +189,11 @@ class ClusterExecutor:
                 self._leave_out(worker, str(why))
             self.refusals = None
             deadline = time.monotonic() + ADMIT_TIMEOUT
-            while not self.slots and time.monotonic() < deadline:
+            while len(self.slots) < len(answers) - len(bad) and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)  # the plugin gives the resource once checked
                 await self.read_workers()
+            self.tell(f"cluster {self.address.text}: {len(self.slots)} worker(s) playing, "
+                      f"concurrency {self.concurrency}")
         except BaseException:
             await asyncio.shield(self.close())
             raise
@@ -420,3 +425,11 @@ class ClusterExecutor:
         if cluster is not None:
             with contextlib.suppress(Exception):
                 await cluster.close()
+
+
+def _quiet_dask() -> None:
+    """Dask's own log lines off: what goes wrong is told in guti's one-line messages
+    (Dask configures some of its loggers one by one, so each is set)."""
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.split(".")[0] == "distributed":
+            logging.getLogger(name).setLevel(logging.CRITICAL)

@@ -164,6 +164,8 @@ def _play_one(run: WorkerRun, job: ScheduledGame, worker: Any, key: Any) -> Game
     while True:
         try:
             outcome: GameOutcome = game.result(timeout=WATCH_INTERVAL)
+            if outcome.record is not None:  # stored with the game: who played it
+                outcome.record.worker = outcome.worker
             return outcome
         except concurrent.futures.TimeoutError:
             ts = worker.state.tasks.get(key) if key is not None else None

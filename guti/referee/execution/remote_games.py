@@ -239,6 +239,12 @@ def say_error(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def say_out(text: str) -> None:
+    """What the cluster executor tells of the cluster once it is reached (its workers
+    and games at once): one line on stdout, after the run's header."""
+    print(text, flush=True)
+
+
 def log_outcome(traffic: TrafficHook | None, job: ScheduledGame, outcome: GameOutcome) -> None:
     """The game's traffic, as the far side saw it, into ``-log`` (one block per game)."""
     if traffic is None or outcome.record is None:
