@@ -379,6 +379,30 @@ requires = ["sh", "guti-client-only-tool"]
     assert games_stored(tmp_path / "guti.db") == 0
 
 
+def test_a_requirement_only_the_workers_have_is_theirs_to_see_to(tmp_path, dask_cluster):
+    address, _folder = dask_cluster
+    # guti-test-engine is on the workers' PATH, not on this guti's: the engines run there
+    (tmp_path / "t.toml").write_text(f"""
+cluster = "{address}"
+games = 2
+pdnout = "t.pdn"
+[each]
+tc = "10+0.1"
+[[engine]]
+name = "A"
+cmd = "guti-test-engine"
+requires = ["guti-test-engine"]
+[[engine]]
+name = "B"
+cmd = "guti-test-engine"
+requires = ["guti-test-engine"]
+""")
+    done = guti("tournament", "t.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "skipping" not in done.stdout
+    check_tournament(tmp_path, 2)
+
+
 def test_a_killed_client_leaves_no_game_running_on_the_workers(tmp_path, dask_cluster):
     address, _folder = dask_cluster
     pids, mark = tmp_path / "pids", tmp_path / "mark"
