@@ -403,6 +403,19 @@ requires = ["guti-test-engine"]
     check_tournament(tmp_path, 2)
 
 
+def test_cmd_is_looked_up_on_the_workers_path_not_the_clients(tmp_path, dask_cluster):
+    address, _folder = dask_cluster
+    here = tmp_path / "bin"  # this guti's guti-test-engine is broken; the workers' plays
+    here.mkdir()
+    (here / "guti-test-engine").write_text("#!/bin/sh\nexit 1\n")
+    (here / "guti-test-engine").chmod(0o755)
+    done = guti("tournament", *engine_on_path("A"), *engine_on_path("B"), "-each",
+                "tc=10+0.1", "-games", "2", "-cluster", address, "-pdnout", "t.pdn",
+                cwd=tmp_path, env={**ENV, "PATH": f"{here}:{ENV['PATH']}"})
+    assert done.returncode == 0, done.stderr
+    check_tournament(tmp_path, 2)
+
+
 def test_a_killed_client_leaves_no_game_running_on_the_workers(tmp_path, dask_cluster):
     address, _folder = dask_cluster
     pids, mark = tmp_path / "pids", tmp_path / "mark"

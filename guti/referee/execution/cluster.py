@@ -44,6 +44,7 @@ import contextlib
 import dataclasses
 import itertools
 import logging
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -124,7 +125,7 @@ class ClusterExecutor:
         # The openings travel with each game: the settings sent with every task stay small.
         slim = dataclasses.replace(settings, openings=None, start_fen=None)
         self.spec = RunSpec(uuid.uuid4().hex, engines, slim, guti_code_hash(),
-                            traffic is not None, setups, address.per_worker)
+                            traffic is not None, setups, address.per_worker, sys.executable)
         self.resource = run_resource(self.spec.run_id)
         self.in_flight: dict[int, ScheduledGame] = {}  # submitted, not yet reported
         self.reported: set[int] = set()

@@ -13,6 +13,7 @@ Dask, so that a run with ``-referees`` never imports Dask.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shlex
 import shutil
 import subprocess
@@ -50,6 +51,7 @@ class RunSpec:
     traffic: bool = False
     setups: tuple[EngineSetup, ...] = ()  # requirements and builds, seen to once per worker
     per_worker: int = 0  # games at once on a worker (0: one per worker thread)
+    python: str = ""  # the client's interpreter: ``{python}``, the worker's own there
 
 
 @dataclass
@@ -111,8 +113,8 @@ class WorkerRun:
         timeout = spec.settings.timeouts.handshake
         self.traffic = [PoolTraffic() for _ in spec.engines]
         self.pools = [
-            EnginePool(c, spec.settings.name, timeout, t if spec.traffic else None,
-                       tag_processes=spec.traffic)
+            EnginePool(_here(c, spec.python), spec.settings.name, timeout,
+                       t if spec.traffic else None, tag_processes=spec.traffic)
             for c, t in zip(spec.engines, self.traffic, strict=True)
         ]
         self.running: set[asyncio.Task[Any]] = set()
@@ -204,6 +206,14 @@ class WorkerRun:
     async def close(self) -> None:
         await asyncio.gather(*(p.close() for p in self.pools), return_exceptions=True)
 
+
+
+def _here(config: EngineConfig, client_python: str) -> EngineConfig:
+    """An engine as this machine starts it: the client's Python interpreter (TOML's
+    ``{python}``) is this machine's own."""
+    if client_python and config.argv and config.argv[0] == client_python:
+        return dataclasses.replace(config, argv=[sys.executable, *config.argv[1:]])
+    return config
 
 
 _BUILDS: dict[tuple[tuple[str, ...], str], str] = {}  # (argv, cwd) -> error ("" = built)
