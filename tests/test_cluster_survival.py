@@ -302,3 +302,36 @@ def test_an_address_that_cannot_work_is_one_line(tmp_path, address, expected):
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and expected in lines[0], done.stderr
+
+
+def self_signed(folder: Path) -> dict[str, str]:
+    """A self-signed certificate for 127.0.0.1, and Dask's settings that use it for the
+    scheduler, the workers and the client (what the clusters guide shows)."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    tls = "DASK_DISTRIBUTED__COMM__TLS__"
+    return {f"{tls}CA_FILE": str(cert), f"{tls}REQUIRE_ENCRYPTION": "True",
+            **{f"{tls}{role}__{part.upper()}": str(path) for role in ("SCHEDULER", "WORKER",
+               "CLIENT") for part, path in (("cert", cert), ("key", key))}}
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="makes its certificate with openssl")
+def test_a_tls_cluster_plays_with_dasks_own_settings(tmp_path, workers):
+    env = {**ENV, **self_signed(tmp_path)}
+    port = free_port()
+    address = f"tls://127.0.0.1:{port}"
+    scheduler = subprocess.Popen(
+        [*dask_command(), "scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port",
+         str(port), "--no-dashboard"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    workers.append(scheduler)
+    workers.append(start_worker(address, "secure", env, nworkers=1))
+    pids = tmp_path / "pids"
+    done = subprocess.run(
+        [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=10+0.1",
+         "-games", "2", "-cluster", address, "-pdnout", "t.pdn"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    check_tournament(tmp_path, 2)
