@@ -11,6 +11,7 @@ readers; every game is replayed by the rules core (``check_tournament``).
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -22,6 +23,8 @@ import pytest
 from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
 from tests.test_cluster import (
     ENV,
+    FAULTY,
+    PY,
     check_tournament,
     dask_command,
     free_port,
@@ -335,3 +338,41 @@ def test_a_tls_cluster_plays_with_dasks_own_settings(tmp_path, workers):
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     check_tournament(tmp_path, 2)
+
+
+def test_an_engine_folder_is_sent_to_the_workers_and_built_there(tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "bare", nworkers=1))
+    folder = tmp_path / "eng"
+    folder.mkdir()
+    where, pids = tmp_path / "where.txt", tmp_path / "pids"
+    script = folder / "run.sh"
+    script.write_text(f"""#!/bin/sh
+here=$(cd "$(dirname "$0")" && pwd)
+test -f "$here/built.txt" || exit 1
+echo "$here" >> {where}
+exec {shlex.quote(PY)} {shlex.quote(str(FAULTY))} --mode good --pidfile {pids}
+""")
+    script.chmod(0o755)
+    engines = "".join(f"""
+[[engine]]
+name = "{name}"
+upload = "eng"
+dir = "eng"
+cmd = "./run.sh"
+build = ["sh", "-c", "echo built > built.txt"]
+""" for name in "AB")
+    (tmp_path / "t.toml").write_text(f"""
+cluster = "{scheduler}"
+games = 4
+pdnout = "t.pdn"
+[each]
+tc = "10+0.1"
+{engines}""")
+    done = subprocess.run([*GUTI, "tournament", "t.toml"], cwd=tmp_path, env=ENV,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    check_tournament(tmp_path, 4)
+    # the engines ran from the worker's copy, built there; the client's folder was not
+    copies = set(where.read_text().split())
+    assert len(copies) == 1 and "guti-uploads" in copies.pop()
+    assert not (folder / "built.txt").exists()

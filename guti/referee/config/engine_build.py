@@ -37,8 +37,9 @@ def build_engines(
                    "(not found on PATH)")
             continue
         if on_cluster:
-            if entry.build or entry.requires:
-                setups.append((entry.name, entry.build, entry.build_dir, entry.requires))
+            if entry.build or entry.requires or entry.upload:
+                setups.append((entry.name, entry.build, entry.build_dir, entry.requires,
+                               entry.upload))
         elif entry.build:
             failure = build_failure(entry)
             if failure is not None:

@@ -61,6 +61,7 @@ from guti.referee.execution.cluster_tasks import (
     set_when_stopping,
     worker_name,
 )
+from guti.referee.execution.cluster_uploads import pack_folders
 from guti.referee.execution.cluster_worker import (
     GutiWorkerPlugin,
     abort_run,
@@ -151,8 +152,9 @@ class ClusterExecutor:
         else:
             self.client = await connect_remote(a)
         self.client.subscribe_topic(self.resource, self._on_refusal)
-        await self.client.register_plugin(GutiWorkerPlugin(self.spec, local=bool(a.local)),
-                                          name=self.resource)
+        plugin = GutiWorkerPlugin(self.spec, local=bool(a.local),
+                                  uploads=pack_folders(self.spec.setups))
+        await self.client.register_plugin(plugin, name=self.resource)
 
     def _keep_cluster(self, cluster: Any) -> None:
         self.cluster = cluster

@@ -49,6 +49,7 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker, secede
 
+from guti.referee.execution.cluster_uploads import unpack_folders
 from guti.referee.execution.remote_games import (
     GameOutcome,
     RunSpec,
@@ -89,6 +90,7 @@ def run_resource(run_id: str) -> str:
 _LOCK = threading.Lock()
 _LOOP: asyncio.AbstractEventLoop | None = None
 _RUNS: dict[str, WorkerRun] = {}
+_PLACES: dict[str, dict[str, str]] = {}  # run id -> the folders sent for it, unpacked
 
 
 def engine_loop() -> asyncio.AbstractEventLoop:
@@ -111,7 +113,7 @@ def _run_for(spec: RunSpec) -> WorkerRun:
     with _LOCK:
         run = _RUNS.get(spec.run_id)
         if run is None:
-            run = _RUNS[spec.run_id] = WorkerRun(spec)
+            run = _RUNS[spec.run_id] = WorkerRun(spec, _PLACES.get(spec.run_id))
         return run
 
 
@@ -219,9 +221,11 @@ class GutiWorkerPlugin(WorkerPlugin):
     Unregistered at the end of the run: this run's engines are quit and its resource
     taken back; other runs on the worker go on."""
 
-    def __init__(self, spec: RunSpec, local: bool = False) -> None:
+    def __init__(self, spec: RunSpec, local: bool = False,
+                 uploads: dict[str, bytes] | None = None) -> None:
         self.spec = spec
         self.local = local
+        self.uploads = uploads or {}  # the folders sent to every worker, packed
         self.name = run_resource(spec.run_id)
         self.checking: asyncio.Task[None] | None = None
 
@@ -233,6 +237,8 @@ class GutiWorkerPlugin(WorkerPlugin):
         if self.local:
             with contextlib.suppress(ValueError):  # only possible in the main thread
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if self.uploads:  # before the run's check, which builds and starts the engines
+            _PLACES[self.spec.run_id] = unpack_folders(self.uploads, worker.local_directory)
         self.checking = asyncio.ensure_future(self._admit(worker))
 
     async def _admit(self, worker: Any) -> None:
@@ -254,6 +260,7 @@ class GutiWorkerPlugin(WorkerPlugin):
             await worker.set_resources(**{self.name: 0})
         with _LOCK:
             run = _RUNS.pop(self.spec.run_id, None)
+            _PLACES.pop(self.spec.run_id, None)
         if run is not None and _LOOP is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.wrap_future(

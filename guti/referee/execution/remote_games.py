@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from guti.referee.execution.cluster_address import EngineSetup
+from guti.referee.execution.cluster_uploads import moved
 from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.execution.pairing import play_job
 from guti.referee.game.record import GameRecord
@@ -106,14 +107,18 @@ class PoolTraffic:
 
 
 class WorkerRun:
-    """One tournament's engines on this worker (lives on the engine loop)."""
+    """One tournament's engines on this worker (lives on the engine loop); ``places``:
+    the folders sent to this worker, {the client's path: this worker's copy}."""
 
-    def __init__(self, spec: RunSpec) -> None:
+    def __init__(self, spec: RunSpec, places: dict[str, str] | None = None) -> None:
         self.spec = spec
+        places = places or {}
+        self.setups = tuple((name, build, moved(cwd, places), requires, upload)
+                            for name, build, cwd, requires, upload in spec.setups)
         timeout = spec.settings.timeouts.handshake
         self.traffic = [PoolTraffic() for _ in spec.engines]
         self.pools = [
-            EnginePool(_here(c, spec.python), spec.settings.name, timeout,
+            EnginePool(_here(c, spec.python, places), spec.settings.name, timeout,
                        t if spec.traffic else None, tag_processes=spec.traffic)
             for c, t in zip(spec.engines, self.traffic, strict=True)
         ]
@@ -131,9 +136,9 @@ class WorkerRun:
         once (kept warm); the errors."""
         async with self.checking:
             if self.checked is None:
-                setups = self.spec.setups
+                setups = self.setups
                 errors = [e for s in setups if (e := missing_requirement(s))] or [
-                    e for name, argv, cwd, _ in setups if argv
+                    e for name, argv, cwd, _, _ in setups if argv
                     and (e := await build_once(name, argv, cwd))]
                 if not errors:
                     for pool in self.pools:
@@ -208,12 +213,15 @@ class WorkerRun:
 
 
 
-def _here(config: EngineConfig, client_python: str) -> EngineConfig:
+def _here(config: EngineConfig, client_python: str, places: dict[str, str]) -> EngineConfig:
     """An engine as this machine starts it: the client's Python interpreter (TOML's
-    ``{python}``) is this machine's own."""
-    if client_python and config.argv and config.argv[0] == client_python:
-        return dataclasses.replace(config, argv=[sys.executable, *config.argv[1:]])
-    return config
+    ``{python}``) is this machine's own, and paths under a folder sent here are the
+    copy's."""
+    argv = [moved(word, places) for word in config.argv]
+    if client_python and argv and argv[0] == client_python:
+        argv[0] = sys.executable
+    cwd = moved(config.cwd, places) if config.cwd is not None else None
+    return dataclasses.replace(config, argv=argv, cwd=cwd)
 
 
 _BUILDS: dict[tuple[tuple[str, ...], str], str] = {}  # (argv, cwd) -> error ("" = built)
@@ -221,7 +229,7 @@ _BUILDS: dict[tuple[tuple[str, ...], str], str] = {}  # (argv, cwd) -> error (""
 
 def missing_requirement(setup: EngineSetup) -> str:
     """The first program an engine requires that is not on this worker's PATH, in a line."""
-    engine, _build, _cwd, requires = setup
+    engine, _build, _cwd, requires, _upload = setup
     for tool in requires:
         if shutil.which(tool) is None:
             return f"engine {engine} requires {tool}, which is not installed here (not on PATH)"
