@@ -43,7 +43,6 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
-import logging
 import sys
 import time
 import uuid
@@ -54,7 +53,7 @@ from distributed import Future, as_completed
 from distributed.scheduler import KilledWorker
 
 from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
-from guti.referee.execution.cluster_connect import connect_remote, start_local
+from guti.referee.execution.cluster_connect import connect_remote, quiet_dask, start_local
 from guti.referee.execution.cluster_tasks import (
     JobFeed,
     TaskBook,
@@ -145,7 +144,7 @@ class ClusterExecutor:
     async def connect(self) -> None:
         """Start the local cluster, or reach the scheduler and wait for a worker; then
         this run's plugin on every worker, and its refusals heard."""
-        _quiet_dask()
+        quiet_dask()
         a = self.address
         if a.local:
             self.client = await start_local(a.local, self._keep_cluster)
@@ -429,10 +428,3 @@ class ClusterExecutor:
             with contextlib.suppress(Exception):
                 await cluster.close()
 
-
-def _quiet_dask() -> None:
-    """Dask's own log lines off: what goes wrong is told in guti's one-line messages
-    (Dask configures some of its loggers one by one, so each is set)."""
-    for name in ["distributed", *logging.root.manager.loggerDict]:
-        if name.split(".")[0] == "distributed":
-            logging.getLogger(name).setLevel(logging.CRITICAL)

@@ -106,3 +106,11 @@ async def _reachable(text: str, scheduler: str) -> None:
             str(exc) or type(exc).__name__)
         raise ClusterError(f"cannot reach the Dask scheduler at {text}: {why}") from None
     writer.close()
+
+
+def quiet_dask() -> None:
+    """Dask's own log lines off: what goes wrong is told in guti's one-line messages
+    (Dask configures some of its loggers one by one, so each is set)."""
+    for name in ["distributed", *logging.root.manager.loggerDict]:
+        if name.split(".")[0] == "distributed":
+            logging.getLogger(name).setLevel(logging.CRITICAL)
