@@ -195,7 +195,7 @@ def test_two_tournaments_on_one_scheduler_both_finish(tmp_path, scheduler, worke
         assert "16/16 games stored" in out
         check_tournament(folder, 16)
         wait_for(lambda f=folder: survivors(f / "pids") == [], "engines gone", 30)
-    # guti retired no worker: both are still there, at the same addresses
+    # guti retired no worker: both are still there
     assert len(worker_pids(scheduler)) == 2
 
 

@@ -21,17 +21,18 @@ at once instead, and a task secedes from the worker's thread pool so that a work
 one thread still plays them all. It is also not Dask's own event loop, so the worker's
 network traffic never delays the stamps of the engines' lines.
 
-Life cycle, all keyed by run id: :func:`check_worker` (run on every worker before
-the first game: same guti version, the programs the engines ``require`` on PATH,
-``build`` once per worker, every engine started once and kept warm), :func:`play_task`
-(a batch of games), :func:`stop_run` (start no new game: queued tasks return without
-playing), :func:`abort_run` (kill the running
+Life cycle, all keyed by run id: the run's :class:`GutiWorkerPlugin` (on every worker,
+also those that join later) unpacks the folders sent with the run and runs
+:func:`check_worker` (same guti code, the programs the engines ``require`` on PATH,
+``build`` once per worker, every engine started once and kept warm), then gives the
+worker the run's resource; :func:`play_task` (a batch of games), :func:`stop_run` (start
+no new game: queued tasks return without playing), :func:`abort_run` (kill the running
 games' engines), :func:`close_run` (quit every engine of the run). A task whose key
 the scheduler has released (its client cancelled it, or the client went away) has
 its game cancelled within :data:`WATCH_INTERVAL`; a run that has not been used for
-:data:`IDLE_CLOSE` seconds (its client died) has its engines quit; and
-:class:`GutiWorkerPlugin` quits everything when the worker shuts down. A worker
-that dies closes its engines' stdin, which is every engine's signal to exit.
+:data:`IDLE_CLOSE` seconds (its client died) has its engines quit; and the run's plugin
+quits its engines when it is unregistered or the worker shuts down. A worker that dies
+closes its engines' stdin, which is every engine's signal to exit.
 """
 
 from __future__ import annotations
