@@ -225,7 +225,7 @@ def test_a_worker_running_other_guti_code_is_refused_in_one_line(
 def test_a_worker_with_other_code_joining_mid_run_is_left_out(tmp_path, scheduler, workers):
     workers.append(start_worker(scheduler, "good", nworkers=1))
     workers_named(scheduler, "good", 1)
-    run = start_run(tmp_path, scheduler, 30)
+    run = start_run(tmp_path, scheduler, 40)
     try:
         wait_for(lambda: games_stored(tmp_path / "guti.db") >= 1, "a game stored", 120)
         workers.append(start_worker(scheduler, "stale", other_guti(tmp_path), nworkers=1))
@@ -235,11 +235,11 @@ def test_a_worker_with_other_code_joining_mid_run_is_left_out(tmp_path, schedule
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 0, said(tmp_path)
-    assert "30/30 games stored" in out
+    assert "40/40 games stored" in out
     refusals = [line for line in said(tmp_path).splitlines() if "left out" in line]
     assert len(refusals) == 1 and "worker stale" in refusals[0]
     assert "other guti code" in refusals[0]
-    check_tournament(tmp_path, 30)
+    check_tournament(tmp_path, 40)
 
 
 def test_a_lost_scheduler_is_one_line_and_resume_continues(

@@ -101,7 +101,8 @@ WORKERS_INTERVAL = 2.0
 #: every :data:`NO_WORKER_REPEAT` s while it waits).
 NO_WORKER_NOTICE = 10.0
 NO_WORKER_REPEAT = 60.0
-#: Seconds to wait, after the check, for the first worker to hold the run's resource.
+#: Seconds to wait, after the check, for the workers that passed it to hold the run's
+#: resource (the plugin gives it them once its own check, the same one, is done).
 ADMIT_TIMEOUT = 30.0
 
 
