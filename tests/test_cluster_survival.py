@@ -376,3 +376,38 @@ tc = "10+0.1"
     copies = set(where.read_text().split())
     assert len(copies) == 1 and "guti-uploads" in copies.pop()
     assert not (folder / "built.txt").exists()
+
+
+def guti_plugins(address: str) -> list[str]:
+    """The guti runs' worker plugins the scheduler holds (one per run)."""
+    from distributed import Client
+
+    with Client(address, timeout=30) as client:
+        return client.run_on_scheduler(
+            lambda dask_scheduler: [n for n in dask_scheduler.worker_plugins
+                                    if str(n).startswith("guti-")])
+
+
+def test_a_killed_clients_run_starts_nothing_on_a_worker_that_joins_later(
+        tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "early", nworkers=1))
+    workers_named(scheduler, "early", 1)
+    pids, mark = tmp_path / "pids", tmp_path / "mark"
+    hang = instant("H", pids, ["--mode", "hang", "--at", "3", "--mark", str(mark)])
+    proc = subprocess.Popen(
+        [*GUTI, "tournament", *instant("A", pids), *hang, "-each", "tc=60+1", "-games", "2",
+         "-cluster", scheduler, "-quiet"],
+        cwd=tmp_path, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(mark.exists, "a game in progress", 90)
+        proc.kill()  # the client goes; its plugin stays registered on the scheduler
+    finally:
+        proc.wait(30)
+    wait_for(lambda: survivors(pids) == [], "the run's engines gone", 60)
+    started = len(pids.read_text().split())
+    assert len(guti_plugins(scheduler)) == 1
+    workers.append(start_worker(scheduler, "late", nworkers=1))
+    # the late worker sees the run's client is gone: it takes the plugin off the
+    # scheduler, and starts none of the dead run's engines
+    wait_for(lambda: guti_plugins(scheduler) == [], "the dead run's plugin removed", 90)
+    assert len(pids.read_text().split()) == started

@@ -153,7 +153,8 @@ class ClusterExecutor:
             self.client = await connect_remote(a)
         self.client.subscribe_topic(self.resource, self._on_refusal)
         plugin = GutiWorkerPlugin(self.spec, local=bool(a.local),
-                                  uploads=pack_folders(self.spec.setups))
+                                  uploads=pack_folders(self.spec.setups),
+                                  client_id=self.client.id)
         await self.client.register_plugin(plugin, name=self.resource)
 
     def _keep_cluster(self, cluster: Any) -> None:

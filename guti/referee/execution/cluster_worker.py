@@ -223,8 +223,9 @@ class GutiWorkerPlugin(WorkerPlugin):
     taken back; other runs on the worker go on."""
 
     def __init__(self, spec: RunSpec, local: bool = False,
-                 uploads: dict[str, bytes] | None = None) -> None:
+                 uploads: dict[str, bytes] | None = None, client_id: str = "") -> None:
         self.spec = spec
+        self.client_id = client_id  # the run's Dask client, which the scheduler knows
         self.local = local
         self.uploads = uploads or {}  # the folders sent to every worker, packed
         self.name = run_resource(spec.run_id)
@@ -243,7 +244,13 @@ class GutiWorkerPlugin(WorkerPlugin):
         self.checking = asyncio.ensure_future(self._admit(worker))
 
     async def _admit(self, worker: Any) -> None:
-        """Check the run here; fit: hold its resource, else tell the client why not."""
+        """Check the run here; fit: hold its resource, else tell the client why not. A
+        run whose client is gone (killed outright: its plugin stayed registered) starts
+        nothing here, and its plugin is taken off the scheduler for every worker."""
+        if self.client_id and await _client_gone(worker, self.client_id):
+            with contextlib.suppress(Exception):
+                await worker.scheduler.unregister_worker_plugin(name=self.name)
+            return
         try:
             why = await check_worker(self.spec)
         except Exception as exc:  # noqa: BLE001 - any failure leaves this worker out
@@ -266,6 +273,18 @@ class GutiWorkerPlugin(WorkerPlugin):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.wrap_future(
                     asyncio.run_coroutine_threadsafe(_abort_all([run]), _LOOP)), 10)
+
+
+async def _client_gone(worker: Any, client_id: str) -> bool:
+    """Whether the scheduler has removed the client (its last word on it, in the
+    client's event topic, is ``remove-client``)."""
+    try:
+        events = await worker.scheduler.events(topic=client_id)
+    except Exception:  # noqa: BLE001 - cannot tell: the run is taken to be alive
+        return False
+    said = [msg.get("action") for _, msg in events if isinstance(msg, dict)]
+    said = [action for action in said if action in ("add-client", "remove-client")]
+    return bool(said) and said[-1] == "remove-client"
 
 
 async def _abort_all(runs: list[WorkerRun]) -> None:
