@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
+from tests.conftest import GUTI, ROOT, games_stored, read_pdn, rows, survivors, wait_for
 from tests.test_cluster import (
     ENV,
     FAULTY,
@@ -29,6 +29,7 @@ from tests.test_cluster import (
     dask_command,
     free_port,
     instant,
+    replay_all,
     stop,
     worker_pids,
 )
@@ -411,3 +412,27 @@ def test_a_killed_clients_run_starts_nothing_on_a_worker_that_joins_later(
     # scheduler, and starts none of the dead run's engines
     wait_for(lambda: guti_plugins(scheduler) == [], "the dead run's plugin removed", 90)
     assert len(pids.read_text().split()) == started
+
+
+def test_a_match_goes_on_when_its_only_worker_is_replaced(tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "first", nworkers=1))
+    workers_named(scheduler, "first", 1)
+    pids, pdn = tmp_path / "pids", tmp_path / "t.pdn"
+    proc = subprocess.Popen(
+        [*GUTI, "match", *instant("A", pids, THINK), *instant("B", pids, THINK), "-each",
+         "tc=10+0.1", "-games", "8", "-cluster", scheduler, "-pdnout", "t.pdn"],
+        cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        wait_for(lambda: pdn.exists() and len(read_pdn(pdn.read_text())) >= 1,
+                 "a game played", 120)
+        kill_session(workers[0])
+        workers.append(start_worker(scheduler, "second", nworkers=1))
+        out, err = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "Game 8/8" in out
+    assert replay_all(pdn) == 8

@@ -268,11 +268,18 @@ class ClusterExecutor:
         return self._submit(batch)
 
     async def play(self, job: ScheduledGame) -> GameRecord:
-        """One game on the cluster (a match plays its games one by one this way)."""
+        """One game on the cluster (a match plays its games one by one this way); while
+        it waits, the workers are watched as in a tournament (a parked task goes again
+        once a worker is there, a long time without one is said)."""
         future = self._submit([job])
         while True:
-            async for _ in as_completed([future], loop=self.client.loop):
-                pass  # finished, failed or cancelled: _settle tells which
+            ended = asyncio.ensure_future(_ended(future, self.client.loop))
+            while not ended.done():
+                await asyncio.wait({ended}, timeout=WORKERS_INTERVAL)
+                if not ended.done() and (again := await self._unpark(future, job)):
+                    ended.cancel()
+                    future = again
+                    ended = asyncio.ensure_future(_ended(future, self.client.loop))
             settled = await self._settle(future, [job])
             if isinstance(settled, list):
                 break
@@ -282,6 +289,22 @@ class ClusterExecutor:
         if outcome.record is None:
             raise ClusterError(f"game {job.game_id + 1} was not played (the run was stopped)")
         return outcome.record
+
+    async def _unpark(self, future: Future, job: ScheduledGame) -> Future | None:
+        """The game's task submitted again if Dask parked it and a worker is there now;
+        None while it need not be. A long time without a worker is said."""
+        await self.read_workers()
+        self._tell_waiting()
+        if not self.slots:
+            return None
+        states: dict[Any, Any] = {}
+        with contextlib.suppress(Exception):
+            states = await self.client.scheduler.get_task_status(keys=[future.key])
+        if states.get(future.key) != "no-worker":
+            return None
+        again = self._again([job])
+        await self.client.cancel([future])
+        return again
 
     async def run(
         self,
@@ -430,3 +453,8 @@ class ClusterExecutor:
             with contextlib.suppress(Exception):
                 await cluster.close()
 
+
+async def _ended(future: Future, loop: Any) -> None:
+    """Until the task is finished, failed or cancelled."""
+    async for _ in as_completed([future], loop=loop):
+        pass
