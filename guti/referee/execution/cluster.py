@@ -18,7 +18,7 @@ and ``-resume``, standings, SPRT, PDN and ``-log`` are unchanged.
 - Games in flight: twice as many tasks as the fit workers play games at once, so that
   one is waiting on a worker when a game ends and none hoards the queue. The workers are
   re-read every :data:`WORKERS_INTERVAL` s. With no fit worker for
-  :data:`NO_WORKER_NOTICE` s the run says so and waits; tasks Dask parked for want of a
+  :data:`~guti.referee.execution.cluster_roster.NO_WORKER_NOTICE` s the run says so and waits; tasks Dask parked for want of a
   worker are submitted again once one is there.
 - A task is a batch of games, as many as last about :data:`BATCH_SECONDS` (from the
   games' lengths so far; one game at first, and always one for games of a second or
@@ -54,12 +54,8 @@ from distributed.scheduler import KilledWorker
 
 from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
 from guti.referee.execution.cluster_connect import connect_remote, quiet_dask, start_local
-from guti.referee.execution.cluster_tasks import (
-    JobFeed,
-    TaskBook,
-    set_when_stopping,
-    worker_name,
-)
+from guti.referee.execution.cluster_roster import WorkerRoster
+from guti.referee.execution.cluster_tasks import JobFeed, TaskBook, set_when_stopping
 from guti.referee.execution.cluster_uploads import pack_folders
 from guti.referee.execution.cluster_worker import (
     GutiWorkerPlugin,
@@ -97,10 +93,6 @@ BATCH_SECONDS = 0.5
 BATCH_MOST = 16
 #: Seconds between two readings of the cluster's workers and their threads.
 WORKERS_INTERVAL = 2.0
-#: Seconds without a fit worker before the run says it is waiting for one (and again
-#: every :data:`NO_WORKER_REPEAT` s while it waits).
-NO_WORKER_NOTICE = 10.0
-NO_WORKER_REPEAT = 60.0
 #: Seconds to wait, after the check, for the workers that passed it to hold the run's
 #: resource (the plugin gives it them once its own check, the same one, is done).
 ADMIT_TIMEOUT = 30.0
@@ -133,13 +125,8 @@ class ClusterExecutor:
         self.client: Any = None
         self.cluster: Any = None
         self.attempts: dict[int, int] = {}  # by a batch's first game
-        self.slots: dict[str, int] = {}  # fit worker address -> games at once there
-        self.names: dict[str, str] = {}  # worker address -> its name in messages
-        self.left_out: set[str] = set()  # workers said to be unfit for this run
-        self.refusals: dict[str, str] | None = {}  # heard during the first check (then None)
+        self.roster = WorkerRoster(self.resource, say)
         self.game_seconds: float | None = None  # a game's length, smoothed
-        self.without_workers: float | None = None  # since when no worker is fit
-        self.told_waiting = 0.0
 
     # ------------------------------------------------------------------ connecting
     async def connect(self) -> None:
@@ -151,7 +138,7 @@ class ClusterExecutor:
             self.client = await start_local(a.local, self._keep_cluster)
         else:
             self.client = await connect_remote(a)
-        self.client.subscribe_topic(self.resource, self._on_refusal)
+        self.client.subscribe_topic(self.resource, self.roster.on_refusal)
         plugin = GutiWorkerPlugin(self.spec, local=bool(a.local),
                                   uploads=pack_folders(self.spec.setups),
                                   client_id=self.client.id)
@@ -160,19 +147,6 @@ class ClusterExecutor:
     def _keep_cluster(self, cluster: Any) -> None:
         self.cluster = cluster
 
-    def _on_refusal(self, event: tuple[float, dict[str, str]]) -> None:
-        """A worker that joined failed this run's check: it is left out; say so once."""
-        worker, why = str(event[1].get("name", "?")), str(event[1].get("why", "?"))
-        if self.refusals is not None:
-            self.refusals[worker] = why  # the first check tells its own refusals
-        else:
-            self._leave_out(worker, why)
-
-    def _leave_out(self, worker: str, why: str) -> None:
-        if worker not in self.left_out:
-            self.left_out.add(worker)
-            self.say(f"worker {worker}: {why}; it is left out of this run")
-
     async def check_engines(self) -> None:
         """Every engine started once on every worker (and kept warm), same guti code
         everywhere. A worker that fails is named and left out of this run; when every
@@ -180,8 +154,9 @@ class ClusterExecutor:
         try:
             await self.connect()
             answers = await self.client.run(check_worker, self.spec, on_error="return")
-            await self.read_workers()
-            bad = {self.names.get(w, w): a for w, a in sorted(answers.items()) if a}
+            roster = self.roster
+            await roster.read(self.client)
+            bad = {roster.names.get(w, w): a for w, a in sorted(answers.items()) if a}
             for worker, why in bad.items():
                 if isinstance(why, BaseException):
                     bad[worker] = f"cannot run guti's tasks ({type(why).__name__}: {why})"
@@ -189,33 +164,16 @@ class ClusterExecutor:
                 worker, why = next(iter(bad.items()))
                 more = f" (and {len(bad) - 1} more worker(s))" if len(bad) > 1 else ""
                 raise ClusterError(f"worker {worker}: {why}{more}")
-            for worker, why in {**(self.refusals or {}), **bad}.items():
-                self._leave_out(worker, str(why))
-            self.refusals = None
+            roster.first_check_done({worker: str(why) for worker, why in bad.items()})
             deadline = time.monotonic() + ADMIT_TIMEOUT
-            while len(self.slots) < len(answers) - len(bad) and time.monotonic() < deadline:
+            while len(roster.slots) < len(answers) - len(bad) and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)  # the plugin gives the resource once checked
-                await self.read_workers()
-            self.tell(f"cluster {self.address.text}: {len(self.slots)} worker(s) playing, "
-                      f"concurrency {self.concurrency}")
+                await roster.read(self.client)
+            self.tell(f"cluster {self.address.text}: {len(roster.slots)} worker(s) playing, "
+                      f"concurrency {roster.concurrency}")
         except BaseException:
             await asyncio.shield(self.close())
             raise
-
-    async def read_workers(self) -> None:
-        """The workers now fit for the run and how many games each plays at once."""
-        with contextlib.suppress(Exception):
-            info = await self.client.scheduler.identity(n_workers=-1)
-            workers = info.get("workers", {})
-            self.names = {address: worker_name(address, w) for address, w in workers.items()}
-            slots = {address: int(w.get("resources", {}).get(self.resource, 0))
-                     for address, w in workers.items()}
-            self.slots = {address: n for address, n in slots.items() if n > 0}
-
-    @property
-    def concurrency(self) -> int:
-        """The games the cluster plays at once for this run (its fit workers' slots)."""
-        return sum(self.slots.values())
 
     def _batch_size(self) -> int:
         if self.game_seconds is None:
@@ -226,7 +184,7 @@ class ClusterExecutor:
     def running(self) -> dict[int, ScheduledGame]:
         """The games a graceful stop waits for, as far as this client can tell: those in
         flight, at most as many as the workers play at once (the rest are queued)."""
-        playing = self.concurrency or len(self.in_flight)
+        playing = self.roster.concurrency or len(self.in_flight)
         return dict(itertools.islice(self.in_flight.items(), playing))
 
     # ------------------------------------------------------------------ playing
@@ -254,7 +212,7 @@ class ClusterExecutor:
         games = ", ".join(str(job.game_id + 1) for job in batch)
         if isinstance(exc, WorkerUnfit):
             worker, _, why = str(exc).removeprefix("worker ").partition(": ")
-            self._leave_out(worker, why)
+            self.roster.leave_out(worker, why)
         elif exc is None or self.client.status != "running":
             raise ClusterError(
                 f"lost the Dask scheduler at {self.address.text}; every game stored so far "
@@ -293,9 +251,9 @@ class ClusterExecutor:
     async def _unpark(self, future: Future, job: ScheduledGame) -> Future | None:
         """The game's task submitted again if Dask parked it and a worker is there now;
         None while it need not be. A long time without a worker is said."""
-        await self.read_workers()
-        self._tell_waiting()
-        if not self.slots:
+        await self.roster.read(self.client)
+        self.roster.tell_waiting()
+        if not self.roster.slots:
             return None
         states: dict[Any, Any] = {}
         with contextlib.suppress(Exception):
@@ -343,7 +301,7 @@ class ClusterExecutor:
         feed = JobFeed(next_job, stop)
 
         def top_up() -> None:
-            while book.load < 2 * max(1, self.concurrency) and (
+            while book.load < 2 * max(1, self.roster.concurrency) and (
                     batch := feed.take(self._batch_size())):
                 book.add(self._submit(batch), batch)
 
@@ -353,12 +311,12 @@ class ClusterExecutor:
             withdraws what no worker has taken."""
             while True:
                 await asyncio.sleep(WORKERS_INTERVAL)
-                await self.read_workers()
-                self._tell_waiting()
+                await self.roster.read(self.client)
+                self.roster.tell_waiting()
                 untaken, parked = await book.untaken()
                 if stop.is_set():
                     await book.withdraw(untaken)
-                elif self.slots:
+                elif self.roster.slots:
                     await book.withdraw(parked, self._again)
                 top_up()
 
@@ -371,7 +329,7 @@ class ClusterExecutor:
         stopper = asyncio.ensure_future(on_stop())
         watcher = asyncio.ensure_future(watch())
         try:
-            await self.read_workers()
+            await self.roster.read(self.client)
             top_up()
             async for future in book.done:
                 batch = book.pop(future)
@@ -398,17 +356,6 @@ class ClusterExecutor:
         first = batch[0].game_id
         self.attempts[first] = self.attempts.get(first, 0) + 1
         return self._submit(batch)
-
-    def _tell_waiting(self) -> None:
-        """With no fit worker for :data:`NO_WORKER_NOTICE` s, say the run waits for one."""
-        now = time.monotonic()
-        if self.slots:
-            self.without_workers = None
-            return
-        since = self.without_workers = self.without_workers or now
-        if now - since >= NO_WORKER_NOTICE and now - self.told_waiting >= NO_WORKER_REPEAT:
-            self.told_waiting = now
-            self.say(f"no worker for {now - since:.0f} s; waiting (Ctrl-C stops)")
 
     async def _report(self, job: ScheduledGame, outcome: GameOutcome,
                       on_result: ResultHandler) -> None:

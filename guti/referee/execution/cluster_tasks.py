@@ -116,8 +116,3 @@ async def set_when_stopping(control: RunControl, stop: asyncio.Event) -> None:
         await asyncio.sleep(0.05)
     stop.set()
 
-
-def worker_name(address: str, worker: dict[str, Any]) -> str:
-    """A worker's name in messages: its ``--name`` when it has one, else its address."""
-    name = worker.get("name")
-    return name if isinstance(name, str) and name and name != address else address
