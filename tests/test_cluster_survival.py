@@ -265,17 +265,41 @@ def test_a_lost_scheduler_is_one_line_and_resume_continues(
     wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 60)
 
 
+def spawning_workers(pid: int) -> bool:
+    """Whether process ``pid`` has a child that is a Dask worker being spawned (a
+    ``multiprocessing`` spawn child: the local cluster is starting)."""
+    children: list[str] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):  # each thread's children
+        try:
+            children += (task / "children").read_text().split()
+        except OSError:
+            continue
+    for child in children:
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
 @pytest.mark.signals
+@pytest.mark.parametrize("moment", ["begun", "spawning"])
 @pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_in_the_first_instant_of_a_local_cluster_run_stops_it(tmp_path, signo):
+def test_a_signal_in_the_first_instant_of_a_local_cluster_run_stops_it(tmp_path, signo,
+                                                                        moment):
     pids = tmp_path / "pids"
     argv = [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each",
             "tc=10+0.1", "-games", "20", "-cluster", "local:2", "-pdnout", "t.pdn", "-quiet"]
     proc = subprocess.Popen(argv, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        # the database exists: the run has begun, its local cluster is starting
-        wait_for((tmp_path / "guti.db").exists, "the run begun", 60)
+        # the database exists: the run has begun, its local cluster is about to start;
+        # or the cluster's worker processes are being spawned
+        if moment == "begun":
+            wait_for((tmp_path / "guti.db").exists, "the run begun", 60)
+        else:
+            wait_for(lambda: spawning_workers(proc.pid), "workers being spawned", 60)
         os.killpg(proc.pid, signo)  # as a terminal (SIGINT) or a batch system sends it
         _out, err = proc.communicate(timeout=60)
     finally:

@@ -54,9 +54,13 @@ async def start_local(workers: int, keep: Callable[[Any], None]) -> Any:
         with dask.config.set(LOCAL_CONFIG):
             cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, asynchronous=True,
-                dashboard_address=None, silence_logs=logging.ERROR)
+                dashboard_address=None, silence_logs=logging.CRITICAL)
             keep(cluster)
-            await cluster
+            try:
+                await cluster
+            except Exception as exc:  # e.g. its workers killed by a Ctrl-C as they start
+                raise ClusterError(f"-cluster local:{workers}: the local cluster did not "
+                                   f"start ({type(exc).__name__}: {exc})") from None
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
     return await Client(cluster, asynchronous=True, set_as_default=False)
