@@ -333,21 +333,24 @@ def test_real_workers_play_40_games_and_a_killed_worker_loses_none(tmp_path, das
     wait_for_workers(address, 2)  # the nanny has started a new worker in its place
 
 
-def test_a_worker_without_an_engine_is_named_and_refused(tmp_path, dask_cluster):
+def test_a_worker_without_an_engine_is_named_and_left_out_of_the_run(tmp_path, dask_cluster):
     address, _folder = dask_cluster
     lacking = start_worker(address, 1, ENV)  # no guti-test-engine on this worker's PATH
     try:
         wait_for_workers(address, 3)
         done = guti("tournament", *engine_on_path("A"), *engine_on_path("B"), "-each",
-                    "tc=10+0.1", "-games", "4", "-cluster", address, cwd=tmp_path)
+                    "tc=10+0.1", "-games", "4", "-cluster", address, "-pdnout", "t.pdn",
+                    cwd=tmp_path)
+        # it is left out of this run only: guti shut no worker down
+        wait_for_workers(address, 3)
     finally:
         stop(lacking)
-    assert done.returncode == 2
+    assert done.returncode == 0, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert "worker tcp://127.0.0.1:" in lines[0] and "guti-test-engine" in lines[0]
-    assert "No such file" in lines[0]
-    assert games_stored(tmp_path / "guti.db") == 0
+    assert "No such file" in lines[0] and "left out of this run" in lines[0]
+    check_tournament(tmp_path, 4)  # the other workers played every game
 
 
 def test_a_requirement_missing_on_the_workers_is_named_and_refused(tmp_path, dask_cluster):
@@ -378,6 +381,43 @@ requires = ["sh", "guti-client-only-tool"]
     assert "worker tcp://127.0.0.1:" in lines[0]
     assert "engine B requires guti-client-only-tool" in lines[0]
     assert games_stored(tmp_path / "guti.db") == 0
+
+
+def test_a_requirement_only_the_workers_have_is_theirs_to_see_to(tmp_path, dask_cluster):
+    address, _folder = dask_cluster
+    # guti-test-engine is on the workers' PATH, not on this guti's: the engines run there
+    (tmp_path / "t.toml").write_text(f"""
+cluster = "{address}"
+games = 2
+pdnout = "t.pdn"
+[each]
+tc = "10+0.1"
+[[engine]]
+name = "A"
+cmd = "guti-test-engine"
+requires = ["guti-test-engine"]
+[[engine]]
+name = "B"
+cmd = "guti-test-engine"
+requires = ["guti-test-engine"]
+""")
+    done = guti("tournament", "t.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "skipping" not in done.stdout
+    check_tournament(tmp_path, 2)
+
+
+def test_cmd_is_looked_up_on_the_workers_path_not_the_clients(tmp_path, dask_cluster):
+    address, _folder = dask_cluster
+    here = tmp_path / "bin"  # this guti's guti-test-engine is broken; the workers' plays
+    here.mkdir()
+    (here / "guti-test-engine").write_text("#!/bin/sh\nexit 1\n")
+    (here / "guti-test-engine").chmod(0o755)
+    done = guti("tournament", *engine_on_path("A"), *engine_on_path("B"), "-each",
+                "tc=10+0.1", "-games", "2", "-cluster", address, "-pdnout", "t.pdn",
+                cwd=tmp_path, env={**ENV, "PATH": f"{here}:{ENV['PATH']}"})
+    assert done.returncode == 0, done.stderr
+    check_tournament(tmp_path, 2)
 
 
 def test_a_killed_client_leaves_no_game_running_on_the_workers(tmp_path, dask_cluster):

@@ -110,4 +110,4 @@ def test_on_a_cluster_builds_are_handed_to_the_workers(tmp_path: Path) -> None:
     given = read_tournament_options([str(tmp_path / "t.toml")])
     kept, setups = build_engines(given.engines, print, on_cluster=given.has("cluster"))
     assert [e.name for e in kept] == ["A"]
-    assert setups == (("A", ("make", "-s"), str(tmp_path), ("sh",)),)
+    assert setups == (("A", ("make", "-s"), str(tmp_path), ("sh",), ""),)

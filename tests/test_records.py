@@ -224,15 +224,17 @@ def test_a_tournament_keeps_the_reports_in_its_database_and_exports(tmp_path: Pa
 
 
 def test_an_old_database_is_migrated_and_resumed(tmp_path: Path) -> None:
-    """A database without the ``search`` column (as guti wrote it before): read-only
-    commands read it, and ``-resume`` adds the column and stores the reports of the
-    games it plays, while the old games keep their old PDN comments."""
+    """A database without the ``search`` and ``worker`` columns (as guti wrote it before):
+    read-only commands read it, and ``-resume`` adds the columns and stores the reports of
+    the games it plays (no worker: played here), while the old games keep their old PDN
+    comments."""
     command = [*reference("RefA", 1), *reference("RefB", 2), "-each", "tc=1+0.02", "depth=3",
                "-games", "4", "-concurrency", "1", "-db", "t.db"]
     assert run("tournament", *command, cwd=tmp_path).returncode == 0
     with sqlite3.connect(tmp_path / "t.db") as db:  # make it a database of before
         db.execute("DELETE FROM games WHERE game_id >= 2")
         db.execute("ALTER TABLE games DROP COLUMN search")
+        db.execute("ALTER TABLE games DROP COLUMN worker")
     db.close()
     old = run("export", "t.db", "-json", "old.json", "-pdn", "old.pdn", cwd=tmp_path)
     assert old.returncode == 0, old.stderr
@@ -245,9 +247,11 @@ def test_an_old_database_is_migrated_and_resumed(tmp_path: Path) -> None:
     assert "resuming: 2/4 games already played" in resumed.stdout
     with sqlite3.connect(tmp_path / "t.db") as db:
         stored = db.execute("SELECT game_id, search FROM games ORDER BY game_id").fetchall()
+        workers = db.execute("SELECT worker FROM games").fetchall()
     db.close()
     assert [(gid, search is None) for gid, search in stored] == [
         (0, True), (1, True), (2, False), (3, False)]
+    assert workers == [(None,)] * 4
     games = parse_pdn((tmp_path / "t.pdn").read_text())
     assert [g.tags["Game"] for g in games] == ["1", "2", "3", "4"]
     assert [g.moves for g in games[:2]] == [g.moves for g in old_games]

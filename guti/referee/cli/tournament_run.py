@@ -56,10 +56,13 @@ def run_tournament_command(argv: list[str]) -> int:
     except CliError as exc:
         return fail("tournament", str(exc))
     names = visible(", ".join(c.name for c in settings.engines))
+    # on a cluster the games at once are its workers' (told once it is reached)
+    where = (f"cluster {settings.cluster.text}" if settings.cluster is not None
+             else f"concurrency {settings.concurrency}")
     print(
         f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
         f"{'at least ' if settings.knockout else ''}{settings.total_games} games, "
-        f"concurrency {settings.concurrency}, db {settings.db_path}",
+        f"{where}, db {settings.db_path}",
         flush=True,
     )
     try:

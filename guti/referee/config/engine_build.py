@@ -3,8 +3,9 @@
 A step of its own, which ``guti tournament`` runs after reading its settings: reading a
 file runs nothing. An engine whose required program is not on PATH, or whose build
 fails, is skipped with one line saying why (a bundle of engines need not all be
-installable on every machine). On a cluster the builds are not run here but handed to
-every worker with the requirements (:data:`EngineSetup`): the engines run there.
+installable on every machine). On a cluster neither is seen to here: the builds and the
+requirements are handed to every worker (:data:`EngineSetup`), where the engines run,
+and a worker lacking one is left out of the run.
 """
 
 from __future__ import annotations
@@ -29,14 +30,16 @@ def build_engines(
     kept: list[EngineEntry] = []
     setups: list[EngineSetup] = []
     for entry in engines:
-        missing = [tool for tool in entry.requires if shutil.which(tool) is None]
+        missing = [] if on_cluster else [
+            tool for tool in entry.requires if shutil.which(tool) is None]
         if missing:
             report(f"skipping engine {entry.name}: {missing[0]} is not installed "
                    "(not found on PATH)")
             continue
         if on_cluster:
-            if entry.build or entry.requires:
-                setups.append((entry.name, entry.build, entry.build_dir, entry.requires))
+            if entry.build or entry.requires or entry.upload:
+                setups.append((entry.name, entry.build, entry.build_dir, entry.requires,
+                               entry.upload))
         elif entry.build:
             failure = build_failure(entry)
             if failure is not None:

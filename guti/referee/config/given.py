@@ -60,6 +60,7 @@ class EngineEntry:
     requires: tuple[str, ...] = ()
     build: tuple[str, ...] = ()
     build_dir: str = "."
+    upload: str = ""  # a folder sent to every cluster worker ("": none)
 
 
 @dataclass

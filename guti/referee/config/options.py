@@ -71,7 +71,8 @@ def game_name(given: GivenOptions) -> str:
 
 
 def engine_configs(given: GivenOptions) -> list[EngineConfig]:
-    """All engines with ``-each`` applied; names made unique."""
+    """All engines with ``-each`` applied; names made unique. On a cluster the workers
+    look up ``cmd`` and ``dir`` (they are the workers' paths)."""
     each_pairs = given.table_pairs("each")
     try:
         check_keys(each_pairs)
@@ -84,7 +85,8 @@ def engine_configs(given: GivenOptions) -> list[EngineConfig]:
     configs = []
     for entry in given.engines:
         try:
-            configs.append(engine_config_from_tokens(entry.settings, each_pairs, default_name=None))
+            configs.append(engine_config_from_tokens(entry.settings, each_pairs, default_name=None,
+                                                     here=not given.has("cluster")))
         except EngineConfigError as exc:
             raise CliError(f"{entry.where}: {exc}") from None
     make_names_unique(configs)

@@ -16,7 +16,10 @@ to them, as a step of its own):
   engine is skipped with one line saying why;
 - ``build = ["make", "-C", "c"]``: a command run (no shell, in the engine's ``dir``,
   else the file's folder) before the tournament; if it fails the engine is skipped;
-- ``cmd = "{python}"`` is the Python running guti; relative ``cmd`` paths with a ``/``
+- ``upload = "engines/a"``: on a cluster, a folder (relative to the TOML file's) sent to
+  every worker before the first game; paths under it (``cmd``, ``dir``, ``args``, the
+  build's folder) are the worker's copy there, so ``build`` builds it on the worker;
+- ``cmd = "{python}"`` is the Python running guti (on a cluster, the worker's); relative ``cmd`` paths with a ``/``
   and ``dir`` are relative to the TOML file's folder;
 - ``args`` may be a list (joined with POSIX quoting) or a string;
 - ``options = { Level = 5 }`` is ``option.Level=5``.
@@ -138,7 +141,7 @@ def _engine(entry: dict[str, Any], base: str, where: str) -> EngineEntry:
             command = shlex.split(_text(build, f"{where}.build"))
     settings: list[tuple[str, str]] = []
     for key, value in entry.items():
-        if key in ("requires", "build"):
+        if key in ("requires", "build", "upload"):
             continue
         if key == "options":
             if not isinstance(value, dict):
@@ -165,7 +168,11 @@ def _engine(entry: dict[str, Any], base: str, where: str) -> EngineEntry:
             check_type(value, ENGINE_KEY_TYPES.get(key), f"{where}.{key}")
             settings.append((key, _text(value, f"{where}.{key}")))
     folder = os.path.join(base, str(entry["dir"])) if "dir" in entry else base
-    return EngineEntry(where, tuple(settings), name, tuple(requires), tuple(command), folder)
+    upload = entry.get("upload")
+    sent = os.path.normpath(os.path.join(base, _text(upload, f"{where}.upload"))) if (
+        upload is not None) else ""
+    return EngineEntry(where, tuple(settings), name, tuple(requires), tuple(command), folder,
+                       sent)
 
 
 def _scalar(value: Any, where: str) -> Scalar:

@@ -20,8 +20,9 @@ _REMOTE = re.compile(r"(tcp|tls|ws|wss|ucx|inproc)://\S+:\d+")
 
 #: What every worker checks and does for one engine before the first game: (engine name,
 #: its ``build`` command (empty: none), the folder it runs in, the programs it ``requires``
-#: on PATH). From the TOML file; a worker lacking one refuses the run.
-EngineSetup = tuple[str, tuple[str, ...], str, tuple[str, ...]]
+#: on PATH, the folder sent to every worker ("": none)). From the TOML file; a worker
+#: lacking one refuses the run.
+EngineSetup = tuple[str, tuple[str, ...], str, tuple[str, ...], str]
 
 
 class ClusterAddressError(ValueError):

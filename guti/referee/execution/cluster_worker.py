@@ -21,17 +21,18 @@ at once instead, and a task secedes from the worker's thread pool so that a work
 one thread still plays them all. It is also not Dask's own event loop, so the worker's
 network traffic never delays the stamps of the engines' lines.
 
-Life cycle, all keyed by run id: :func:`check_worker` (run on every worker before
-the first game: same guti version, the programs the engines ``require`` on PATH,
-``build`` once per worker, every engine started once and kept warm), :func:`play_task`
-(a batch of games), :func:`stop_run` (start no new game: queued tasks return without
-playing), :func:`abort_run` (kill the running
+Life cycle, all keyed by run id: the run's :class:`GutiWorkerPlugin` (on every worker,
+also those that join later) unpacks the folders sent with the run and runs
+:func:`check_worker` (same guti code, the programs the engines ``require`` on PATH,
+``build`` once per worker, every engine started once and kept warm), then gives the
+worker the run's resource; :func:`play_task` (a batch of games), :func:`stop_run` (start
+no new game: queued tasks return without playing), :func:`abort_run` (kill the running
 games' engines), :func:`close_run` (quit every engine of the run). A task whose key
 the scheduler has released (its client cancelled it, or the client went away) has
 its game cancelled within :data:`WATCH_INTERVAL`; a run that has not been used for
-:data:`IDLE_CLOSE` seconds (its client died) has its engines quit; and
-:class:`GutiWorkerPlugin` quits everything when the worker shuts down. A worker
-that dies closes its engines' stdin, which is every engine's signal to exit.
+:data:`IDLE_CLOSE` seconds (its client died) has its engines quit; and the run's plugin
+quits its engines when it is unregistered or the worker shuts down. A worker that dies
+closes its engines' stdin, which is every engine's signal to exit.
 """
 
 from __future__ import annotations
@@ -39,14 +40,17 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import importlib.metadata
+import functools
+import hashlib
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from distributed import WorkerPlugin, get_worker, secede
 
+from guti.referee.execution.cluster_uploads import unpack_folders
 from guti.referee.execution.remote_games import (
     GameOutcome,
     RunSpec,
@@ -62,18 +66,32 @@ WATCH_INTERVAL = 0.25
 IDLE_CLOSE = 15.0
 
 
-def guti_version() -> str:
-    """The installed guti's version (workers must run the same one as the client)."""
-    try:
-        return importlib.metadata.version("guti")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+@functools.cache
+def guti_code_hash() -> str:
+    """A hash of this guti's code (every ``.py`` file of the package, by path and
+    content): workers must run the same code as the client, and a version string that
+    stays 0.1.0 across checkouts cannot tell."""
+    root = Path(__file__).resolve().parents[2]  # the guti package
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
+def run_resource(run_id: str) -> str:
+    """The Dask resource (and worker plugin name) of one run: a worker holds it, as many
+    units as it plays the run's games at once, once it has passed the run's check; the
+    run's tasks each need one unit, so they go to fit workers only, whatever their
+    address, and any number of runs share the workers."""
+    return f"guti-{run_id}"
 
 
 # ------------------------------------------------------------------ the engine loop
 _LOCK = threading.Lock()
 _LOOP: asyncio.AbstractEventLoop | None = None
 _RUNS: dict[str, WorkerRun] = {}
+_PLACES: dict[str, dict[str, str]] = {}  # run id -> the folders sent for it, unpacked
 
 
 def engine_loop() -> asyncio.AbstractEventLoop:
@@ -96,7 +114,7 @@ def _run_for(spec: RunSpec) -> WorkerRun:
     with _LOCK:
         run = _RUNS.get(spec.run_id)
         if run is None:
-            run = _RUNS[spec.run_id] = WorkerRun(spec)
+            run = _RUNS[spec.run_id] = WorkerRun(spec, _PLACES.get(spec.run_id))
         return run
 
 
@@ -116,9 +134,10 @@ async def check_worker(spec: RunSpec) -> str:
     """Run by the client on every worker before the first game: "" when this worker can
     play the run, else one line saying why not (another guti, an engine that does not
     start, a failed build)."""
-    mine = guti_version()
+    mine = guti_code_hash()
     if mine != spec.version:
-        return f"runs guti {mine}, this guti is {spec.version}: install the same version"
+        return (f"runs other guti code (hash {mine}; this guti's is {spec.version}): "
+                "install the same guti on every worker")
     errors = await asyncio.wrap_future(on_engine_loop(_run_for(spec).check()))
     return errors[0] if errors else ""
 
@@ -134,18 +153,22 @@ def play_task(spec: RunSpec, jobs: list[ScheduledGame]) -> list[GameOutcome]:
     run = _run_for(spec)
     if not run.stopped:
         errors = run.checked if run.checked is not None else on_engine_loop(run.check()).result()
-        if errors:
-            raise WorkerUnfit(f"worker {worker.address}: {errors[0]}")
+        if errors:  # this worker is no longer fit: it gives the run's resource back
+            worker.loop.add_callback(functools.partial(
+                worker.set_resources, **{run_resource(spec.run_id): 0}))
+            raise WorkerUnfit(f"worker {worker_label(worker)}: {errors[0]}")
         if run.slots is not None:
             secede()  # the run's slots, not the worker's threads, say how many games at once
     return [_play_one(run, job, worker, key) for job in jobs]
 
 
 def _play_one(run: WorkerRun, job: ScheduledGame, worker: Any, key: Any) -> GameOutcome:
-    game = on_engine_loop(run.play(job, worker.address))
+    game = on_engine_loop(run.play(job, worker_label(worker)))
     while True:
         try:
             outcome: GameOutcome = game.result(timeout=WATCH_INTERVAL)
+            if outcome.record is not None:  # stored with the game: who played it
+                outcome.record.worker = outcome.worker
             return outcome
         except concurrent.futures.TimeoutError:
             ts = worker.state.tasks.get(key) if key is not None else None
@@ -176,18 +199,37 @@ async def close_run(run_id: str) -> None:
         await asyncio.wrap_future(on_engine_loop(run.close()))
 
 
+def worker_label(worker: Any) -> str:
+    """How a worker is named in messages, the log and the database: its ``--name`` when
+    it was given one, else its address."""
+    name = getattr(worker, "name", None)
+    return name if isinstance(name, str) and name and name != worker.address else str(
+        worker.address)
+
+
 class GutiWorkerPlugin(WorkerPlugin):
-    """Registered by the client on every worker. ``local``: the worker is a child of
-    guti (``-cluster local:N``), so Ctrl-C at the terminal must reach guti alone, as
-    it does engines in local mode. Dask's statistical profiler is stopped: it samples
-    every thread's stack every 10 ms, taking the GIL from the engine loop in the middle
-    of games, and guti's tasks have nothing to profile. On shutdown every engine of
-    every run is quit."""
+    """One run's plugin, registered by its client under :func:`run_resource` on every
+    worker there is and every worker that joins later (a replaced worker, a new
+    machine). On each it checks the run (:func:`check_worker`: same guti code, the
+    engines' requirements and builds, every engine started once) in the background, and
+    only then gives the worker the run's resource, so the run's tasks reach it; a worker
+    that fails is left out of this run alone, and says why in the run's event topic.
 
-    name = "guti"
+    ``local``: the worker is a child of guti (``-cluster local:N``), so Ctrl-C at the
+    terminal must reach guti alone, as it does engines in local mode. Dask's statistical
+    profiler is stopped: it samples every thread's stack every 10 ms, taking the GIL from
+    the engine loop in the middle of games, and guti's tasks have nothing to profile.
+    Unregistered at the end of the run: this run's engines are quit and its resource
+    taken back; other runs on the worker go on."""
 
-    def __init__(self, local: bool = False) -> None:
+    def __init__(self, spec: RunSpec, local: bool = False,
+                 uploads: dict[str, bytes] | None = None, client_id: str = "") -> None:
+        self.spec = spec
+        self.client_id = client_id  # the run's Dask client, which the scheduler knows
         self.local = local
+        self.uploads = uploads or {}  # the folders sent to every worker, packed
+        self.name = run_resource(spec.run_id)
+        self.checking: asyncio.Task[None] | None = None
 
     def setup(self, worker: Any) -> None:
         for name in ("profile", "profile-cycle"):
@@ -197,15 +239,52 @@ class GutiWorkerPlugin(WorkerPlugin):
         if self.local:
             with contextlib.suppress(ValueError):  # only possible in the main thread
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if self.uploads:  # before the run's check, which builds and starts the engines
+            _PLACES[self.spec.run_id] = unpack_folders(self.uploads, worker.local_directory)
+        self.checking = asyncio.ensure_future(self._admit(worker))
 
-    def teardown(self, worker: Any) -> None:
-        with _LOCK:
-            runs = list(_RUNS.values())
-            _RUNS.clear()
-        if _LOOP is None or not runs:
+    async def _admit(self, worker: Any) -> None:
+        """Check the run here; fit: hold its resource, else tell the client why not. A
+        run whose client is gone (killed outright: its plugin stayed registered) starts
+        nothing here, and its plugin is taken off the scheduler for every worker."""
+        if self.client_id and await _client_gone(worker, self.client_id):
+            with contextlib.suppress(Exception):
+                await worker.scheduler.unregister_worker_plugin(name=self.name)
             return
+        try:
+            why = await check_worker(self.spec)
+        except Exception as exc:  # noqa: BLE001 - any failure leaves this worker out
+            why = f"cannot run guti's tasks ({type(exc).__name__}: {exc})"
+        if why:
+            worker.log_event(self.name, {"name": worker_label(worker), "why": why})
+            return
+        slots = self.spec.per_worker or max(1, int(worker.state.nthreads))
+        await worker.set_resources(**{self.name: slots})
+
+    async def teardown(self, worker: Any) -> None:
+        if self.checking is not None:
+            self.checking.cancel()
         with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(_abort_all(runs), _LOOP).result(timeout=10)
+            await worker.set_resources(**{self.name: 0})
+        with _LOCK:
+            run = _RUNS.pop(self.spec.run_id, None)
+            _PLACES.pop(self.spec.run_id, None)
+        if run is not None and _LOOP is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.wrap_future(
+                    asyncio.run_coroutine_threadsafe(_abort_all([run]), _LOOP)), 10)
+
+
+async def _client_gone(worker: Any, client_id: str) -> bool:
+    """Whether the scheduler has removed the client (its last word on it, in the
+    client's event topic, is ``remove-client``)."""
+    try:
+        events = await worker.scheduler.events(topic=client_id)
+    except Exception:  # noqa: BLE001 - cannot tell: the run is taken to be alive
+        return False
+    said = [msg.get("action") for _, msg in events if isinstance(msg, dict)]
+    said = [action for action in said if action in ("add-client", "remove-client")]
+    return bool(said) and said[-1] == "remove-client"
 
 
 async def _abort_all(runs: list[WorkerRun]) -> None:

@@ -13,6 +13,7 @@ Dask, so that a run with ``-referees`` never imports Dask.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shlex
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from guti.referee.execution.cluster_address import EngineSetup
+from guti.referee.execution.cluster_uploads import moved
 from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.execution.pairing import play_job
 from guti.referee.game.engine_config import EngineConfig
@@ -50,6 +52,7 @@ class RunSpec:
     traffic: bool = False
     setups: tuple[EngineSetup, ...] = ()  # requirements and builds, seen to once per worker
     per_worker: int = 0  # games at once on a worker (0: one per worker thread)
+    python: str = ""  # the client's interpreter: ``{python}``, the worker's own there
 
 
 @dataclass
@@ -104,15 +107,19 @@ class PoolTraffic:
 
 
 class WorkerRun:
-    """One tournament's engines on this worker (lives on the engine loop)."""
+    """One tournament's engines on this worker (lives on the engine loop); ``places``:
+    the folders sent to this worker, {the client's path: this worker's copy}."""
 
-    def __init__(self, spec: RunSpec) -> None:
+    def __init__(self, spec: RunSpec, places: dict[str, str] | None = None) -> None:
         self.spec = spec
+        places = places or {}
+        self.setups = tuple((name, build, moved(cwd, places), requires, upload)
+                            for name, build, cwd, requires, upload in spec.setups)
         timeout = spec.settings.timeouts.handshake
         self.traffic = [PoolTraffic() for _ in spec.engines]
         self.pools = [
-            EnginePool(c, spec.settings.name, timeout, t if spec.traffic else None,
-                       tag_processes=spec.traffic)
+            EnginePool(_here(c, spec.python, places), spec.settings.name, timeout,
+                       t if spec.traffic else None, tag_processes=spec.traffic)
             for c, t in zip(spec.engines, self.traffic, strict=True)
         ]
         self.running: set[asyncio.Task[Any]] = set()
@@ -129,9 +136,9 @@ class WorkerRun:
         once (kept warm); the errors."""
         async with self.checking:
             if self.checked is None:
-                setups = self.spec.setups
+                setups = self.setups
                 errors = [e for s in setups if (e := missing_requirement(s))] or [
-                    e for name, argv, cwd, _ in setups if argv
+                    e for name, argv, cwd, _, _ in setups if argv
                     and (e := await build_once(name, argv, cwd))]
                 if not errors:
                     for pool in self.pools:
@@ -206,12 +213,23 @@ class WorkerRun:
 
 
 
+def _here(config: EngineConfig, client_python: str, places: dict[str, str]) -> EngineConfig:
+    """An engine as this machine starts it: the client's Python interpreter (TOML's
+    ``{python}``) is this machine's own, and paths under a folder sent here are the
+    copy's."""
+    argv = [moved(word, places) for word in config.argv]
+    if client_python and argv and argv[0] == client_python:
+        argv[0] = sys.executable
+    cwd = moved(config.cwd, places) if config.cwd is not None else None
+    return dataclasses.replace(config, argv=argv, cwd=cwd)
+
+
 _BUILDS: dict[tuple[tuple[str, ...], str], str] = {}  # (argv, cwd) -> error ("" = built)
 
 
 def missing_requirement(setup: EngineSetup) -> str:
     """The first program an engine requires that is not on this worker's PATH, in a line."""
-    engine, _build, _cwd, requires = setup
+    engine, _build, _cwd, requires, _upload = setup
     for tool in requires:
         if shutil.which(tool) is None:
             return f"engine {engine} requires {tool}, which is not installed here (not on PATH)"
@@ -237,6 +255,12 @@ def say_error(text: str) -> None:
     """The executors' default for what they tell the user while games go on elsewhere (a
     worker or referee process lost, a game played again): one line on stderr."""
     print(text, file=sys.stderr, flush=True)
+
+
+def say_out(text: str) -> None:
+    """What the cluster executor tells of the cluster once it is reached (its workers
+    and games at once): one line on stdout, after the run's header."""
+    print(text, flush=True)
 
 
 def log_outcome(traffic: TrafficHook | None, job: ScheduledGame, outcome: GameOutcome) -> None:

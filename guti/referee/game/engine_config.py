@@ -12,7 +12,9 @@ Built from cutechess-cli style tokens (the words after ``-engine`` and
 is ever run, so quoting works and nothing is interpreted. ``-each`` tokens
 are applied first and the engine's own tokens override them key by key
 (``option.X`` keys merge). ``cmd`` is looked up in ``dir`` first when it is
-a relative path containing a ``/``, else on ``PATH``, like ``execvp`` does.
+a relative path containing a ``/``, else on ``PATH``, like ``execvp`` does. An engine
+that runs on another machine (a cluster worker) is neither looked up nor checked
+here: its ``cmd`` and ``dir`` are that machine's, and it starts them as given.
 """
 
 from __future__ import annotations
@@ -98,8 +100,11 @@ def engine_config_from_tokens(
     tokens: Iterable[tuple[str, str]],
     each: Iterable[tuple[str, str]] = (),
     default_name: str | None = None,
+    here: bool = True,
 ) -> EngineConfig:
-    """Build an :class:`EngineConfig` from ``(key, value)`` pairs, ``each`` applied first."""
+    """Build an :class:`EngineConfig` from ``(key, value)`` pairs, ``each`` applied first;
+    ``here``: the engine runs on this machine (else ``cmd`` and ``dir`` are kept as given
+    for the machine that runs it, which looks them up itself)."""
     settings: dict[str, str] = {}
     options: dict[str, str] = {}
     limit_tokens: dict[str, str] = {}
@@ -129,7 +134,7 @@ def engine_config_from_tokens(
     except ValueError as exc:
         raise EngineConfigError(f"args={settings['args']}: {exc}") from None
     cwd = settings.get("dir") or None
-    if cwd is not None and not os.path.isdir(cwd):
+    if cwd is not None and here and not os.path.isdir(cwd):
         raise EngineConfigError(f"dir={cwd}: no such directory")
     name = settings.get("name") or default_name or os.path.basename(cmd)
     try:
@@ -139,7 +144,7 @@ def engine_config_from_tokens(
         raise EngineConfigError(f"engine {name}: {exc}") from None
     return EngineConfig(
         name=name,
-        argv=[resolve_command(cmd, cwd), *args],
+        argv=[resolve_command(cmd, cwd) if here else cmd, *args],
         cwd=cwd,
         options=options,
         restart=_on_off("restart", settings["restart"]) if "restart" in settings else False,

@@ -59,6 +59,9 @@ class GameRecord:
     time_control: str = "-"
     final_fen: str = ""
     first_side: Side = Side.WHITE  # side to move at start_fen
+    #: The cluster worker that played the game (its name, else its address); None: played
+    #: by this machine.
+    worker: str | None = None
 
     def __post_init__(self) -> None:
         # Records are also built from stored text (database rows, tests): read the

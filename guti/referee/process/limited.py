@@ -63,12 +63,33 @@ def _network_off() -> None:
 
 def _in_bubblewrap(bwrap: str, writable: list[str], network_off: bool,
                    argv: list[str]) -> list[str]:
-    """The argv running ``argv`` in bubblewrap: everything read-only but ``writable``."""
+    """The argv running ``argv`` in bubblewrap: everything read-only but ``writable``, and
+    ``/tmp`` an empty one of its own, except that the folders of ``/tmp`` the program runs
+    from (its executable, the files its arguments name, the working folder) stay visible,
+    read-only: a program installed under ``/tmp`` still starts."""
     mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for folder in _tmp_folders_used(argv):
+        mounts += ["--ro-bind", folder, folder]
     for folder in writable:
         mounts += ["--bind", folder, folder]
     unshare = ["--unshare-net"] if network_off else []
     return [bwrap, *mounts, *unshare, "--die-with-parent", "--", *argv]
+
+
+def _tmp_folders_used(argv: list[str]) -> list[str]:
+    """The top-level folders of ``/tmp`` that hold the program, a file its arguments name or
+    the working folder (each once, in order)."""
+    found: list[str] = []
+    for name in [*argv, os.getcwd()]:
+        if not os.path.exists(name):
+            continue
+        for path in {os.path.abspath(name), os.path.realpath(name)}:
+            parts = path.split(os.sep)
+            if len(parts) > 2 and parts[1] == "tmp" and parts[2]:
+                top = os.sep.join(parts[:3])
+                if top not in found:
+                    found.append(top)
+    return found
 
 
 def main(args: list[str]) -> None:

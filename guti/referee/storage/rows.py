@@ -45,8 +45,8 @@ INSERT_GAME = (
     "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
     " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
     " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
-    " site, round_tag, finished_at, search, cpu_ms)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " site, round_tag, finished_at, search, cpu_ms, worker)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -60,7 +60,7 @@ def game_row(job: ScheduledGame, record: GameRecord) -> GameRow:
         r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
         r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
         r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
-        search_json(r.search), json.dumps(r.cpu_ms),
+        search_json(r.search), json.dumps(r.cpu_ms), r.worker,
     )
 
 
@@ -136,7 +136,7 @@ def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
     not one (the caller names the game)."""
     (seq, game_id, pair_id, rnd, white, black, result, reason, detail, fault, game, start_fen,
      first_side, final_fen, moves, opening_plies, elapsed, clocks, date, start_time, tc, event,
-     site, round_tag, search, cpu) = row
+     site, round_tag, search, cpu, worker) = row
     if start_fen is not None:
         Board.from_fen(game, start_fen)  # also: RulesError for a game guti does not play
     else:
@@ -164,5 +164,6 @@ def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
         time_control=tc,
         final_fen=final_fen,
         first_side=first_side,
+        worker=worker,
     )
     return {"seq": seq, "game_id": game_id, "pair_id": pair_id, "round": rnd}, record

@@ -19,7 +19,8 @@ Tables:
   stored twice; ``seq`` is the order games finished in (the PDN file's order).
 
 Columns added after schema 1 was released (``games.search``: per ply the
-engine's last ``info`` fields as JSON, see :func:`~guti.referee.storage.rows.search_json`) are nullable and
+engine's last ``info`` fields as JSON, see :func:`~guti.referee.storage.rows.search_json`;
+``games.worker``: the cluster worker that played the game, NULL on this machine) are nullable and
 added by ``ALTER TABLE`` when a run opens an older database, so the schema
 version stays 1: an old database keeps working (``-resume`` included; its
 earlier games simply have no search info), and an older guti still reads a
@@ -88,11 +89,11 @@ CREATE TABLE IF NOT EXISTS games (
     elapsed_ms TEXT NOT NULL, clock_ms TEXT NOT NULL,
     date TEXT NOT NULL, start_time TEXT NOT NULL, time_control TEXT NOT NULL,
     event TEXT NOT NULL, site TEXT NOT NULL, round_tag TEXT NOT NULL,
-    finished_at REAL NOT NULL, search TEXT, cpu_ms TEXT);
+    finished_at REAL NOT NULL, search TEXT, cpu_ms TEXT, worker TEXT);
 """
 
 #: Columns of ``games`` newer than schema 1 (see the module docstring): name -> type.
-_ADDED_COLUMNS = {"search": "TEXT", "cpu_ms": "TEXT"}
+_ADDED_COLUMNS = {"search": "TEXT", "cpu_ms": "TEXT", "worker": "TEXT"}
 
 
 def _why(exc: sqlite3.Error) -> str:

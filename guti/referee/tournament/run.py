@@ -37,6 +37,7 @@ from guti.referee.game.file_lock import FileBusy, FileLocks
 from guti.referee.game.game_file import GameFileWriter
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.process.errors import EngineStartError
 from guti.referee.process.traffic_log import TrafficLog
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.export import open_game_files, sync_epd, sync_pdn
@@ -254,6 +255,13 @@ async def _play(
     control, table = run.control, outcome.standings
     try:
         await control.unless_aborted(executor.check_engines())
+    except EngineStartError:
+        if not control.stopping:
+            raise
+        # stopped while the engines started (a Ctrl-C reaches a local cluster's workers
+        # as they start, too): the failure is the stop's, and nothing is to be played
+        outcome.stopped = control.reason
+        return
     finally:
         if control.aborted:
             executor.kill_all()

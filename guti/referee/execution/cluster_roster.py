@@ -1,0 +1,87 @@
+"""Which workers play a cluster run: those that hold its resource, read from the scheduler.
+
+Kept apart from the executor (:mod:`guti.referee.execution.cluster`), which decides what
+to submit: the roster knows the workers fit for the run and how many games each plays at
+once (the units of the run's resource it holds), how each is named (its ``--name``, else
+its address), which were left out and why (each said once), and how long the run has
+been without any worker (said after :data:`NO_WORKER_NOTICE` s, again every
+:data:`NO_WORKER_REPEAT` s).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+#: Seconds without a fit worker before the run says it is waiting for one (and again
+#: every :data:`NO_WORKER_REPEAT` s while it waits).
+NO_WORKER_NOTICE = 10.0
+NO_WORKER_REPEAT = 60.0
+
+
+class WorkerRoster:
+    """The run's view of the cluster's workers; see the module docstring."""
+
+    def __init__(self, resource: str, say: Callable[[str], None]) -> None:
+        self.resource = resource
+        self.say = say
+        self.slots: dict[str, int] = {}  # fit worker address -> games at once there
+        self.names: dict[str, str] = {}  # worker address -> its name in messages
+        self.left_out: set[str] = set()  # workers said to be unfit for this run
+        self.refusals: dict[str, str] | None = {}  # heard during the first check (then None)
+        self.without_workers: float | None = None  # since when no worker is fit
+        self.told_waiting = 0.0
+
+    @property
+    def concurrency(self) -> int:
+        """The games the cluster plays at once for this run (its fit workers' slots)."""
+        return sum(self.slots.values())
+
+    async def read(self, client: Any) -> None:
+        """The workers now fit for the run and how many games each plays at once."""
+        with contextlib.suppress(Exception):
+            info = await client.scheduler.identity(n_workers=-1)
+            workers = info.get("workers", {})
+            self.names = {address: worker_name(address, w) for address, w in workers.items()}
+            slots = {address: int(w.get("resources", {}).get(self.resource, 0))
+                     for address, w in workers.items()}
+            self.slots = {address: n for address, n in slots.items() if n > 0}
+
+    def on_refusal(self, event: tuple[float, dict[str, str]]) -> None:
+        """A worker failed this run's check (the plugin's event): it is left out, said
+        once; during the first check the check tells it (:meth:`first_check_done`)."""
+        worker, why = str(event[1].get("name", "?")), str(event[1].get("why", "?"))
+        if self.refusals is not None:
+            self.refusals[worker] = why
+        else:
+            self.leave_out(worker, why)
+
+    def first_check_done(self, bad: dict[str, str]) -> None:
+        """Say the workers the first check found unfit, and those refused meanwhile."""
+        for worker, why in {**(self.refusals or {}), **bad}.items():
+            self.leave_out(worker, why)
+        self.refusals = None
+
+    def leave_out(self, worker: str, why: str) -> None:
+        if worker not in self.left_out:
+            self.left_out.add(worker)
+            self.say(f"worker {worker}: {why}; it is left out of this run")
+
+    def tell_waiting(self) -> None:
+        """With no fit worker for :data:`NO_WORKER_NOTICE` s, say the run waits for one."""
+        now = time.monotonic()
+        if self.slots:
+            self.without_workers = None
+            return
+        since = self.without_workers = self.without_workers or now
+        if now - since >= NO_WORKER_NOTICE and now - self.told_waiting >= NO_WORKER_REPEAT:
+            self.told_waiting = now
+            self.say(f"no worker for {now - since:.0f} s; waiting (Ctrl-C stops)")
+
+
+def worker_name(address: str, worker: dict[str, Any]) -> str:
+    """A worker's name in messages: its ``--name`` when it has one, else its address."""
+    name = worker.get("name")
+    return name if isinstance(name, str) and name and name != address else address

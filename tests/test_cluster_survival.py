@@ -1,0 +1,465 @@
+"""``-cluster`` on clusters that change under it, as a lab's real ones do.
+
+Real ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1, started by each test:
+every worker killed mid-run and replaced by one at new addresses, a time with no worker
+at all (told, waited out, or stopped with one Ctrl-C), two tournaments on one scheduler,
+a worker running other guti code, signals in the first instant of a local cluster run,
+and addresses that cannot work. Every check reads what guti wrote with the tests' own
+readers; every game is replayed by the rules core (``check_tournament``).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GUTI, ROOT, games_stored, read_pdn, rows, survivors, wait_for
+from tests.test_cluster import (
+    ENV,
+    FAULTY,
+    PY,
+    check_tournament,
+    dask_command,
+    free_port,
+    instant,
+    replay_all,
+    stop,
+    worker_pids,
+)
+
+pytest.importorskip("distributed", reason="-cluster needs the cluster extra (distributed)")
+
+pytestmark = pytest.mark.cluster
+
+THINK = ["--think", "0.01"]  # games of about a second: a run lasts long enough to disturb
+
+
+def start_worker(address: str, name: str, env: dict[str, str] = ENV,
+                 nworkers: int = 2) -> subprocess.Popen:
+    """A ``dask worker`` (its nanny and ``nworkers`` worker processes) in its own session."""
+    return subprocess.Popen(
+        [*dask_command(), "worker", address, "--nworkers", str(nworkers), "--nthreads", "1",
+         "--host", "127.0.0.1", "--no-dashboard", "--name", name],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def kill_session(proc: subprocess.Popen) -> None:
+    """SIGKILL a dask process and everything it started: the machine is gone."""
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+
+
+def workers_named(address: str, prefix: str, count: int) -> None:
+    """Wait until ``count`` workers whose name starts with ``prefix`` are in the cluster."""
+    from distributed import Client
+
+    def there() -> bool:
+        with Client(address, timeout=30) as client:
+            names = [w["name"] for w in client.scheduler_info(n_workers=-1)["workers"].values()]
+        return sum(str(n).startswith(prefix) for n in names) >= count
+
+    wait_for(there, f"{count} workers named {prefix}*", 90)
+
+
+@pytest.fixture
+def scheduler_process() -> Iterator[tuple[str, subprocess.Popen]]:
+    """A ``dask scheduler`` of its own for one test: its address and process."""
+    address = f"tcp://127.0.0.1:{free_port()}"
+    proc = subprocess.Popen(
+        [*dask_command(), "scheduler", "--host", "127.0.0.1", "--port",
+         address.rsplit(":")[-1], "--no-dashboard"],
+        env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        yield address, proc
+    finally:
+        stop(proc)
+
+
+@pytest.fixture
+def scheduler(scheduler_process: tuple[str, subprocess.Popen]) -> str:
+    """The address of a ``dask scheduler`` of the test's own."""
+    return scheduler_process[0]
+
+
+@pytest.fixture
+def workers() -> Iterator[list[subprocess.Popen]]:
+    """The worker processes a test starts; each stopped at the end."""
+    started: list[subprocess.Popen] = []
+    try:
+        yield started
+    finally:
+        for proc in started:
+            stop(proc)
+
+
+def start_run(tmp_path: Path, address: str, games: int, *more: str) -> subprocess.Popen:
+    """``guti tournament`` of ``games`` on the cluster, its stderr in ``err.txt``."""
+    pids = tmp_path / "pids"
+    err = (tmp_path / "err.txt").open("w")
+    return subprocess.Popen(
+        [*GUTI, "tournament", *instant("A", pids, THINK), *instant("B", pids, THINK),
+         "-each", "tc=10+0.1", "-games", str(games), "-cluster", address, "-pdnout",
+         "t.pdn", "-quiet", *more],
+        cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=err, text=True,
+        start_new_session=True)
+
+
+def said(tmp_path: Path) -> str:
+    return (tmp_path / "err.txt").read_text()
+
+
+def finish(proc: subprocess.Popen, timeout: float = 240) -> str:
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return out
+
+
+def test_every_worker_replaced_mid_run_loses_no_game_and_the_wait_is_told(
+        tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "first"))
+    workers_named(scheduler, "first", 2)
+    run = start_run(tmp_path, scheduler, 30, "-log", "t.log")
+    try:
+        db = tmp_path / "guti.db"
+        wait_for(lambda: games_stored(db) >= 3, "3 games stored", 120)
+        kill_session(workers[0])  # the machine goes: no worker at all
+        wait_for(lambda: "no worker for" in said(tmp_path), "the wait told", 60)
+        assert games_stored(db) < 30
+        workers.append(start_worker(scheduler, "second"))  # new addresses, new names
+        out = finish(run)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 0, said(tmp_path)
+    assert "30/30 games stored" in out
+    assert f"cluster {scheduler}, db" in out  # the header names the cluster
+    assert "2 worker(s) playing, concurrency 2" in out  # the workers' threads
+    check_tournament(tmp_path, 30)
+    log = (tmp_path / "t.log").read_text()
+    players = {line.split(" on ")[-1] for line in log.splitlines() if "(black) on " in line}
+    # the database and the log name the workers by --name, not address
+    stored = {r[0] for r in rows(tmp_path / "guti.db", "SELECT worker FROM games")}
+    assert stored == players
+    assert any(p.startswith("first-") for p in players)
+    assert any(p.startswith("second-") for p in players)
+    wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 30)
+
+
+def test_one_ctrl_c_stops_a_run_waiting_for_a_worker_and_resume_finishes(
+        tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "first"))
+    workers_named(scheduler, "first", 2)
+    run = start_run(tmp_path, scheduler, 30)
+    db = tmp_path / "guti.db"
+    try:
+        wait_for(lambda: games_stored(db) >= 2, "2 games stored", 120)
+        kill_session(workers[0])
+        wait_for(lambda: "no worker for" in said(tmp_path), "the wait told", 60)
+        os.killpg(run.pid, signal.SIGINT)  # one Ctrl-C
+        finish(run, timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, said(tmp_path)
+    first = games_stored(db)
+    assert 2 <= first < 30
+    workers.append(start_worker(scheduler, "second"))
+    workers_named(scheduler, "second", 2)
+    again = start_run(tmp_path, scheduler, 30, "-resume")
+    out = finish(again)
+    assert again.returncode == 0, said(tmp_path)
+    assert f"resuming: {first}/30" in out
+    check_tournament(tmp_path, 30)
+
+
+def test_two_tournaments_on_one_scheduler_both_finish(tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "shared"))
+    workers_named(scheduler, "shared", 2)
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    runs = [start_run(one, scheduler, 16), start_run(two, scheduler, 16)]
+    outs = [finish(run) for run in runs]
+    for folder, run, out in zip((one, two), runs, outs, strict=True):
+        assert run.returncode == 0, said(folder)
+        assert "16/16 games stored" in out
+        check_tournament(folder, 16)
+        wait_for(lambda f=folder: survivors(f / "pids") == [], "engines gone", 30)
+    # guti retired no worker: both are still there
+    assert len(worker_pids(scheduler)) == 2
+
+
+def other_guti(tmp_path: Path) -> dict[str, str]:
+    """The environment of a worker that runs a copy of guti with one line changed."""
+    copy = tmp_path / "other"
+    shutil.copytree(ROOT / "guti", copy / "guti",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    rules = copy / "guti" / "rules" / "__init__.py"
+    rules.write_text(rules.read_text() + "\n# another checkout\n")
+    return {**ENV, "PYTHONPATH": str(copy)}
+
+
+def test_a_worker_running_other_guti_code_is_refused_in_one_line(
+        tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "stale", other_guti(tmp_path), nworkers=1))
+    workers_named(scheduler, "stale", 1)
+    run = start_run(tmp_path, scheduler, 4)
+    finish(run)
+    assert run.returncode == 2
+    lines = said(tmp_path).strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "worker stale" in lines[0] and "other guti code" in lines[0]
+    assert games_stored(tmp_path / "guti.db") == 0
+
+
+def test_a_worker_with_other_code_joining_mid_run_is_left_out(tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "good", nworkers=1))
+    workers_named(scheduler, "good", 1)
+    run = start_run(tmp_path, scheduler, 40)
+    try:
+        wait_for(lambda: games_stored(tmp_path / "guti.db") >= 1, "a game stored", 120)
+        workers.append(start_worker(scheduler, "stale", other_guti(tmp_path), nworkers=1))
+        wait_for(lambda: "left out of this run" in said(tmp_path), "the worker refused", 90)
+        out = finish(run)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 0, said(tmp_path)
+    assert "40/40 games stored" in out
+    refusals = [line for line in said(tmp_path).splitlines() if "left out" in line]
+    assert len(refusals) == 1 and "worker stale" in refusals[0]
+    assert "other guti code" in refusals[0]
+    check_tournament(tmp_path, 40)
+
+
+def test_a_lost_scheduler_is_one_line_and_resume_continues(
+        tmp_path, scheduler_process, workers):
+    address, scheduler = scheduler_process
+    workers.append(start_worker(address, "w"))
+    workers_named(address, "w", 2)
+    run = start_run(tmp_path, address, 30)
+    try:
+        wait_for(lambda: games_stored(tmp_path / "guti.db") >= 2, "2 games stored", 120)
+        kill_session(scheduler)  # the scheduler's machine goes
+        finish(run, timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 2
+    lines = said(tmp_path).strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "lost the Dask scheduler" in lines[0] and "-resume continues" in lines[0]
+    stored = games_stored(tmp_path / "guti.db")
+    assert 2 <= stored < 30
+    wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 60)
+
+
+def spawning_workers(pid: int) -> bool:
+    """Whether process ``pid`` has a child that is a Dask worker being spawned (a
+    ``multiprocessing`` spawn child: the local cluster is starting)."""
+    children: list[str] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):  # each thread's children
+        try:
+            children += (task / "children").read_text().split()
+        except OSError:
+            continue
+    for child in children:
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+@pytest.mark.signals
+@pytest.mark.parametrize("moment", ["begun", "spawning"])
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_in_the_first_instant_of_a_local_cluster_run_stops_it(tmp_path, signo,
+                                                                        moment):
+    pids = tmp_path / "pids"
+    argv = [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each",
+            "tc=10+0.1", "-games", "20", "-cluster", "local:2", "-pdnout", "t.pdn", "-quiet"]
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        # the database exists: the run has begun, its local cluster is about to start;
+        # or the cluster's worker processes are being spawned
+        if moment == "begun":
+            wait_for((tmp_path / "guti.db").exists, "the run begun", 60)
+        else:
+            wait_for(lambda: spawning_workers(proc.pid), "workers being spawned", 60)
+        os.killpg(proc.pid, signo)  # as a terminal (SIGINT) or a batch system sends it
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    if moment == "begun":  # guti alone said what happened: one line, no traceback
+        assert "Traceback" not in err and "Error" not in err, err
+    # (while workers are spawned they share guti's stderr, and a signal to the whole
+    # group reaches them mid-start, where Python itself may say so: not guti's words)
+    stored = games_stored(tmp_path / "guti.db")
+    assert stored < 20
+    wait_for(lambda: survivors(pids) == [], "every engine process gone", 30)
+    again = subprocess.run([*argv, "-resume"], cwd=tmp_path, env=ENV, capture_output=True,
+                           text=True, timeout=240)
+    assert again.returncode == 0, again.stderr
+    check_tournament(tmp_path, 20)  # nothing stored twice
+
+
+@pytest.mark.parametrize("address, expected", [
+    ("tcp://127.0.0.1:{port}", "connection refused"),
+    ("tls://127.0.0.1:{port}", "DASK_DISTRIBUTED__COMM__TLS__CA_FILE"),
+])
+def test_an_address_that_cannot_work_is_one_line(tmp_path, address, expected):
+    pids = tmp_path / "pids"
+    done = subprocess.run(
+        [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=1+0.1",
+         "-cluster", address.format(port=free_port())],
+        cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], done.stderr
+
+
+def self_signed(folder: Path) -> dict[str, str]:
+    """A self-signed certificate for 127.0.0.1, and Dask's settings that use it for the
+    scheduler, the workers and the client (what the clusters guide shows)."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    tls = "DASK_DISTRIBUTED__COMM__TLS__"
+    return {f"{tls}CA_FILE": str(cert), f"{tls}REQUIRE_ENCRYPTION": "True",
+            **{f"{tls}{role}__{part.upper()}": str(path) for role in ("SCHEDULER", "WORKER",
+               "CLIENT") for part, path in (("cert", cert), ("key", key))}}
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="makes its certificate with openssl")
+def test_a_tls_cluster_plays_with_dasks_own_settings(tmp_path, workers):
+    env = {**ENV, **self_signed(tmp_path)}
+    port = free_port()
+    address = f"tls://127.0.0.1:{port}"
+    scheduler = subprocess.Popen(
+        [*dask_command(), "scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port",
+         str(port), "--no-dashboard"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    workers.append(scheduler)
+    workers.append(start_worker(address, "secure", env, nworkers=1))
+    pids = tmp_path / "pids"
+    done = subprocess.run(
+        [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=10+0.1",
+         "-games", "2", "-cluster", address, "-pdnout", "t.pdn"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    check_tournament(tmp_path, 2)
+
+
+def test_an_engine_folder_is_sent_to_the_workers_and_built_there(tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "bare", nworkers=1))
+    folder = tmp_path / "eng"
+    folder.mkdir()
+    where, pids = tmp_path / "where.txt", tmp_path / "pids"
+    script = folder / "run.sh"
+    script.write_text(f"""#!/bin/sh
+here=$(cd "$(dirname "$0")" && pwd)
+test -f "$here/built.txt" || exit 1
+echo "$here" >> {where}
+exec {shlex.quote(PY)} {shlex.quote(str(FAULTY))} --mode good --pidfile {pids}
+""")
+    script.chmod(0o755)
+    engines = "".join(f"""
+[[engine]]
+name = "{name}"
+upload = "eng"
+dir = "eng"
+cmd = "./run.sh"
+build = ["sh", "-c", "echo built > built.txt"]
+""" for name in "AB")
+    (tmp_path / "t.toml").write_text(f"""
+cluster = "{scheduler}"
+games = 4
+pdnout = "t.pdn"
+[each]
+tc = "10+0.1"
+{engines}""")
+    done = subprocess.run([*GUTI, "tournament", "t.toml"], cwd=tmp_path, env=ENV,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    check_tournament(tmp_path, 4)
+    # the engines ran from the worker's copy, built there; the client's folder was not
+    copies = set(where.read_text().split())
+    assert len(copies) == 1 and "guti-uploads" in copies.pop()
+    assert not (folder / "built.txt").exists()
+
+
+def guti_plugins(address: str) -> list[str]:
+    """The guti runs' worker plugins the scheduler holds (one per run)."""
+    from distributed import Client
+
+    with Client(address, timeout=30) as client:
+        return client.run_on_scheduler(
+            lambda dask_scheduler: [n for n in dask_scheduler.worker_plugins
+                                    if str(n).startswith("guti-")])
+
+
+def test_a_killed_clients_run_starts_nothing_on_a_worker_that_joins_later(
+        tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "early", nworkers=1))
+    workers_named(scheduler, "early", 1)
+    pids, mark = tmp_path / "pids", tmp_path / "mark"
+    hang = instant("H", pids, ["--mode", "hang", "--at", "3", "--mark", str(mark)])
+    proc = subprocess.Popen(
+        [*GUTI, "tournament", *instant("A", pids), *hang, "-each", "tc=60+1", "-games", "2",
+         "-cluster", scheduler, "-quiet"],
+        cwd=tmp_path, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(mark.exists, "a game in progress", 90)
+        proc.kill()  # the client goes; its plugin stays registered on the scheduler
+    finally:
+        proc.wait(30)
+    wait_for(lambda: survivors(pids) == [], "the run's engines gone", 60)
+    started = len(pids.read_text().split())
+    assert len(guti_plugins(scheduler)) == 1
+    workers.append(start_worker(scheduler, "late", nworkers=1))
+    # the late worker sees the run's client is gone: it takes the plugin off the
+    # scheduler, and starts none of the dead run's engines
+    wait_for(lambda: guti_plugins(scheduler) == [], "the dead run's plugin removed", 90)
+    assert len(pids.read_text().split()) == started
+
+
+def test_a_match_goes_on_when_its_only_worker_is_replaced(tmp_path, scheduler, workers):
+    workers.append(start_worker(scheduler, "first", nworkers=1))
+    workers_named(scheduler, "first", 1)
+    pids, pdn = tmp_path / "pids", tmp_path / "t.pdn"
+    proc = subprocess.Popen(
+        [*GUTI, "match", *instant("A", pids, THINK), *instant("B", pids, THINK), "-each",
+         "tc=10+0.1", "-games", "8", "-cluster", scheduler, "-pdnout", "t.pdn"],
+        cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        wait_for(lambda: pdn.exists() and len(read_pdn(pdn.read_text())) >= 1,
+                 "a game played", 120)
+        kill_session(workers[0])
+        workers.append(start_worker(scheduler, "second", nworkers=1))
+        out, err = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "Game 8/8" in out
+    assert replay_all(pdn) == 8
