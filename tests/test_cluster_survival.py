@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUTI, ROOT, games_stored, read_pdn, rows, survivors, wait_for
+from guti.referee.game.pdn_reader import parse_pdn
+from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
 from tests.test_cluster import (
     ENV,
     FAULTY,
@@ -451,7 +452,7 @@ def test_a_match_goes_on_when_its_only_worker_is_replaced(tmp_path, scheduler, w
         cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
     try:
-        wait_for(lambda: pdn.exists() and len(read_pdn(pdn.read_text())) >= 1,
+        wait_for(lambda: pdn.exists() and len(parse_pdn(pdn.read_text())) >= 1,
                  "a game played", 120)
         kill_session(workers[0])
         workers.append(start_worker(scheduler, "second", nworkers=1))
