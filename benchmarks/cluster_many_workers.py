@@ -70,7 +70,7 @@ def main() -> int:
         workers_joined(address, args.workers)
         engine = f"args={FAULTY} --mode good --think {args.think}"
         db = os.path.join(folder, "t.db")
-        command = [shutil.which("guti") or "guti", "tournament", "-cluster", address,
+        command = [os.path.join(os.path.dirname(sys.executable), "guti"), "tournament", "-cluster", address,
                    "-engine", f"cmd={sys.executable}", engine, "name=A",
                    "-engine", f"cmd={sys.executable}", engine, "name=B",
                    "-each", "st=1", "-games", str(args.games), "-db", db, "-quiet"]

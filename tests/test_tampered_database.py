@@ -97,16 +97,31 @@ MORE = ("elapsed_ms of text", "engine config without argv", "schedule dropped",
         "engines dropped", "garbage moves stored")
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in MORE else c
-                                  for c in CASES])
+def _cases() -> list:
+    """Each case of the hostile tester's list against one command in the fast tier (the
+    commands taken in turn, so that each meets several cases); every case against every
+    command in the slow tier."""
+    names = list(COMMANDS)
+    cases = []
+    for i, case in enumerate(CASES):
+        if case not in MORE:
+            one = names[i % len(names)]
+            cases.append(pytest.param(case, (one,), id=f"{case}-{one}"))
+        cases.append(pytest.param(case, tuple(names), marks=pytest.mark.slow,
+                                  id=f"{case}-every-command"))
+    return cases
+
+
+@pytest.mark.parametrize(("case", "commands"), _cases())
 def test_every_command_gives_one_line_for_a_tampered_database(
-        stored_tournament: Path, tmp_path: Path, case: str) -> None:
+        stored_tournament: Path, tmp_path: Path, case: str, commands: tuple[str, ...]) -> None:
     how, word = CASES[case]
     folder = tmp_path / "t"
     shutil.copytree(stored_tournament, folder)
     tamper(folder / "t.db", how)
     before = (folder / "t.db").read_bytes()
-    for command, args in COMMANDS.items():
+    for command in commands:
+        args = COMMANDS[command]
         done = subprocess.run([*GUTI, *args], cwd=folder, env=ENV, capture_output=True,
                               text=True, timeout=120)
         said = f"{command}: exit {done.returncode}\n{done.stdout}{done.stderr}"
