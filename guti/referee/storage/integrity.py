@@ -45,7 +45,8 @@ REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
               "start_time", "time_control", "event", "site", "round_tag", "finished_at"),
 }
 
-TOURNAMENT_FORMATS = ("roundrobin", "gauntlet", "knockout")
+#: What ``meta.settings`` may name as its format: the tournament formats and ``guti tune``.
+TOURNAMENT_FORMATS = ("roundrobin", "gauntlet", "knockout", "tune")
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _SPRT_NUMBERS = ("elo0", "elo1", "alpha", "beta")
 _SETTINGS = "table meta, row settings"
