@@ -9,6 +9,7 @@ only looks at its own result.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -64,17 +65,21 @@ def _run(argv: list[str], game: str | None = None) -> subprocess.CompletedProces
 
 
 @pytest.fixture(scope="module")
-def runs(request: pytest.FixtureRequest) -> dict[str, Future | str]:
+def runs(request: pytest.FixtureRequest) -> dict[str, Future | str | functools.partial]:
     pool = ThreadPoolExecutor(max_workers=4)
-    futures: dict[str, Future | str] = {}
+    futures: dict[str, Future | str | functools.partial] = {}
     # The slowest runs (those that wait for a timeout) first, so they overlap the rest.
     for mode in ("hang", "chatter", "no-ugiok", *FAULTS, "good"):
         if f"faulty-{mode}" not in futures:
             futures[f"faulty-{mode}"] = pool.submit(
                 _run, [sys.executable, FAULTY, "--mode", mode, "--seed", "1"], "egara-guti")
     futures["buggy"] = pool.submit(_run, [sys.executable, BUGGY], "egara-guti")
+    # The good engines' runs (every game, every item) start when a test asks for them: the
+    # slow tier's (the fast tier checks the reference engine in one game, in
+    # test_check_first_hour.py).
     for name, argv in _good_engines(request).items():
-        futures[name] = argv if isinstance(argv, str) else pool.submit(_run, argv)
+        futures[name] = argv if isinstance(argv, str) else functools.partial(pool.submit, _run,
+                                                                             argv)
     yield futures
     pool.shutdown(wait=True)
 
@@ -83,14 +88,16 @@ def _result(runs, name: str) -> tuple[int, list[str]]:
     fut = runs[name]
     if isinstance(fut, str):
         pytest.skip(fut)
+    if isinstance(fut, functools.partial):
+        fut = runs[name] = fut()
     res = fut.result(timeout=RUN_TIMEOUT)
     assert "Traceback" not in res.stdout + res.stderr, res.stdout + res.stderr
     return res.returncode, res.stdout.splitlines()
 
 
-@pytest.mark.parametrize(
-    "name", ["reference", "python-random", "python-greedy", "js", "c", "java"]
-)
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.slow)
+    for name in ("reference", "python-random", "python-greedy", "js", "c", "java")])
 def test_check_passes_good_engines(runs, name):
     code, lines = _result(runs, name)
     failed = [line for line in lines if line.startswith("FAIL")]
