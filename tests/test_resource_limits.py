@@ -25,7 +25,7 @@ import pytest
 from guti.referee.game.engine_config import EngineConfigError, engine_config_from_tokens
 from guti.referee.process import sandbox
 from guti.referee.process.sandbox import Sandbox, SandboxError, parse_sandbox, report_lines
-from tests.conftest import GUTI, ROOT, rows, survivors
+from tests.conftest import GUTI, ROOT, rows, survivors, wait_for
 
 HOSTILE = str(ROOT / "tests" / "engines" / "hostile.py")
 LIMITED = str(ROOT / "guti" / "referee" / "process" / "limited.py")
@@ -334,3 +334,22 @@ def test_an_engine_over_its_cpu_limit_loses_and_one_within_it_plays_on(tmp_path,
             assert detail.startswith("engine burner: CPU limit 0.5 cores exceeded: "), detail
         else:
             assert fault is None, detail
+
+
+def test_a_process_cpu_reader_follows_its_process_and_reads_none_once_it_is_gone():
+    import subprocess as sp
+
+    from guti.referee.process.cpu_time import ProcessCpu
+
+    child = sp.Popen([sys.executable, "-c", "import sys\nsum(range(3_000_000))\nsys.stdin.read()"],
+                     stdin=sp.PIPE)
+    reader = ProcessCpu(child.pid)
+    try:
+        wait_for(lambda: (reader.seconds() or 0) > 0, "the child's CPU time counted", 30)
+        child.communicate(b"")  # it ends and is reaped: its /proc entry is gone
+        assert reader.seconds() is None
+    finally:
+        reader.close()
+        if child.poll() is None:
+            child.kill()
+    assert reader.seconds() is None  # closed

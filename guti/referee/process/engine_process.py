@@ -42,7 +42,7 @@ import shlex
 import time
 from collections.abc import Callable, Sequence
 
-from guti.referee.process.cpu_time import cpu_seconds
+from guti.referee.process.cpu_time import ProcessCpu, cpu_seconds
 from guti.referee.process.deadline_timer import DeadlineTimer
 from guti.referee.process.errors import (
     EngineDisconnected,
@@ -99,6 +99,7 @@ class EngineProcess:
         self._handed: tuple[bytes, float] | None = None
         #: The engine's limits in place (None: it has none).
         self._confinement: Confinement | None = None
+        self._cpu: ProcessCpu | None = None  # the leading process's, opened at first use
 
     # -- life cycle ------------------------------------------------------------------
     async def start(self) -> None:
@@ -164,7 +165,11 @@ class EngineProcess:
         cgroup = None if self._confinement is None else self._confinement.cgroup
         if cgroup is not None:
             return cpu_seconds(cgroup.members())
-        return None if self.pid is None else cpu_seconds((self.pid,))
+        if self.pid is None:
+            return None
+        if self._cpu is None:
+            self._cpu = ProcessCpu(self.pid)
+        return self._cpu.seconds()
 
     def resource_breach(self) -> str | None:
         """The limit the engine ran into (its memory, its processes), with its peak use,
@@ -412,6 +417,8 @@ class EngineProcess:
 
     def _close_pipes(self) -> None:
         self._close_stdin()
+        if self._cpu is not None:
+            self._cpu.close()
         if self._out_fd >= 0:
             self._unwatch_stdout()
             os.close(self._out_fd)
