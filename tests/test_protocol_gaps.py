@@ -14,18 +14,7 @@ import pytest
 
 from guti.rules import GAMES
 from tests.conftest import ENGINE_ARGV, ROOT, UgiProgram
-
-
-def _search_until_depth(engine: UgiProgram, depth: int) -> list[str]:
-    """Lines up to the first ``info depth D`` with D >= ``depth``; fails on a bestmove first."""
-    seen: list[str] = []
-    while True:
-        line = engine.read()
-        seen.append(line)
-        assert not line.startswith("bestmove"), f"search ended before depth {depth}: {seen}"
-        words = line.split()
-        if words[:2] == ["info", "depth"] and int(words[2]) >= depth:
-            return seen
+from tests.test_protocol_decisions import _search_until_depth
 
 
 def test_bestmove_comes_before_readyok_after_stop(engine):
