@@ -37,23 +37,8 @@ class Go:
         """The words after ``go``, e.g. ``p1time 5000 p1inc 50 movetime 100``."""
         if self.perft is not None:
             return f"perft {self.perft}"
-        parts: list[str] = []
-        if self.p1time is not None:
-            parts.append(f"p1time {self.p1time}")
-        if self.p1inc is not None:
-            parts.append(f"p1inc {self.p1inc}")
-        if self.p2time is not None:
-            parts.append(f"p2time {self.p2time}")
-        if self.p2inc is not None:
-            parts.append(f"p2inc {self.p2inc}")
-        if self.movestogo is not None:
-            parts.append(f"movestogo {self.movestogo}")
-        if self.movetime is not None:
-            parts.append(f"movetime {self.movetime}")
-        if self.depth is not None:
-            parts.append(f"depth {self.depth}")
-        if self.nodes is not None:
-            parts.append(f"nodes {self.nodes}")
+        parts = [f"{word} {value}" for word in _WORDS
+                 if (value := getattr(self, word)) is not None]
         if self.infinite or not parts:
             parts.append("infinite")
         return " ".join(parts)
@@ -81,3 +66,7 @@ class Go:
             values[word] = int(words[i + 1])
             i += 2
         return cls(infinite=infinite, **values)
+
+
+#: The limits of a ``go`` line, in the order they are sent (each word is also a field of Go).
+_WORDS = ("p1time", "p1inc", "p2time", "p2inc", "movestogo", "movetime", "depth", "nodes")
