@@ -224,7 +224,7 @@ def survivors(pidfile: Path) -> list[str]:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(int(pid), os.WNOHANG)
             continue
-        left.append(f"pid {pid} state {fields[0]}")
+        left.append(f"pid {pid} state {fields[0]} parent {fields[1]}")
     return left
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.pdn_reader import parse_pdn
+from guti.referee.process.group import enable_subreaper
 from guti.rules import Board
 from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
 
@@ -282,6 +283,10 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     """A real ``dask scheduler`` and ``dask worker --nworkers 2`` on 127.0.0.1; the
     worker's PATH holds ``guti-test-engine`` (the instant engine), guti's does not."""
     folder = tmp_path_factory.mktemp("dask")
+    # A killed worker's engines are orphans: they must come back to this test process
+    # (which reaps them in ``survivors``) rather than to the machine's init, which may
+    # never reap them (a container's first process often does not), leaving zombies.
+    enable_subreaper()
     bin_dir = folder / "bin"
     bin_dir.mkdir()
     engine = bin_dir / "guti-test-engine"
@@ -329,7 +334,10 @@ def test_real_workers_play_40_games_and_a_killed_worker_loses_none(tmp_path, das
     assert "40/40 games stored" in out
     check_tournament(tmp_path, 40)
     # The killed worker's engines saw their stdin close and left; the others were quit.
-    wait_for(lambda: survivors(pids) == [], "every engine process gone", 30)
+    try:
+        wait_for(lambda: survivors(pids) == [], "every engine process gone", 30)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: {survivors(pids)}") from None
     wait_for_workers(address, 2)  # the nanny has started a new worker in its place
 
 
