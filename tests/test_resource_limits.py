@@ -353,3 +353,25 @@ def test_a_process_cpu_reader_follows_its_process_and_reads_none_once_it_is_gone
         if child.poll() is None:
             child.kill()
     assert reader.seconds() is None  # closed
+
+
+def test_a_cpu_reading_less_than_a_clock_tick_old_is_used_again(monkeypatch):
+    from guti.referee.process import cpu_time
+
+    now, counts = [100.0], iter([1.0, 1.5, 2.0])
+    monkeypatch.setattr(cpu_time.time, "monotonic", lambda: now[0])
+    reads: list[float | None] = []
+
+    def read() -> float | None:
+        reads.append(next(counts))
+        return reads[-1]
+
+    reading = cpu_time.TickCachedCpu(read)
+    tick = 1 / cpu_time._TICKS
+    assert reading.seconds() == 1.0
+    now[0] += tick / 2
+    assert reading.seconds() == 1.0 and len(reads) == 1  # within the tick: not read again
+    now[0] += tick / 2
+    assert reading.seconds() == 1.5 and len(reads) == 2  # a tick on: read afresh
+    now[0] += 5 * tick
+    assert reading.seconds() == 2.0 and len(reads) == 3

@@ -42,7 +42,7 @@ import shlex
 import time
 from collections.abc import Callable, Sequence
 
-from guti.referee.process.cpu_time import ProcessCpu, cpu_seconds
+from guti.referee.process.cpu_time import ProcessCpu, TickCachedCpu, cpu_seconds
 from guti.referee.process.deadline_timer import DeadlineTimer
 from guti.referee.process.errors import (
     EngineDisconnected,
@@ -100,6 +100,7 @@ class EngineProcess:
         #: The engine's limits in place (None: it has none).
         self._confinement: Confinement | None = None
         self._cpu: ProcessCpu | None = None  # the leading process's, opened at first use
+        self._cpu_reading: TickCachedCpu | None = None
 
     # -- life cycle ------------------------------------------------------------------
     async def start(self) -> None:
@@ -161,15 +162,21 @@ class EngineProcess:
 
     def cpu_time(self) -> float | None:
         """CPU seconds the engine has used so far (:mod:`guti.referee.process.cpu_time`):
-        all the processes of its cgroup when it has one, else its leading process."""
+        all the processes of its cgroup when it has one, else its leading process; a
+        reading less than a clock tick old is used again."""
+        if self._cpu_reading is None:
+            if self.pid is None:
+                return None
+            self._cpu_reading = TickCachedCpu(self._read_cpu)
+        return self._cpu_reading.seconds()
+
+    def _read_cpu(self) -> float | None:
         cgroup = None if self._confinement is None else self._confinement.cgroup
         if cgroup is not None:
             return cpu_seconds(cgroup.members())
-        if self.pid is None:
-            return None
-        if self._cpu is None:
+        if self._cpu is None and self.pid is not None:
             self._cpu = ProcessCpu(self.pid)
-        return self._cpu.seconds()
+        return None if self._cpu is None else self._cpu.seconds()
 
     def resource_breach(self) -> str | None:
         """The limit the engine ran into (its memory, its processes), with its peak use,
