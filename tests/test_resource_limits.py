@@ -369,9 +369,9 @@ def test_a_cpu_reading_less_than_a_clock_tick_old_is_used_again(monkeypatch):
     reading = cpu_time.TickCachedCpu(read)
     tick = 1 / cpu_time._TICKS
     assert reading.seconds() == 1.0
-    now[0] += tick / 2
+    now[0] = 100.0 + tick / 2
     assert reading.seconds() == 1.0 and len(reads) == 1  # within the tick: not read again
-    now[0] += tick / 2
+    now[0] = 100.0 + tick
     assert reading.seconds() == 1.5 and len(reads) == 2  # a tick on: read afresh
     now[0] += 5 * tick
     assert reading.seconds() == 2.0 and len(reads) == 3
