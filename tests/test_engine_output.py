@@ -28,6 +28,7 @@ from guti.referee.ugi.client import Position, UgiEngine, position_line
 from guti.referee.ugi.fake_transport import Answer, Reply
 from guti.referee.ugi.go import Go
 from guti.rules import Board
+from tests.conftest import survivors
 from tests.test_ugi_client import Scripted, first_legal, on_ply, play
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
@@ -259,6 +260,28 @@ def test_processes_started_at_once_get_their_own_numbers(tmp_path: Path) -> None
     assert sorted(numbers) == [1, 2]
     text = path.read_text()
     assert "[#1 X] > debug process 1" in text and "[#2 X] > debug process 2" in text
+
+
+def test_a_process_started_while_its_pool_closes_is_quit_when_given_back(tmp_path: Path) -> None:
+    """A take() still starting its process when the pool is closed (a late worker's check
+    as its run ends) must not leave that process idle in a pool nobody closes again."""
+    pidfile = tmp_path / "pids"
+    cfg = EngineConfig(name="X", argv=[sys.executable, FAULTY, "--mode", "good",
+                                       "--pidfile", str(pidfile)])
+
+    async def main() -> UgiEngine:
+        pool = EnginePool(cfg, "egara-guti", 20)
+        starting = asyncio.ensure_future(pool.take())
+        await asyncio.sleep(0)  # the start is under way
+        await pool.close()
+        proc = await starting
+        await pool.give_back(proc, faulty=False, played=False)
+        assert pool.idle == []
+        return proc
+
+    proc = asyncio.run(main())
+    assert not proc.is_alive
+    assert survivors(pidfile) == []
 
 
 def test_go_reply_elapsed_runs_to_the_arrival_of_the_bestmove_chunk(tmp_path: Path) -> None:

@@ -40,6 +40,9 @@ class EnginePool:
         self.busy: set[UgiEngine] = set()
         self.starts = 0
         self.number: dict[UgiEngine, int] = {}  # process -> its start count, for logs
+        #: Set by :meth:`close`: a process that comes back afterwards (one started while the
+        #: pool was closing, e.g. a late worker's check) is quit, never kept idle.
+        self.closed = False
 
     @property
     def name(self) -> str:
@@ -70,7 +73,7 @@ class EnginePool:
         (never trusted again) or ``restart=on`` and it has just played a game
         (``played=False``: it was only started, e.g. to check that it starts)."""
         self.busy.discard(proc)
-        if faulty or not proc.is_alive or (self.config.restart and played):
+        if self.closed or faulty or not proc.is_alive or (self.config.restart and played):
             self.number.pop(proc, None)
             await proc.quit(grace=0.0 if faulty else 1.0)
         else:
@@ -78,6 +81,7 @@ class EnginePool:
 
     async def close(self) -> None:
         """Quit every process politely (idle ones) and kill any still in a game."""
+        self.closed = True
         procs, self.idle = self.idle, []
         busy, self.busy = list(self.busy), set()
         for proc in busy:
