@@ -11,6 +11,7 @@ never used: chromium is launched from ``/usr/bin/chromium`` with a fresh profile
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import re
@@ -26,6 +27,7 @@ from typing import Any
 import pytest
 
 from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.storage.export import game_pdn, write_pdn
 from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.run import standings_from_store
 from tests.conftest import BOTS_DIR, GUTI, ROOT
@@ -124,7 +126,8 @@ def test_engine_named_like_a_script_shows_as_text(browser: BrowserPage, tourname
     page.wait_for_selector("#games-body tr")
     assert INJECTION in page.locator("#standings").inner_text()
     assert page.locator("#standings script").count() == 0
-    page.wait_for_timeout(300)
+    # A frame drawn after the page's scripts ran: any alert would have come by then.
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => setTimeout(done)))")
     assert browser.dialogs == []
     assert browser.errors == []
 
@@ -231,6 +234,44 @@ def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
         assert page.locator("#viewer").is_hidden()  # no empty viewer before a game is opened
         assert page.locator("#pdn-link").get_attribute("href") == "games.pdn"
         assert page.locator("#pdn-link").is_visible()  # the server gives the games as PDN
+        # Every game, and one game from the viewer, as the server gives them: guti's PDN.
+        with TournamentStore(str(db), create=False) as store:
+            every = io.StringIO()
+            write_pdn(store, every)
+            number = next(store.records_by_game())[0]["game_id"] + 1
+            one = game_pdn(store, number)
+        assert _download(page, "#pdn-link") == ("games.pdn", every.getvalue().encode())
+        page.locator(f'#games-body tr[data-game="{number}"]').focus()
+        page.keyboard.press("Enter")
+        assert _download(page, "#game-pdn") == (f"game-{number}.pdn", (one or "").encode())
+        page.keyboard.press("Escape")
+        # The game still being played: its card, opened from the keyboard, shows it as it
+        # stands, and closing gives the focus back to the card.
+        info, record = taken
+        running = info["game_id"] + 1
+        assert proc.stdin is not None
+        feed = [{"t": "start", "game": {"id": running, "white": record.white,
+                                        "black": record.black,
+                                        "start_fen": record.start_fen or "", "moves": ""}}]
+        side = record.first_side
+        for move in record.moves[:3]:
+            feed.append({"t": "move", "id": running, "move": move, "side": side, "clock": 4000})
+            side = "b" if side == "w" else "w"
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in feed))
+        proc.stdin.flush()
+        card = f"#live-{running}"
+        page.wait_for_function(f"() => /^ply 3:/.test(document.querySelector('{card} .live-ply')"
+                               "?.textContent)")
+        page.locator(card).focus()
+        page.keyboard.press("Enter")
+        assert page.locator("#viewer").is_visible()
+        assert re.match(rf"Game {running}: .* \(being played\) - as of ply 3$",
+                        page.text_content("#viewer-title"))
+        assert page.text_content("#ply") == "ply 3 / 3"
+        assert page.text_content("#fen") == page.text_content(f"{card} .live-fen")
+        assert _in_view(page, "#viewer")
+        page.keyboard.press("Escape")
+        assert page.evaluate("document.activeElement.id") == f"live-{running}"
         _store_again(db, taken)
         page.wait_for_function(
             f"() => document.querySelectorAll('#games-body tr').length === {stored + 1}")
@@ -281,26 +322,25 @@ def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: 
     page.goto((tournament / "t.html").as_uri())
     page.wait_for_selector("#games-body tr")
     assert page.locator("#viewer").is_hidden()
-    assert page.locator("#pdn-link").is_hidden()  # a report file has no server to ask
+    assert page.locator("#pdn-link").is_visible()  # a report file carries its games' PDN
     first = page.locator("#games-body tr").first
     first.focus()
     assert page.evaluate("document.activeElement.tagName") == "TR"  # a row takes the focus
+    scrolled = page.evaluate("window.scrollY")
     page.keyboard.press("Enter")
     assert page.locator("#viewer").is_visible()
+    assert page.evaluate("document.activeElement.id") == "viewer-title"
     plies = int(page.text_content("#ply").split("/ ")[1])
     page.locator("#moves span.ply").nth(1).focus()
     page.keyboard.press("Enter")
     assert page.text_content("#ply") == f"ply 2 / {plies}"
-    scrolled = page.evaluate("window.scrollY")
     page.keyboard.press("End")
     assert page.text_content("#ply") == f"ply {plies} / {plies}"
     assert page.evaluate("window.scrollY") == scrolled  # End moved the game, not the page
-    page.locator("#f-engine").focus()
-    page.keyboard.press("Home")  # keys outside the viewer are the page's
-    assert page.text_content("#ply") == f"ply {plies} / {plies}"
     names = [page.get_by_role("button", name=n).count()
-             for n in ("first position", "previous move", "next move", "last position")]
-    assert names == [1, 1, 1, 1]
+             for n in ("first position", "previous move", "next move", "last position",
+                       "close the game")]
+    assert names == [1, 1, 1, 1, 1]
     assert page.locator("#board svg > title").first.text_content().startswith("Board: ")
     # The viewer numbers every point; an empty point's number sits beside its dot.
     empty = page.evaluate("""() => [...document.querySelectorAll('#board svg .point')]
@@ -313,6 +353,13 @@ def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: 
     assert page.locator("#clock-chart svg > title").count() == 1
     chart = page.locator("#clock-chart svg").inner_html()
     assert ">white</text>" in chart and ">black</text>" in chart  # the clock chart's legend
+    page.keyboard.press("Escape")  # closed: the focus is back on the row, the page unmoved
+    assert page.locator("#viewer").is_hidden()
+    assert page.evaluate("document.activeElement.dataset.game") == first.get_attribute("data-game")
+    assert page.evaluate("window.scrollY") == scrolled
+    page.locator("#f-engine").focus()
+    page.keyboard.press("Home")  # keys outside the viewer are the page's
+    assert page.text_content("#ply") == f"ply {plies} / {plies}"
     # The Elo chart has values on its axis, and no engine's name runs off its edges.
     assert page.locator("#elo-chart svg text", has_text=re.compile(r"^-?\d+(\.\d)?$")).count() >= 2
     assert page.evaluate("""() => { const svg = document.querySelector('#elo-chart svg');
@@ -389,6 +436,7 @@ def test_games_list_searches_and_sorts(browser: BrowserPage, tournament: Path) -
     assert page.evaluate("location.hash").startswith(f"#game={second.get_attribute('data-game')}&")
     page.get_by_role("button", name="previous game").click()
     assert page.evaluate("location.hash").startswith(f"#game={first.get_attribute('data-game')}&")
+    page.get_by_role("button", name="close the game").click()
     page.fill("#f-search", "greedy")
     with_greedy = sorted(n for n, r in games if "greedy" in (r.white, r.black))
     assert sorted(numbers()) == with_greedy
@@ -418,4 +466,116 @@ def test_an_sprt_stop_is_named_in_the_progress_line(browser: BrowserPage, tmp_pa
     assert page.text_content("#progress") == (f"{data['finished']}/{data['scheduled']} games "
                                               "played; stopped early: SPRT H1 accepted")
     assert page.text_content("#sprt-top").startswith("SPRT: H1 accepted")
+    assert browser.errors == []
+
+
+def _long_report(tournament: Path, folder: Path, games: int = 1000) -> Path:
+    """A report of ``games`` games (the tournament's real games, numbered on): a list long
+    enough that its rows run far below the first screen."""
+    from guti.referee.web.data import report_data
+    from guti.referee.web.report import render_page
+
+    with TournamentStore(str(tournament / "t.db"), create=False) as store:
+        data = report_data(store)
+    real = data["games"]
+    data["games"] = [[n, *real[(n - 1) % len(real)][1:]] for n in range(1, games + 1)]
+    data["finished"] = data["scheduled"] = games
+    page_file = folder / "long.html"
+    page_file.write_text(render_page(data), encoding="utf-8")
+    return page_file
+
+
+def _in_view(page: Page, selector: str) -> bool:
+    return bool(page.evaluate("""s => { const r = document.querySelector(s).getBoundingClientRect();
+        return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }""",
+                              selector))
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_opening_a_game_far_down_the_list_keeps_the_place(browser: BrowserPage, tournament: Path,
+                                                          tmp_path: Path, width: int) -> None:
+    page = browser.page
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(_long_report(tournament, tmp_path).as_uri())
+    page.wait_for_selector("#games-body tr")
+    page.click("#show-more")  # rows 501-1,000
+    row = '#games-body tr[data-game="900"]'
+    page.locator(row).scroll_into_view_if_needed()
+    place = page.evaluate("window.scrollY")
+    assert place > 10_000  # far down the page
+    page.click(row)
+    assert page.locator("#viewer").is_visible()
+    assert page.evaluate("window.scrollY") == place  # the list stays where it was
+    assert _in_view(page, "#viewer")  # the whole viewer is on the screen, at either width
+    assert page.evaluate("(v => v.scrollWidth <= v.clientWidth)(document.getElementById('viewer'))")
+    assert page.text_content("#viewer-title").startswith("Game 900 ")
+    page.get_by_role("button", name="next game").click()
+    assert page.text_content("#viewer-title").startswith("Game 901 ")
+    page.get_by_role("button", name="close the game").click()
+    assert page.locator("#viewer").is_hidden()
+    assert page.evaluate("document.activeElement.dataset.game") == "901"  # the game last shown
+    assert _in_view(page, '#games-body tr[data-game="901"]')
+    assert page.evaluate("location.hash") == ""  # the address names no game once closed
+    # Keyboard only: Space opens the focused row (and presses no button of the viewer),
+    # the arrows step, Escape closes, and the focus and the page are where they were.
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.dataset.game") == "900"
+    place = page.evaluate("window.scrollY")
+    page.keyboard.press(" ")
+    assert page.locator("#viewer").is_visible()
+    assert page.text_content("#viewer-title").startswith("Game 900 ")
+    page.keyboard.press("ArrowRight")
+    assert page.text_content("#ply").startswith("ply 1 / ")
+    assert page.evaluate("location.hash") == "#game=900&ply=1"
+    page.keyboard.press("Escape")
+    assert page.locator("#viewer").is_hidden()
+    assert page.evaluate("document.activeElement.dataset.game") == "900"
+    assert page.evaluate("window.scrollY") == place
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways page
+    assert browser.errors == []
+
+
+def _download(page: Page, selector: str) -> tuple[str, bytes]:
+    """Follow the link ``selector`` (by the keyboard: focus and Enter); the file's name and bytes."""
+    with page.expect_download() as info:
+        page.locator(selector).focus()
+        page.keyboard.press("Enter")
+    download = info.value
+    return download.suggested_filename, Path(download.path()).read_bytes()
+
+
+def test_report_file_gives_the_pdn_guti_export_writes(browser: BrowserPage, tournament: Path,
+                                                      tmp_path: Path) -> None:
+    from guti.referee.game.pdn_reader import parse_pdn
+
+    exported = tmp_path / "export.pdn"
+    done = subprocess.run([*GUTI, "export", str(tournament / "t.db"), "-pdn", str(exported)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    with TournamentStore(str(tournament / "t.db"), create=False) as store:
+        records = {info["game_id"] + 1: rec for info, rec in store.records()}
+    page = browser.page
+    page.goto((tournament / "t.html").as_uri())  # from disk: no server to ask
+    page.wait_for_selector("#games-body tr")
+    name, data = _download(page, "#pdn-link")
+    assert name == "games.pdn"
+    assert data == exported.read_bytes()  # byte for byte what guti export writes
+    games = parse_pdn(data.decode("utf-8"))
+    assert [int(g.tags["Game"]) for g in games] == sorted(records)
+    # The game in the viewer, alone: its record as the export has it.
+    number = max(records, key=lambda n: len(records[n].moves))
+    page.click(f'#games-body tr[data-game="{number}"]')
+    name, data = _download(page, "#game-pdn")
+    assert name == f"game-{number}.pdn"
+    (game,) = parse_pdn(data.decode("utf-8"))
+    assert game.tags["Game"] == str(number)
+    assert game.move_texts == records[number].moves
+    assert game.final_fen == records[number].final_fen
+    assert data.decode("utf-8") in exported.read_text(encoding="utf-8")
+    # The next game's link gives the next game, not the one before.
+    page.get_by_role("button", name="next game").click()
+    following = int(page.evaluate("location.hash").split("&")[0].removeprefix("#game="))
+    name, data = _download(page, "#game-pdn")
+    assert name == f"game-{following}.pdn"
+    assert parse_pdn(data.decode("utf-8"))[0].move_texts == records[following].moves
     assert browser.errors == []
