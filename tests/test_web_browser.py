@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from guti.referee.game.reasons import Reason
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.export import game_pdn, write_pdn
 from guti.referee.storage.store import TournamentStore
@@ -223,6 +224,10 @@ def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
     taken = _take_back_last_game(db)
     with TournamentStore(str(db), create=False) as store:
         stored = store.count_finished()
+        seen = {str(rec.reason) for _, rec in store.records()}
+    # The game comes back adjudicated: a reason no game on the page had.
+    assert "adjudication" not in seen
+    taken[1].reason, taken[1].detail, reason = Reason.ADJUDICATION, "a reason new here", "adjudication"
     proc, url = _live_server(db)
     try:
         page = browser.page
@@ -231,6 +236,7 @@ def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
         page.wait_for_function(
             "() => document.getElementById('live-status').textContent === 'connected'")
         assert page.locator("#games-body tr").count() == stored
+        assert page.locator(f'#f-reason option[value="{reason}"]').count() == 0
         assert page.locator("#viewer").is_hidden()  # no empty viewer before a game is opened
         assert page.locator("#pdn-link").get_attribute("href") == "games.pdn"
         assert page.locator("#pdn-link").is_visible()  # the server gives the games as PDN
@@ -276,6 +282,8 @@ def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
         page.wait_for_function(
             f"() => document.querySelectorAll('#games-body tr').length === {stored + 1}")
         assert page.text_content("#progress").startswith(f"{stored + 1}/")
+        # The reason filter offers the reason the page had not seen before.
+        assert page.locator(f'#f-reason option[value="{reason}"]').count() == 1
         report = str(tmp_path / "final report.html")
         assert proc.stdin is not None
         proc.stdin.write(json.dumps({"t": "over", "stopped": "every game played",
@@ -317,8 +325,11 @@ def test_guti_serve_of_a_finished_database_claims_no_live_game(browser: BrowserP
         proc.communicate(timeout=30)
 
 
-def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: Path) -> None:
+@pytest.mark.parametrize("width", [1280, 390])
+def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: Path,
+                                              width: int) -> None:
     page = browser.page
+    page.set_viewport_size({"width": width, "height": 800})
     page.goto((tournament / "t.html").as_uri())
     page.wait_for_selector("#games-body tr")
     assert page.locator("#viewer").is_hidden()
@@ -353,6 +364,11 @@ def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: 
     assert page.locator("#clock-chart svg > title").count() == 1
     chart = page.locator("#clock-chart svg").inner_html()
     assert ">white</text>" in chart and ">black</text>" in chart  # the clock chart's legend
+    board, moves = page.locator("#board").bounding_box(), page.locator("#moves").bounding_box()
+    if width >= 1280:  # the move list beside the board, not under it
+        assert moves["x"] >= board["x"] + board["width"] and moves["y"] < board["y"] + board["height"]
+    assert _in_view(page, "#viewer")
+    assert page.evaluate("(v => v.scrollWidth <= v.clientWidth)(document.getElementById('viewer'))")
     page.keyboard.press("Escape")  # closed: the focus is back on the row, the page unmoved
     assert page.locator("#viewer").is_hidden()
     assert page.evaluate("document.activeElement.dataset.game") == first.get_attribute("data-game")
@@ -366,6 +382,7 @@ def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: 
         const box = svg.getBoundingClientRect();
         return [...svg.querySelectorAll('text')].every(t => { const r = t.getBoundingClientRect();
           return r.left >= box.left - 1 && r.right <= box.right + 1; }); }""")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # no sideways page
     page.emulate_media(color_scheme="dark")  # a dark page for a dark desktop
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(24, 26, 27)"
     assert browser.errors == []
