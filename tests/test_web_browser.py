@@ -80,6 +80,13 @@ def browser(tmp_path: Path) -> Iterator[BrowserPage]:
             context.close()
 
 
+@pytest.fixture(params=[1280, 390], ids=["desktop", "phone"])
+def sized(browser: BrowserPage, request: pytest.FixtureRequest) -> BrowserPage:
+    """:func:`browser` at a desktop's width, then at a phone's."""
+    browser.page.set_viewport_size({"width": request.param, "height": 800})
+    return browser
+
+
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real three-engine tournament (one engine named like a script) with its report."""
@@ -89,8 +96,9 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_report_opens_with_standings_and_replays_a_game(browser: BrowserPage,
+def test_report_opens_with_standings_and_replays_a_game(sized: BrowserPage,
                                                         tournament: Path) -> None:
+    browser = sized
     with TournamentStore(str(tournament / "t.db"), create=False) as store:
         names = store.engine_names()
         expected = [ln.name for ln in standings_from_store(store, names, "roundrobin").ranking()]
@@ -101,6 +109,9 @@ def test_report_opens_with_standings_and_replays_a_game(browser: BrowserPage,
     page.wait_for_selector("#games-body tr")
     shown = page.locator("#standings tbody tr td:nth-child(2)").all_text_contents()
     assert shown == expected
+    # Each table headed Elo says what its figure means, and which one compares engines.
+    text = page.inner_text("body")
+    assert "a performance figure" in text and "The one Elo per engine to compare engines by" in text
     number, final, plies = max(games, key=lambda g: g[2])
     page.click(f'#games-body tr[data-game="{number}"]')
     assert page.text_content("#ply") == f"ply 0 / {plies}"
@@ -412,7 +423,8 @@ def test_sprt_state_is_at_the_top(browser: BrowserPage, tournament: Path, tmp_pa
     assert browser.errors == []
 
 
-def test_every_game_and_position_has_an_address(browser: BrowserPage, tournament: Path) -> None:
+def test_every_game_and_position_has_an_address(sized: BrowserPage, tournament: Path) -> None:
+    browser = sized
     with TournamentStore(str(tournament / "t.db"), create=False) as store:
         games = {info["game_id"] + 1: rec for info, rec in store.records()}
     number, record = max(games.items(), key=lambda g: len(g[1].moves))
@@ -431,7 +443,8 @@ def test_every_game_and_position_has_an_address(browser: BrowserPage, tournament
     assert browser.errors == []
 
 
-def test_games_list_searches_and_sorts(browser: BrowserPage, tournament: Path) -> None:
+def test_games_list_searches_and_sorts(sized: BrowserPage, tournament: Path) -> None:
+    browser = sized
     with TournamentStore(str(tournament / "t.db"), create=False) as store:
         games = [(info["game_id"] + 1, rec) for info, rec in store.records()]
     page = browser.page
@@ -463,8 +476,9 @@ def test_games_list_searches_and_sorts(browser: BrowserPage, tournament: Path) -
     assert browser.errors == []
 
 
-def test_an_sprt_stop_is_named_in_the_progress_line(browser: BrowserPage, tmp_path: Path) -> None:
+def test_an_sprt_stop_is_named_in_the_progress_line(sized: BrowserPage, tmp_path: Path) -> None:
     """After an SPRT decided, "N/M games played" says why the rest were not played."""
+    browser = sized
     from guti.referee.stats.sprt import SprtSpec
     from guti.referee.web.data import report_data
     from guti.referee.web.report import render_page
