@@ -9,6 +9,7 @@ real tournament loop, writes its report with ``write_report`` and opens it from
 - the browser: navigation start to the games list rendered (the page's own
   ``performance.now()``), and the wall time of ``goto`` until then;
 - opening the longest game in the viewer and stepping to its end with the End key;
+- downloading every game as PDN (unpacked from the file);
 - listing 500 more games (the list shows 500 at a time).
 
     python benchmarks/web_report.py [--games 10000] [--db FILE]
@@ -79,6 +80,12 @@ def browse(html: str) -> None:
         page.keyboard.press("End")
         page.wait_for_function(f"document.getElementById('ply').textContent.startsWith('ply {longest} ')")
         step = time.perf_counter() - began
+        page.keyboard.press("Escape")  # the viewer closed: the page is the user's again
+        began = time.perf_counter()
+        with page.expect_download(timeout=300_000) as download:
+            page.click("#pdn-link")
+        pdn_size = os.path.getsize(download.value.path())
+        pdn = time.perf_counter() - began
         began = time.perf_counter()
         page.click("#show-more")
         page.wait_for_function("() => document.querySelectorAll('#games-body tr').length > 500")
@@ -88,7 +95,8 @@ def browse(html: str) -> None:
     print(f"browser: games list rendered {rendered / 1000:.2f} s after navigation start "
           f"(goto to rendered {wall:.2f} s wall), {rows} rows shown; longest game "
           f"({longest} plies) opened and stepped to its end in {step:.2f} s; 500 more "
-          f"rows listed in {more:.2f} s ({all_rows} in all); "
+          f"rows listed in {more:.2f} s ({all_rows} in all); every game as PDN "
+          f"({pdn_size / 2**20:.1f} MiB) unpacked and downloaded in {pdn:.2f} s; "
           f"page errors: {len(errors)}", flush=True)
 
 

@@ -6,13 +6,17 @@ The browser part skips, with the reason, when chromium or Playwright is missing 
 
 from __future__ import annotations
 
+import base64
+import gzip
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from guti.referee.game.pdn_reader import parse_pdn
 from tests.conftest import GUTI, ROOT
 from tests.test_records import reported_moves
 from tests.test_web_board import embedded_data
@@ -78,3 +82,22 @@ def test_the_viewer_draws_the_scores(tmp_path: Path, tournament: Path) -> None:
     assert len(ys) == len(evals)
     for i in range(len(evals) - 1):  # higher for White is higher on the graph
         assert (ys[i] < ys[i + 1]) == (evals[i] > evals[i + 1]), (i, evals[i : i + 2])
+
+
+def test_the_report_file_carries_guti_exports_pdn(tournament: Path) -> None:
+    """The packed PDN in a report file is byte for byte what ``guti export -pdn`` writes,
+    and each game's byte range in it is that game's record."""
+    done = subprocess.run([*GUTI, "export", "t.db", "-pdn", "export.pdn"], capture_output=True,
+                          text=True, timeout=120, cwd=tournament)
+    assert done.returncode == 0, done.stderr
+    html = (tournament / "t.html").read_text()
+    packed = re.search(r'<script id="guti-pdn" type="application/octet-stream">([^<]*)</script>',
+                       html)
+    assert packed
+    text = gzip.decompress(base64.b64decode(packed.group(1)))
+    assert text == (tournament / "export.pdn").read_bytes()
+    ranges = embedded_data(html)["pdn"]
+    assert [number for number, _, _ in ranges] == [1, 2]
+    for number, start, end in ranges:
+        (game,) = parse_pdn(text[start:end].decode("utf-8"))
+        assert game.tags["Game"] == str(number)

@@ -193,3 +193,22 @@ def test_report_of_an_sprt_run_charts_its_llr(tmp_path: Path) -> None:
     printed = re.search(r"LLR (-?[\d.]+)", standings.stdout)
     assert printed, standings.stdout
     assert f"{sprt['path'][-1][1]:.2f}" == printed.group(1) == f"{sprt['llr']:.2f}"
+
+
+def test_every_script_part_is_inlined_in_both_pages() -> None:
+    """The report's scripts are split by concern; both pages carry every part (the live
+    page its own script too), and no page refers to a script file."""
+    from importlib import resources
+
+    from guti.referee.web.report import REPORT_SCRIPTS, asset, render_page
+
+    static = resources.files("guti.referee.web").joinpath("static")
+    scripts = sorted(f.name for f in static.iterdir() if f.name.endswith(".js"))
+    assert sorted([*REPORT_SCRIPTS, "live.js"]) == scripts
+    data = {"title": "t"}
+    report, live = render_page(data), render_page(data, live=True)
+    for name in REPORT_SCRIPTS:
+        assert asset(name) in report and asset(name) in live
+        assert len(asset(name).splitlines()) <= 400
+    assert asset("live.js") in live and asset("live.js") not in report
+    assert "<script src" not in report and "<script src" not in live

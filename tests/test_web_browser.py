@@ -11,6 +11,7 @@ never used: chromium is launched from ``/usr/bin/chromium`` with a fresh profile
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import re
@@ -25,7 +26,9 @@ from typing import Any
 
 import pytest
 
+from guti.referee.game.reasons import Reason
 from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.storage.export import game_pdn, write_pdn
 from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.run import standings_from_store
 from tests.conftest import BOTS_DIR, GUTI, ROOT
@@ -77,6 +80,13 @@ def browser(tmp_path: Path) -> Iterator[BrowserPage]:
             context.close()
 
 
+@pytest.fixture(params=[1280, 390], ids=["desktop", "phone"])
+def sized(browser: BrowserPage, request: pytest.FixtureRequest) -> BrowserPage:
+    """:func:`browser` at a desktop's width, then at a phone's."""
+    browser.page.set_viewport_size({"width": request.param, "height": 800})
+    return browser
+
+
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real three-engine tournament (one engine named like a script) with its report."""
@@ -86,8 +96,9 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_report_opens_with_standings_and_replays_a_game(browser: BrowserPage,
+def test_report_opens_with_standings_and_replays_a_game(sized: BrowserPage,
                                                         tournament: Path) -> None:
+    browser = sized
     with TournamentStore(str(tournament / "t.db"), create=False) as store:
         names = store.engine_names()
         expected = [ln.name for ln in standings_from_store(store, names, "roundrobin").ranking()]
@@ -98,6 +109,9 @@ def test_report_opens_with_standings_and_replays_a_game(browser: BrowserPage,
     page.wait_for_selector("#games-body tr")
     shown = page.locator("#standings tbody tr td:nth-child(2)").all_text_contents()
     assert shown == expected
+    # Each table headed Elo says what its figure means, and which one compares engines.
+    text = page.inner_text("body")
+    assert "a performance figure" in text and "The one Elo per engine to compare engines by" in text
     number, final, plies = max(games, key=lambda g: g[2])
     page.click(f'#games-body tr[data-game="{number}"]')
     assert page.text_content("#ply") == f"ply 0 / {plies}"
@@ -124,7 +138,8 @@ def test_engine_named_like_a_script_shows_as_text(browser: BrowserPage, tourname
     page.wait_for_selector("#games-body tr")
     assert INJECTION in page.locator("#standings").inner_text()
     assert page.locator("#standings script").count() == 0
-    page.wait_for_timeout(300)
+    # A frame drawn after the page's scripts ran: any alert would have come by then.
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => setTimeout(done)))")
     assert browser.dialogs == []
     assert browser.errors == []
 
@@ -220,6 +235,10 @@ def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
     taken = _take_back_last_game(db)
     with TournamentStore(str(db), create=False) as store:
         stored = store.count_finished()
+        seen = {str(rec.reason) for _, rec in store.records()}
+    # The game comes back adjudicated: a reason no game on the page had.
+    assert "adjudication" not in seen
+    taken[1].reason, taken[1].detail, reason = Reason.ADJUDICATION, "a reason new here", "adjudication"
     proc, url = _live_server(db)
     try:
         page = browser.page
@@ -228,13 +247,54 @@ def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
         page.wait_for_function(
             "() => document.getElementById('live-status').textContent === 'connected'")
         assert page.locator("#games-body tr").count() == stored
+        assert page.locator(f'#f-reason option[value="{reason}"]').count() == 0
         assert page.locator("#viewer").is_hidden()  # no empty viewer before a game is opened
         assert page.locator("#pdn-link").get_attribute("href") == "games.pdn"
         assert page.locator("#pdn-link").is_visible()  # the server gives the games as PDN
+        # Every game, and one game from the viewer, as the server gives them: guti's PDN.
+        with TournamentStore(str(db), create=False) as store:
+            every = io.StringIO()
+            write_pdn(store, every)
+            number = next(store.records_by_game())[0]["game_id"] + 1
+            one = game_pdn(store, number)
+        assert download(page, "#pdn-link") == ("games.pdn", every.getvalue().encode())
+        page.locator(f'#games-body tr[data-game="{number}"]').focus()
+        page.keyboard.press("Enter")
+        assert download(page, "#game-pdn") == (f"game-{number}.pdn", (one or "").encode())
+        page.keyboard.press("Escape")
+        # The game still being played: its card, opened from the keyboard, shows it as it
+        # stands, and closing gives the focus back to the card.
+        info, record = taken
+        running = info["game_id"] + 1
+        assert proc.stdin is not None
+        feed = [{"t": "start", "game": {"id": running, "white": record.white,
+                                        "black": record.black,
+                                        "start_fen": record.start_fen or "", "moves": ""}}]
+        side = record.first_side
+        for move in record.moves[:3]:
+            feed.append({"t": "move", "id": running, "move": move, "side": side, "clock": 4000})
+            side = "b" if side == "w" else "w"
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in feed))
+        proc.stdin.flush()
+        card = f"#live-{running}"
+        page.wait_for_function(f"() => /^ply 3:/.test(document.querySelector('{card} .live-ply')"
+                               "?.textContent)")
+        page.locator(card).focus()
+        page.keyboard.press("Enter")
+        assert page.locator("#viewer").is_visible()
+        assert re.match(rf"Game {running}: .* \(being played\) - as of ply 3$",
+                        page.text_content("#viewer-title"))
+        assert page.text_content("#ply") == "ply 3 / 3"
+        assert page.text_content("#fen") == page.text_content(f"{card} .live-fen")
+        assert in_view(page, "#viewer")
+        page.keyboard.press("Escape")
+        assert page.evaluate("document.activeElement.id") == f"live-{running}"
         _store_again(db, taken)
         page.wait_for_function(
             f"() => document.querySelectorAll('#games-body tr').length === {stored + 1}")
         assert page.text_content("#progress").startswith(f"{stored + 1}/")
+        # The reason filter offers the reason the page had not seen before.
+        assert page.locator(f'#f-reason option[value="{reason}"]').count() == 1
         report = str(tmp_path / "final report.html")
         assert proc.stdin is not None
         proc.stdin.write(json.dumps({"t": "over", "stopped": "every game played",
@@ -276,54 +336,6 @@ def test_guti_serve_of_a_finished_database_claims_no_live_game(browser: BrowserP
         proc.communicate(timeout=30)
 
 
-def test_report_works_from_the_keyboard_alone(browser: BrowserPage, tournament: Path) -> None:
-    page = browser.page
-    page.goto((tournament / "t.html").as_uri())
-    page.wait_for_selector("#games-body tr")
-    assert page.locator("#viewer").is_hidden()
-    assert page.locator("#pdn-link").is_hidden()  # a report file has no server to ask
-    first = page.locator("#games-body tr").first
-    first.focus()
-    assert page.evaluate("document.activeElement.tagName") == "TR"  # a row takes the focus
-    page.keyboard.press("Enter")
-    assert page.locator("#viewer").is_visible()
-    plies = int(page.text_content("#ply").split("/ ")[1])
-    page.locator("#moves span.ply").nth(1).focus()
-    page.keyboard.press("Enter")
-    assert page.text_content("#ply") == f"ply 2 / {plies}"
-    scrolled = page.evaluate("window.scrollY")
-    page.keyboard.press("End")
-    assert page.text_content("#ply") == f"ply {plies} / {plies}"
-    assert page.evaluate("window.scrollY") == scrolled  # End moved the game, not the page
-    page.locator("#f-engine").focus()
-    page.keyboard.press("Home")  # keys outside the viewer are the page's
-    assert page.text_content("#ply") == f"ply {plies} / {plies}"
-    names = [page.get_by_role("button", name=n).count()
-             for n in ("first position", "previous move", "next move", "last position")]
-    assert names == [1, 1, 1, 1]
-    assert page.locator("#board svg > title").first.text_content().startswith("Board: ")
-    # The viewer numbers every point; an empty point's number sits beside its dot.
-    empty = page.evaluate("""() => [...document.querySelectorAll('#board svg .point')]
-        .filter(d => !document.querySelector(`#board svg .piece[data-point="${d.dataset.point}"]`))
-        .map(d => [d.dataset.point, +d.getAttribute('cx')])""")
-    labels = {t: float(x) for t, x in page.evaluate(
-        "() => [...document.querySelectorAll('#board svg .label')]"
-        ".map(t => [t.textContent, t.getAttribute('x')])")}
-    assert empty and all(labels[point] > cx for point, cx in empty)
-    assert page.locator("#clock-chart svg > title").count() == 1
-    chart = page.locator("#clock-chart svg").inner_html()
-    assert ">white</text>" in chart and ">black</text>" in chart  # the clock chart's legend
-    # The Elo chart has values on its axis, and no engine's name runs off its edges.
-    assert page.locator("#elo-chart svg text", has_text=re.compile(r"^-?\d+(\.\d)?$")).count() >= 2
-    assert page.evaluate("""() => { const svg = document.querySelector('#elo-chart svg');
-        const box = svg.getBoundingClientRect();
-        return [...svg.querySelectorAll('text')].every(t => { const r = t.getBoundingClientRect();
-          return r.left >= box.left - 1 && r.right <= box.right + 1; }); }""")
-    page.emulate_media(color_scheme="dark")  # a dark page for a dark desktop
-    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(24, 26, 27)"
-    assert browser.errors == []
-
-
 def test_sprt_state_is_at_the_top(browser: BrowserPage, tournament: Path, tmp_path: Path) -> None:
     page = browser.page
     page.goto((tournament / "t.html").as_uri())  # no SPRT: nothing said about one
@@ -348,58 +360,9 @@ def test_sprt_state_is_at_the_top(browser: BrowserPage, tournament: Path, tmp_pa
     assert browser.errors == []
 
 
-def test_every_game_and_position_has_an_address(browser: BrowserPage, tournament: Path) -> None:
-    with TournamentStore(str(tournament / "t.db"), create=False) as store:
-        games = {info["game_id"] + 1: rec for info, rec in store.records()}
-    number, record = max(games.items(), key=lambda g: len(g[1].moves))
-    page = browser.page
-    page.goto((tournament / "t.html").as_uri())
-    page.wait_for_selector("#games-body tr")
-    page.click(f'#games-body tr[data-game="{number}"]')
-    page.click("#next")
-    assert page.evaluate("location.hash") == f"#game={number}&ply=1"
-    plies = len(record.moves)
-    page.goto((tournament / "t.html").as_uri() + f"#game={number}&ply={plies}")
-    page.reload()
-    page.wait_for_selector("#games-body tr")
-    assert page.text_content("#ply") == f"ply {plies} / {plies}"
-    assert page.text_content("#fen") == record.final_fen
-    assert browser.errors == []
-
-
-def test_games_list_searches_and_sorts(browser: BrowserPage, tournament: Path) -> None:
-    with TournamentStore(str(tournament / "t.db"), create=False) as store:
-        games = [(info["game_id"] + 1, rec) for info, rec in store.records()]
-    page = browser.page
-    page.goto((tournament / "t.html").as_uri())
-    page.wait_for_selector("#games-body tr")
-    numbers = lambda: [int(n) for n in page.locator("#games-body tr td:first-child")  # noqa: E731
-                       .all_text_contents()]
-    assert numbers() == sorted(n for n, _ in games)
-    page.get_by_role("button", name="#").click()  # the number column again: descending
-    assert numbers() == sorted((n for n, _ in games), reverse=True)
-    page.get_by_role("button", name="plies").click()
-    plies = [len(r.moves) for _, r in sorted(games, key=lambda g: (len(g[1].moves), g[0]))]
-    shown = [int(p) for p in page.locator("#games-body tr td:nth-child(7)").all_text_contents()]
-    assert shown == plies
-    # Next and previous game follow the list as sorted (here by plies).
-    first, second = page.locator("#games-body tr").nth(0), page.locator("#games-body tr").nth(1)
-    first.click()
-    page.get_by_role("button", name="next game").click()
-    assert page.evaluate("location.hash").startswith(f"#game={second.get_attribute('data-game')}&")
-    page.get_by_role("button", name="previous game").click()
-    assert page.evaluate("location.hash").startswith(f"#game={first.get_attribute('data-game')}&")
-    page.fill("#f-search", "greedy")
-    with_greedy = sorted(n for n, r in games if "greedy" in (r.white, r.black))
-    assert sorted(numbers()) == with_greedy
-    number = games[-1][0]
-    page.fill("#f-search", f"#{number}")
-    assert numbers()[0] == number
-    assert browser.errors == []
-
-
-def test_an_sprt_stop_is_named_in_the_progress_line(browser: BrowserPage, tmp_path: Path) -> None:
+def test_an_sprt_stop_is_named_in_the_progress_line(sized: BrowserPage, tmp_path: Path) -> None:
     """After an SPRT decided, "N/M games played" says why the rest were not played."""
+    browser = sized
     from guti.referee.stats.sprt import SprtSpec
     from guti.referee.web.data import report_data
     from guti.referee.web.report import render_page
@@ -419,3 +382,18 @@ def test_an_sprt_stop_is_named_in_the_progress_line(browser: BrowserPage, tmp_pa
                                               "played; stopped early: SPRT H1 accepted")
     assert page.text_content("#sprt-top").startswith("SPRT: H1 accepted")
     assert browser.errors == []
+
+
+def in_view(page: Page, selector: str) -> bool:
+    return bool(page.evaluate("""s => { const r = document.querySelector(s).getBoundingClientRect();
+        return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }""",
+                              selector))
+
+
+def download(page: Page, selector: str) -> tuple[str, bytes]:
+    """Follow the link ``selector`` (by the keyboard: focus and Enter); the file's name and bytes."""
+    with page.expect_download() as info:
+        page.locator(selector).focus()
+        page.keyboard.press("Enter")
+    download = info.value
+    return download.suggested_filename, Path(download.path()).read_bytes()

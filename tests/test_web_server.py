@@ -109,6 +109,15 @@ def test_server_answers_only_get_on_its_routes(small_db: Path) -> None:
                     expected = io.StringIO()
                     write_pdn(store, expected)
                 assert await pdn.text() == expected.getvalue() != ""
+            # One game alone: its record as that file has it; a game not stored: 404.
+            first_game = expected.getvalue().split("\n\n[Event")[0] + "\n"
+            async with http.get(url + "games.pdn?game=1") as one:
+                assert one.status == 200
+                assert one.headers["Content-Disposition"] == 'attachment; filename="game-1.pdn"'
+                assert await one.text() == first_game
+            for wanted in ("999", "0", "x", "-1", "1" * 12):
+                async with http.get(url + "games.pdn?game=" + wanted) as missing:
+                    assert missing.status == 404, wanted
             async with http.get(url + "events") as stream:
                 assert stream.headers["Content-Type"] == "text/event-stream"
                 first = await stream.content.readline()

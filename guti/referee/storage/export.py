@@ -117,6 +117,27 @@ def write_pdn(store: TournamentStore, fh: TextIO, fields: PdnFields | None = Non
     return _write_games(store.records_by_game(), fh, _pdn(fields))
 
 
+def pdn_records(store: TournamentStore, fields: PdnFields | None = None) -> Iterator[tuple[int, str]]:
+    """Each stored game's PDN record in game-number order, as (game number, text): the
+    records :func:`write_pdn` writes, which joined by ``"\n"`` are its whole file (the
+    report embeds them so that a page opened from disk can give the same PDN)."""
+    fields = stored_pdn_fields(store) if fields is None else fields
+    for info, record in store.records_by_game():
+        record.number = info["game_id"] + 1
+        yield record.number, format_game(record, fields)
+
+
+def game_pdn(store: TournamentStore, number: int, fields: PdnFields | None = None) -> str | None:
+    """Game ``number``'s (1-based) PDN record, as :func:`pdn_records` gives it; None when
+    that game is not stored."""
+    found = store.record_of_game(number - 1)
+    if found is None:
+        return None
+    _info, record = found
+    record.number = number
+    return format_game(record, stored_pdn_fields(store) if fields is None else fields)
+
+
 def export_epd(store: TournamentStore, path: str) -> int:
     """Every stored game's final position (the ``-epdout`` line); returns the number."""
     return write_whole(path, lambda fh: _write_games(store.records_by_game(), fh, _epd), "-epd")

@@ -383,6 +383,13 @@ class TournamentStore:
         """Every stored game in game-id order (how exports list them), in batches."""
         return self._records("game_id", 1, -1)
 
+    def record_of_game(self, game_id: int) -> tuple[dict[str, Any], GameRecord] | None:
+        """The stored game with the 0-based ``game_id`` as (row info, GameRecord); None when
+        that game is not stored."""
+        for info, record in self._records("game_id", 1, game_id - 1):
+            return (info, record) if info["game_id"] == game_id else None
+        return None
+
     def _records(
         self, order: str, key_index: int, start: int
     ) -> Iterator[tuple[dict[str, Any], GameRecord]]:

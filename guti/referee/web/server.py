@@ -31,7 +31,7 @@ from typing import Any
 
 from aiohttp import web
 
-from guti.referee.storage.export import write_pdn
+from guti.referee.storage.export import game_pdn, write_pdn
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.web.data import report_data
 from guti.referee.web.live import CLIENT_QUEUE, LiveHub, Queued
@@ -145,22 +145,32 @@ def _render(hub: LiveHub) -> str:
 
 
 async def _pdn(request: web.Request) -> web.Response:
-    """Every stored game as one PDN file (as ``guti export -pdn`` writes it), made in a
-    thread, one at a time."""
+    """Every stored game as one PDN file (as ``guti export -pdn`` writes it), or with
+    ``?game=N`` game N's record alone (as that file has it), made in a thread, one at a
+    time."""
     hub = request.app[_HUB]
+    wanted = request.query.get("game", "")
+    number = int(wanted) if wanted.isdigit() and 0 < len(wanted) < 10 else None
+    if wanted and not number:
+        return web.Response(status=404, text="no such game\n", headers=_HEADERS)
     async with request.app[_PAGE]["lock"]:
         try:
-            text = await asyncio.to_thread(_games_pdn, hub.db_path)
+            text = await asyncio.to_thread(_games_pdn, hub.db_path, number)
         except StoreError as exc:
             return web.Response(status=503, text=f"no games to give yet ({exc})\n",
                                 headers=_HEADERS)
+    if text is None:
+        return web.Response(status=404, text="no such game\n", headers=_HEADERS)
+    name = "games.pdn" if number is None else f"game-{number}.pdn"
     return web.Response(text=text, content_type="application/x-pdn", headers={
-        **_HEADERS, "Content-Disposition": 'attachment; filename="games.pdn"'})
+        **_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
 
 
-def _games_pdn(db_path: str) -> str:
-    out = io.StringIO()
+def _games_pdn(db_path: str, number: int | None = None) -> str | None:
     with TournamentStore(db_path, create=False) as store:
+        if number is not None:
+            return game_pdn(store, number)
+        out = io.StringIO()
         write_pdn(store, out)
     return out.getvalue()
 

@@ -4,18 +4,39 @@
 "use strict";
 (function () {
   const { DATA, G, el, clear, drawBoard, formatFen, play, positions, renderGames,
-    renderStandings, showProgress } = window.GUTI_REPORT;
+    renderStandings, showProgress, openGame, show } = window.GUTI_REPORT;
   const live = new Map();
   function liveCard(id) {
     const g = live.get(id);
     let card = document.getElementById("live-" + id);
-    if (!card) { card = el("div", { class: "live-game", id: "live-" + id }); document.getElementById("live-games").append(card); }
+    if (!card) {
+      card = el("div", { class: "live-game", id: "live-" + id, tabindex: 0, role: "button",
+        "aria-label": `game ${id} being played: open it`, title: "open this game (Enter)" });
+      card.addEventListener("click", () => openLive(id, card));
+      card.addEventListener("keydown", ev => {
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openLive(id, card); }
+      });
+      document.getElementById("live-games").append(card);
+    }
     const step = g.steps[g.steps.length - 1];
     card.replaceChildren(el("div", { class: "live-title" }, `Game ${id}: ${g.white} (white) vs ${g.black} (black)`),
       drawBoard(step, 300, false),
       el("div", { class: "live-ply" }, `ply ${g.moves.length}` + (g.moves.length ? ": " + g.moves[g.moves.length - 1] : "")),
       el("div", { class: "live-info" }, liveInfo(g)),
       el("div", { class: "live-fen", style: "font-family: monospace; font-size: 0.8em" }, formatFen(step.pos)));
+  }
+  // A running game in the viewer, as it stands now (the card keeps following it): its
+  // moves, with the clocks known so far at the last ply.
+  function openLive(id, card) {
+    const g = live.get(id);
+    if (!g) return;
+    const engine = n => DATA.engines.findIndex(e => e.name === n);
+    const plies = g.moves.length, none = g.moves.map(() => null);
+    const clocks = none.slice();
+    if (plies) clocks[plies - 1] = g.clocks[g.steps[plies - 1].pos.turn] ?? null;
+    openGame([id, "", engine(g.white), engine(g.black), "*", "being played", `as of ply ${plies}`,
+      g.start || "", g.moves.join(" "), 0, clocks, none, "", "", []], card);
+    show(plies);
   }
   function liveInfo(g) {  // both clocks, the last score (White's view) and depth
     const secs = ms => ms === undefined ? "-" : (ms / 1000).toFixed(1) + " s";
@@ -26,7 +47,7 @@
   }
   function liveStart(g) {
     const moves = g.moves ? g.moves.split(" ") : [];
-    live.set(g.id, { white: g.white, black: g.black, moves, steps: positions(g.start_fen, moves),
+    live.set(g.id, { white: g.white, black: g.black, moves, start: g.start_fen, steps: positions(g.start_fen, moves),
       clocks: g.clocks || {}, score: g.score, depth: g.depth });
     liveCard(g.id);
   }
@@ -56,7 +77,6 @@
   }
   function setupLive() {
     document.getElementById("live").hidden = false;
-    document.getElementById("pdn-link").hidden = false;  // the server gives the games as PDN
     const status = document.getElementById("live-status");
     if (DATA.live) showState(status, DATA.live);
     const source = new EventSource("events?since=" + (DATA.seq || 0));
