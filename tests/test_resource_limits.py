@@ -3,7 +3,8 @@
 The hostile engines (tests/engines/hostile.py) play real tournaments through ``guti``: a
 memory hog filling 2 GB under ``limits.memory=256M``, a fork bomb under
 ``limits.processes=16``, an engine connecting to a local port under ``limits.network=off``,
-an engine writing outside its folder under ``limits.files=private``.
+an engine writing outside its folder under ``limits.files=private``, an engine leaving a
+thread spinning after its ``bestmove`` under ``limits.ponder=off``.
 Each must lose (or fail at its attack) alone, with the reason ``resource limit`` and the
 limit named, while the game between two other engines, played at the same time, ends
 normally, and nothing of it may be left: no process, no cgroup.
@@ -127,12 +128,13 @@ def _engine(name: str, mode: str, tmp_path: Path, *settings: str, extra: str = "
     return ["-engine", f"cmd={sys.executable}", f"args={args} {extra}", f"name={name}", *settings]
 
 
-def _tournament(tmp_path: Path, *engines: list[str]) -> tuple[str, list[tuple]]:
+def _tournament(tmp_path: Path, *engines: list[str], flags: tuple[str, ...] = ()
+                ) -> tuple[str, list[tuple]]:
     """Play the tournament; its output, its games, and check that it left no cgroup."""
     db = tmp_path / "t.db"
     proc = subprocess.Popen(
         [*GUTI, "tournament", *[word for engine in engines for word in engine],
-         "-each", "tc=30+0.1", "-concurrency", "2", "-maxmoves", "30", "-db", str(db)],
+         "-each", "tc=30+0.1", "-concurrency", "2", "-maxmoves", "30", "-db", str(db), *flags],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)})
     out, err = proc.communicate(timeout=300)
@@ -375,3 +377,94 @@ def test_a_cpu_reading_less_than_a_clock_tick_old_is_used_again(monkeypatch):
     assert reading.seconds() == 1.5 and len(reads) == 2  # a tick on: read afresh
     now[0] += 5 * tick
     assert reading.seconds() == 2.0 and len(reads) == 3
+
+
+_OFF_MOVE = re.compile(r"engine spinner: (\d+\.\d\d) s of CPU used off its move in this game "
+                       r"\(limits\.ponder=off allows 0\.2 s\); (\d+\.\d\d) s of it between its "
+                       r"(?:readyok|bestmove at ply \d+) and its go for ply \d+")
+
+
+@pytest.mark.slow  # six games, a second of CPU burnt in each of the spinner's four
+def test_a_thread_spinning_after_bestmove_is_charged_off_its_move_alone(tmp_path):
+    # the spinner leaves a thread spinning after its first bestmove; its opponent waits
+    # (an event: a file) until that thread has spent 1 s of CPU after each of the
+    # spinner's bestmoves, so the spinner has used that much off its move by its next go
+    # (less what it spent before the referee read its bestmove, on a loaded machine)
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    ponder = ("limits.ponder=off", "limits.offmove_cpu=0.2")
+    done, games = _tournament(
+        tmp_path, _engine("spinner", "spin", tmp_path, *ponder, extra=f"--sync {sync} --burn 1"),
+        _engine("good1", "good", tmp_path, *ponder, extra=f"--sync {sync}"),
+        _engine("good2", "good", tmp_path, *ponder, extra=f"--sync {sync}"),
+        flags=("-show-resources",))
+    assert "limits: ponder off by the CPU time between bestmove and go, from /proc" in done
+    _check_contained(tmp_path, games, "spinner", "")
+    for game in games:
+        if "spinner" in game[:2]:
+            total, window = map(float, _OFF_MOVE.fullmatch(game[3]).groups())  # type: ignore[union-attr]
+            assert total >= window > 0.2, game[3]
+    used = rows(tmp_path / "t.db", "select white, black, resources from games")
+    for white, black, text in used:
+        uses = json.loads(text)
+        for side, name in (("w", white), ("b", black)):
+            off = uses[side]["off_move_cpu_ms"]
+            assert off > 200 if name == "spinner" else off <= 200, (name, uses)
+            assert uses[side]["peak_memory"] > 0 and uses[side]["memory_from"] == "VmHWM"
+    table = done[done.index("Resources"):]
+    assert all(name in table for name in ("spinner", "good1", "good2"))
+
+
+def test_what_each_engine_used_is_stored_exported_and_read_back(tmp_path):
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.resources import EngineUse
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.storage.export import game_json
+    from guti.referee.storage.rows import resources_from_json, resources_json
+    from guti.referee.storage.store import TournamentStore
+    from guti.rules import Side
+
+    use = EngineUse(cpu_ms=120.0, move_cpu_ms=100.0, moves=3, off_move_cpu_ms=10.0,
+                    peak_memory=50 << 20, memory_from="cgroup")
+    record = GameRecord("egara-guti", "A", "B", resources={Side.WHITE: use})
+    assert resources_from_json(resources_json(record)) == {Side.WHITE: use}
+    assert resources_from_json(None) == {} and resources_json(GameRecord("pretwa", "A", "B")) is None
+    for bad in ("[1]", '{"w": 3}', '{"w": {"cpu_ms": "x"}}', '{"x": {}}', '{"w": {"moves": -1}}'):
+        with pytest.raises(ValueError):
+            resources_from_json(bad)
+    assert game_json({"game_id": 0, "round": 1, "pair_id": 0}, record)["resources"] == {
+        "white": use.to_json()}
+    # a newer guti's keys are ignored; the integrity check names a column that is no object
+    assert EngineUse.from_json({**use.to_json(), "later": 1}) == use
+    path = tmp_path / "t.db"
+    from guti.referee.game.engine_config import EngineConfig
+
+    with TournamentStore(str(path)) as store:
+        store.create({}, "fp", [EngineConfig("A", ["a"]), EngineConfig("B", ["b"])],
+                     iter([ScheduledGame(0, 0, 1, 0, 1, None)]))
+        store.record_game(ScheduledGame(0, 0, 1, 0, 1, None), record)
+        assert list(store.resource_uses()) == [("A", "B", {Side.WHITE: use})]
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE games SET resources = '[1]'")
+    conn.close()
+    from guti.referee.storage.errors import StoreError
+
+    with pytest.raises(StoreError, match="resources is not a JSON object"):
+        TournamentStore.checked(str(path))
+
+
+def test_pondering_is_judged_on_the_game_s_total_off_its_move():
+    box = parse_sandbox({"limits.ponder": "off", "limits.offmove_cpu": "0.5"})
+    assert box.ponder_off and box.offmove_cpu == 0.5 and not box.active
+    assert box.offmove_excess(500.0) is None
+    assert box.offmove_excess(620.0) == (
+        "0.62 s of CPU used off its move in this game (limits.ponder=off allows 0.5 s)")
+    assert parse_sandbox({"limits.ponder": "on"}).offmove_excess(10_000.0) is None
+    assert parse_sandbox({"limits.ponder": "off"}).offmove_cpu == sandbox.DEFAULT_OFFMOVE_CPU
+    for bad in ("-1", "x", "inf"):
+        with pytest.raises(SandboxError, match=f"^limits.offmove_cpu={bad}: expected"):
+            parse_sandbox({"limits.offmove_cpu": bad})
+    with pytest.raises(SandboxError, match="^limits.ponder=maybe: expected on or off"):
+        parse_sandbox({"limits.ponder": "maybe"})

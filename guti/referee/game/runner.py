@@ -46,6 +46,7 @@ from guti.referee.game.judge import Fault, Verdict, judge_reply
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
+from guti.referee.game.resources import CpuAccount
 from guti.referee.game.settings import (
     DEFAULT_HANDSHAKE_TIMEOUT,
     DEFAULT_MOVE_TIMEOUT,
@@ -166,13 +167,20 @@ class _Game:
         self.adjudicator: Adjudicator | None = None
         self.position = Position.of(board)
         self.watch: lateness.LatenessWatch | None = None  # set while the game plays
-        #: The CPU seconds of the engine asked last, when it was asked (None: not known).
-        self.cpu_before: float | None = None
+        #: Each engine's CPU through the game, on and off its move.
+        self.cpu = {Side.WHITE: CpuAccount(), Side.BLACK: CpuAccount()}
 
     async def play(self) -> GameRecord:
         with lateness.hold() as watch:
             self.watch = watch
-            return await self.play_held()
+            for side in (Side.WHITE, Side.BLACK):
+                self.cpu[side].game_starts(self.engines[side].cpu_time())
+            record = await self.play_held()
+        for side in (Side.WHITE, Side.BLACK):  # before the engines are stopped
+            engine = self.engines[side]
+            record.resources[side] = self.cpu[side].game_ends(engine.cpu_time(),
+                                                              engine.peak_memory())
+        return record
 
     async def play_held(self) -> GameRecord:
         for side in (Side.WHITE, Side.BLACK):
@@ -180,16 +188,20 @@ class _Game:
                 await self.engines[side].new_game(self.bounds.sync)
             except EngineError as exc:
                 return self.not_ready(side, exc)
+            self.cpu[side].ready(self.engines[side].cpu_time())
         while True:
             # Without listing the moves (the judge checks the one played by itself).
             if self.board.is_game_over():
                 return self.ended_by_rules()
             side = self.board.turn
             allowed = self.clocks[side].allowed_ms()
+            excess = self.off_move_excess(side)
+            if excess is not None:
+                return self.lose(side, Reason.RESOURCE_LIMIT, excess)
             voids = 0
             while True:
                 try:
-                    reply = await self.ask(side, allowed)
+                    reply = await self.ask(side, allowed, again=voids > 0)
                 except EngineTimeout:
                     return self.stalled(side, allowed)
                 except EngineError as exc:
@@ -214,16 +226,18 @@ class _Game:
         """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
         return self.bounds.move if allowed is None else allowed / 1000 + self.bounds.stall_grace
 
-    async def ask(self, side: Side, allowed: float | None) -> GoReply:
-        """Send ``position`` and ``go`` with both clocks as they stand; return the reply.
-        A wait that runs out is extended by the time the referee was late during it (at
-        most :data:`MAX_VOIDS` times): the engine's silence is measured in the referee's
+    async def ask(self, side: Side, allowed: float | None, again: bool = False) -> GoReply:
+        """Send ``position`` and ``go`` with both clocks as they stand; return the reply
+        (``again``: a voided move asked anew, its CPU counted from now). A wait that runs
+        out is extended by the time the referee was late during it (at most
+        :data:`MAX_VOIDS` times): the engine's silence is measured in the referee's
         running time only."""
         white, black = self.clocks[Side.WHITE], self.clocks[Side.BLACK]
         go = go_for_turn(self.clocks[side].limits, (white.limits, white.remaining_ms),
                          (black.limits, black.remaining_ms), self.clocks[side].moves_in_period)
         engine = self.engines[side]
-        self.cpu_before = engine.cpu_time()
+        if again:
+            self.cpu[side].go(engine.cpu_time())
         sent_at = engine.start_go(self.position, go)
         wait, extended = self.wait_for(allowed), 0.0
         for _ in range(MAX_VOIDS):
@@ -272,11 +286,23 @@ class _Game:
             self.observer.moved(self.record, self.board)
 
     def cpu_used(self, side: Side) -> float | None:
-        """The CPU milliseconds the engine used since it was asked for this move."""
-        after = self.engines[side].cpu_time()
-        if self.cpu_before is None or after is None:
+        """The CPU milliseconds the engine used since it was asked for this move (the
+        move just played); from now it is off its move."""
+        return self.cpu[side].bestmove(self.engines[side].cpu_time(), self.record.plies)
+
+    def off_move_excess(self, side: Side) -> str | None:
+        """Before its ``go``: the stretch off its move ends; why the CPU the engine used
+        off its move in this game breaks its ``limits.ponder=off``, or None."""
+        engine, account = self.engines[side], self.cpu[side]
+        window_from = account.off_from
+        window = account.go(engine.cpu_time())
+        if engine.sandbox is None or window is None:
             return None
-        return round((after - self.cpu_before) * 1000, 1)
+        why = engine.sandbox.offmove_excess(account.off_ms)
+        if why is None:
+            return None
+        return (f"engine {engine.name}: {why}; {window / 1000:.2f} s of it between "
+                f"{window_from} and its go for ply {self.record.plies + 1}")
 
     def cpu_excess(self, side: Side, reply: GoReply) -> str | None:
         """Why the move just played broke the engine's ``limits.cpus``, or None."""
