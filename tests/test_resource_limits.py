@@ -444,6 +444,15 @@ def test_what_each_engine_used_is_stored_exported_and_read_back(tmp_path):
                      iter([ScheduledGame(0, 0, 1, 0, 1, None)]))
         store.record_game(ScheduledGame(0, 0, 1, 0, 1, None), record)
         assert list(store.resource_uses()) == [("A", "B", {Side.WHITE: use})]
+        from guti.referee.web.data import report_data
+
+        assert report_data(store)["resources"] == [
+            ["A", "1", "50.0 MiB", "33.3 ms", "10.0 ms", "10.0 ms"]]
+    shown = subprocess.run([*GUTI, "standings", str(path), "-show-resources"],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"│ A +│ +1 │ +50\.0 MiB │ +33\.3 ms │ +10\.0 ms │ +10\.0 ms │", shown.stdout)
+    assert re.search(r"│ B +│ +0 │ +- │", shown.stdout), shown.stdout
     import sqlite3
 
     with sqlite3.connect(path) as conn:
@@ -468,3 +477,15 @@ def test_pondering_is_judged_on_the_game_s_total_off_its_move():
             parse_sandbox({"limits.offmove_cpu": bad})
     with pytest.raises(SandboxError, match="^limits.ponder=maybe: expected on or off"):
         parse_sandbox({"limits.ponder": "maybe"})
+
+
+def test_a_match_shows_what_each_engine_used(tmp_path):
+    engine = ["cmd=" + sys.executable, f"args={HOSTILE} --mode good"]
+    done = subprocess.run(
+        [*GUTI, "match", "-engine", *engine, "name=one", "-engine", *engine, "name=two",
+         "-each", "tc=30+0.1", "-games", "2", "-maxmoves", "5", "-show-resources"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    table = done.stdout[done.stdout.index("Resources"):]
+    for name in ("one", "two"):
+        assert re.search(rf"│ {name} +│ +2 │ +[\d.]+ MiB \* │ +[\d.]+ ms │", table), table

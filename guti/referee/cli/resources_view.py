@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from guti.referee.process.text import visible
-from guti.referee.stats.resources import ResourceTable, mib_text, ms_text
+from guti.referee.stats.resources import HEADS, ResourceTable
 from guti.referee.storage.store import TournamentStore
 
 
@@ -29,19 +29,11 @@ def resources_from_store(stores: list[TournamentStore]) -> ResourceTable:
 def resources_table(table: ResourceTable) -> Table:
     """Per engine: peak memory, CPU per move, CPU off its moves."""
     t = Table(title="Resources", title_justify="left")
-    for head in ("engine", "games", "peak memory", "CPU per move", "off-move CPU per game",
-                 "most off-move CPU in a game"):
+    for head in HEADS:
         t.add_column(head, justify="left" if head == "engine" else "right")
     for line in table.lines:
-        if not line.games:
-            t.add_row(visible(line.name), "0", "-", "-", "-", "-")
-            continue
-        memory = mib_text(line.peak_memory)
-        if line.peak_memory is not None and line.memory_from == {"VmHWM"}:
-            memory += " *"
-        t.add_row(visible(line.name), str(line.games), memory, ms_text(line.cpu_per_move_ms),
-                  ms_text(line.off_move_per_game_ms),
-                  ms_text(line.most_off_move_ms if line.off_move_games else None))
+        name, *cells = line.cells()
+        t.add_row(visible(name), *cells)
     t.caption = ("peak memory: the most the engine held at once, all its processes together "
                  "(from its memory cgroup; * its largest process's peak resident memory, "
                  "VmHWM); CPU per move: from go to bestmove, all its threads; off-move CPU: "

@@ -13,7 +13,6 @@ reading is None.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -41,21 +40,6 @@ def peak_rss(pids: Iterable[int]) -> int | None:
     readable, e.g. all gone or off Linux)."""
     peaks = [peak for pid in pids if (peak := _kib(_status_fields(pid).get("VmHWM")))]
     return max(peaks) if peaks else None
-
-
-def group_members(pgid: int) -> list[int]:
-    """The processes of process group ``pgid`` (an engine runs in a group of its own)."""
-    found = []
-    with contextlib.suppress(OSError):
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                with open(f"/proc/{name}/stat", "rb") as fh:
-                    data = fh.read()
-                if int(data[data.rfind(b")") + 2:].split()[2]) == pgid:
-                    found.append(int(name))
-    return found
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,19 @@ class ResourceLine:
     def off_move_per_game_ms(self) -> float | None:
         return self.off_move_cpu_ms / self.off_move_games if self.off_move_games else None
 
+    def cells(self) -> list[str]:
+        """The line as text, as ``-show-resources`` and the report show it: name, games,
+        peak memory (``*``: its largest process's peak resident memory, no cgroup), CPU
+        per move, off-move CPU per game and the most in one game."""
+        if not self.games:
+            return [self.name, "0", "-", "-", "-", "-"]
+        memory = mib_text(self.peak_memory)
+        if self.peak_memory is not None and self.memory_from == {"VmHWM"}:
+            memory += " *"
+        return [self.name, str(self.games), memory, ms_text(self.cpu_per_move_ms),
+                ms_text(self.off_move_per_game_ms),
+                ms_text(self.most_off_move_ms if self.off_move_games else None)]
+
     def add(self, use: EngineUse) -> None:
         self.games += 1
         if use.peak_memory is not None:
@@ -51,6 +64,11 @@ class ResourceLine:
             self.off_move_cpu_ms += use.off_move_cpu_ms
             self.off_move_games += 1
             self.most_off_move_ms = max(self.most_off_move_ms, use.off_move_cpu_ms)
+
+
+#: The heads of :meth:`ResourceLine.cells`.
+HEADS = ("engine", "games", "peak memory", "CPU per move", "off-move CPU per game",
+         "most off-move CPU in a game")
 
 
 class ResourceTable:
