@@ -167,6 +167,11 @@ def test_a_memory_hog_is_killed_at_its_limit_and_charged_alone(tmp_path):
         if "peak" in game[3]:
             peak = float(game[3].split("(peak ")[1].split(" MiB")[0])
             assert peak <= 256  # the machine's memory untouched beyond the limit
+    # the hog's peak, from its cgroup, is stored with each of its games
+    for white, black, text in rows(tmp_path / "t.db", "select white, black, resources from games"):
+        if "hog" in (white, black):
+            hog = json.loads(text)["w" if white == "hog" else "b"]
+            assert hog["memory_from"] == "cgroup" and 0 < hog["peak_memory"] <= 256 << 20, hog
 
 
 def test_a_fork_bomb_is_refused_at_its_limit_and_charged_alone(tmp_path):
