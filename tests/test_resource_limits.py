@@ -453,11 +453,6 @@ def test_what_each_engine_used_is_stored_exported_and_read_back(tmp_path):
 
         assert report_data(store)["resources"] == [
             ["A", "1", "50.0 MiB", "33.3 ms", "10.0 ms", "10.0 ms"]]
-    shown = subprocess.run([*GUTI, "standings", str(path), "-show-resources"],
-                           capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0, shown.stderr
-    assert re.search(r"│ A +│ +1 │ +50\.0 MiB │ +33\.3 ms │ +10\.0 ms │ +10\.0 ms │", shown.stdout)
-    assert re.search(r"│ B +│ +0 │ +- │", shown.stdout), shown.stdout
     import sqlite3
 
     with sqlite3.connect(path) as conn:
@@ -484,7 +479,8 @@ def test_pondering_is_judged_on_the_game_s_total_off_its_move():
         parse_sandbox({"limits.ponder": "maybe"})
 
 
-def test_a_match_shows_what_each_engine_used(tmp_path):
+@pytest.mark.slow  # two guti commands, one with engines
+def test_a_match_and_the_standings_show_what_each_engine_used(tmp_path):
     engine = ["cmd=" + sys.executable, f"args={HOSTILE} --mode good"]
     done = subprocess.run(
         [*GUTI, "match", "-engine", *engine, "name=one", "-engine", *engine, "name=two",
@@ -494,3 +490,22 @@ def test_a_match_shows_what_each_engine_used(tmp_path):
     table = done.stdout[done.stdout.index("Resources"):]
     for name in ("one", "two"):
         assert re.search(rf"│ {name} +│ +2 │ +[\d.]+ MiB \* │ +[\d.]+ ms │", table), table
+    # a database: an engine with a game measured, one without
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.resources import EngineUse
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.storage.store import TournamentStore
+    from guti.rules import Side
+
+    use = EngineUse(cpu_ms=120.0, move_cpu_ms=100.0, moves=3, off_move_cpu_ms=10.0,
+                    peak_memory=50 << 20, memory_from="cgroup")
+    job = ScheduledGame(0, 0, 1, 0, 1, None)
+    with TournamentStore(str(tmp_path / "t.db")) as store:
+        store.create({}, "fp", [EngineConfig("A", ["a"]), EngineConfig("B", ["b"])], iter([job]))
+        store.record_game(job, GameRecord("egara-guti", "A", "B", resources={Side.WHITE: use}))
+    shown = subprocess.run([*GUTI, "standings", str(tmp_path / "t.db"), "-show-resources"],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"│ A +│ +1 │ +50\.0 MiB │ +33\.3 ms │ +10\.0 ms │ +10\.0 ms │", shown.stdout)
+    assert re.search(r"│ B +│ +0 │ +- │", shown.stdout), shown.stdout
