@@ -88,6 +88,19 @@ def test_a_limit_not_enforced_is_said_once_or_refused_when_required(monkeypatch)
     assert report_lines([("b", Sandbox())]) == []
 
 
+def test_cpu_judged_limits_say_off_linux_that_they_are_not_enforced(monkeypatch):
+    box = parse_sandbox({"limits.cpus": "1", "limits.ponder": "off"})
+    assert report_lines([("x", box)]) == [
+        "limits: cpus by the CPU time of each move, from /proc; ponder off by the CPU time "
+        "between bestmove and go, from /proc"]
+    monkeypatch.setattr(sandbox.sys, "platform", "darwin")
+    assert sandbox.unenforced("x", box, _nothing_enforced()) == [
+        f"engine x: {key} is not enforced on this machine: CPU times are read from Linux's /proc"
+        for key in ("limits.cpus", "limits.ponder")]
+    with pytest.raises(SandboxError, match="limits.cpus is not enforced"):
+        report_lines([("x", Sandbox(cpus=1.0, required=True))])
+
+
 def test_the_rlimit_fallback_refuses_memory_past_the_limit():
     # no cgroup: RLIMIT_AS set by the wrapper before the exec holds the program
     hog = "b = b'x' * (512 << 20)"
