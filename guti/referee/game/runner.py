@@ -24,6 +24,13 @@ but for that lateness is voided: the move is asked again, ``position`` and ``go`
 the clocks as they were (at most :data:`MAX_VOIDS` times per move), and the event is
 noted in the traffic log and told in one line on stderr.
 
+Each engine's CPU time is read before ``uginewgame``, after its ``readyok``, before every
+``go``, after every ``bestmove`` and at the end, and its peak memory at the end (before
+the caller stops it): the record's per-ply ``cpu_ms`` and its per-engine ``resources``
+(:mod:`guti.referee.game.resources`). An engine with ``limits.cpus`` loses at a move that
+used more cores; one with ``limits.ponder=off``, at a ``go`` once its CPU off its moves
+in the game is past ``limits.offmove_cpu``.
+
 Per ply the referee only appends the move to the
 :class:`~guti.referee.ugi.client.Position` it keeps (no rebuilding from the
 board), so its own work per ply is that and the rules core's check of the one move
