@@ -522,3 +522,37 @@ def test_a_match_and_the_standings_show_what_each_engine_used(tmp_path):
     assert shown.returncode == 0, shown.stderr
     assert re.search(r"│ A +│ +1 │ +50\.0 MiB │ +33\.3 ms │ +10\.0 ms │ +10\.0 ms │", shown.stdout)
     assert re.search(r"│ B +│ +0 │ +- │", shown.stdout), shown.stdout
+
+
+def test_cpu_is_split_on_and_off_the_engine_s_moves():
+    from guti.referee.game.resources import CpuAccount, EngineUse
+
+    # read afresh every time (limits.ponder=off): taken as they are
+    exact = CpuAccount(exact=True)
+    exact.game_starts(1.0)
+    exact.ready(1.01)
+    assert exact.go(1.01) == 0.0 and exact.bestmove(1.05, ply=1) == 40.0
+    assert exact.go(1.35) == pytest.approx(300.0)  # a thread left spinning: off its move
+    assert exact.bestmove(1.35, ply=3) == 0.0 and exact.go(1.36) == pytest.approx(10.0)
+    assert exact.carried() is None
+    used = exact.game_ends(1.40, (64 << 20, "cgroup"))
+    assert used == EngineUse(cpu_ms=400.0, move_cpu_ms=pytest.approx(40.0), moves=2,
+                             off_move_cpu_ms=pytest.approx(310.0), peak_memory=64 << 20,
+                             memory_from="cgroup")
+    # readings kept up to a tick: a move that shows none gets what the next reading finds
+    cached = CpuAccount()
+    cached.game_starts(2.0)
+    cached.ready(2.0)
+    cached.go(2.0)
+    assert cached.bestmove(2.0, ply=2) == 0.0  # the reading from before go, kept
+    assert cached.go(2.01) == 0.0 and cached.carried() == (2, pytest.approx(10.0))
+    assert cached.bestmove(2.05, ply=4) == 40.0 and cached.carried() is None
+    used = cached.game_ends(2.06, (None, "VmHWM"))
+    assert used.off_move_cpu_ms == pytest.approx(10.0) and used.move_cpu_ms == pytest.approx(50.0)
+    assert used.peak_memory is None and used.memory_from is None
+    # nothing known (off Linux): nothing claimed
+    blind = CpuAccount()
+    blind.game_starts(None)
+    blind.ready(None)
+    assert blind.go(None) is None and blind.bestmove(None, ply=1) is None
+    assert blind.game_ends(None, (None, "")) == EngineUse()

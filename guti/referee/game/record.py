@@ -26,8 +26,9 @@ class GameRecord:
     ``search[i]`` is what the engine reported with ply i (its last ``info`` line with
     search fields before ``bestmove``; None for book plies and silent engines).
     ``cpu_ms[i]`` is the CPU time the engine used from ``go`` to its move (all its threads,
-    and all its processes when it has limits; to 10 ms; None for book plies and unknown;
-    games stored before it was measured have none).
+    and all its processes when it has limits; to 10 ms; a move that showed none gets what
+    the engine used until its next ``go``, see :mod:`guti.referee.game.resources`; None for
+    book plies and unknown; games stored before it was measured have none).
     ``resources`` holds, per side, what its engine used in the game (its CPU in all, on
     and off its move, its peak memory: :class:`~guti.referee.game.resources.EngineUse`);
     empty for games stored before it was measured.

@@ -53,7 +53,7 @@ from guti.referee.game.judge import Fault, Verdict, judge_reply
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
-from guti.referee.game.resources import CpuAccount
+from guti.referee.game.resources import GameResources
 from guti.referee.game.settings import (
     DEFAULT_HANDSHAKE_TIMEOUT,
     DEFAULT_MOVE_TIMEOUT,
@@ -175,18 +175,14 @@ class _Game:
         self.position = Position.of(board)
         self.watch: lateness.LatenessWatch | None = None  # set while the game plays
         #: Each engine's CPU through the game, on and off its move.
-        self.cpu = {Side.WHITE: CpuAccount(), Side.BLACK: CpuAccount()}
+        self.cpu = GameResources(engines, record.cpu_ms)
 
     async def play(self) -> GameRecord:
         with lateness.hold() as watch:
             self.watch = watch
-            for side in (Side.WHITE, Side.BLACK):
-                self.cpu[side].game_starts(self.engines[side].cpu_time())
+            self.cpu.game_starts()
             record = await self.play_held()
-        for side in (Side.WHITE, Side.BLACK):  # before the engines are stopped
-            engine = self.engines[side]
-            record.resources[side] = self.cpu[side].game_ends(engine.cpu_time(),
-                                                              engine.peak_memory())
+        record.resources.update(self.cpu.game_ends())  # before the engines are stopped
         return record
 
     async def play_held(self) -> GameRecord:
@@ -195,14 +191,14 @@ class _Game:
                 await self.engines[side].new_game(self.bounds.sync)
             except EngineError as exc:
                 return self.not_ready(side, exc)
-            self.cpu[side].ready(self.engines[side].cpu_time())
+            self.cpu.ready(side)
         while True:
             # Without listing the moves (the judge checks the one played by itself).
             if self.board.is_game_over():
                 return self.ended_by_rules()
             side = self.board.turn
             allowed = self.clocks[side].allowed_ms()
-            excess = self.off_move_excess(side)
+            excess = self.cpu.before_go(side, self.record.plies + 1)
             if excess is not None:
                 return self.lose(side, Reason.RESOURCE_LIMIT, excess)
             voids = 0
@@ -244,7 +240,7 @@ class _Game:
                          (black.limits, black.remaining_ms), self.clocks[side].moves_in_period)
         engine = self.engines[side]
         if again:
-            self.cpu[side].go(engine.cpu_time())
+            self.cpu.asked_again(side)
         sent_at = engine.start_go(self.position, go)
         wait, extended = self.wait_for(allowed), 0.0
         for _ in range(MAX_VOIDS):
@@ -295,21 +291,7 @@ class _Game:
     def cpu_used(self, side: Side) -> float | None:
         """The CPU milliseconds the engine used since it was asked for this move (the
         move just played); from now it is off its move."""
-        return self.cpu[side].bestmove(self.engines[side].cpu_time(), self.record.plies)
-
-    def off_move_excess(self, side: Side) -> str | None:
-        """Before its ``go``: the stretch off its move ends; why the CPU the engine used
-        off its move in this game breaks its ``limits.ponder=off``, or None."""
-        engine, account = self.engines[side], self.cpu[side]
-        window_from = account.off_from
-        window = account.go(engine.cpu_time())
-        if engine.sandbox is None or window is None:
-            return None
-        why = engine.sandbox.offmove_excess(account.off_ms)
-        if why is None:
-            return None
-        return (f"engine {engine.name}: {why}; {window / 1000:.2f} s of it between "
-                f"{window_from} and its go for ply {self.record.plies + 1}")
+        return self.cpu.after_move(side, self.record.plies)
 
     def cpu_excess(self, side: Side, reply: GoReply) -> str | None:
         """Why the move just played broke the engine's ``limits.cpus``, or None."""
