@@ -10,6 +10,7 @@ only looks at its own result.
 from __future__ import annotations
 
 import functools
+import re
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -70,9 +71,12 @@ def runs(request: pytest.FixtureRequest) -> dict[str, Future | str | functools.p
     futures: dict[str, Future | str | functools.partial] = {}
     # The slowest runs (those that wait for a timeout) first, so they overlap the rest.
     for mode in ("hang", "chatter", "no-ugiok", *FAULTS, "good"):
+        # the good one with a pool of four idle search threads, for the resources line
+        threads = ["--threads", "5"] if mode == "good" else []
         if f"faulty-{mode}" not in futures:
             futures[f"faulty-{mode}"] = pool.submit(
-                _run, [sys.executable, FAULTY, "--mode", mode, "--seed", "1"], "egara-guti")
+                _run, [sys.executable, FAULTY, "--mode", mode, "--seed", "1", *threads],
+                "egara-guti")
     futures["buggy"] = pool.submit(_run, [sys.executable, BUGGY], "egara-guti")
     # The good engines' runs (every game, every item) start when a test asks for them: the
     # slow tier's (the fast tier checks the reference engine in one game, in
@@ -167,3 +171,13 @@ def test_check_cases_are_verified_by_the_rules():
         check_cases._verify(
             check_cases.GameCases(**{**broken.__dict__, "queries": (wrong,)})
         )
+
+
+def test_check_reports_the_engine_s_peak_memory_and_threads(runs):
+    # five threads from its start (a pool of four idle search threads): seen mid-search
+    _status, lines = _result(runs, "faulty-good")
+    line = next(x for x in lines if x.startswith("PASS resources during its searches"))
+    match = re.search(r"peak memory ([\d.]+) MiB .*, at most (\d+) threads in 1 process during "
+                      r"its searches", line)
+    assert match is not None, line
+    assert float(match[1]) > 1 and int(match[2]) == 5, line

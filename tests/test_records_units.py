@@ -190,6 +190,7 @@ def test_a_schema_1_database_is_read_and_migrated(tmp_path: Path) -> None:
     with TournamentStore(path, create=False) as read_only:  # read as it is: not migrated
         (_info, old), = list(read_only.records())
     assert old.moves == ["13-12", "11x13"] and old.search == [] and old.elapsed_ms == [1.5, 2.5]
+    assert old.cpu_ms == [] and old.resources == {}  # columns added later: read as none
     with sqlite3.connect(path) as conn:
         assert "search" not in {row[1] for row in conn.execute("PRAGMA table_info(games)")}
     conn.close()

@@ -3,7 +3,8 @@
 The hostile engines (tests/engines/hostile.py) play real tournaments through ``guti``: a
 memory hog filling 2 GB under ``limits.memory=256M``, a fork bomb under
 ``limits.processes=16``, an engine connecting to a local port under ``limits.network=off``,
-an engine writing outside its folder under ``limits.files=private``.
+an engine writing outside its folder under ``limits.files=private``, an engine leaving a
+thread spinning after its ``bestmove`` under ``limits.ponder=off``.
 Each must lose (or fail at its attack) alone, with the reason ``resource limit`` and the
 limit named, while the game between two other engines, played at the same time, ends
 normally, and nothing of it may be left: no process, no cgroup.
@@ -87,6 +88,19 @@ def test_a_limit_not_enforced_is_said_once_or_refused_when_required(monkeypatch)
     assert report_lines([("b", Sandbox())]) == []
 
 
+def test_cpu_judged_limits_say_off_linux_that_they_are_not_enforced(monkeypatch):
+    box = parse_sandbox({"limits.cpus": "1", "limits.ponder": "off"})
+    assert report_lines([("x", box)]) == [
+        "limits: cpus by the CPU time of each move, from /proc; ponder off by the CPU time "
+        "between bestmove and go, from /proc"]
+    monkeypatch.setattr(sandbox.sys, "platform", "darwin")
+    assert sandbox.unenforced("x", box, _nothing_enforced()) == [
+        f"engine x: {key} is not enforced on this machine: CPU times are read from Linux's /proc"
+        for key in ("limits.cpus", "limits.ponder")]
+    with pytest.raises(SandboxError, match="limits.cpus is not enforced"):
+        report_lines([("x", Sandbox(cpus=1.0, required=True))])
+
+
 def test_the_rlimit_fallback_refuses_memory_past_the_limit():
     # no cgroup: RLIMIT_AS set by the wrapper before the exec holds the program
     hog = "b = b'x' * (512 << 20)"
@@ -127,12 +141,13 @@ def _engine(name: str, mode: str, tmp_path: Path, *settings: str, extra: str = "
     return ["-engine", f"cmd={sys.executable}", f"args={args} {extra}", f"name={name}", *settings]
 
 
-def _tournament(tmp_path: Path, *engines: list[str]) -> tuple[str, list[tuple]]:
+def _tournament(tmp_path: Path, *engines: list[str], flags: tuple[str, ...] = ()
+                ) -> tuple[str, list[tuple]]:
     """Play the tournament; its output, its games, and check that it left no cgroup."""
     db = tmp_path / "t.db"
     proc = subprocess.Popen(
         [*GUTI, "tournament", *[word for engine in engines for word in engine],
-         "-each", "tc=30+0.1", "-concurrency", "2", "-maxmoves", "30", "-db", str(db)],
+         "-each", "tc=30+0.1", "-concurrency", "2", "-maxmoves", "30", "-db", str(db), *flags],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)})
     out, err = proc.communicate(timeout=300)
@@ -165,6 +180,11 @@ def test_a_memory_hog_is_killed_at_its_limit_and_charged_alone(tmp_path):
         if "peak" in game[3]:
             peak = float(game[3].split("(peak ")[1].split(" MiB")[0])
             assert peak <= 256  # the machine's memory untouched beyond the limit
+    # the hog's peak, from its cgroup, is stored with each of its games
+    for white, black, text in rows(tmp_path / "t.db", "select white, black, resources from games"):
+        if "hog" in (white, black):
+            hog = json.loads(text)["w" if white == "hog" else "b"]
+            assert hog["memory_from"] == "cgroup" and 0 < hog["peak_memory"] <= 256 << 20, hog
 
 
 def test_a_fork_bomb_is_refused_at_its_limit_and_charged_alone(tmp_path):
@@ -375,3 +395,164 @@ def test_a_cpu_reading_less_than_a_clock_tick_old_is_used_again(monkeypatch):
     assert reading.seconds() == 1.5 and len(reads) == 2  # a tick on: read afresh
     now[0] += 5 * tick
     assert reading.seconds() == 2.0 and len(reads) == 3
+
+
+_OFF_MOVE = re.compile(r"engine spinner: (\d+\.\d\d) s of CPU used off its move in this game "
+                       r"\(limits\.ponder=off allows 0\.2 s\); (\d+\.\d\d) s of it between its "
+                       r"(?:readyok|bestmove at ply \d+) and its go for ply \d+")
+
+
+@pytest.mark.slow  # six games, a second of CPU burnt in each of the spinner's four
+def test_a_thread_spinning_after_bestmove_is_charged_off_its_move_alone(tmp_path):
+    # the spinner leaves a thread spinning after its first bestmove; its opponent waits
+    # (an event: a file) until that thread has spent 1 s of CPU after each of the
+    # spinner's bestmoves, so the spinner has used that much off its move by its next go
+    # (less what it spent before the referee read its bestmove, on a loaded machine)
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    ponder = ("limits.ponder=off", "limits.offmove_cpu=0.2")
+    done, games = _tournament(
+        tmp_path, _engine("spinner", "spin", tmp_path, *ponder, extra=f"--sync {sync} --burn 1"),
+        _engine("good1", "good", tmp_path, *ponder, extra=f"--sync {sync}"),
+        _engine("good2", "good", tmp_path, *ponder, extra=f"--sync {sync}"),
+        flags=("-show-resources",))
+    assert "limits: ponder off by the CPU time between bestmove and go, from /proc" in done
+    _check_contained(tmp_path, games, "spinner", "")
+    for game in games:
+        if "spinner" in game[:2]:
+            total, window = map(float, _OFF_MOVE.fullmatch(game[3]).groups())  # type: ignore[union-attr]
+            assert total >= window > 0.2, game[3]
+    used = rows(tmp_path / "t.db", "select white, black, resources from games")
+    for white, black, text in used:
+        uses = json.loads(text)
+        for side, name in (("w", white), ("b", black)):
+            off = uses[side]["off_move_cpu_ms"]
+            assert off > 200 if name == "spinner" else off <= 200, (name, uses)
+            assert uses[side]["peak_memory"] > 0 and uses[side]["memory_from"] == "VmHWM"
+    table = done[done.index("Resources"):]
+    assert all(name in table for name in ("spinner", "good1", "good2"))
+
+
+def test_what_each_engine_used_is_stored_exported_and_read_back(tmp_path):
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.resources import EngineUse
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.storage.export import game_json
+    from guti.referee.storage.rows import resources_from_json, resources_json
+    from guti.referee.storage.store import TournamentStore
+    from guti.rules import Side
+
+    use = EngineUse(cpu_ms=120.0, move_cpu_ms=100.0, moves=3, off_move_cpu_ms=10.0,
+                    peak_memory=50 << 20, memory_from="cgroup")
+    record = GameRecord("egara-guti", "A", "B", resources={Side.WHITE: use})
+    assert resources_from_json(resources_json(record)) == {Side.WHITE: use}
+    assert resources_from_json(None) == {} and resources_json(GameRecord("pretwa", "A", "B")) is None
+    for bad in ("[1]", '{"w": 3}', '{"w": {"cpu_ms": "x"}}', '{"x": {}}', '{"w": {"moves": -1}}'):
+        with pytest.raises(ValueError):
+            resources_from_json(bad)
+    assert game_json({"game_id": 0, "round": 1, "pair_id": 0}, record)["resources"] == {
+        "white": use.to_json()}
+    # a newer guti's keys are ignored; the integrity check names a column that is no object
+    assert EngineUse.from_json({**use.to_json(), "later": 1}) == use
+    path = tmp_path / "t.db"
+    from guti.referee.game.engine_config import EngineConfig
+
+    with TournamentStore(str(path)) as store:
+        store.create({}, "fp", [EngineConfig("A", ["a"]), EngineConfig("B", ["b"])],
+                     iter([ScheduledGame(0, 0, 1, 0, 1, None)]))
+        store.record_game(ScheduledGame(0, 0, 1, 0, 1, None), record)
+        assert list(store.resource_uses()) == [("A", "B", {Side.WHITE: use})]
+        from guti.referee.web.data import report_data
+
+        assert report_data(store)["resources"] == [
+            ["A", "1", "50.0 MiB", "33.3 ms", "10.0 ms", "10.0 ms"]]
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE games SET resources = '[1]'")
+    conn.close()
+    from guti.referee.storage.errors import StoreError
+
+    with pytest.raises(StoreError, match="resources is not a JSON object"):
+        TournamentStore.checked(str(path))
+
+
+def test_pondering_is_judged_on_the_game_s_total_off_its_move():
+    box = parse_sandbox({"limits.ponder": "off", "limits.offmove_cpu": "0.5"})
+    assert box.ponder_off and box.offmove_cpu == 0.5 and not box.active
+    assert box.offmove_excess(500.0) is None
+    assert box.offmove_excess(620.0) == (
+        "0.62 s of CPU used off its move in this game (limits.ponder=off allows 0.5 s)")
+    assert parse_sandbox({"limits.ponder": "on"}).offmove_excess(10_000.0) is None
+    assert parse_sandbox({"limits.ponder": "off"}).offmove_cpu == sandbox.DEFAULT_OFFMOVE_CPU
+    for bad in ("-1", "x", "inf"):
+        with pytest.raises(SandboxError, match=f"^limits.offmove_cpu={bad}: expected"):
+            parse_sandbox({"limits.offmove_cpu": bad})
+    with pytest.raises(SandboxError, match="^limits.ponder=maybe: expected on or off"):
+        parse_sandbox({"limits.ponder": "maybe"})
+
+
+@pytest.mark.slow  # two guti commands, one with engines
+def test_a_match_and_the_standings_show_what_each_engine_used(tmp_path):
+    engine = ["cmd=" + sys.executable, f"args={HOSTILE} --mode good"]
+    done = subprocess.run(
+        [*GUTI, "match", "-engine", *engine, "name=one", "-engine", *engine, "name=two",
+         "-each", "tc=30+0.1", "-games", "2", "-maxmoves", "5", "-show-resources"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    table = done.stdout[done.stdout.index("Resources"):]
+    for name in ("one", "two"):
+        assert re.search(rf"│ {name} +│ +2 │ +[\d.]+ MiB \* │ +[\d.]+ ms │", table), table
+    # a database: an engine with a game measured, one without
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.resources import EngineUse
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.storage.store import TournamentStore
+    from guti.rules import Side
+
+    use = EngineUse(cpu_ms=120.0, move_cpu_ms=100.0, moves=3, off_move_cpu_ms=10.0,
+                    peak_memory=50 << 20, memory_from="cgroup")
+    job = ScheduledGame(0, 0, 1, 0, 1, None)
+    with TournamentStore(str(tmp_path / "t.db")) as store:
+        store.create({}, "fp", [EngineConfig("A", ["a"]), EngineConfig("B", ["b"])], iter([job]))
+        store.record_game(job, GameRecord("egara-guti", "A", "B", resources={Side.WHITE: use}))
+    shown = subprocess.run([*GUTI, "standings", str(tmp_path / "t.db"), "-show-resources"],
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"│ A +│ +1 │ +50\.0 MiB │ +33\.3 ms │ +10\.0 ms │ +10\.0 ms │", shown.stdout)
+    assert re.search(r"│ B +│ +0 │ +- │", shown.stdout), shown.stdout
+
+
+def test_cpu_is_split_on_and_off_the_engine_s_moves():
+    from guti.referee.game.resources import CpuAccount, EngineUse
+
+    # read afresh every time (limits.ponder=off): taken as they are
+    exact = CpuAccount(exact=True)
+    exact.game_starts(1.0)
+    exact.ready(1.01)
+    assert exact.go(1.01) == 0.0 and exact.bestmove(1.05, ply=1) == 40.0
+    assert exact.go(1.35) == pytest.approx(300.0)  # a thread left spinning: off its move
+    assert exact.bestmove(1.35, ply=3) == 0.0 and exact.go(1.36) == pytest.approx(10.0)
+    assert exact.carried() is None
+    used = exact.game_ends(1.40, (64 << 20, "cgroup"))
+    assert used == EngineUse(cpu_ms=400.0, move_cpu_ms=pytest.approx(40.0), moves=2,
+                             off_move_cpu_ms=pytest.approx(310.0), peak_memory=64 << 20,
+                             memory_from="cgroup")
+    # readings kept up to a tick: a move that shows none gets what the next reading finds
+    cached = CpuAccount()
+    cached.game_starts(2.0)
+    cached.ready(2.0)
+    cached.go(2.0)
+    assert cached.bestmove(2.0, ply=2) == 0.0  # the reading from before go, kept
+    assert cached.go(2.01) == 0.0 and cached.carried() == (2, pytest.approx(10.0))
+    assert cached.bestmove(2.05, ply=4) == 40.0 and cached.carried() is None
+    used = cached.game_ends(2.06, (None, "VmHWM"))
+    assert used.off_move_cpu_ms == pytest.approx(10.0) and used.move_cpu_ms == pytest.approx(50.0)
+    assert used.peak_memory is None and used.memory_from is None
+    # nothing known (off Linux): nothing claimed
+    blind = CpuAccount()
+    blind.game_starts(None)
+    blind.ready(None)
+    assert blind.go(None) is None and blind.bestmove(None, ply=1) is None
+    assert blind.game_ends(None, (None, "")) == EngineUse()

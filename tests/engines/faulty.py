@@ -22,6 +22,7 @@ Modes (N = the engine's N-th ``go``, 1-based, default 1):
   startup-crash raises an exception at start-up (traceback on stderr, status 1)
   no-ugiok      never finishes the handshake
 ``--think S`` makes every ``go`` take S seconds (games that last, so that they overlap).
+``--threads N`` gives it N threads from the start (a pool of N - 1 idle search threads).
 ``--name TEXT`` is the ``id name`` it reports and ``--stderr TEXT`` a line it writes to
 stderr at start (both with ``\\x1b``-style escapes decoded, for hostile-text tests).
 Every process of the engine appends ``PID STARTTIME`` to the pidfile, so tests
@@ -36,6 +37,7 @@ import os
 import random
 import signal
 import sys
+import threading
 import time
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -67,7 +69,11 @@ def main() -> None:
     ap.add_argument("--think", type=float, default=0.0)
     ap.add_argument("--name", help="the id name it reports (\\x escapes decoded)")
     ap.add_argument("--stderr", help="written to stderr at start (\\x escapes decoded)")
+    ap.add_argument("--threads", type=int, default=1)
     opts = ap.parse_args()
+    idle = threading.Event()
+    for _ in range(opts.threads - 1):  # a search thread pool, waiting for work
+        threading.Thread(target=idle.wait, daemon=True).start()
     mode = opts.mode
     record_pid(opts.pidfile)
     if opts.stderr:

@@ -2,6 +2,7 @@
 """A UGI engine that attacks the machine at its first ``go``, for the resource-limit tests.
 
 Usage: hostile.py --mode MODE [--pidfile F] [--mark F] [--port P] [--target T] [--burn S]
+                  [--sync DIR]
 
 Modes:
   good      legal moves, at once (the opponent, or a control)
@@ -13,6 +14,16 @@ Modes:
   burn      at every go spends ``--burn`` CPU seconds (0.1 by default) before its move
   files     at go 1 writes the file T (``--target``), then ``written`` or ``blocked: why``
             to the mark file, and plays on either way
+  spin      after its first bestmove leaves a thread spinning for ever (a search thread
+            never stopped); with ``--sync DIR`` it tells its opponent when the thread has
+            spent ``--burn`` CPU seconds since each of its bestmoves (see below)
+
+``--sync DIR`` makes the opponent's wait an event, not a time: before each of its
+bestmoves a spinner writes ``DIR/KEY.expect`` (KEY names the position its move makes),
+and ``DIR/KEY.done`` once its thread has spent ``--burn`` CPU seconds after that
+bestmove. Any engine given ``--sync DIR`` that is asked to move in a position with an
+``.expect`` file waits for its ``.done`` first, so the spinner's CPU is all spent off
+its move, whatever the machine's load.
 
 Every process it starts appends ``PID STARTTIME`` to the pidfile, so tests can check that
 none survives; ``--mark`` gets the mode (``memory``, ``forkbomb``) the moment it strikes.
@@ -22,6 +33,7 @@ The fork bomb is bounded (64) so that, were the limit not enforced, the machine 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import os
 import socket
@@ -83,6 +95,56 @@ def attack(mode: str, opts: argparse.Namespace) -> None:
             note(opts.mark, f"blocked: {exc}")
 
 
+def position_key(start: list[str], moves: list[str]) -> str:
+    """The name of a position for ``--sync``: its start and its moves."""
+    return hashlib.sha1(" ".join([*start, "moves", *moves]).encode()).hexdigest()[:16]
+
+
+class Spinner:
+    """A thread that, once started, spins for ever; it writes ``DIR/KEY.done`` once it has
+    spent ``burn`` CPU seconds since the bestmove that made position KEY."""
+
+    def __init__(self, sync: str | None, burn: float) -> None:
+        self.sync, self.burn = sync, burn
+        self.lock = threading.Lock()
+        self.pending: tuple[str, float] | None = None  # (key, thread CPU at its bestmove)
+        self.started = False
+        self.spent = 0.0  # the thread's CPU seconds, as it last read them
+
+    def expect(self, key: str) -> None:
+        if self.sync:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.sync, key + ".done"))
+            open(os.path.join(self.sync, key + ".expect"), "w").close()
+
+    def moved(self, key: str) -> None:
+        """Its bestmove for position ``key`` is out."""
+        with self.lock:
+            self.pending = (key, self.spent)
+        if not self.started:
+            self.started = True
+            threading.Thread(target=self.spin, daemon=True).start()
+
+    def spin(self) -> None:
+        block = bytes(1 << 16)
+        while True:
+            hashlib.sha256(block).digest()
+            self.spent = time.thread_time()
+            with self.lock:
+                if self.pending is not None and self.spent - self.pending[1] >= self.burn:
+                    key, self.pending = self.pending[0], None
+                    if self.sync:
+                        open(os.path.join(self.sync, key + ".done"), "w").close()
+
+
+def wait_for_spinner(sync: str | None, key: str) -> None:
+    """With ``--sync``: when a spinner made this position, wait until its thread has spent
+    its CPU (the ``.done`` file); polls, as an engine thinking would."""
+    if sync and os.path.exists(os.path.join(sync, key + ".expect")):
+        while not os.path.exists(os.path.join(sync, key + ".done")):
+            time.sleep(0.005)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mode", default="good")
@@ -91,9 +153,13 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=9)
     ap.add_argument("--target", default="/etc/guti-hostile-engine-was-here")
     ap.add_argument("--burn", type=float, default=0.1)
+    ap.add_argument("--sync")
     opts = ap.parse_args()
     record_pid(opts.pidfile)
     game, board, gos = "egara-guti", Board("egara-guti"), 0
+    start: list[str] = ["startpos"]
+    played: list[str] = []
+    spinner = Spinner(opts.sync, opts.burn) if opts.mode == "spin" else None
     for raw in sys.stdin:
         words = raw.split()
         if not words:
@@ -107,6 +173,8 @@ def main() -> None:
         elif words[0] == "setoption" and len(words) >= 5 and words[2].lower() == "ugi_variant":
             game = words[4]
         elif words[0] == "position":
+            cut = words.index("moves") if "moves" in words else len(words)
+            start, played = words[1:cut], words[cut + 1:]
             board = Board(game) if words[1] == "startpos" else Board.from_fen(
                 game, " ".join(words[2:words.index("moves")] if "moves" in words else words[2:]))
             for move in words[words.index("moves") + 1:] if "moves" in words else []:
@@ -117,7 +185,14 @@ def main() -> None:
                 attack(opts.mode, opts)
             if opts.mode == "burn":
                 burn(opts.burn)
+            wait_for_spinner(opts.sync, position_key(start, played))
             moves = board.legal_moves
+            if spinner is not None and moves:
+                key = position_key(start, [*played, str(moves[0])])
+                spinner.expect(key)
+                out(f"bestmove {moves[0]}")
+                spinner.moved(key)
+                continue
             out(f"bestmove {moves[0]}" if moves else "bestmove none")
         elif words[0] == "quit":
             break

@@ -12,7 +12,8 @@ Options (each also with two dashes):
 - ``-engine KEY=VALUE...`` (twice): ``cmd``, ``args``, ``name``, ``dir``,
   ``option.NAME``, ``stderr=FILE``, ``restart=on|off``, the resource limits
   ``limits.memory=SIZE``, ``limits.processes=N``, ``limits.network=off``,
-  ``limits.files=private``, ``limits.cpus=N``, ``limits.required=true`` (:mod:`guti.referee.process.sandbox`) and the limits below;
+  ``limits.files=private``, ``limits.cpus=N``, ``limits.ponder=off``,
+  ``limits.offmove_cpu=S``, ``limits.required=true`` (:mod:`guti.referee.process.sandbox`) and the limits below;
 - ``-each KEY=VALUE...``: applied to both engines first;
 - limits: ``tc=[MOVES/]BASE[+INC]`` seconds, ``st=S``, ``depth=N``,
   ``nodes=N``, ``timemargin=MS``;
@@ -27,7 +28,7 @@ Options (each also with two dashes):
 - ``-noswap``, ``-reverse``, ``-wait MS``, ``-use-affinity [CPUS]`` (fastchess's options,
   see :mod:`guti.referee.config.options`);
 - ``-pdnout [file=]F [nodes=true seldepth=true nps=true timeleft=true latency=true]``,
-  ``-epdout [file=]F``, ``-show-latency``, ``-log [file=]F``, ``-event TEXT``, ``-site TEXT``;
+  ``-epdout [file=]F``, ``-show-latency``, ``-show-resources``, ``-log [file=]F``, ``-event TEXT``, ``-site TEXT``;
 - ``-handshake-timeout S``, ``-move-timeout S`` (moves without a clock),
   ``-stall-timeout S`` (grace after the time is gone); the defaults are in
   :mod:`guti.referee.game.defaults` and ``guti match -help``.
@@ -53,23 +54,27 @@ if TYPE_CHECKING:  # the match machinery is imported when a match runs, not for 
     from guti.referee.execution.stopping import RunControl
     from guti.referee.game.record import GameRecord
     from guti.referee.process.traffic_log import TrafficLog
+    from guti.referee.stats.resources import ResourceTable
     from guti.referee.tournament.match import MatchScore
     from guti.referee.tournament.settings import MatchSettings
 
 
-async def run_until_signalled(settings: MatchSettings, control: RunControl) -> MatchScore:
+async def run_until_signalled(settings: MatchSettings, control: RunControl,
+                              used: ResourceTable) -> MatchScore:
     """Run the match under the signal rules of :mod:`guti.referee.execution.stopping`
-    (the same as a tournament's)."""
+    (the same as a tournament's); what the engines used goes into ``used``."""
     from guti.referee.tournament.match import run_match
 
     def say(text: str) -> None:
         print(visible(text), flush=True)
 
     with control.signals(say, lambda: 1):
-        return await run_match(settings, _print_game(settings), control)
+        return await run_match(settings, _print_game(settings, used), control)
 
 
-def _print_game(settings: MatchSettings) -> Callable[[int, GameRecord], None]:
+def _print_game(settings: MatchSettings, used: ResourceTable
+                ) -> Callable[[int, GameRecord], None]:
+    """Each game's line (and latency lines); what its engines used goes into ``used``."""
     from guti.referee.game.latency import latency_lines
 
     def show(index: int, record: GameRecord) -> None:
@@ -77,6 +82,7 @@ def _print_game(settings: MatchSettings) -> Callable[[int, GameRecord], None]:
         if settings.records.show_latency:
             for line in latency_lines(record):
                 print(visible(line), flush=True)
+        used.add(record.white, record.black, record.resources)
 
     return show
 
@@ -145,12 +151,14 @@ def _play(settings: MatchSettings, traffic: TrafficLog | None) -> int:
     from guti.referee.execution.stopping import RunControl
     from guti.referee.process import event_loop
     from guti.referee.process.errors import EngineStartError
+    from guti.referee.stats.resources import ResourceTable
 
     settings.traffic = traffic
     watch = Stopwatch()
     control = RunControl()
+    used = ResourceTable([settings.first.name, settings.second.name])
     try:
-        score = event_loop.run(run_until_signalled(settings, control))
+        score = event_loop.run(run_until_signalled(settings, control, used))
     except EngineStartError as exc:
         print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2
@@ -166,6 +174,11 @@ def _play(settings: MatchSettings, traffic: TrafficLog | None) -> int:
         if traffic is not None:
             traffic.close()
     print(visible(score.line()), flush=True)
+    if settings.records.show_resources:
+        from guti.referee.cli.resources_view import print_resources
+        from guti.referee.cli.standings_view import make_console
+
+        print_resources(used, make_console(sys.stdout))
     print(watch.line(), flush=True)
     if control.stopping:
         print("guti match: interrupted", file=sys.stderr, flush=True)

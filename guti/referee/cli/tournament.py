@@ -12,7 +12,11 @@ import itertools
 
 from guti.referee.cli.common import fail
 from guti.referee.config.args import CliError, Kind, OptionSpec, option_name, parse_cli, usage
-from guti.referee.config.option_specs import SPRT_OPTION, TOURNAMENT_OPTIONS
+from guti.referee.config.option_specs import (
+    SHOW_RESOURCES_OPTION,
+    SPRT_OPTION,
+    TOURNAMENT_OPTIONS,
+)
 from guti.referee.stats.defaults import DEFAULT_DRAW_MODEL
 
 
@@ -33,6 +37,7 @@ STANDINGS_OPTIONS = [
                     f"(default {DEFAULT_DRAW_MODEL})"),
     OptionSpec("anchor", Kind.VALUE,
                help="ratings: NAME=ELO fixes one engine's rating (default: average 0)"),
+    SHOW_RESOURCES_OPTION,
     OptionSpec("help", Kind.FLAG, help="show this help"),
 ]
 

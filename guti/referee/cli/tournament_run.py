@@ -22,6 +22,7 @@ import sys
 from guti.referee.cli.common import database_and_rest, fail
 from guti.referee.cli.elapsed import Stopwatch
 from guti.referee.cli.progress import TournamentDisplay
+from guti.referee.cli.resources_view import print_resources, resources_from_store
 from guti.referee.cli.standings_view import make_console, print_standings
 from guti.referee.cli.web import run_with_live_page, write_tournament_report
 from guti.referee.config.args import CliError, OptionSpec, ParsedArgs, parse_cli
@@ -106,6 +107,12 @@ def run_tournament_command(argv: list[str]) -> int:
         fail("tournament", outcome.failed)
         return 1
     print_standings(table, console)
+    if settings.records.show_resources:
+        try:
+            with TournamentStore(settings.db_path, create=False) as store:
+                print_resources(resources_from_store([store]), console)
+        except StoreError as exc:
+            return fail("tournament", str(exc))
     print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
     print(watch.line(), flush=True)
     if outcome is None or outcome.stopped == "interrupted":
@@ -209,6 +216,13 @@ def standings_command(paths: list[str], args: ParsedArgs) -> int:
         return fail("standings", f"{' '.join(paths)}: {exc}")
     console = make_console(sys.stdout)
     print_standings(table, console)
+    if args.has("show-resources"):
+        try:
+            with contextlib.ExitStack() as stack:
+                stores = [stack.enter_context(TournamentStore.checked(p)) for p in paths]
+                print_resources(resources_from_store(stores), console)
+        except StoreError as exc:
+            return fail("standings", str(exc))
     print(f"{finished}/{total} games played", flush=True)
     return 0
 

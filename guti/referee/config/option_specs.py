@@ -54,6 +54,8 @@ ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
     ("limits.network=off", "no network at all (a network namespace of its own)"),
     ("limits.files=private", "read-only system, only its dir= and a private /tmp writable"),
     ("limits.cpus=N", "cores it may use on average during its moves (a move over it loses)"),
+    ("limits.ponder=off", "no CPU off its move: past limits.offmove_cpu in a game it loses"),
+    ("limits.offmove_cpu=S", "CPU seconds it may use off its moves in a game (default 0.25)"),
     ("limits.required=true", "refuse to run when one of its limits cannot be enforced"),
 )
 
@@ -84,6 +86,12 @@ OPENINGS_KEY_HELP: tuple[tuple[str, str], ...] = (
 #: help lines name them (a test checks they are ``guti.referee.game.pdn.PDN_FIELD_NAMES``).
 PDNOUT_KEYS = frozenset(key.partition("=")[0] for key, _ in PDNOUT_KEY_HELP)
 
+#: ``-show-resources`` (``guti match``, ``guti tournament`` and ``guti standings``).
+SHOW_RESOURCES_OPTION = OptionSpec(
+    "show-resources", Kind.FLAG,
+    help="after the standings, per engine its peak memory, its CPU per move and the CPU it"
+         " used off its moves")
+
 #: The options every cutechess-style command here accepts; the tournament
 #: command extends this list (``MATCH_OPTIONS + [...]``).
 MATCH_OPTIONS: list[OptionSpec] = [
@@ -113,6 +121,7 @@ MATCH_OPTIONS: list[OptionSpec] = [
     OptionSpec("show-latency", Kind.FLAG,
                help="after each game, per engine the mean and max of measured time minus "
                     "the time the engine reported"),
+    SHOW_RESOURCES_OPTION,
     OptionSpec("log", Kind.TOKENS, keys=frozenset({"file"}), bare_key="file", help="file=F traffic log"),
     OptionSpec("event", Kind.TEXT, help="PDN Event tag"),
     OptionSpec("site", Kind.TEXT, help="PDN Site tag"),

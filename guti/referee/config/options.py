@@ -155,7 +155,7 @@ def pdn_path(given: GivenOptions) -> str | None:
 
 
 def record_outputs(given: GivenOptions) -> RecordOutputs:
-    """``-pdnout``'s field switches, ``-epdout`` and ``-show-latency``."""
+    """``-pdnout``'s field switches, ``-epdout``, ``-show-latency`` and ``-show-resources``."""
     option = "pdnout" if given.has("pdnout") else "pgnout"
     switches = {k: v for k, v in given.table(option).items() if k != "file"}
     fields: dict[str, bool] = {}
@@ -167,7 +167,8 @@ def record_outputs(given: GivenOptions) -> RecordOutputs:
         raise CliError(f"{given.where(option)}: {', '.join(fields)} without file=F")
     return RecordOutputs(pdn_fields=PdnFields(**fields),
                          epd_path=given.table("epdout").get("file") or None,
-                         show_latency=given.has("show-latency"))
+                         show_latency=given.has("show-latency"),
+                         show_resources=given.has("show-resources"))
 
 
 def start_openings(

@@ -6,7 +6,7 @@ Built from cutechess-cli style tokens (the words after ``-engine`` and
     cmd=PATH args="-x --threads 2" name=N dir=D option.Hash=64
     stderr=FILE restart=on|off proto=ugi tc=5+0.05 st=0.1 depth=N nodes=N timemargin=MS
     limits.memory=512M limits.processes=16 limits.network=off limits.files=private
-    limits.cpus=1 limits.required=true
+    limits.cpus=1 limits.ponder=off limits.offmove_cpu=0.25 limits.required=true
 
 ``args`` is split as a POSIX shell would split it (``shlex``) but no shell
 is ever run, so quoting works and nothing is interpreted. ``-each`` tokens

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from guti.referee.game.reasons import Reason
+from guti.referee.game.resources import EngineUse
 from guti.referee.ugi.search_info import SearchInfo
 from guti.rules.result import Result, Side
 
@@ -25,8 +26,12 @@ class GameRecord:
     ``search[i]`` is what the engine reported with ply i (its last ``info`` line with
     search fields before ``bestmove``; None for book plies and silent engines).
     ``cpu_ms[i]`` is the CPU time the engine used from ``go`` to its move (all its threads,
-    and all its processes when it has limits; to 10 ms; None for book plies and unknown;
-    games stored before it was measured have none).
+    and all its processes when it has limits; to 10 ms; a move that showed none gets what
+    the engine used until its next ``go``, see :mod:`guti.referee.game.resources`; None for
+    book plies and unknown; games stored before it was measured have none).
+    ``resources`` holds, per side, what its engine used in the game (its CPU in all, on
+    and off its move, its peak memory: :class:`~guti.referee.game.resources.EngineUse`);
+    empty for games stored before it was measured.
     ``result`` is a :class:`~guti.rules.result.Result` (``1-0``/``0-1``/``1/2-1/2``/``*``);
     ``reason`` from the one vocabulary; ``detail`` a one-line human explanation (the
     illegal move and the FEN, exit code or signal, ...). ``fault`` is the
@@ -43,6 +48,7 @@ class GameRecord:
     clock_ms: list[float | None] = field(default_factory=list)
     search: list[SearchInfo | None] = field(default_factory=list)
     cpu_ms: list[float | None] = field(default_factory=list)
+    resources: dict[Side, EngineUse] = field(default_factory=dict)
     opening_plies: int = 0
     result: Result = Result.UNFINISHED
     reason: Reason | None = None

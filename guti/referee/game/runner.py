@@ -24,6 +24,13 @@ but for that lateness is voided: the move is asked again, ``position`` and ``go`
 the clocks as they were (at most :data:`MAX_VOIDS` times per move), and the event is
 noted in the traffic log and told in one line on stderr.
 
+Each engine's CPU time is read before ``uginewgame``, after its ``readyok``, before every
+``go``, after every ``bestmove`` and at the end, and its peak memory at the end (before
+the caller stops it): the record's per-ply ``cpu_ms`` and its per-engine ``resources``
+(:mod:`guti.referee.game.resources`). An engine with ``limits.cpus`` loses at a move that
+used more cores; one with ``limits.ponder=off``, at a ``go`` once its CPU off its moves
+in the game is past ``limits.offmove_cpu``.
+
 Per ply the referee only appends the move to the
 :class:`~guti.referee.ugi.client.Position` it keeps (no rebuilding from the
 board), so its own work per ply is that and the rules core's check of the one move
@@ -46,6 +53,7 @@ from guti.referee.game.judge import Fault, Verdict, judge_reply
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
+from guti.referee.game.resources import GameResources
 from guti.referee.game.settings import (
     DEFAULT_HANDSHAKE_TIMEOUT,
     DEFAULT_MOVE_TIMEOUT,
@@ -166,13 +174,16 @@ class _Game:
         self.adjudicator: Adjudicator | None = None
         self.position = Position.of(board)
         self.watch: lateness.LatenessWatch | None = None  # set while the game plays
-        #: The CPU seconds of the engine asked last, when it was asked (None: not known).
-        self.cpu_before: float | None = None
+        #: Each engine's CPU through the game, on and off its move.
+        self.cpu = GameResources(engines, record.cpu_ms)
 
     async def play(self) -> GameRecord:
         with lateness.hold() as watch:
             self.watch = watch
-            return await self.play_held()
+            self.cpu.game_starts()
+            record = await self.play_held()
+        record.resources.update(self.cpu.game_ends())  # before the engines are stopped
+        return record
 
     async def play_held(self) -> GameRecord:
         for side in (Side.WHITE, Side.BLACK):
@@ -180,16 +191,20 @@ class _Game:
                 await self.engines[side].new_game(self.bounds.sync)
             except EngineError as exc:
                 return self.not_ready(side, exc)
+            self.cpu.ready(side)
         while True:
             # Without listing the moves (the judge checks the one played by itself).
             if self.board.is_game_over():
                 return self.ended_by_rules()
             side = self.board.turn
             allowed = self.clocks[side].allowed_ms()
+            excess = self.cpu.before_go(side, self.record.plies + 1)
+            if excess is not None:
+                return self.lose(side, Reason.RESOURCE_LIMIT, excess)
             voids = 0
             while True:
                 try:
-                    reply = await self.ask(side, allowed)
+                    reply = await self.ask(side, allowed, again=voids > 0)
                 except EngineTimeout:
                     return self.stalled(side, allowed)
                 except EngineError as exc:
@@ -214,16 +229,18 @@ class _Game:
         """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
         return self.bounds.move if allowed is None else allowed / 1000 + self.bounds.stall_grace
 
-    async def ask(self, side: Side, allowed: float | None) -> GoReply:
-        """Send ``position`` and ``go`` with both clocks as they stand; return the reply.
-        A wait that runs out is extended by the time the referee was late during it (at
-        most :data:`MAX_VOIDS` times): the engine's silence is measured in the referee's
+    async def ask(self, side: Side, allowed: float | None, again: bool = False) -> GoReply:
+        """Send ``position`` and ``go`` with both clocks as they stand; return the reply
+        (``again``: a voided move asked anew, its CPU counted from now). A wait that runs
+        out is extended by the time the referee was late during it (at most
+        :data:`MAX_VOIDS` times): the engine's silence is measured in the referee's
         running time only."""
         white, black = self.clocks[Side.WHITE], self.clocks[Side.BLACK]
         go = go_for_turn(self.clocks[side].limits, (white.limits, white.remaining_ms),
                          (black.limits, black.remaining_ms), self.clocks[side].moves_in_period)
         engine = self.engines[side]
-        self.cpu_before = engine.cpu_time()
+        if again:
+            self.cpu.asked_again(side)
         sent_at = engine.start_go(self.position, go)
         wait, extended = self.wait_for(allowed), 0.0
         for _ in range(MAX_VOIDS):
@@ -272,11 +289,9 @@ class _Game:
             self.observer.moved(self.record, self.board)
 
     def cpu_used(self, side: Side) -> float | None:
-        """The CPU milliseconds the engine used since it was asked for this move."""
-        after = self.engines[side].cpu_time()
-        if self.cpu_before is None or after is None:
-            return None
-        return round((after - self.cpu_before) * 1000, 1)
+        """The CPU milliseconds the engine used since it was asked for this move (the
+        move just played); from now it is off its move."""
+        return self.cpu.after_move(side, self.record.plies)
 
     def cpu_excess(self, side: Side, reply: GoReply) -> str | None:
         """Why the move just played broke the engine's ``limits.cpus``, or None."""

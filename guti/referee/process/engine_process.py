@@ -56,6 +56,7 @@ from guti.referee.process.pipes import PipeWriter, read_chunk
 from guti.referee.process.process_handle import ProcessHandle, ProcessSpec, describe_exit
 from guti.referee.process.sandbox import Confinement, Sandbox
 from guti.referee.process.stderr_summary import StderrTail, telling_line
+from guti.referee.process.usage import peak_rss
 
 __all__ = ["LINE_LIMIT", "QUEUE_LIMIT", "EngineProcess", "ProcessSpec", "TrafficHook",
            "describe_exit"]
@@ -163,12 +164,34 @@ class EngineProcess:
     def cpu_time(self) -> float | None:
         """CPU seconds the engine has used so far (:mod:`guti.referee.process.cpu_time`):
         all the processes of its cgroup when it has one, else its leading process; a
-        reading less than a clock tick old is used again."""
+        reading less than a clock tick old is used again, except for an engine judged on
+        the CPU it uses off its move (``limits.ponder=off``): a move shorter than a tick
+        would otherwise be counted as CPU used after its ``bestmove``."""
         if self._cpu_reading is None:
             if self.pid is None:
                 return None
+            sandbox: Sandbox | None = getattr(self.spec, "sandbox", None)
+            if sandbox is not None and sandbox.ponder_off:
+                return self._read_cpu()
             self._cpu_reading = TickCachedCpu(self._read_cpu)
         return self._cpu_reading.seconds()
+
+    def peak_memory(self) -> tuple[int | None, str]:
+        """The most memory the engine has held at once since it started (bytes; None: not
+        known) and where that comes from: ``cgroup`` (all its processes together, when it
+        has a memory cgroup) or ``VmHWM`` (the peak resident memory of its largest
+        process, read from /proc while it still runs)."""
+        cgroup = None if self._confinement is None else self._confinement.cgroup
+        if cgroup is not None:
+            peak = cgroup.peak_memory()
+            if peak is not None:
+                return peak, "cgroup"
+            members = cgroup.members()
+        else:
+            members = set()
+        if self.pid is not None:
+            members.add(self.pid)
+        return peak_rss(members), "VmHWM"
 
     def _read_cpu(self) -> float | None:
         cgroup = None if self._confinement is None else self._confinement.cgroup

@@ -5,7 +5,9 @@ Engine settings ``limits.memory=256M`` (the engine's total memory, all its proce
 namespace of its own: no network at all), ``limits.files=private`` (a read-only view of
 the system, its ``dir=`` writable and a private ``/tmp``: bubblewrap) and
 ``limits.cpus=N`` (cores on average during its moves, judged from the CPU time each
-move used: past it the engine loses) and ``limits.required=true`` (refuse to start when
+move used: past it the engine loses), ``limits.ponder=off`` (no CPU off its move: an
+engine that uses more than ``limits.offmove_cpu`` seconds of CPU in a game between its
+``bestmove`` and its next ``go`` loses) and ``limits.required=true`` (refuse to start when
 a limit cannot be enforced here). :func:`enforcement` chooses the means once per
 run: a cgroup per engine where one can be made (:mod:`guti.referee.process.cgroups`),
 else ``RLIMIT_AS`` (memory, per process) and ``RLIMIT_NPROC`` (processes, counted for
@@ -29,7 +31,13 @@ from guti.referee.process.cgroups import CgroupPlace, EngineCgroup, find_place, 
 
 #: The engine settings read here.
 SANDBOX_KEYS = frozenset({"limits.memory", "limits.processes", "limits.network",
-                          "limits.files", "limits.cpus", "limits.required"})
+                          "limits.files", "limits.cpus", "limits.required", "limits.ponder",
+                          "limits.offmove_cpu"})
+#: The CPU seconds an engine with ``limits.ponder=off`` may use off its move in one game,
+#: unless ``limits.offmove_cpu`` says otherwise: room for a runtime's own background work
+#: (a garbage collector, a JIT compiler) and the kernel's counting in ticks, far below
+#: what a thread left searching takes.
+DEFAULT_OFFMOVE_CPU = 0.25
 #: CPU time a move may show above ``limits.cpus`` x its time, for the kernel's counting
 #: in ticks (10 ms, rounded per process): a short move is not judged on rounding.
 CPU_SLACK_MS = 20.0
@@ -53,6 +61,10 @@ class Sandbox:
     required: bool = False
     files_private: bool = False
     cpus: float | None = None
+    #: ``limits.ponder=off``: judged on the CPU it uses off its move.
+    ponder_off: bool = False
+    #: The CPU seconds it may use off its move in a game (with ``ponder_off``).
+    offmove_cpu: float = DEFAULT_OFFMOVE_CPU
 
     def cpu_excess(self, cpu_ms: float | None, elapsed_ms: float) -> str | None:
         """Why a move that used ``cpu_ms`` of CPU in ``elapsed_ms`` broke ``limits.cpus``
@@ -61,6 +73,14 @@ class Sandbox:
             return None
         return (f"CPU limit {self.cpus:g} cores exceeded: {cpu_ms:.0f} ms of CPU in a move of "
                 f"{elapsed_ms:.0f} ms ({cpu_ms / max(elapsed_ms, 1.0):.1f} cores)")
+
+    def offmove_excess(self, total_ms: float) -> str | None:
+        """Why ``total_ms`` of CPU used off its move in a game breaks ``limits.ponder=off``
+        (None: it does not, or pondering is not judged)."""
+        if not self.ponder_off or total_ms <= self.offmove_cpu * 1000:
+            return None
+        return (f"{total_ms / 1000:.2f} s of CPU used off its move in this game "
+                f"(limits.ponder=off allows {self.offmove_cpu:g} s)")
 
     @property
     def active(self) -> bool:
@@ -115,7 +135,20 @@ def parse_sandbox(tokens: Mapping[str, str]) -> Sandbox:
             raise SandboxError(f"limits.cpus={text}: expected a number of cores above 0 (1, 2, 0.5)")
     files_private = ("limits.files" in tokens
                      and _flag("limits.files", tokens["limits.files"], "private", "shared"))
-    return Sandbox(memory, processes, network_off, required, files_private, cpus)
+    ponder_off = ("limits.ponder" in tokens
+                  and not _flag("limits.ponder", tokens["limits.ponder"], "on", "off"))
+    offmove_cpu = DEFAULT_OFFMOVE_CPU
+    if "limits.offmove_cpu" in tokens:
+        text = tokens["limits.offmove_cpu"].strip()
+        try:
+            offmove_cpu = float(text)
+        except ValueError:
+            offmove_cpu = -1.0
+        if not 0 <= offmove_cpu < float("inf"):
+            raise SandboxError(f"limits.offmove_cpu={text}: expected CPU seconds of at least 0"
+                               " (0.25, 1)")
+    return Sandbox(memory, processes, network_off, required, files_private, cpus, ponder_off,
+                   offmove_cpu)
 
 
 @dataclass(frozen=True)
@@ -185,13 +218,20 @@ def unenforced(name: str, sandbox: Sandbox, how: Enforcement) -> list[str]:
             (sandbox.files_private, how.bubblewrap, how.files_why, "limits.files")):
         if wanted and means is None:
             lines.append(f"engine {name}: {key} is not enforced on this machine: {why}")
+    if not sys.platform.startswith("linux"):
+        for wanted, key in ((sandbox.cpus is not None, "limits.cpus"),
+                            (sandbox.ponder_off, "limits.ponder")):
+            if wanted:
+                lines.append(f"engine {name}: {key} is not enforced on this machine: CPU "
+                             "times are read from Linux's /proc")
     return lines
 
 
 def report_lines(engines: Iterable[tuple[str, Sandbox]]) -> list[str]:
     """The header's lines on limits: how they are enforced, and what is not; SandboxError
     when an engine with ``limits.required=true`` has a limit that cannot be."""
-    engines = [(name, box) for name, box in engines if box.active or box.cpus is not None]
+    engines = [(name, box) for name, box in engines
+               if box.active or box.cpus is not None or box.ponder_off]
     if not engines:
         return []
     how = enforcement()
@@ -204,6 +244,8 @@ def report_lines(engines: Iterable[tuple[str, Sandbox]]) -> list[str]:
         used.append(f"network off by {how.network}")
     if any(box.cpus is not None for _, box in engines):
         used.append("cpus by the CPU time of each move, from /proc")
+    if any(box.ponder_off for _, box in engines):
+        used.append("ponder off by the CPU time between bestmove and go, from /proc")
     if any(box.files_private for _, box in engines) and how.bubblewrap:
         used.append(f"files private by bubblewrap ({how.bubblewrap})")
     lines = [f"limits: {'; '.join(used)}"] if used else []

@@ -33,7 +33,7 @@ from guti.referee.game.output_paths import copy_into, kind, write_target, write_
 from guti.referee.game.pdn import NO_FIELDS, PdnFields, PdnWriter, format_game
 from guti.referee.game.record import GameRecord
 from guti.referee.storage.store import TournamentStore
-from guti.rules import Board
+from guti.rules import Board, Side
 
 _CHUNK = 1 << 16  # bytes compared at a time
 
@@ -58,6 +58,8 @@ def game_json(info: dict[str, Any], record: GameRecord) -> dict[str, Any]:
         "clock_ms": record.clock_ms,
         "search": [None if info is None else info.to_json() for info in record.search],
         "cpu_ms": record.cpu_ms,
+        "resources": {("white" if side is Side.WHITE else "black"): use.to_json()
+                      for side, use in record.resources.items()},
         "final_fen": record.final_fen,
         "time_control": record.time_control,
         "date": record.date,

@@ -32,8 +32,8 @@ from guti.referee.game.timecontrol import Limits
 from guti.referee.storage.errors import StoreError, damaged
 from guti.rules import GAMES, Board, RulesError, Side, get_game
 
-#: The columns every command relies on, per table (``games.search``, added later, may be
-#: missing: it is read as NULL then).
+#: The columns every command relies on, per table (``games.search``, ``cpu_ms``, ``worker``
+#: and ``resources``, added later, may be missing: they are read as NULL then).
 REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
     "meta": ("key", "value"),
     "engines": ("idx", "name", "config"),
@@ -231,9 +231,12 @@ def _check_games(conn: sqlite3.Connection, path: str, engines: int) -> None:
     texts = " OR ".join(f"typeof({c}) != 'text'" for c in (
         "white", "black", "detail", "moves", "final_fen", "date", "start_time",
         "time_control", "event", "site", "round_tag"))
-    has_search = any(row[1] == "search" for row in conn.execute("PRAGMA table_info(games)"))
+    have = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
     search = ("WHEN search IS NOT NULL AND (json_valid(search) = 0 OR json_type(search) != 'array')"
-              " THEN 'search is not a JSON list'") if has_search else ""
+              " THEN 'search is not a JSON list'") if "search" in have else ""
+    resources = ("WHEN resources IS NOT NULL AND (json_valid(resources) = 0"
+                 " OR json_type(resources) != 'object') THEN 'resources is not a JSON object'"
+                 ) if "resources" in have else ""
     reasons = _sql_list([str(r) for r in Reason])
     sides = _sql_list([str(s) for s in Side])
     bad = _first_problem(conn, f"""
@@ -261,6 +264,7 @@ def _check_games(conn: sqlite3.Connection, path: str, engines: int) -> None:
           WHEN {_json_list_of_numbers("elapsed_ms")} THEN 'elapsed_ms is not a list of numbers'
           WHEN {_json_list_of_numbers("clock_ms")} THEN 'clock_ms is not a list of numbers'
           {search}
+          {resources}
           WHEN NOT EXISTS (SELECT 1 FROM schedule s WHERE s.game_id = games.game_id)
             THEN 'not in the schedule'
         END AS problem FROM games WHERE problem IS NOT NULL ORDER BY seq LIMIT 1""",

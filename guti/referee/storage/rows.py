@@ -18,9 +18,10 @@ from typing import Any
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
+from guti.referee.game.resources import EngineUse
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.ugi.search_info import Score, SearchInfo
-from guti.rules import Board, get_game
+from guti.rules import Board, Side, get_game
 
 
 # --------------------------------------------------------------------------- #
@@ -45,8 +46,8 @@ INSERT_GAME = (
     "INSERT INTO games(game_id, pair_id, round, white_idx, black_idx, white, black,"
     " result, reason, detail, fault, game, start_fen, first_side, final_fen, moves,"
     " opening_plies, elapsed_ms, clock_ms, date, start_time, time_control, event,"
-    " site, round_tag, finished_at, search, cpu_ms, worker)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " site, round_tag, finished_at, search, cpu_ms, worker, resources)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -60,7 +61,7 @@ def game_row(job: ScheduledGame, record: GameRecord) -> GameRow:
         r.game, r.start_fen, r.first_side, r.final_fen, " ".join(r.moves),
         r.opening_plies, json.dumps(r.elapsed_ms), json.dumps(r.clock_ms), r.date,
         r.start_time, r.time_control, r.event, r.site, r.round, time.time(),
-        search_json(r.search), json.dumps(r.cpu_ms), r.worker,
+        search_json(r.search), json.dumps(r.cpu_ms), r.worker, resources_json(r),
     )
 
 
@@ -129,6 +130,27 @@ def cpu_from_json(text: str | None) -> list[float | None]:
     return values
 
 
+def resources_json(record: GameRecord) -> str | None:
+    """The ``resources`` column: ``{"w": {...}, "b": {...}}``, per side what its engine used
+    (:meth:`EngineUse.to_json <guti.referee.game.resources.EngineUse.to_json>`); NULL when
+    nothing was measured."""
+    if not record.resources:
+        return None
+    return json.dumps({str(side): use.to_json() for side, use in record.resources.items()},
+                      separators=(",", ":"))
+
+
+def resources_from_json(text: str | None) -> dict[Side, EngineUse]:
+    """The ``resources`` column read back ({} for a game stored before it existed);
+    ValueError when it is not what :func:`resources_json` writes."""
+    if not text:
+        return {}
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"resources {text[:40]!r} is not an object")
+    return {Side(side): EngineUse.from_json(use) for side, use in data.items()}
+
+
 def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
     """The game of a ``games`` row (the columns of ``TournamentStore._RECORD_COLUMNS``);
     ValueError/TypeError (RulesError included) where a column is not what guti writes: an
@@ -136,7 +158,7 @@ def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
     not one (the caller names the game)."""
     (seq, game_id, pair_id, rnd, white, black, result, reason, detail, fault, game, start_fen,
      first_side, final_fen, moves, opening_plies, elapsed, clocks, date, start_time, tc, event,
-     site, round_tag, search, cpu, worker) = row
+     site, round_tag, search, cpu, worker, resources) = row
     if start_fen is not None:
         Board.from_fen(game, start_fen)  # also: RulesError for a game guti does not play
     else:
@@ -151,6 +173,7 @@ def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
         clock_ms=_numbers("clock_ms", clocks),
         search=search_from_json(search),
         cpu_ms=cpu_from_json(cpu),
+        resources=resources_from_json(resources),
         opening_plies=opening_plies,
         result=result,
         reason=Reason.parse(reason) if reason is not None else None,

@@ -20,7 +20,9 @@ Tables:
 
 Columns added after schema 1 was released (``games.search``: per ply the
 engine's last ``info`` fields as JSON, see :func:`~guti.referee.storage.rows.search_json`;
-``games.worker``: the cluster worker that played the game, NULL on this machine) are nullable and
+``games.worker``: the cluster worker that played the game, NULL on this machine;
+``games.cpu_ms``: per ply the CPU time of the move; ``games.resources``: per engine its CPU
+on and off its move and its peak memory, see :func:`~guti.referee.storage.rows.resources_json`) are nullable and
 added by ``ALTER TABLE`` when a run opens an older database, so the schema
 version stays 1: an old database keeps working (``-resume`` included; its
 earlier games simply have no search info), and an older guti still reads a
@@ -47,6 +49,7 @@ from typing import Any
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.openings import Opening
 from guti.referee.game.record import GameRecord
+from guti.referee.game.resources import EngineUse
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.errors import StoreError
 from guti.referee.storage.integrity import (
@@ -60,8 +63,10 @@ from guti.referee.storage.rows import (
     GameRow,
     engine_to_dict,
     game_row,
+    resources_from_json,
     row_to_record,
 )
+from guti.rules import Side
 
 __all__ = ["BATCH", "SCHEMA_VERSION", "StoreError", "TournamentStore"]
 
@@ -89,11 +94,11 @@ CREATE TABLE IF NOT EXISTS games (
     elapsed_ms TEXT NOT NULL, clock_ms TEXT NOT NULL,
     date TEXT NOT NULL, start_time TEXT NOT NULL, time_control TEXT NOT NULL,
     event TEXT NOT NULL, site TEXT NOT NULL, round_tag TEXT NOT NULL,
-    finished_at REAL NOT NULL, search TEXT, cpu_ms TEXT, worker TEXT);
+    finished_at REAL NOT NULL, search TEXT, cpu_ms TEXT, worker TEXT, resources TEXT);
 """
 
 #: Columns of ``games`` newer than schema 1 (see the module docstring): name -> type.
-_ADDED_COLUMNS = {"search": "TEXT", "cpu_ms": "TEXT", "worker": "TEXT"}
+_ADDED_COLUMNS = {"search": "TEXT", "cpu_ms": "TEXT", "worker": "TEXT", "resources": "TEXT"}
 
 
 def _why(exc: sqlite3.Error) -> str:
@@ -435,6 +440,28 @@ class TournamentStore:
                     raise StoreError(f"{self.path}: game {_number(row[1])} is stored damaged "
                                      f"(engines {row[3]!r}, {row[4]!r}, result {row[5]!r})")
                 yield row[1:]
+
+    def resource_uses(self) -> Iterator[tuple[str, str, dict[Side, EngineUse]]]:
+        """Per game, in finishing order, its engines' names and what they used (games
+        stored without it are left out), in batches."""
+        if "resources" not in self._added:
+            return
+        last = 0
+        while True:
+            with self._reading():
+                rows = self.conn.execute(
+                    "SELECT seq, game_id, white, black, resources FROM games WHERE seq > ?"
+                    " AND resources IS NOT NULL ORDER BY seq LIMIT ?", (last, BATCH * 4),
+                ).fetchall()
+            if not rows:
+                return
+            for seq, game_id, white, black, text in rows:
+                last = seq
+                try:
+                    yield white, black, resources_from_json(text)
+                except (ValueError, TypeError) as exc:
+                    raise StoreError(f"{self.path}: game {_number(game_id)} is stored damaged "
+                                     f"({type(exc).__name__}: {exc})") from None
 
     # -- plumbing ------------------------------------------------------------
     def _transaction(self) -> _Transaction:

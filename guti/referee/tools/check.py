@@ -56,6 +56,7 @@ class Checker(LifecycleItems, GameItems, InputItems):
             await self.check_perft(cases)
             await self.check_bad_input(cases)
         self.report_stray_lines()
+        self.report_resources()
         await self.revive("quit")
         await self.item("quit", self.check_quit)
 

@@ -135,6 +135,7 @@ class GameItems(CheckSession):
             found = [line for line in early if line.split()[:1] == ["bestmove"]]
             if found:
                 raise Fail("no bestmove before stop", f"{found[0]!r} during go infinite")
+            self.look_at_usage()  # mid-search: every thread it searches with is running
             eng.stop()
             stopped_at = time.monotonic()
             lines, _ = await self.answer(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from guti.referee.process.cgroups import mib
 from guti.referee.process.errors import EngineError, EngineStartError, EngineTimeout
 from guti.referee.process.group import live_members
 from guti.referee.tools.check_session import (
@@ -84,6 +85,27 @@ class LifecycleItems(CheckSession):
                 self.add("FAIL", f"{g}: declared",
                          f"expected {g} in the engine's games, saw {', '.join(declared)}")
         return picked
+
+    def report_resources(self) -> None:
+        """What the engine's searches took: its peak memory and the most processes and
+        threads it had at once (looked at mid-search and at each bestmove), so that its
+        author sees what ``limits.memory`` and ``limits.processes`` it needs. Reported
+        also when the engine is gone by now: the looks were taken while it searched."""
+        name = "resources during its searches"
+        if self.gone is None:
+            self.look_at_usage()
+        most = self.most
+        if most is None:
+            self.add("SKIP", name, "no search was looked at (its processes are read from "
+                                   "/proc, which is Linux's)")
+            return
+        memory = "not known" if most.peak_memory is None else mib(most.peak_memory)
+        processes = "process" if most.processes == 1 else "processes"
+        self.add("PASS", name,
+                 f"peak memory {memory} (its largest process's peak resident memory), at "
+                 f"most {most.threads} threads in {most.processes} {processes} during its "
+                 "searches; limits.memory counts the memory of all its processes, "
+                 "limits.processes their threads")
 
     async def check_quit(self) -> str:
         eng = self.eng

@@ -25,6 +25,8 @@ from guti.referee.process.errors import (
     EngineProtocolError,
     EngineTimeout,
 )
+from guti.referee.process.group import live_members
+from guti.referee.process.usage import UsageSample, sample
 from guti.referee.ugi.client import GoReply, Position, UgiEngine, position_line
 from guti.referee.ugi.go import Go
 from guti.referee.ugi.options import Handshake
@@ -138,6 +140,9 @@ class CheckSession:
         self.stray: list[str] = []  # non-protocol stdout lines (the first few)
         self.stray_count = 0
         self.free_text = False  # during d: its picture is free text, not stray lines
+        #: The most the engine's processes and threads were in one look during its
+        #: searches, and its largest peak memory seen (see :meth:`look_at_usage`).
+        self.most: UsageSample | None = None
 
     # -- bookkeeping ------------------------------------------------------------------
     def add(self, status: str, name: str, detail: str = "") -> None:
@@ -283,7 +288,23 @@ class CheckSession:
             return [replies[0].line]
 
         await self.answer(read(), timeout, f"bestmove after 'go {go.arguments()}'")
+        self.look_at_usage()
         return replies[0]
+
+    def look_at_usage(self) -> None:
+        """Count the engine's processes (its process group) and their threads now, during
+        or at the end of a search, and note its peak memory; the report's ``resources``
+        line gives the most seen."""
+        pid = self.proc.pid if self.proc is not None else None
+        if pid is None:
+            return
+        now = sample(live_members(pid) or [pid])
+        if not now.processes:
+            return
+        was = self.most or now
+        peaks = [p for p in (was.peak_memory, now.peak_memory) if p is not None]
+        self.most = UsageSample(max(was.processes, now.processes), max(was.threads, now.threads),
+                                max(peaks) if peaks else None)
 
     # -- judging ----------------------------------------------------------------------
     @staticmethod

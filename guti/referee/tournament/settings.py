@@ -54,11 +54,13 @@ class Scheduling:
 class RecordOutputs:
     """What each game's records carry beyond the PDN file itself: fastchess's optional
     per-move PDN fields (``-pdnout ... nodes=true ...``), the final positions file
-    (``-epdout``) and the latency lines after each game (``-show-latency``)."""
+    (``-epdout``), the latency lines after each game (``-show-latency``) and the table of
+    what each engine used after the standings (``-show-resources``)."""
 
     pdn_fields: PdnFields = PdnFields()
     epd_path: str | None = None
     show_latency: bool = False
+    show_resources: bool = False
 
 
 @dataclass

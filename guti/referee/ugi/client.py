@@ -229,6 +229,11 @@ class UgiEngine:
         """The resource limit the engine ran into (with its peak use), or None."""
         return self.transport.resource_breach()
 
+    def peak_memory(self) -> tuple[int | None, str]:
+        """The most memory the engine has held at once (bytes; None: not known), and from
+        where (``cgroup``: all its processes; ``VmHWM``: its largest process)."""
+        return self.transport.peak_memory()
+
     @property
     def id_name(self) -> str | None:
         return self.info.id_name

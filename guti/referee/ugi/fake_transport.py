@@ -133,6 +133,9 @@ class FakeTransport:
     def resource_breach(self) -> str | None:
         return None
 
+    def peak_memory(self) -> tuple[int | None, str]:
+        return None, ""
+
     async def quit(self, grace: float = 1.0, term_grace: float = 1.0) -> None:
         self.quit_called = True
         self.closed = True

@@ -21,6 +21,7 @@ from typing import Any
 
 from guti.referee.game.record import GameRecord
 from guti.referee.stats.ratings import RatingError
+from guti.referee.stats.resources import ResourceTable
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import FAULT_COLUMNS, Standings
 from guti.referee.stats.stats import draw_ratio, format_elo, los, pentanomial_elo, score_elo
@@ -222,6 +223,7 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
     tally = Tally(names, settings.get("format", "roundrobin"), sprt,
                   sample_every=max(1, finished // SPRT_POINTS))
     games = []
+    used = ResourceTable(names)
     seq = 0
     for info, record in store.records():
         seq = info["seq"]
@@ -230,6 +232,7 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
                   str(record.reason) if record.reason is not None else None,
                   str(record.fault) if record.fault is not None else None, info["pair_id"])
         games.append(compact_game(info["game_id"] + 1, info["round"], white, black, record))
+        used.add(record.white, record.black, record.resources)
     return {
         "title": str(settings.get("event") or "guti tournament"),
         "generated": time.strftime("%Y-%m-%d %H:%M:%S"),
@@ -244,7 +247,13 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
         "games": games,
         "fault_columns": list(FAULT_COLUMNS),
         "tuning": tuning_history(store),
+        "resources": resource_rows(used),
     }
+
+
+def resource_rows(used: ResourceTable) -> list[list[str]]:
+    """Per engine that has a measurement, its line as ``-show-resources`` prints it."""
+    return [line.cells() for line in used.lines if line.games]
 
 
 def _setting_text(value: Any) -> str:

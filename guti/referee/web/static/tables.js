@@ -5,6 +5,11 @@ function renderSettings() {
   box.append(table(["setting", "value"], Object.entries(DATA.settings), [0, 1]));
   box.append(table(["engine", "command", "options", "limits"], DATA.engines.map(e =>
     [e.name, e.command, Object.entries(e.options).map(([k, v]) => k + "=" + v).join(" "), e.limits]), [0, 1, 2, 3]));
+  // What each engine used (peak memory, CPU on and off its moves), when it was measured.
+  if (DATA.resources && DATA.resources.length) {
+    box.append(table(["engine", "games", "peak memory", "CPU per move", "off-move CPU per game",
+      "most off-move CPU in a game"], DATA.resources, [0]));
+  }
 }
 // "N/M games played", and why the games stopped early when an SPRT decided.
 function showProgress() {
