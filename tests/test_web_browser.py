@@ -112,6 +112,9 @@ def test_report_opens_with_standings_and_replays_a_game(sized: BrowserPage,
     # Each table headed Elo says what its figure means, and which one compares engines.
     text = page.inner_text("body")
     assert "a performance figure" in text and "The one Elo per engine to compare engines by" in text
+    # What each engine used, one row per engine, as the database holds it.
+    used = page.locator("#settings table:has(th:text-is('peak memory')) tbody tr td:first-child")
+    assert sorted(used.all_text_contents()) == sorted(names)
     number, final, plies = max(games, key=lambda g: g[2])
     page.click(f'#games-body tr[data-game="{number}"]')
     assert page.text_content("#ply") == f"ply 0 / {plies}"
