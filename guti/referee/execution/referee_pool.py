@@ -1,8 +1,11 @@
-"""``-referees N``: a tournament's game slots refereed by N processes of guti's own.
+"""``-referees``: a tournament's game slots refereed by N processes of guti's own.
 
 Why: one Python process referees about one ply per 0.1 ms of its CPU; with engines that
 answer in microseconds that, not the engines, limits games per second, and a second core
-cannot help a single process. :class:`RefereePool` keeps the local executor's game slots
+cannot help a single process; and the more games one process referees at once, the later
+it reads their replies, which the engines' clocks would pay for. How many processes a run
+gets (``-referees N``, or ``auto`` by default) is
+:mod:`guti.referee.execution.referee_choice`'s. :class:`RefereePool` keeps the local executor's game slots
 (:class:`~guti.referee.execution.slots.GameSlots`: the same scheduling, ``-wait``, stops
 and aborts) and plays each slot's games in a referee process
 (:mod:`guti.referee.execution.referee_child`). The slots are cut into N consecutive groups,
@@ -210,11 +213,6 @@ class RefereeLink:
             await asyncio.gather(self.reader, return_exceptions=True)
 
 
-def referee_count(referees: int, concurrency: int) -> int:
-    """How many referee processes ``-referees`` gives: at most one per game slot."""
-    return max(1, min(referees, max(1, concurrency)))
-
-
 @contextlib.contextmanager
 def fork_referees(count: int) -> Iterator[list[ForkedChild]]:
     """``count`` referee processes forked from this one, for a run about to start its
@@ -278,7 +276,7 @@ class RefereePool(GameSlots):
         self.say = say
         spec = RunSpec(uuid.uuid4().hex, engines, settings, version="",
                        traffic=traffic is not None)
-        count = referee_count(referees, self.concurrency)
+        count = max(1, min(referees, self.concurrency))
         self.links = [
             RefereeLink(k + 1, spec, self._cpus_of(k, count, cpus),
                         forked[k] if k < len(forked) else None)
