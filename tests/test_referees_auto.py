@@ -111,6 +111,7 @@ def test_a_small_run_starts_no_referee_process(tmp_path):
                 "-games", "2", "-concurrency", "32", "-log", "t.log", "-quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "2/2 games stored" in done.stdout
+    assert "concurrency 32, db" in done.stdout.splitlines()[0]
     referee_of, _ = log_blocks(tmp_path / "t.log")
     assert referee_of == {}
     log = (tmp_path / "t.log").read_text()
@@ -131,6 +132,7 @@ def test_many_games_at_once_are_spread_over_referee_processes(tmp_path):
                 cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     assert f"{MANY}/{MANY} games stored" in done.stdout
+    assert f"concurrency {MANY} on 2 referee processes, db" in done.stdout.splitlines()[0]
     db = tmp_path / "guti.db"
     assert sorted(check_games(db)) == scheduled(db) == list(range(MANY))
     referee_of, _ = log_blocks(tmp_path / "t.log")
