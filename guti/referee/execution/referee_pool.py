@@ -4,8 +4,9 @@ Why: one Python process referees about one ply per 0.1 ms of its CPU; with engin
 answer in microseconds that, not the engines, limits games per second, and a second core
 cannot help a single process; and the more games one process referees at once, the later
 it reads their replies, which the engines' clocks would pay for. How many processes a run
-gets (``-referees N``, or ``auto`` by default) is
-:mod:`guti.referee.execution.referee_choice`'s. :class:`RefereePool` keeps the local executor's game slots
+gets (``-referees N``, or ``auto`` by default) is for
+:mod:`guti.referee.execution.referee_choice` to say. :class:`RefereePool` keeps the local
+executor's game slots
 (:class:`~guti.referee.execution.slots.GameSlots`: the same scheduling, ``-wait``, stops
 and aborts) and plays each slot's games in a referee process
 (:mod:`guti.referee.execution.referee_child`). The slots are cut into N consecutive groups,
