@@ -11,6 +11,7 @@ stores nothing half-played, leaves no process behind and resumes to the end.
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 
@@ -177,3 +178,38 @@ def test_referees_auto_in_the_help(tmp_path):
     done = guti("tournament", "--help", cwd=tmp_path, timeout=60)
     assert done.returncode == 0
     assert "auto (default) or N" in done.stdout
+
+
+@TWO_CPUS
+@pytest.mark.slow
+@pytest.mark.signals
+def test_one_ctrl_c_under_auto_referees_finishes_the_running_games_and_resumes(tmp_path):
+    """One Ctrl-C with the processes ``auto`` chose: no new game starts, the running ones
+    are played to their end and stored, exit 130; ``-resume`` plays exactly the rest."""
+    pids = tmp_path / "pids"
+    think = ["--think", "0.01"]
+    total = 2 * MANY
+    argv = ["tournament", *marking("A", tmp_path, pids, 3, *think), *engine("B", pids, *think),
+            "-each", "tc=60+1", "-games", str(total), "-concurrency", str(MANY)]
+    db = tmp_path / "guti.db"
+    run = Run.start(argv, tmp_path)
+    try:
+        wait_for_mark(tmp_path, run)
+        assert len(referees_of(run.proc.pid)) == 2
+        run.proc.send_signal(signal.SIGINT)  # to guti alone, not to its process group
+        said = run.wait_line("stopping: no new games")
+        code = run.finish(120)
+    finally:
+        run.kill()
+    assert code == 130, run.out + run.err
+    running = int(re.search(r"finishing (\d+) running game", run.out_lines[said]).group(1))
+    assert 1 <= running <= MANY
+    finished = [line for line in run.out_lines if line.startswith("Finished game")]
+    assert len(check_games(db)) == len(finished) < total
+    nothing_left(tmp_path, pids)
+    for mark in tmp_path.glob("mark.*"):
+        mark.unlink()
+    resumed = guti(*argv, "-resume", "-quiet", cwd=tmp_path, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(check_games(db)) == scheduled(db) == list(range(total))
+    nothing_left(tmp_path, pids)
