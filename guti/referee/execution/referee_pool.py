@@ -58,7 +58,6 @@ from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
-from guti.referee.process import lifeline
 from guti.referee.process.affinity import slot_cpus
 from guti.referee.process.engine_process import TrafficHook, describe_exit
 from guti.referee.process.errors import EngineStartError
@@ -124,7 +123,6 @@ class RefereeLink:
             if forked is not None:
                 self.process = await forked.adopt()
             else:
-                guti = os.getpid()
                 self.process = await asyncio.create_subprocess_exec(
                     # -P: not the working folder first on the module path (-m would put it
                     # there), so that a folder named like one of guti's packages cannot stand
@@ -133,7 +131,6 @@ class RefereeLink:
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                     env=_same_code_env(),
                     start_new_session=True,  # Ctrl-C at the terminal reaches guti alone
-                    preexec_fn=lambda: lifeline.die_with_parent(guti),
                 )
             self.reader = asyncio.create_task(self._read(self.process))
             self.send(("setup", self.spec, self.name, self.cpus))
@@ -237,21 +234,26 @@ def fork_referees(count: int) -> Iterator[list[ForkedChild]]:
             child.discard()
 
 
-def _same_code_env() -> dict[str, str] | None:
-    """The environment for a referee process, so that it runs the same code as guti: the
-    folder guti was imported from first on its module path, unless that folder is one of
-    Python's own package folders (an installed guti, which every process finds, and which
-    must not come before the standard library); None: this environment as it is."""
+def _same_code_env() -> dict[str, str]:
+    """The environment for a referee process started as a new interpreter: this one's, with
+    this process named as the parent it dies with
+    (:data:`~guti.referee.execution.referee_child.PARENT_VARIABLE`: it asks the kernel for
+    that itself, so no Python code runs between fork and exec here, which is what lets a
+    process with threads, a Dask worker, start one), and the folder guti was imported from
+    first on its module path, so that it runs the same code as guti, unless that folder
+    is one of Python's own package folders (an installed guti, which every process finds,
+    and which must not come before the standard library)."""
     import site
 
     import guti
 
+    env = {**os.environ, referee_child.PARENT_VARIABLE: str(os.getpid())}
     root = os.path.dirname(os.path.dirname(os.path.abspath(guti.__file__)))
     installed = {os.path.abspath(p) for p in (*site.getsitepackages(), site.getusersitepackages())}
-    if root in installed:
-        return None
-    path = os.environ.get("PYTHONPATH")
-    return {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
+    if root not in installed:
+        path = os.environ.get("PYTHONPATH")
+        env["PYTHONPATH"] = root + (os.pathsep + path if path else "")
+    return env
 
 
 class RefereePool(GameSlots):
