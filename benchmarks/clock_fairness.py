@@ -9,7 +9,8 @@ the start position under the same rule, a reply over 50 ms is a time forfeit:
 - guti: ``-each st=0.05 timemargin=0`` (a reply measured over 50.0 ms forfeits), its
   referee processes left to ``-referees auto`` unless ``--guti-flags`` says otherwise;
 - cutegames: ``movetime 50`` with ``timeoutbuffer 0``; it measures whole milliseconds
-  rounded down, so "over 50 ms" is 51 ms or more there: up to 1 ms more lenient than guti.
+  rounded down, so "over 50 ms" is 51 ms or more there: up to 1 ms more lenient than guti
+  (``--guti-margin 1`` gives guti the nearest rule, over 51.0 ms).
 
 For every concurrency and slack of the grid, each round runs both, alternating which goes
 first from round to round, so that both meet the same load on a shared machine. Printed: a
@@ -77,13 +78,13 @@ def build_engine(folder: str, slack_ms: int) -> str:
 
 
 def run_guti(folder: str, engine: str, games: int, concurrency: int,
-             flags: list[str]) -> RunResult:
+             flags: list[str], margin_ms: int = 0) -> RunResult:
     """guti's run of the match; what its database and stderr say."""
     db = os.path.join(folder, f"guti-{time.monotonic_ns()}.db")
     argv = [*GUTI, "tournament",
             "-engine", f"cmd={engine}", "name=a", "option.Seed=1",
             "-engine", f"cmd={engine}", "name=b", "option.Seed=2",
-            "-each", f"st={MOVETIME_MS / 1000}", "timemargin=0", "-game", "egara-guti",
+            "-each", f"st={MOVETIME_MS / 1000}", f"timemargin={margin_ms}", "-game", "egara-guti",
             "-games", str(games), "-concurrency", str(concurrency), "-db", db, "-quiet",
             "-ratinginterval", "0", *flags]
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -189,6 +190,9 @@ def main() -> int:
                         help="games of a run at least (at low concurrency)")
     parser.add_argument("--latency-at", default="32,128")
     parser.add_argument("--guti-flags", default="", help="more of guti's options, one string")
+    parser.add_argument("--guti-margin", type=int, default=0, metavar="MS",
+                        help="guti's timemargin (1: guti forfeits over 51.0 ms, the nearest "
+                             "to cutegames' whole-millisecond rule)")
     args = parser.parse_args()
     if not os.access(args.cutegames, os.X_OK):
         print(f"--cutegames {args.cutegames}: not an executable file", file=sys.stderr)
@@ -210,7 +214,8 @@ def main() -> int:
                         order.reverse()
                     for host in order:
                         if host == "guti":
-                            one = run_guti(folder, engines[slack], games, concurrency, flags)
+                            one = run_guti(folder, engines[slack], games, concurrency, flags,
+                                           args.guti_margin)
                         else:
                             one = run_cutegames(args.cutegames, folder, engines[slack],
                                                 games, concurrency)
@@ -220,7 +225,7 @@ def main() -> int:
                               f"replies, {one.wall:.1f} s", file=sys.stderr, flush=True)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}; {args.rounds} round(s), "
           f"{args.games_per_slot} games per game slot, {time.perf_counter() - began:.0f} s "
-          f"in all; guti flags: {' '.join(flags) or '(none)'}")
+          f"in all; guti timemargin {args.guti_margin} ms, flags: {' '.join(flags) or '(none)'}")
     print()
     print("| concurrency | slack | guti | cutegames | guti first replies | cutegames first "
           "replies | guti voided | replies (guti / cutegames) |")

@@ -5,6 +5,11 @@
  * line: it chooses its move at once, then sleeps until N ms - SLACK_US after that read
  * (an absolute CLOCK_MONOTONIC deadline, so its own work is not added to the wait).
  *
+ * Every game is the same game, whichever host plays it and in whichever of its processes:
+ * bot.c's random choices continue from game to game in one process, so after each
+ * `uginewgame` this engine feeds itself `setoption name Seed value S` again (S: the last
+ * Seed it was given, 1 by default) before its next command.
+ *
  * It reports its own time in the line before `bestmove`: `info depth 1 score cp 0 time
  * MS nodes US`, US being the microseconds from reading `go` to writing `bestmove` by its
  * own clock. guti stores each move's search fields, and `nodes` is the one that keeps a
@@ -32,6 +37,9 @@ static int at_line_start = 1;
 static char line_head[256];        /* the start of the line being read */
 static size_t head_len;
 static struct timespec go_read;    /* when the last `go movetime` line was read */
+static char seed[32] = "1";        /* the last Seed option given */
+static char inject[64];            /* a line fed to bot.c before the next one read */
+static size_t inject_at, inject_len;
 static long go_movetime_ms = -1;   /* its movetime; -1: no such go waits for its answer */
 
 static long us_between(const struct timespec *a, const struct timespec *b)
@@ -39,10 +47,18 @@ static long us_between(const struct timespec *a, const struct timespec *b)
     return (long)(b->tv_sec - a->tv_sec) * 1000000L + (b->tv_nsec - a->tv_nsec) / 1000L;
 }
 
-/* A whole line was read: remember a `go movetime N` and when it came. */
+/* A whole line was read: remember a `go movetime N` and when it came, and the Seed; after
+ * `uginewgame`, have the Seed set again. */
 static void line_read(void)
 {
     line_head[head_len] = 0;
+    if (strncmp(line_head, "setoption name Seed value ", 26) == 0) {
+        snprintf(seed, sizeof seed, "%.20s", line_head + 26);
+    } else if (strcmp(line_head, "uginewgame") == 0) {
+        inject_len = (size_t)snprintf(inject, sizeof inject, "setoption name Seed value %s\n",
+                                      seed);
+        inject_at = 0;
+    }
     go_movetime_ms = -1;
     if (strncmp(line_head, "go ", 3) != 0) return;
     const char *at = strstr(line_head, " movetime ");
@@ -51,9 +67,11 @@ static void line_read(void)
     go_read = line_began;
 }
 
-/* bot.c's getchar: the same characters, the time each line began to be read noted. */
+/* bot.c's getchar: the same characters (and a line to inject, first), the time each line
+ * began to be read noted. */
 static int slack_getchar(void)
 {
+    if (inject_at < inject_len) return (unsigned char)inject[inject_at++];
     int ch = getchar();
     if (ch == EOF) return ch;
     if (at_line_start) {
