@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game
@@ -152,11 +154,13 @@ def test_children_that_call_setsid_die_with_a_killed_referee(tmp_path: Path) -> 
     wait_for(lambda: not survivors(pids), "the setsid children ended by the lifeline", 10)
 
 
-def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path) -> None:
+@pytest.mark.parametrize("at", [1, 3], ids=["the game's first reply", "a later reply"])
+def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path, at: int) -> None:
     """The referee's event loop is held up by work of its own (a blocking call injected
     here) from just after the engine read its ``go`` until after its reply was written and
     the move's time had run out: the move is void and asked again, noted in the traffic
-    log, and the game is not lost on time."""
+    log, and the game is not lost on time; also when it is the game's first reply (the
+    watch of the referee's lateness starts with the game)."""
     gate = tmp_path / "gate"
     gate.mkdir()
     events = gate / "events"
@@ -179,7 +183,7 @@ def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path) -> N
         stall_the_loop()
 
     async def main() -> GameRecord:
-        white = await UgiEngine.launch(troubled("gated", "--gate", str(gate), "--at", "3"),
+        white = await UgiEngine.launch(troubled("gated", "--gate", str(gate), "--at", str(at)),
                                        "egara-guti", 30, traffic)
         black = await UgiEngine.launch(troubled("plain"), "egara-guti", 30, traffic)
         stall = asyncio.create_task(staller())

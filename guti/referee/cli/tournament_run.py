@@ -58,8 +58,10 @@ def run_tournament_command(argv: list[str]) -> int:
         return fail("tournament", str(exc))
     names = visible(", ".join(c.name for c in settings.engines))
     # on a cluster the games at once are its workers' (told once it is reached)
+    referees = settings.execution_plan().referee_processes()
     where = (f"cluster {settings.cluster.text}" if settings.cluster is not None
-             else f"concurrency {settings.concurrency}")
+             else f"concurrency {settings.concurrency}"
+             + (f" on {referees} referee processes" if referees else ""))
     print(
         f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
         f"{'at least ' if settings.knockout else ''}{settings.total_games} games, "

@@ -16,6 +16,7 @@ so every option is defined here once, for the flags and the file alike.
 from __future__ import annotations
 
 from guti.referee.config.args import Kind, OptionSpec
+from guti.referee.execution.referee_choice import GAMES_PER_REFEREE
 from guti.referee.game.defaults import (
     DEFAULT_GAME,
     DEFAULT_HANDSHAKE_TIMEOUT,
@@ -26,7 +27,6 @@ from guti.referee.game.defaults import (
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,
     DEFAULT_GAMES,
-    DEFAULT_REFEREES,
     DEFAULT_ROUNDS,
     DEFAULT_SEEDS,
     DEFAULT_TIEBREAK,
@@ -175,8 +175,9 @@ TOURNAMENT_OPTIONS: list[OptionSpec] = [
     OptionSpec("concurrency", Kind.VALUE,
                help="games at once (default: number of cores); with -cluster: per worker"),
     OptionSpec("referees", Kind.VALUE,
-               help=f"processes that referee the game slots (default {DEFAULT_REFEREES}); for"
-                    " engines that answer in microseconds, one per core"),
+               help="auto (default) or N: processes that referee the game slots; auto: this "
+                    f"process up to {GAMES_PER_REFEREE} games at once, then one per "
+                    f"{GAMES_PER_REFEREE} games, at most one per core"),
     OptionSpec("db", Kind.VALUE, help=f"SQLite results database (default {DEFAULT_DB})"),
     OptionSpec("resume", Kind.FLAG, help="continue the tournament stored in -db"),
     OptionSpec("ratinginterval", Kind.VALUE, help="print standings every N games (0: at the end)"),

@@ -26,13 +26,15 @@ WHOLE = "a whole number"
 NUMBER = "a number"
 TEXT = "a string (in quotes)"
 SWITCH = "true or false"
+WHOLE_OR_AUTO = 'a whole number or "auto"'
 
 #: Top-level options that take a value (flags are true or false anyway).
 OPTION_TYPES: dict[str, str] = {
     **dict.fromkeys(("game", "variant", "fen", "event", "site", "cluster", "tournament",
                      "db", "report", "serve", "use-affinity"), TEXT),
     **dict.fromkeys(("games", "srand", "maxmoves", "wait", "seeds", "tiebreak", "rounds",
-                     "concurrency", "referees", "ratinginterval"), WHOLE),
+                     "concurrency", "ratinginterval"), WHOLE),
+    "referees": WHOLE_OR_AUTO,
     **dict.fromkeys(("handshake-timeout", "move-timeout", "stall-timeout"), NUMBER),
 }
 
@@ -72,6 +74,8 @@ def _fits(value: Any, expected: str) -> bool:
         return isinstance(value, str)
     if isinstance(value, bool):  # a TOML boolean is no number, though Python's bool is
         return False
+    if expected == WHOLE_OR_AUTO and value == "auto":
+        return True
     return isinstance(value, int) or (expected == NUMBER and isinstance(value, float))
 
 

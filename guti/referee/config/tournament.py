@@ -38,6 +38,7 @@ from guti.referee.config.options import (
 from guti.referee.config.outputs import check_outputs
 from guti.referee.config.toml_file import read_toml
 from guti.referee.execution.cluster_address import EngineSetup
+from guti.referee.execution.referee_choice import AUTO_REFEREES
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.settings import GameSettings
 from guti.referee.stats.sprt import SprtModel, SprtSpec
@@ -187,8 +188,11 @@ def tournament_settings(
 
 
 def referees_option(given: GivenOptions, concurrency: int) -> int:
-    """``-referees N``: at least 1, at most one per game slot, not with ``-cluster``
-    (whose workers referee the games)."""
+    """``-referees auto|N``: ``auto`` (the default, :data:`AUTO_REFEREES`) lets guti choose
+    from the games at once and the cores; N is at least 1, at most one per game slot, and
+    more than 1 is refused with ``-cluster`` (whose workers referee the games)."""
+    if given.text("referees") == "auto":
+        return AUTO_REFEREES
     referees = given.whole("referees", DEFAULT_REFEREES, minimum=1)
     if referees > 1 and given.has("cluster"):
         raise CliError("-referees cannot be used with -cluster (the cluster's workers "

@@ -19,7 +19,10 @@ a worker with K threads plays K games at once from the same pools, like the loca
 executor. With ``-concurrency`` per worker the run's own semaphore says how many games
 at once instead, and a task secedes from the worker's thread pool so that a worker with
 one thread still plays them all. It is also not Dask's own event loop, so the worker's
-network traffic never delays the stamps of the engines' lines.
+network traffic never delays the stamps of the engines' lines. With more games at once
+than one loop reads in time (:func:`~guti.referee.execution.worker_referees.worker_referee_count`)
+the run's games are handed to referee processes of the worker's own
+(:mod:`guti.referee.execution.worker_referees`).
 
 Life cycle, all keyed by run id: the run's :class:`GutiWorkerPlugin` (on every worker,
 also those that join later) unpacks the folders sent with the run and runs
@@ -57,6 +60,7 @@ from guti.referee.execution.remote_games import (
     WorkerRun,
     WorkerUnfit,
 )
+from guti.referee.execution.worker_referees import WorkerReferees, worker_referee_count
 from guti.referee.game.scheduled import ScheduledGame
 
 #: Seconds between a task's checks that the scheduler still wants its game.
@@ -115,6 +119,8 @@ def _run_for(spec: RunSpec) -> WorkerRun:
         run = _RUNS.get(spec.run_id)
         if run is None:
             run = _RUNS[spec.run_id] = WorkerRun(spec, _PLACES.get(spec.run_id))
+            if count := worker_referee_count(spec):  # many games at once: over the cores
+                run.referees = WorkerReferees(spec, [p.config for p in run.pools], count)
         return run
 
 

@@ -6,16 +6,72 @@ it back afterwards. A process that was at fault (crash, stall, protocol error, .
 quit and never reused; with ``restart=on`` every process is quit after its game. A match
 uses one pool per engine with one game at a time (so one process each); a tournament at
 concurrency N may run several processes of the same engine.
+
+Every start in an event loop is known to that loop's :class:`EngineStarts`, and a game
+asks its first move only once the starts that were under way when its own engines were
+ready have ended (:func:`engine_starts`, awaited by
+:func:`~guti.referee.execution.pairing.play_job`). Why: a start is a burst of work (the
+program loads, the referee handshakes it), the run's first games start all their engines
+at once, and a process replaced after a fault starts while other games go on; a game
+whose clock began in the middle of such a burst would pay for engines that are not its
+own. Games already under way are not held (their clocks run anyway); a start is bounded
+by the handshake timeout, and a game waits only for the starts under way when it asks,
+never for later ones, so a stream of starts cannot hold it for long.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 
 from guti.referee.game.defaults import DEFAULT_HANDSHAKE_TIMEOUT
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.process.engine_process import TrafficHook
 from guti.referee.ugi.client import UgiEngine
+
+
+class EngineStarts:
+    """The engine processes being started in one event loop (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.pending: set[asyncio.Future[None]] = set()
+        #: Games waiting in :meth:`settled` now (what a test looks at).
+        self.waiting = 0
+
+    def began(self) -> asyncio.Future[None]:
+        """A start has begun; its future is to be ended with :meth:`ended`."""
+        start: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.pending.add(start)
+        return start
+
+    def ended(self, start: asyncio.Future[None]) -> None:
+        self.pending.discard(start)
+        if not start.done():
+            start.set_result(None)
+
+    async def settled(self) -> None:
+        """Return once every start under way now has ended (at once when there is none)."""
+        under_way = set(self.pending)
+        if not under_way:
+            return
+        self.waiting += 1
+        try:
+            await asyncio.wait(under_way)
+        finally:
+            self.waiting -= 1
+
+
+_STARTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EngineStarts] = (
+    weakref.WeakKeyDictionary())
+
+
+def engine_starts() -> EngineStarts:
+    """The running loop's :class:`EngineStarts` (made when first asked for)."""
+    loop = asyncio.get_running_loop()
+    found = _STARTS.get(loop)
+    if found is None:
+        found = _STARTS[loop] = EngineStarts()
+    return found
 
 
 class EnginePool:
@@ -63,7 +119,13 @@ class EnginePool:
         tagged = getattr(traffic, "hook", None) if self.tag_processes else None
         if tagged is not None:  # concurrent games share one log: "#2 ref" is ref's 2nd process
             traffic = tagged(f"#{number}")
-        proc = await UgiEngine.launch(self.config, self.game, self.handshake_timeout, traffic)
+        starts = engine_starts()
+        start = starts.began()
+        try:
+            proc = await UgiEngine.launch(self.config, self.game, self.handshake_timeout,
+                                          traffic)
+        finally:
+            starts.ended(start)
         self.number[proc] = number
         self.busy.add(proc)
         return proc

@@ -2,8 +2,8 @@
 
 Three ways play games: this process
 (:class:`~guti.referee.execution.local.LocalExecutor`), referee processes of its own
-(:class:`~guti.referee.execution.referee_pool.RefereePool`, ``-referees N``: what keeps
-clocks fair with many games at once) and Dask workers
+(:class:`~guti.referee.execution.referee_pool.RefereePool`, ``-referees``, chosen by
+guti by default: what keeps clocks fair with many games at once) and Dask workers
 (:class:`~guti.referee.execution.cluster.ClusterExecutor`, ``-cluster``). An
 :class:`ExecutionPlan` says which; :func:`prepared` readies it before the event loop
 starts (forks the referee processes, or the watcher of the engines' process groups), and
@@ -23,7 +23,8 @@ from typing import Protocol
 from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
 from guti.referee.execution.local import LocalExecutor
 from guti.referee.execution.observer import TournamentObserver
-from guti.referee.execution.referee_pool import RefereePool, fork_referees, referee_count
+from guti.referee.execution.referee_choice import AUTO_REFEREES, referee_count
+from guti.referee.execution.referee_pool import RefereePool, fork_referees
 from guti.referee.execution.slots import ResultHandler
 from guti.referee.execution.stopping import RunControl
 from guti.referee.game.engine_config import EngineConfig
@@ -66,9 +67,11 @@ class GameExecutor(Protocol):
 @dataclass(frozen=True)
 class ExecutionPlan:
     """How a run's games are played: the engines and game, ``concurrency`` game slots,
-    ``referees`` processes refereeing them (1: this one), or a ``cluster`` (with the
-    ``setups`` its workers run first), the slots' ``-wait`` and ``-use-affinity`` CPUs,
-    ``tag_processes``: engine processes marked as the tournament's."""
+    ``referees`` processes refereeing them (1: this one; 0: ``auto``, chosen from the
+    concurrency, the run's ``games`` and the cores), or a ``cluster`` (with the ``setups``
+    its workers run first), the slots' ``-wait`` and ``-use-affinity`` CPUs,
+    ``tag_processes``: engine processes marked as the tournament's; ``live``: the live
+    page shows every move, which only games refereed in this process tell it."""
 
     engines: list[EngineConfig]
     game: GameSettings
@@ -79,13 +82,19 @@ class ExecutionPlan:
     wait_ms: int = 0
     cpus: tuple[int, ...] | None = None
     tag_processes: bool = True
+    games: int | None = None
+    live: bool = False
 
     def referee_processes(self) -> int:
         """How many referee processes the run starts (0: it referees every game in this
-        process, or on a cluster): at most one per game slot."""
-        if self.referees <= 1 or self.cluster is not None:
+        process, or on a cluster): :func:`~guti.referee.execution.referee_choice.referee_count`;
+        ``auto`` with the live page keeps every game here, where the page sees its moves."""
+        if self.referees == 1 or self.cluster is not None:
             return 0
-        return referee_count(self.referees, self.concurrency)
+        if self.referees == AUTO_REFEREES and self.live:
+            return 0
+        count = referee_count(self.referees, self.concurrency, self.games, self.cpus)
+        return 0 if count <= 1 else count
 
 
 class Execution:
@@ -104,8 +113,8 @@ class Execution:
         p = self.plan
         if p.cluster is not None:  # played by Dask workers; Dask is imported only here
             return cluster_executor(p.cluster, p.engines, p.game, traffic, setups=p.setups)
-        if p.referee_processes():
-            return RefereePool(p.engines, p.game, p.concurrency, p.referees, traffic,
+        if count := p.referee_processes():
+            return RefereePool(p.engines, p.game, p.concurrency, count, traffic,
                                observer=observer, wait_ms=p.wait_ms, cpus=p.cpus,
                                forked=self._forked)
         return LocalExecutor(p.engines, p.game, p.concurrency, traffic,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from guti.referee.execution.engine_pool import EnginePool
+from guti.referee.execution.engine_pool import EnginePool, engine_starts
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game, start_failure_record
@@ -33,7 +33,10 @@ async def play_job(
     settings: GameSettings,
     before_play: BeforePlay | None = None,
 ) -> GameRecord:
-    """Play ``job`` with a process from each pool; every engine fault becomes a loss."""
+    """Play ``job`` with a process from each pool; every engine fault becomes a loss. The
+    first move is asked once the engine starts under way in this loop have ended
+    (:class:`~guti.referee.execution.engine_pool.EngineStarts`): no clock of this game
+    runs during another game's start burst."""
     s = settings
     opening = job.opening
     start_fen = opening.fen if opening else None
@@ -52,6 +55,7 @@ async def play_job(
                 )
                 record.number = job.game_id + 1
                 return record
+        await engine_starts().settled()
         observer = before_play(procs[0], procs[1]) if before_play is not None else None
         record = await play_game(
             procs[0], procs[1], s.name, start_fen, opening.moves if opening else (),

@@ -8,7 +8,8 @@ between engine and referee never crosses cores.
 
 Started by :class:`~guti.referee.execution.referee_pool.RefereePool` as ``python -m
 guti.referee.execution.referee_child``, in a session of its own (Ctrl-C at the terminal
-reaches guti alone, which decides) and with the kernel told to kill it when guti dies.
+reaches guti alone, which decides) and with the kernel told to kill it when guti dies
+(the process named in :data:`PARENT_VARIABLE`: the child asks for that itself, first).
 Standard input brings guti's messages and file descriptor 1 takes the answers
 (:mod:`guti.referee.execution.referee_link`); anything printed goes to standard error.
 
@@ -33,8 +34,13 @@ from typing import Any
 from guti.referee.execution.referee_link import Message, frame, read_message
 from guti.referee.execution.remote_games import WorkerRun
 from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.process import lifeline
 from guti.referee.process.event_loop import run
 from guti.referee.process.forked import name_process, pipe_streams, start_lifeline
+
+#: The environment variable naming, in a referee process started as a new interpreter, the
+#: process it must die with (taken out of the environment, so its engines never see it).
+PARENT_VARIABLE = "GUTI_REFEREE_PARENT"
 
 
 class RefereeChild:
@@ -142,6 +148,9 @@ def main() -> int:
     """Serve the link on standard input and output: in a new interpreter (``python -m``),
     or in a child forked from guti (:func:`guti.referee.execution.referee_pool.fork_referees`),
     whose file descriptors 0 and 1 are the link's too."""
+    parent = os.environ.pop(PARENT_VARIABLE, "")
+    if parent.isdigit():  # a new interpreter: it dies with the process that started it
+        lifeline.die_with_parent(int(parent))
     name_process("guti-referee")
     start_lifeline()  # before the loop: the watcher of its engines, forked, ready at once
     out_fd = os.dup(1)

@@ -1,8 +1,12 @@
-"""``-referees N``: a tournament's game slots refereed by N processes of guti's own.
+"""``-referees``: a tournament's game slots refereed by N processes of guti's own.
 
 Why: one Python process referees about one ply per 0.1 ms of its CPU; with engines that
 answer in microseconds that, not the engines, limits games per second, and a second core
-cannot help a single process. :class:`RefereePool` keeps the local executor's game slots
+cannot help a single process; and the more games one process referees at once, the later
+it reads their replies, which the engines' clocks would pay for. How many processes a run
+gets (``-referees N``, or ``auto`` by default) is for
+:mod:`guti.referee.execution.referee_choice` to say. :class:`RefereePool` keeps the local
+executor's game slots
 (:class:`~guti.referee.execution.slots.GameSlots`: the same scheduling, ``-wait``, stops
 and aborts) and plays each slot's games in a referee process
 (:mod:`guti.referee.execution.referee_child`). The slots are cut into N consecutive groups,
@@ -54,7 +58,6 @@ from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
-from guti.referee.process import lifeline
 from guti.referee.process.affinity import slot_cpus
 from guti.referee.process.engine_process import TrafficHook, describe_exit
 from guti.referee.process.errors import EngineStartError
@@ -120,7 +123,6 @@ class RefereeLink:
             if forked is not None:
                 self.process = await forked.adopt()
             else:
-                guti = os.getpid()
                 self.process = await asyncio.create_subprocess_exec(
                     # -P: not the working folder first on the module path (-m would put it
                     # there), so that a folder named like one of guti's packages cannot stand
@@ -129,7 +131,6 @@ class RefereeLink:
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                     env=_same_code_env(),
                     start_new_session=True,  # Ctrl-C at the terminal reaches guti alone
-                    preexec_fn=lambda: lifeline.die_with_parent(guti),
                 )
             self.reader = asyncio.create_task(self._read(self.process))
             self.send(("setup", self.spec, self.name, self.cpus))
@@ -210,11 +211,6 @@ class RefereeLink:
             await asyncio.gather(self.reader, return_exceptions=True)
 
 
-def referee_count(referees: int, concurrency: int) -> int:
-    """How many referee processes ``-referees`` gives: at most one per game slot."""
-    return max(1, min(referees, max(1, concurrency)))
-
-
 @contextlib.contextmanager
 def fork_referees(count: int) -> Iterator[list[ForkedChild]]:
     """``count`` referee processes forked from this one, for a run about to start its
@@ -238,21 +234,26 @@ def fork_referees(count: int) -> Iterator[list[ForkedChild]]:
             child.discard()
 
 
-def _same_code_env() -> dict[str, str] | None:
-    """The environment for a referee process, so that it runs the same code as guti: the
-    folder guti was imported from first on its module path, unless that folder is one of
-    Python's own package folders (an installed guti, which every process finds, and which
-    must not come before the standard library); None: this environment as it is."""
+def _same_code_env() -> dict[str, str]:
+    """The environment for a referee process started as a new interpreter: this one's, with
+    this process named as the parent it dies with
+    (:data:`~guti.referee.execution.referee_child.PARENT_VARIABLE`: it asks the kernel for
+    that itself, so no Python code runs between fork and exec here, which is what lets a
+    process with threads, a Dask worker, start one), and the folder guti was imported from
+    first on its module path, so that it runs the same code as guti, unless that folder
+    is one of Python's own package folders (an installed guti, which every process finds,
+    and which must not come before the standard library)."""
     import site
 
     import guti
 
+    env = {**os.environ, referee_child.PARENT_VARIABLE: str(os.getpid())}
     root = os.path.dirname(os.path.dirname(os.path.abspath(guti.__file__)))
     installed = {os.path.abspath(p) for p in (*site.getsitepackages(), site.getusersitepackages())}
-    if root in installed:
-        return None
-    path = os.environ.get("PYTHONPATH")
-    return {**os.environ, "PYTHONPATH": root + (os.pathsep + path if path else "")}
+    if root not in installed:
+        path = os.environ.get("PYTHONPATH")
+        env["PYTHONPATH"] = root + (os.pathsep + path if path else "")
+    return env
 
 
 class RefereePool(GameSlots):
@@ -278,7 +279,7 @@ class RefereePool(GameSlots):
         self.say = say
         spec = RunSpec(uuid.uuid4().hex, engines, settings, version="",
                        traffic=traffic is not None)
-        count = referee_count(referees, self.concurrency)
+        count = max(1, min(referees, self.concurrency))
         self.links = [
             RefereeLink(k + 1, spec, self._cpus_of(k, count, cpus),
                         forked[k] if k < len(forked) else None)

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.execution.cluster_uploads import moved
@@ -106,9 +106,21 @@ class PoolTraffic:
         return tagged
 
 
+class GameReferees(Protocol):
+    """Processes a worker hands its games to instead of refereeing them on its own loop
+    (:class:`~guti.referee.execution.worker_referees.WorkerReferees`)."""
+
+    async def check(self) -> list[str]: ...
+    async def play(self, job: ScheduledGame) -> GameOutcome: ...
+    def abort(self) -> None: ...
+    async def close(self) -> None: ...
+
+
 class WorkerRun:
     """One tournament's engines on this worker (lives on the engine loop); ``places``:
-    the folders sent to this worker, {the client's path: this worker's copy}."""
+    the folders sent to this worker, {the client's path: this worker's copy}. With
+    ``referees`` (set by the worker when it has many games at once) the games are played
+    by those processes, with the engines as this worker starts them."""
 
     def __init__(self, spec: RunSpec, places: dict[str, str] | None = None) -> None:
         self.spec = spec
@@ -130,6 +142,7 @@ class WorkerRun:
         self.checked: list[str] | None = None  # the check's errors, once it has run
         self.checking = asyncio.Lock()  # one check, however many threads ask at once
         self.last_used = time.monotonic()
+        self.referees: GameReferees | None = None
 
     async def check(self) -> list[str]:
         """Check what the engines require, build what must be built, start every engine
@@ -140,7 +153,9 @@ class WorkerRun:
                 errors = [e for s in setups if (e := missing_requirement(s))] or [
                     e for name, argv, cwd, _, _ in setups if argv
                     and (e := await build_once(name, argv, cwd))]
-                if not errors:
+                if not errors and self.referees is not None:
+                    errors = await self.referees.check()
+                elif not errors:
                     for pool in self.pools:
                         try:
                             await pool.give_back(await pool.take(), faulty=False, played=False)
@@ -156,6 +171,13 @@ class WorkerRun:
         no record if the run stopped before the game began."""
         if self.stopped:
             return GameOutcome(job.game_id, None, where)
+        if self.referees is not None:
+            if self.slots is None:
+                return await self._play_there(job, where)
+            async with self.slots:
+                if self.stopped:
+                    return GameOutcome(job.game_id, None, where)
+                return await self._play_there(job, where)
         sink = GameTraffic() if self.spec.traffic else None
         if self.slots is None:
             record, seconds = await self._play(job, sink)
@@ -190,6 +212,20 @@ class WorkerRun:
             self.running.discard(task)
             self.last_used = time.monotonic()
 
+    async def _play_there(self, job: ScheduledGame, where: str) -> GameOutcome:
+        """The game played by one of :attr:`referees`, as played by ``where``."""
+        assert self.referees is not None
+        task = asyncio.current_task()
+        assert task is not None
+        self.running.add(task)
+        self.last_used = time.monotonic()
+        try:
+            outcome = await self.referees.play(job)
+        finally:
+            self.running.discard(task)
+            self.last_used = time.monotonic()
+        return dataclasses.replace(outcome, worker=where)
+
     def _route(self, job: ScheduledGame, procs: list[UgiEngine], sink: GameTraffic | None) -> None:
         if not self.spec.traffic:
             return
@@ -207,9 +243,13 @@ class WorkerRun:
             task.cancel()
         for pool in self.pools:
             pool.kill_all()
+        if self.referees is not None:
+            self.referees.abort()
 
     async def close(self) -> None:
         await asyncio.gather(*(p.close() for p in self.pools), return_exceptions=True)
+        if self.referees is not None:
+            await self.referees.close()
 
 
 

@@ -126,8 +126,9 @@ def mark_of(pid: int) -> str | None:
 
 
 def die_with_parent(parent: int) -> None:
-    """In a forked child before exec: have the kernel SIGKILL it when ``parent`` dies
-    (and exit at once if ``parent`` is already gone). Must stay async-signal simple."""
+    """Have the kernel SIGKILL this process when ``parent`` dies (and exit at once if
+    ``parent`` is already gone): in a forked child before exec (so it must stay
+    async-signal simple), or first thing in a new interpreter that ``parent`` started."""
     if prctl is not None:
         prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:

@@ -19,5 +19,6 @@ DEFAULT_DB = "guti.db"
 DEFAULT_SEEDS = 1
 #: Milliseconds each game slot waits between its games (``-wait``).
 DEFAULT_WAIT_MS = 0
-#: Processes that referee a tournament's game slots (``-referees``): this one alone.
-DEFAULT_REFEREES = 1
+#: Processes that referee a tournament's game slots (``-referees``): 0, ``auto``, chosen by
+#: guti (:func:`guti.referee.execution.referee_choice.referee_count`).
+DEFAULT_REFEREES = 0

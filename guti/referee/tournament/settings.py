@@ -93,7 +93,7 @@ class TournamentSettings:
     games: int = DEFAULT_GAMES
     seed: int | None = None
     concurrency: int = 1
-    referees: int = DEFAULT_REFEREES  # -referees: processes that referee the game slots
+    referees: int = DEFAULT_REFEREES  # -referees: processes that referee the slots (0: auto)
     db_path: str = DEFAULT_DB
     resume: bool = False
     pdn_path: str | None = None
@@ -128,7 +128,8 @@ class TournamentSettings:
 
         return ExecutionPlan(
             self.engines, self.game, self.concurrency, self.referees, self.cluster, self.setups,
-            self.scheduling.wait_ms, self.scheduling.cpus,
+            self.scheduling.wait_ms, self.scheduling.cpus, games=self.total_games,
+            live=self.serve is not None,
         )
 
     def fingerprint(self) -> str:
