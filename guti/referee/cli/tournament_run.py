@@ -44,6 +44,7 @@ from guti.referee.stats.standings import Standings
 from guti.referee.storage.export import export_epd, export_json, export_pdn
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.run import TournamentError, run_tournament, standings_from_store
+from guti.referee.tournament.settings import TournamentSettings
 
 
 def run_tournament_command(argv: list[str]) -> int:
@@ -56,18 +57,7 @@ def run_tournament_command(argv: list[str]) -> int:
         settings = tournament_settings(given.with_engines(engines), setups)
     except CliError as exc:
         return fail("tournament", str(exc))
-    names = visible(", ".join(c.name for c in settings.engines))
-    # on a cluster the games at once are its workers' (told once it is reached)
-    referees = settings.execution_plan().referee_processes()
-    where = (f"cluster {settings.cluster.text}" if settings.cluster is not None
-             else f"concurrency {settings.concurrency}"
-             + (f" on {referees} referee processes" if referees else ""))
-    print(
-        f"{settings.fmt} of {len(settings.engines)} engines ({names}): {settings.game.name}, "
-        f"{'at least ' if settings.knockout else ''}{settings.total_games} games, "
-        f"{where}, db {settings.db_path}",
-        flush=True,
-    )
+    print(_header(settings), flush=True)
     try:
         for line in report_lines((c.name, c.sandbox) for c in settings.engines if c.sandbox):
             print(line, flush=True)
@@ -127,6 +117,19 @@ def run_tournament_command(argv: list[str]) -> int:
     if outcome.stopped:
         print(outcome.stopped, flush=True)
     return _report(settings)
+
+
+def _header(settings: TournamentSettings) -> str:
+    """The run's first line: format, engines, game, games, where they are played."""
+    names = visible(", ".join(c.name for c in settings.engines))
+    # on a cluster the games at once are its workers' (told once it is reached)
+    referees = settings.execution_plan().referee_processes()
+    where = (f"cluster {settings.cluster.text}" if settings.cluster is not None
+             else f"concurrency {settings.concurrency}"
+             + (f" on {referees} referee processes" if referees else ""))
+    return (f"{settings.fmt} of {len(settings.engines)} engines ({names}): "
+            f"{settings.game.name}, {'at least ' if settings.knockout else ''}"
+            f"{settings.total_games} games, {where}, db {settings.db_path}")
 
 
 def _report(settings) -> int:

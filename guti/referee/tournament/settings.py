@@ -27,7 +27,7 @@ from guti.referee.tournament.defaults import (
     DEFAULT_WAIT_MS,
 )
 from guti.referee.tournament.knockout import KNOCKOUT, minimum_games
-from guti.referee.tournament.scheduler import pairings
+from guti.referee.tournament.scheduler import ScheduleError, pairings
 
 if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ... --help`
     from guti.referee.execution.executor import ExecutionPlan
@@ -126,9 +126,13 @@ class TournamentSettings:
         """How the games are played: in this process, referee processes or a cluster."""
         from guti.referee.execution.executor import ExecutionPlan  # not for `--help`
 
+        try:
+            games: int | None = self.total_games
+        except ScheduleError:  # a format whose size is not known ahead: concurrency decides
+            games = None
         return ExecutionPlan(
             self.engines, self.game, self.concurrency, self.referees, self.cluster, self.setups,
-            self.scheduling.wait_ms, self.scheduling.cpus, games=self.total_games,
+            self.scheduling.wait_ms, self.scheduling.cpus, games=games,
             live=self.serve is not None,
         )
 
