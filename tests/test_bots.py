@@ -48,7 +48,13 @@ GO_FORMS = [
 ]
 
 
-@pytest.fixture(params=BOT_NAMES)
+#: The bots every behaviour is checked on in the fast tier: one interpreted, one compiled.
+#: The others (the same behaviours, slower to start: a JVM, Node) are checked in the slow tier.
+FAST_TIER_BOTS = ("python-random", "c")
+
+
+@pytest.fixture(params=[name if name in FAST_TIER_BOTS else pytest.param(name, marks=pytest.mark.slow)
+                        for name in BOT_NAMES])
 def bot_name(request: pytest.FixtureRequest) -> str:
     return request.param
 
