@@ -705,8 +705,10 @@ static int negamax(Pos *p, int depth, int alpha, int beta, int ply)
     return best;
 }
 
-/* How long to think: about remaining/25 + 3/4 of the increment, never more
- * than 40 % of what is left after a safety margin; movetime less a margin. */
+/* How long to think: about remaining/30 + 3/4 of the increment, an iteration
+ * cut off at twice that and never past 30 % of what is left after a safety
+ * margin (50 ms or 5 %: a loaded machine can stall a process that long);
+ * with the clock nearly gone, a third of the increment. movetime less a margin. */
 static void plan_budget(long long mytime, long long myinc, long long movetime, long depth,
                         long long node_limit, double start)
 {
@@ -715,19 +717,18 @@ static void plan_budget(long long mytime, long long myinc, long long movetime, l
     budget.max_depth = depth > 0 && depth < MAX_DEPTH ? (int)depth : MAX_DEPTH;
     if (mytime >= 0) {
         double left = (double)(mytime > 0 ? mytime : 0), inc = (double)(myinc > 0 ? myinc : 0);
-        double margin = left * 0.05 > 30 ? left * 0.05 : 30;
+        double margin = left * 0.05 > 50 ? left * 0.05 : 50;
         double usable = left - margin, hard, soft;
         if (usable <= 1) {
             hard = soft = 1;
-        } else if (usable <= 2 * (inc > 1 ? inc : 1)) {
-            hard = inc * 0.5 < usable * 0.5 ? inc * 0.5 : usable * 0.5;
+        } else if (usable <= 3 * (inc > 1 ? inc : 1)) {
+            hard = inc / 3 < usable * 0.3 ? inc / 3 : usable * 0.3;
             if (hard < 1) hard = 1;
             soft = hard * 0.3;
         } else {
-            double target = usable / 25 + inc * 0.75;
-            if (target > usable * 0.4) target = usable * 0.4;
-            hard = target * 2.5 < usable * 0.5 ? target * 2.5 : usable * 0.5;
-            soft = target * 0.6;
+            double target = usable / 30 + inc * 0.75;
+            hard = target * 2 < usable * 0.3 ? target * 2 : usable * 0.3;
+            soft = target * 0.5;
         }
         budget.hard_at = start + hard;
         budget.soft_at = start + soft;
