@@ -41,16 +41,13 @@ class RootMoves:
         self.last_scores: dict[str, int] = {}  # the last completed iteration's
         self.iteration_best: tuple[str, int] | None = None
 
-    def search(self, depth: int, alpha: int = -INF, beta: int = INF) -> int:
-        """One iteration within the window (``alpha``, ``beta``): score every root move; the
-        best moves to the front. A result at or below ``alpha`` or at or above ``beta`` is
-        only a bound (the caller widens the window and searches again)."""
+    def search(self, depth: int) -> int:
+        """One iteration: score every root move; the best moves to the front."""
         tree, negamax, reps = self.tree, self.tree.negamax, self.tree.reps
         size, turn_bit, turn0, clock0, enemy0 = tree.size, tree.turn_bit, self.turn, self.clock, self.enemy
         full_width = self.full_width
         self.iteration_best = None
-        if full_width:
-            alpha, beta = -INF, INF
+        alpha, beta = -INF, INF
         best, best_i = -INF, 0
         for i, (oa, ea, text) in enumerate(self.moves):
             ck = (oa | (ea << size) | turn_bit) if turn0 == 0 else (ea | (oa << size))
@@ -71,7 +68,5 @@ class RootMoves:
                     alpha = s
                     self.iteration_best = (text, s)
                     tree.pv_at[0] = ((oa, ea), tree.pv_at[1])
-                    if s >= beta:
-                        break
         self.moves.insert(0, self.moves.pop(best_i))
         return best

@@ -21,16 +21,9 @@ from .evaluate import build_evaluator
 from .level import LevelSettings, level_settings
 from .limits import Budget, SearchLimits
 from .root import RootMoves
-from .scores import INF, MATE, MATE_BOUND
+from .scores import MATE, MATE_BOUND
 from .tree import PvChain, SearchAborted, Tree, build_tree
 from .zobrist import TranspositionTable
-
-#: Half-width of the aspiration window around the last iteration's score (centipieces).
-ASPIRATION = 25
-#: A fall of the score between iterations (centipieces) that marks the move as critical.
-UNSTABLE_DROP = 30
-#: How much a critical move stretches the soft deadline (each time it is seen).
-EXTEND_CRITICAL = 1.5
 
 
 @dataclass
@@ -140,19 +133,16 @@ class Searcher:
         best_pv: list[str] = [best_text]
         completed = 0
         single = len(root.moves) == 1
-        soft_at = budget.soft_at
         for depth in range(1, budget.max_depth + 1):
             tree.new_iteration()
             try:
-                score = self._iterate(root, depth, best_score)
+                score = root.search(depth)
             except SearchAborted:
                 if root.iteration_best is not None and not root.full_width:
                     best_text, best_score = root.iteration_best
                     best_pv = [best_text]
                 break
             completed = depth
-            unstable = best_score is not None and (
-                root.moves[0][2] != best_text or score < best_score - UNSTABLE_DROP)
             best_text, best_score = root.moves[0][2], score
             root.last_scores = dict(root.scores)
             best_pv = self._pv_strings(board, tree.pv_at[0]) or [best_text]
@@ -163,13 +153,7 @@ class Searcher:
                 on_info(Iteration(depth, seldepth, score, nodes, elapsed, best_pv))
             if limits.infinite:
                 continue
-            if soft_at is not None and unstable and depth >= 4:
-                # A changed mind or a falling score: this move is critical, think longer
-                # (the hard deadline still bounds the iteration in progress).
-                soft_at = budget.start + (soft_at - budget.start) * EXTEND_CRITICAL
-                if budget.hard_at is not None:
-                    soft_at = min(soft_at, budget.hard_at)
-            if soft_at is not None and now >= soft_at:
+            if budget.soft_at is not None and now >= budget.soft_at:
                 break
             if single and limits.depth is None:
                 break
@@ -178,25 +162,6 @@ class Searcher:
         return SearchResult(best_text, best_score, completed, tree.stats()[0], best_pv)
 
     # ------------------------------------------------------------------------------------
-
-    @staticmethod
-    def _iterate(root: RootMoves, depth: int, previous: int | None) -> int:
-        """One root search at ``depth``. From depth 4 at full strength, a narrow window
-        around the previous iteration's score (an aspiration window), widened on the side
-        where the score fell out until the result lies inside it."""
-        if root.full_width or previous is None or depth < 4 or abs(previous) > MATE_BOUND:
-            return root.search(depth)
-        delta = ASPIRATION
-        alpha, beta = previous - delta, previous + delta
-        while True:
-            score = root.search(depth, alpha, beta)
-            if score <= alpha:
-                alpha = -INF if delta > 4 * ASPIRATION else score - delta
-            elif score >= beta:
-                beta = INF if delta > 4 * ASPIRATION else score + delta
-            else:
-                return score
-            delta *= 2
 
     @staticmethod
     def _weakened_choice(scores: dict[str, int], settings: LevelSettings, rng: random.Random,
