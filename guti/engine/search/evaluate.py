@@ -12,7 +12,8 @@ Scored for the side to move, in hundredths of a piece. What counts in these game
 - **hanging pieces**: enemy pieces that could jump if it were their turn (we move
   first, so this is a moderate penalty: we can often defend one, rarely two).
 
-Nothing here is written for one board: every term is read from the game's geometry.
+Nothing here is written for one board: every term is read from the game's geometry (only
+the default weights may differ per game, :data:`GAME_WEIGHTS`).
 Piece-square sums use one table per byte of the mask, so boards of up to 24 points (all but
 Alquerque and Gol-skuish) cost three lookups; larger boards loop over their bytes.
 """
