@@ -99,8 +99,8 @@ def test_handshake_declares_options_and_quits(bot: UgiProgram, bot_name: str) ->
     assert len(variant) == 1
     words = variant[0].split()
     assert words[3:6] == ["type", "combo", "default"] and words[6] == "egara-guti"
-    # the Python bots play all seven games, the compiled and JS bots the first two
-    declared = ALL_GAMES if bot_name.startswith("python") else GAMES
+    # the Python and C bots play all seven games, the Java and JS bots the first two
+    declared = ALL_GAMES if bot_name.startswith("python") or bot_name == "c" else GAMES
     assert {words[i + 1] for i, w in enumerate(words) if w == "var"} == set(declared)
     assert any(line.startswith("option name Seed type spin") for line in lines)
     assert bot.sync() == []

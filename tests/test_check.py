@@ -119,7 +119,7 @@ def test_check_passes_good_engines(runs, name):
     perft = [line for line in lines if "go perft 7, start" in line]
     handshake = next(line for line in lines if line.startswith("PASS handshake ("))
     declared = handshake.split("; games ")[1].split(";")[0].split(", ")
-    assert len(declared) in (2, 7)  # the compiled bots play two games, the others all seven
+    assert len(declared) in (2, 7)  # the Java and JS bots play two games, the others all seven
     assert len(perft) == len(declared), perft
     assert all(line.startswith(("PASS", "SKIP")) for line in perft), perft
     assert lines[-1].startswith("guti check:") and " 0 failed" in lines[-1]

@@ -1,24 +1,29 @@
 /*
- * guti greedy bot (C99): a small UGI engine for Egara-guti and Pretwa.
+ * guti C bot (C99): a small UGI engine for the seven games of guti/rules.
  *
- * Strategy: among the legal moves, play a capture that takes the most
- * pieces (ties broken at random); when there is no capture, a random step.
- * The PRNG is seeded from the `Seed` option, so a given command sequence
- * always produces the same answers.
+ * Two strategies (option `Search`): greedy (the default): among the legal
+ * moves, play a capture that takes the most pieces (ties broken at random);
+ * when there is no capture, a random step. The PRNG is seeded from the
+ * `Seed` option, so a given command sequence always produces the same
+ * answers. alphabeta: an iterative-deepening material search (see the
+ * "Alpha-beta search" section).
  *
  * Rules follow protocol.md section 3: compulsory capture, maximal multi-jumps
  * (every distinct landing path is its own move), the four end rules in order
- * (Pretwa "three or fewer", no legal move, 50-ply clock, threefold
+ * (Pretwa and Gol-skuish "three or fewer", no legal move, 50-ply clock, threefold
  * repetition counted from the `position` base).
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#define MAXPTS 24   /* points are 1..23 */
+#define MAXPTS 44   /* points are 1..43 (Gol-skuish has 43) */
+#define NGAMES 7
 #define MAXNB 12
 #define MAXPATH 32
 #define ECHO_MAX 200 /* how much of a bad line is echoed back */
@@ -48,7 +53,7 @@ typedef struct {
     int nrows;
     int rows[8];
     const char *startfen;
-    int three_or_fewer; /* Pretwa end rule 1 */
+    int three_or_fewer; /* end rule 1 (Pretwa, Gol-skuish) */
     int nb[MAXPTS][MAXNB];
     int nnb[MAXPTS];
     int jover[MAXPTS][MAXNB];
@@ -56,7 +61,7 @@ typedef struct {
     int njump[MAXPTS];
 } Game;
 
-static Game GAMES[2];
+static Game GAMES[NGAMES];
 
 static void add_edge(Game *g, int a, int b)
 {
@@ -87,50 +92,109 @@ static void add_line(Game *g, const int *pts, int n)
     }
 }
 
+/* Lines as {count, points...}, a count of 0 ending the list. */
+static void add_lines(Game *g, const int (*lines)[8])
+{
+    for (int i = 0; lines[i][0]; i++) add_line(g, lines[i] + 1, lines[i][0]);
+}
+
+static Game *new_game(int index, const char *name, int npoints, int nrows, const int *rows,
+                      const char *startfen)
+{
+    Game *g = &GAMES[index];
+    memset(g, 0, sizeof *g);
+    g->name = name;
+    g->npoints = npoints;
+    g->nrows = nrows;
+    memcpy(g->rows, rows, (size_t)nrows * sizeof *rows);
+    g->startfen = startfen;
+    return g;
+}
+
+/* The centre (point 1) and `circles` rings of six points, cut by three
+ * diameters (Pretwa: 3 rings, Gol-skuish: 7). Ring c, ray r is point
+ * 2 + 6(c-1) + r; rays run clockwise from 12 o'clock. */
+static void circles_board(Game *g, int circles)
+{
+    for (int c = 0; c < circles; c++) {
+        int ring[8];
+        for (int i = 0; i < 8; i++) ring[i] = 2 + 6 * c + i % 6;
+        add_line(g, ring, 8);
+    }
+    for (int r = 0; r < 3; r++) {
+        int d[2 * 7 + 1], n = 0;
+        for (int c = circles - 1; c >= 0; c--) d[n++] = 2 + 6 * c + r + 3;
+        d[n++] = 1;
+        for (int c = 0; c < circles; c++) d[n++] = 2 + 6 * c + r;
+        add_line(g, d, n);
+    }
+}
+
+/* The seven games of guti/rules/games.py, in its order, from the same lines. */
 static void init_games(void)
 {
     static const int eg_lines[][8] = {
         {5, 1, 2, 3, 4, 5}, {3, 6, 7, 8}, {3, 9, 10, 11}, {3, 13, 14, 15},
         {3, 16, 17, 18}, {5, 19, 20, 21, 22, 23},
         {7, 1, 6, 9, 12, 15, 18, 23}, {7, 5, 8, 11, 12, 13, 16, 19},
-        {7, 3, 7, 10, 12, 14, 17, 21}, {4, 2, 6, 16, 20}, {4, 4, 8, 18, 22},
+        {7, 3, 7, 10, 12, 14, 17, 21}, {4, 2, 6, 16, 20}, {4, 4, 8, 18, 22}, {0},
     };
-    Game *g = &GAMES[0];
-    memset(g, 0, sizeof *g);
-    g->name = "egara-guti";
-    g->npoints = 23;
-    g->nrows = 7;
-    {
-        static const int r[7] = {5, 3, 3, 1, 3, 3, 5};
-        memcpy(g->rows, r, sizeof r);
-    }
-    g->startfen = "bbbbb/bbb/bbb/1/www/www/wwwww w 0 1";
-    for (size_t i = 0; i < sizeof eg_lines / sizeof eg_lines[0]; i++)
-        add_line(g, eg_lines[i] + 1, eg_lines[i][0]);
-
-    g = &GAMES[1];
-    memset(g, 0, sizeof *g);
-    g->name = "pretwa";
-    g->npoints = 19;
-    g->nrows = 4;
-    g->rows[0] = 1;
-    g->rows[1] = g->rows[2] = g->rows[3] = 6;
-    g->startfen = "1/bbwwwb/bbwwwb/bbwwwb w 0 1";
+    static const int lau_lines[][8] = {
+        {3, 1, 2, 3}, {3, 4, 5, 6}, {3, 7, 8, 9}, {3, 11, 12, 13}, {3, 14, 15, 16},
+        {3, 17, 18, 19}, {7, 1, 4, 7, 10, 13, 16, 19}, {7, 3, 6, 9, 10, 11, 14, 17},
+        {7, 2, 5, 8, 10, 12, 15, 18}, {0},
+    };
+    static const int dash_lines[][8] = {
+        {3, 1, 2, 3}, {3, 4, 5, 6}, {3, 7, 8, 9}, {3, 10, 11, 12}, {3, 13, 14, 15},
+        {3, 16, 17, 18}, {3, 19, 20, 21}, {7, 1, 4, 7, 11, 15, 18, 21},
+        {7, 3, 6, 9, 11, 13, 16, 19}, {7, 2, 5, 8, 11, 14, 17, 20}, {3, 1, 10, 19},
+        {3, 3, 12, 21}, {0},
+    };
+    static const int alq_lines[][8] = {
+        {5, 1, 2, 3, 4, 5}, {5, 6, 7, 8, 9, 10}, {5, 11, 12, 13, 14, 15},
+        {5, 16, 17, 18, 19, 20}, {5, 21, 22, 23, 24, 25}, {5, 1, 6, 11, 16, 21},
+        {5, 2, 7, 12, 17, 22}, {5, 3, 8, 13, 18, 23}, {5, 4, 9, 14, 19, 24},
+        {5, 5, 10, 15, 20, 25}, {5, 1, 7, 13, 19, 25}, {5, 5, 9, 13, 17, 21},
+        {3, 3, 7, 11}, {3, 3, 9, 15}, {3, 11, 17, 23}, {3, 15, 19, 23}, {0},
+    };
+    static const int eg_rows[] = {5, 3, 3, 1, 3, 3, 5}, wing_rows[] = {3, 3, 3, 1, 3, 3, 3};
+    static const int dash_rows[] = {3, 3, 3, 3, 3, 3, 3}, alq_rows[] = {5, 5, 5, 5, 5};
+    static const int ring_rows[] = {1, 6, 6, 6, 6, 6, 6, 6};
+    Game *g;
+    add_lines(new_game(0, "egara-guti", 23, 7, eg_rows, "bbbbb/bbb/bbb/1/www/www/wwwww w 0 1"),
+              eg_lines);
+    g = new_game(1, "pretwa", 19, 4, ring_rows, "1/bbwwwb/bbwwwb/bbwwwb w 0 1");
     g->three_or_fewer = 1;
-    for (int base = 2; base <= 14; base += 6) { /* inner, middle, outer */
-        int c[8];
-        for (int i = 0; i < 8; i++) c[i] = base + i % 6;
-        add_line(g, c, 8);
-    }
-    for (int r = 0; r < 3; r++) {
-        int d[7] = {14 + r + 3, 8 + r + 3, 2 + r + 3, 1, 2 + r, 8 + r, 14 + r};
-        add_line(g, d, 7);
-    }
+    circles_board(g, 3);
+    add_lines(new_game(2, "lau-kata-kati", 19, 7, wing_rows, "bbb/bbb/bbb/1/www/www/www w 0 1"),
+              lau_lines);
+    add_lines(new_game(3, "dash-guti", 21, 7, dash_rows, "bbb/bbb/bbb/w1b/www/www/www w 0 1"),
+              dash_lines);
+    g = new_game(4, "gol-skuish", 43, 8, ring_rows,
+                 "1/bbwwwb/bbwwwb/bbwwwb/bbwwwb/bbwwwb/bbwwwb/bbwwwb w 0 1");
+    g->three_or_fewer = 1;
+    circles_board(g, 7);
+    add_lines(new_game(5, "alquerque", 25, 5, alq_rows, "bbbbb/bbbbb/bb1ww/wwwww/wwwww w 0 1"),
+              alq_lines);
+    add_lines(new_game(6, "butterfly", 19, 7, wing_rows, "bbb/bbb/bbb/1/www/www/www w 0 1"),
+              lau_lines);
+}
+
+/* "egara-guti, pretwa, ..." for error messages. */
+static const char *game_names(void)
+{
+    static char names[256];
+    if (!*names)
+        for (int i = 0; i < NGAMES; i++) {
+            if (i) strcat(names, ", ");
+            strcat(names, GAMES[i].name);
+        }
+    return names;
 }
 
 static const Game *find_game(const char *name)
 {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < NGAMES; i++) {
         const char *a = GAMES[i].name, *b = name;
         while (*a && tolower((unsigned char)*b) == *a) a++, b++;
         if (!*a && !*b) return &GAMES[i];
@@ -164,28 +228,35 @@ static void ml_push(MoveList *ml, const Move *m)
     ml->m[ml->n++] = *m;
 }
 
+/* Exact key of a position: 2 bits per point (points 1..31 in `a` with the
+ * side to move, the rest in `b`). */
+typedef struct {
+    uint64_t a, b;
+} Key;
+
 typedef struct {
     const Game *g;
     unsigned char cell[MAXPTS];
     int side;
     long clock, fullmove;
-    uint64_t *hist; /* position keys since the base, current one last */
+    Key *hist; /* position keys since the base, current one last */
     size_t nhist, caphist;
 } Pos;
 
-/* Exact key: 2 bits per point plus the side to move (fits in 64 bits). */
-static uint64_t pos_key(const Pos *p)
+static Key pos_key(const Pos *p)
 {
-    uint64_t k = (uint64_t)(p->side == BLACK);
-    for (int i = 1; i <= p->g->npoints; i++) k = (k << 2) | p->cell[i];
+    Key k = {(uint64_t)(p->side == BLACK), 0};
+    int n = p->g->npoints;
+    for (int i = 1; i <= n && i <= 31; i++) k.a = (k.a << 2) | p->cell[i];
+    for (int i = 32; i <= n; i++) k.b = (k.b << 2) | p->cell[i];
     return k;
 }
 
-static void hist_push(Pos *p, uint64_t k)
+static void hist_push(Pos *p, Key k)
 {
     if (p->nhist == p->caphist) {
         size_t nc = p->caphist ? p->caphist * 2 : 256;
-        uint64_t *h = realloc(p->hist, nc * sizeof *h);
+        Key *h = realloc(p->hist, nc * sizeof *h);
         if (!h) { fprintf(stderr, "out of memory\n"); exit(1); }
         p->hist = h;
         p->caphist = nc;
@@ -274,12 +345,12 @@ static void gen_raw(Pos *p, MoveList *ml)
 static int is_repetition(const Pos *p)
 {
     if (p->nhist < 5) return 0;
-    uint64_t k = p->hist[p->nhist - 1];
+    Key k = p->hist[p->nhist - 1];
     size_t back = (size_t)p->clock < p->nhist - 1 ? (size_t)p->clock : p->nhist - 1;
     size_t lo = p->nhist - 1 - back;
     int seen = 1;
     for (size_t i = p->nhist - 1; i >= lo + 2; i -= 2) {
-        if (p->hist[i - 2] == k && ++seen >= 3) return 1;
+        if (p->hist[i - 2].a == k.a && p->hist[i - 2].b == k.b && ++seen >= 3) return 1;
     }
     return 0;
 }
@@ -436,7 +507,7 @@ static int set_fen(Pos *p, const Game *g, char **f, int nf, char *err, size_t er
 
 static void set_start(Pos *p, const Game *g)
 {
-    char buf[64], err[200], *f[4];
+    char buf[128], err[200], *f[4];
     int nf = 0;
     strcpy(buf, g->startfen);
     for (char *t = strtok(buf, " "); t && nf < 4; t = strtok(NULL, " ")) f[nf++] = t;
@@ -548,10 +619,194 @@ static int choose(const MoveList *ml)
 }
 
 /* ------------------------------------------------------------------ */
+/* Alpha-beta search (option Search = alphabeta)                         */
+/*
+ * Iterative deepening negamax with alpha-beta, material-only evaluation,
+ * no transposition table: a plain compiled opponent of the kind a first
+ * afternoon produces. Capture is compulsory, so a position where the side
+ * to move can capture is never scored: at depth 0 the search goes on
+ * through capture chains until the position is quiet (a quiescence search
+ * without stand-pat). The end rules score as wins, losses or draws at
+ * their distance; the previous iteration's best move is searched first.
+ */
+
+#define MATE 30000
+#define MATE_BOUND (MATE - 2 * MAX_PLY)
+#define MAX_PLY 128
+#define MAX_DEPTH 64
+#define CHECK_EVERY 1024 /* nodes between looks at the clock */
+
+typedef struct {
+    double hard_at;   /* ms on the monotonic clock: abort the iteration (0: none) */
+    double soft_at;   /* do not start another iteration after this (0: none) */
+    long long node_limit; /* 0: none */
+    int max_depth;
+} Budget;
+
+static long long nodes;
+static int aborted;
+static Budget budget;
+static MoveList search_lists[MAX_PLY + 1];
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Wins, losses and draws by the end rules 3 and 4: the side with more pieces wins. */
+static int score_end_by_count(const Pos *p, int ply)
+{
+    int d = count(p, p->side) - count(p, 3 - p->side);
+    return d > 0 ? MATE - ply : d < 0 ? ply - MATE : 0;
+}
+
+static int negamax(Pos *p, int depth, int alpha, int beta, int ply)
+{
+    if ((++nodes & (CHECK_EVERY - 1)) == 0) {
+        if ((budget.hard_at > 0 && now_ms() >= budget.hard_at)
+            || (budget.node_limit > 0 && nodes >= budget.node_limit))
+            aborted = 1;
+    }
+    if (aborted) return 0;
+    int me = p->side, mine = count(p, me), theirs = count(p, 3 - me);
+    if (p->g->three_or_fewer && (mine <= 3) != (theirs <= 3))
+        return mine > theirs ? MATE - ply : ply - MATE;
+    MoveList *ml = &search_lists[ply];
+    gen_raw(p, ml);
+    if (ml->n == 0) return ply - MATE;
+    if (p->clock >= 50 || is_repetition(p)) return score_end_by_count(p, ply);
+    int captures = ml->m[0].ncap > 0;
+    if ((depth <= 0 && !captures) || ply >= MAX_PLY) return 100 * (mine - theirs);
+    int best = -MATE - 1;
+    for (int i = 0; i < ml->n; i++) {
+        /* most pieces taken first (selection: the list is short) */
+        int pick = i;
+        for (int j = i + 1; j < ml->n; j++)
+            if (ml->m[j].ncap > ml->m[pick].ncap) pick = j;
+        if (pick != i) {
+            Move t = ml->m[i];
+            ml->m[i] = ml->m[pick];
+            ml->m[pick] = t;
+        }
+        Move m = ml->m[i]; /* deeper plies reuse other lists; a copy is safe */
+        long clk = p->clock;
+        make(p, &m);
+        int score = -negamax(p, ml->n == 1 ? depth : depth - 1, -beta, -alpha, ply + 1);
+        unmake(p, &m, clk);
+        if (aborted) return 0;
+        if (score > best) {
+            best = score;
+            if (score > alpha) alpha = score;
+            if (alpha >= beta) break;
+        }
+    }
+    return best;
+}
+
+/* How long to think: about remaining/30 + 3/4 of the increment, an iteration
+ * cut off at twice that and never past 30 % of what is left after a safety
+ * margin (50 ms or 5 %: a loaded machine can stall a process that long);
+ * with the clock nearly gone, a third of the increment. movetime less a margin. */
+static void plan_budget(long long mytime, long long myinc, long long movetime, long depth,
+                        long long node_limit, double start)
+{
+    budget.hard_at = budget.soft_at = 0;
+    budget.node_limit = node_limit;
+    budget.max_depth = depth > 0 && depth < MAX_DEPTH ? (int)depth : MAX_DEPTH;
+    if (mytime >= 0) {
+        double left = (double)(mytime > 0 ? mytime : 0), inc = (double)(myinc > 0 ? myinc : 0);
+        double margin = left * 0.05 > 50 ? left * 0.05 : 50;
+        double usable = left - margin, hard, soft;
+        if (usable <= 1) {
+            hard = soft = 1;
+        } else if (usable <= 3 * (inc > 1 ? inc : 1)) {
+            hard = inc / 3 < usable * 0.3 ? inc / 3 : usable * 0.3;
+            if (hard < 1) hard = 1;
+            soft = hard * 0.3;
+        } else {
+            double target = usable / 30 + inc * 0.75;
+            hard = target * 2 < usable * 0.3 ? target * 2 : usable * 0.3;
+            soft = target * 0.5;
+        }
+        budget.hard_at = start + hard;
+        budget.soft_at = start + soft;
+    }
+    if (movetime >= 0) {
+        double margin = (double)movetime * 0.05 > 10 ? (double)movetime * 0.05 : 10;
+        double hard = (double)movetime - margin < 1 ? 1 : (double)movetime - margin;
+        if (budget.hard_at == 0 || start + hard < budget.hard_at) budget.hard_at = start + hard;
+        if (budget.soft_at == 0 || start + hard * 0.6 < budget.soft_at)
+            budget.soft_at = start + hard * 0.6;
+    }
+}
+
+static void print_score(char *buf, int score)
+{
+    if (score > MATE_BOUND) sprintf(buf, "win %d", MATE - score);
+    else if (score < -MATE_BOUND) sprintf(buf, "loss %d", MATE + score);
+    else sprintf(buf, "cp %d", score);
+}
+
+/* Iterative deepening over the root moves `ml` (at least one); the index of
+ * the move to play. One `info` line per finished iteration. */
+static int search_root(Pos *p, MoveList *ml, double start)
+{
+    int order[4096], n = ml->n < 4096 ? ml->n : 4096, best_index = 0;
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) { /* most pieces taken first, stable */
+        int v = order[i], j = i;
+        while (j > 0 && ml->m[order[j - 1]].ncap < ml->m[v].ncap) order[j] = order[j - 1], j--;
+        order[j] = v;
+    }
+    nodes = 0;
+    aborted = 0;
+    if (n == 1) return 0;
+    for (int depth = 1; depth <= budget.max_depth; depth++) {
+        int alpha = -MATE - 1, best = -MATE - 1, best_at = -1;
+        for (int k = 0; k < n; k++) {
+            Move m = ml->m[order[k]];
+            long clk = p->clock;
+            make(p, &m);
+            int score = -negamax(p, depth - 1, -MATE - 1, -alpha, 1);
+            unmake(p, &m, clk);
+            if (aborted) break;
+            if (score > best) best = score, best_at = k;
+            if (score > alpha) alpha = score;
+        }
+        if (best_at >= 0 && (!aborted || best_at > 0)) {
+            /* a finished iteration, or an aborted one whose first move (the last best)
+             * was searched and then beaten: its best move goes first */
+            int v = order[best_at];
+            memmove(order + 1, order, (size_t)best_at * sizeof *order);
+            order[0] = v;
+            best_index = v;
+        } else if (!aborted || depth == 1) {
+            best_index = order[0];
+        }
+        if (aborted) break;
+        char sc[32], mv[MAXPATH * 4];
+        print_score(sc, best);
+        move_str(&ml->m[best_index], mv);
+        double t = now_ms();
+        out("info depth %d score %s nodes %lld time %lld pv %s", depth, sc, nodes,
+            (long long)(t - start), mv);
+        if (budget.soft_at > 0 && t >= budget.soft_at) break;
+        if (best > MATE_BOUND || best < -MATE_BOUND) break; /* a forced result */
+    }
+    return best_index;
+}
+
+/* ------------------------------------------------------------------ */
 /* Protocol                                                              */
 
 static const Game *variant;
 static Pos pos;
+static int search_alphabeta; /* option Search: 0 greedy, 1 alphabeta */
+/* A single-threaded bot cannot read `stop` while it searches: `go infinite`
+ * in alphabeta mode searches this deep, then holds its answer for `stop`. */
+#define INFINITE_DEPTH 5
 static int pending_infinite; /* a `go infinite` waits for `stop` */
 static char pending_move[MAXPATH * 4];
 
@@ -702,6 +957,8 @@ static void cmd_go(char **t, int nt)
                                     "depth", "nodes", "movestogo", NULL};
     int infinite = nt == 1;
     long perft_depth = -1;
+    long long value[8];
+    for (int k = 0; k < 8; k++) value[k] = -1;
     for (int i = 1; i < nt; i++) {
         int num = -1;
         for (int k = 0; numeric[k] && num < 0; k++)
@@ -712,6 +969,8 @@ static void cmd_go(char **t, int nt)
                     t[i], GO_DIGITS, i + 1 < nt ? t[i + 1] : "nothing");
                 return;
             }
+            value[num] = strtoll(t[i + 1], NULL, 10);
+            if (value[num] < 0) value[num] = 0; /* a time below 0 reads as 0 */
             i++;
         } else if (strcmp(t[i], "infinite") == 0) {
             infinite = 1;
@@ -728,6 +987,7 @@ static void cmd_go(char **t, int nt)
             return;
         }
     }
+    double start = now_ms();
     implicit_stop(); /* a go during a held go infinite ends it first */
     if (perft_depth >= 0) {
         do_perft(&pos, (int)perft_depth);
@@ -735,8 +995,21 @@ static void cmd_go(char **t, int nt)
     }
     MoveList ml = {0};
     legal_moves(&pos, &ml);
-    if (ml.n == 0) strcpy(pending_move, "none");
-    else move_str(&ml.m[choose(&ml)], pending_move);
+    if (ml.n == 0) {
+        strcpy(pending_move, "none");
+    } else if (search_alphabeta) {
+        if (infinite) {
+            plan_budget(-1, 0, -1, INFINITE_DEPTH, 0, start);
+        } else {
+            int white = pos.side == WHITE;
+            long long depth = value[5] > 0 && value[5] < MAX_DEPTH ? value[5] : MAX_DEPTH;
+            plan_budget(value[white ? 0 : 1], value[white ? 2 : 3], value[4], (long)depth,
+                        value[6] > 0 ? value[6] : 0, start);
+        }
+        move_str(&ml.m[search_root(&pos, &ml, start)], pending_move);
+    } else {
+        move_str(&ml.m[choose(&ml)], pending_move);
+    }
     free(ml.m);
     if (infinite && ml.n) pending_infinite = 1;
     else out("bestmove %s", pending_move);
@@ -763,12 +1036,16 @@ static void cmd_setoption(char **t, int nt)
     if (ieq(name, "UGI_Variant")) {
         const Game *g = find_game(value);
         if (!g) {
-            out("info string error UGI_Variant must be egara-guti or pretwa, got '%.40s'", value);
+            out("info string error UGI_Variant must be one of %s, got '%.40s'", game_names(), value);
             return;
         }
         implicit_stop();
         variant = g;
         set_start(&pos, variant); /* every setting, even to the same game, resets */
+    } else if (ieq(name, "Search")) {
+        if (ieq(value, "greedy")) search_alphabeta = 0;
+        else if (ieq(value, "alphabeta")) search_alphabeta = 1;
+        else out("info string error Search must be greedy or alphabeta, got '%.40s'", value);
     } else if (ieq(name, "Seed")) {
         long v;
         if (parse_long(value, &v) || v > 2147483647L) {
@@ -854,7 +1131,10 @@ int main(void)
         if (strcmp(c, "ugi") == 0) {
             out("id name guti-greedy-c");
             out("id author guti project");
-            out("option name UGI_Variant type combo default egara-guti var egara-guti var pretwa");
+            char vars[256] = "";
+            for (int g = 0; g < NGAMES; g++) strcat(strcat(vars, " var "), GAMES[g].name);
+            out("option name UGI_Variant type combo default egara-guti%s", vars);
+            out("option name Search type combo default greedy var greedy var alphabeta");
             out("option name Seed type spin default 1 min 0 max 2147483647");
             out("ugiok");
         } else if (strcmp(c, "isready") == 0) {

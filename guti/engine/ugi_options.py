@@ -75,7 +75,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("Level", "spin", 20, 0, 20),
     Option("Move Overhead", "spin", 30, 0, 5000),
     # The evaluation's weights, in hundredths of a piece (guti.engine.search.evaluate, whose
-    # DEFAULT_WEIGHTS must match these defaults): options so that they can be tuned.
+    # DEFAULT_WEIGHTS must match these defaults; GAME_WEIGHTS there holds the games whose
+    # defaults differ, used until an option is set): options so that they can be tuned.
     Option("EvalMobility", "spin", 4, 0, 100),
     Option("EvalBlocked", "spin", 6, 0, 100),
     Option("EvalHanging", "spin", 18, 0, 200),

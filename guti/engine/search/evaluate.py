@@ -12,7 +12,8 @@ Scored for the side to move, in hundredths of a piece. What counts in these game
 - **hanging pieces**: enemy pieces that could jump if it were their turn (we move
   first, so this is a moderate penalty: we can often defend one, rarely two).
 
-Nothing here is written for one board: every term is read from the game's geometry.
+Nothing here is written for one board: every term is read from the game's geometry (only
+the default weights may differ per game, :data:`GAME_WEIGHTS`).
 Piece-square sums use one table per byte of the mask, so boards of up to 24 points (all but
 Alquerque and Gol-skuish) cost three lookups; larger boards loop over their bytes.
 """
@@ -40,6 +41,19 @@ DEFAULT_WEIGHTS: dict[str, int] = {
     "EvalPlacement": DEGREE,
     "EvalCentre": CENTRE,
 }
+
+#: Games whose defaults differ from :data:`DEFAULT_WEIGHTS`. In Gol-skuish (43 points,
+#: long capture chains) matches showed the positional terms costing more than they bring,
+#: so it is scored by material (and the end rules) alone unless a weight is set.
+GAME_WEIGHTS: dict[str, dict[str, int]] = {
+    "gol-skuish": dict.fromkeys(DEFAULT_WEIGHTS, 0),
+}
+
+
+def default_weights(game_name: str) -> dict[str, int]:
+    """The weights ``game_name`` is evaluated with when no option sets them."""
+    return {**DEFAULT_WEIGHTS, **GAME_WEIGHTS.get(game_name, {})}
+
 
 #: Returned instead of a score when the side to move has no step (it loses by end rule 2);
 #: the search turns it into a loss at the right distance.
@@ -92,8 +106,9 @@ def _wide_placement(tables: tuple[tuple[int, ...], ...]) -> Callable[[int], int]
 def build_evaluator(game: Game,
                     weights: Mapping[str, int] | None = None) -> Callable[[int, int], int]:
     """The evaluation function ``(own, enemy) -> score`` for ``game``, with ``weights``
-    (names of :data:`DEFAULT_WEIGHTS`; a missing one keeps its default)."""
-    w = {**DEFAULT_WEIGHTS, **(weights or {})}
+    (names of :data:`DEFAULT_WEIGHTS`; a missing one keeps the game's default, see
+    :func:`default_weights`)."""
+    w = {**default_weights(game.name), **(weights or {})}
     mobility, blocked, hanging = w["EvalMobility"], w["EvalBlocked"], w["EvalHanging"]
     geo = game.geometry
     adjacent = geo.adjacent
@@ -134,9 +149,10 @@ def build_evaluator(game: Game,
             return NO_MOVES
         score += mobility * (own_moves - enemy_moves)
         score -= blocked * ((own & ~reach).bit_count() - (enemy & ~reach).bit_count())
-        attackers = capture_sources(geo, enemy, own)
-        if attackers:
-            score -= hanging * attackers.bit_count()
+        if hanging:
+            attackers = capture_sources(geo, enemy, own)
+            if attackers:
+                score -= hanging * attackers.bit_count()
         return score
 
     return evaluate
