@@ -254,6 +254,7 @@ def test_resign_adjudication_in_a_real_match_at_the_exact_ply(tmp_path):
                           " (-500 -500 loss 4)"]
 
 
+@pytest.mark.slow  # a real match or two runs: seconds; in the slow tier
 def test_two_sided_resign_and_a_silent_engine_in_a_real_match(tmp_path):
     baseline = play(tmp_path, "silent", "silent")
     flags = ("-resign", "movecount=3", "score=500", "twosided=true")
@@ -280,6 +281,7 @@ def test_maxmoves_in_a_real_match_counts_book_plies_and_needs_no_score(tmp_path)
     assert game.notes == ["maxmoves adjudication: 30 plies played, the limit is 15 moves"]
 
 
+@pytest.mark.slow  # a real match or two runs: seconds; in the slow tier
 def test_the_rules_come_before_adjudication(tmp_path):
     baseline = play(tmp_path, "silent", "silent", game="egara-guti")
     last = len(baseline.moves)

@@ -263,6 +263,7 @@ SECOND = ["-engine", f"cmd={PY}", f"args={FAULTY}", "name=a",
           "-engine", f"cmd={PY}", f"args={FAULTY}", "name=b"]
 
 
+@pytest.mark.slow  # a real match or two runs: seconds; in the slow tier
 def test_a_second_run_sharing_an_output_is_refused_and_moves_nothing(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     with running(tmp_path, "-db", "a.db", "-pdnout", "p.pdn", "-log", "file=t.log",

@@ -34,6 +34,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from guti.referee.game.pdn_reader import PdnGame, parse_pdn
 from guti.rules import Board
 from tests.conftest import GUTI, survivors
@@ -159,6 +161,7 @@ def _check_log(log: str, records: list[PdnGame], clocks: list[list[int]], game: 
         )
 
 
+@pytest.mark.slow  # a real match or two runs: seconds; in the slow tier
 def test_two_reference_engines_play_a_clocked_match(tmp_path: Path) -> None:
     pdn, log = tmp_path / "out.pdn", tmp_path / "traffic.log"
     game = "pretwa"
