@@ -110,6 +110,21 @@ def _flag(key: str, text: str, on: str, off: str) -> bool:
     raise SandboxError(f"{key}={text}: expected {on} or {off}")
 
 
+def _number(tokens: Mapping[str, str], key: str, expected: str, zero_ok: bool) -> float | None:
+    """The finite number given for ``key`` (above 0, or at least 0 when ``zero_ok``), None
+    when not given; SandboxError naming ``key`` and what was ``expected`` otherwise."""
+    if key not in tokens:
+        return None
+    text = tokens[key].strip()
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not ((value >= 0 if zero_ok else value > 0) and value < float("inf")):
+        raise SandboxError(f"{key}={text}: expected {expected}")
+    return value
+
+
 def parse_sandbox(tokens: Mapping[str, str]) -> Sandbox:
     """The limits among ``tokens`` (``limits.*`` keys); SandboxError names a bad one."""
     memory = processes = None
@@ -124,29 +139,16 @@ def parse_sandbox(tokens: Mapping[str, str]) -> Sandbox:
                    and not _flag("limits.network", tokens["limits.network"], "on", "off"))
     required = ("limits.required" in tokens
                 and _flag("limits.required", tokens["limits.required"], "true", "false"))
-    cpus = None
-    if "limits.cpus" in tokens:
-        text = tokens["limits.cpus"].strip()
-        try:
-            cpus = float(text)
-        except ValueError:
-            cpus = -1.0
-        if not 0 < cpus < float("inf"):
-            raise SandboxError(f"limits.cpus={text}: expected a number of cores above 0 (1, 2, 0.5)")
+    cpus = _number(tokens, "limits.cpus", "a number of cores above 0 (1, 2, 0.5)",
+                   zero_ok=False)
     files_private = ("limits.files" in tokens
                      and _flag("limits.files", tokens["limits.files"], "private", "shared"))
     ponder_off = ("limits.ponder" in tokens
                   and not _flag("limits.ponder", tokens["limits.ponder"], "on", "off"))
-    offmove_cpu = DEFAULT_OFFMOVE_CPU
-    if "limits.offmove_cpu" in tokens:
-        text = tokens["limits.offmove_cpu"].strip()
-        try:
-            offmove_cpu = float(text)
-        except ValueError:
-            offmove_cpu = -1.0
-        if not 0 <= offmove_cpu < float("inf"):
-            raise SandboxError(f"limits.offmove_cpu={text}: expected CPU seconds of at least 0"
-                               " (0.25, 1)")
+    offmove_cpu = _number(tokens, "limits.offmove_cpu", "CPU seconds of at least 0 (0.25, 1)",
+                          zero_ok=True)
+    if offmove_cpu is None:
+        offmove_cpu = DEFAULT_OFFMOVE_CPU
     return Sandbox(memory, processes, network_off, required, files_private, cpus, ponder_off,
                    offmove_cpu)
 
