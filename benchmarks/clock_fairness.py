@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+import cutegames_match  # noqa: E402
+
 from guti.referee.storage.rows import search_from_json  # noqa: E402
 
 GUTI = [sys.executable, "-m", "guti.referee.cli.main"]
@@ -126,32 +128,12 @@ def _nodes(info: object) -> int | None:
 
 def run_cutegames(binary: str, folder: str, engine: str, games: int,
                   concurrency: int) -> RunResult:
-    """cutegames' run of the match (its settings file written as
-    ``benchmarks/referee_cpu.py`` writes it); what its PGN says."""
-    start = os.path.join(folder, "startpos.txt")
-    with open(start, "w") as fh:
-        fh.write("startpos\n")
+    """cutegames' run of the match (:mod:`cutegames_match`); what its PGN says."""
     pgn = os.path.join(folder, f"cutegames-{time.monotonic_ns()}.pgn")
-    engines = [{"name": name, "path": engine, "options": {"UGI_Variant": "egara-guti",
-                                                          "Seed": seed}}
-               for name, seed in (("a", "1"), ("b", "2"))]
-    settings = {"game": "generic", "games": games, "concurrency": concurrency,
-                "ratinginterval": 10 * games, "tournament": "roundrobin",
-                "openings": {"path": start, "repeat": True, "shuffle": False},
-                "timecontrol": {"type": "movetime", "time": MOVETIME_MS},
-                "adjudication": {"timeoutbuffer": 0},
-                "pgn": {"enabled": True, "path": pgn, "override": True},
-                "engines": engines}
-    path = os.path.join(folder, f"cutegames-c{concurrency}.json")
-    with open(path, "w") as fh:
-        json.dump(settings, fh)
-    began = time.perf_counter()
-    done = subprocess.run([binary, "--settings", path], capture_output=True, text=True,
-                          cwd=folder)
-    wall = time.perf_counter() - began
-    if done.returncode != 0 or f"Games finished: {games}" not in done.stdout:
-        raise SystemExit(f"cutegames did not finish {games} games:\n{done.stdout[-800:]}"
-                         f"\n{done.stderr[-800:]}")
+    wall = cutegames_match.play(
+        binary, folder, engine, games, concurrency,
+        {"type": "movetime", "time": MOVETIME_MS}, adjudication={"timeoutbuffer": 0},
+        pgn={"enabled": True, "path": pgn, "override": True})
     result = RunResult(wall=wall)
     with open(pgn) as fh:
         text = fh.read()

@@ -46,6 +46,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+import cutegames_match  # noqa: E402
 from source_trees import extract, json_in, uptime  # noqa: E402
 
 
@@ -198,27 +199,9 @@ def measured_in(tree: str, games: int, pinned: bool) -> dict[str, float]:
 
 
 def run_cutegames(binary: str, folder: str, bot: str, games: int, concurrency: int) -> float:
-    """Games/s of cutegames on the same match (its settings file written here)."""
-    start = os.path.join(folder, "startpos.txt")
-    with open(start, "w") as fh:
-        fh.write("startpos\n")
-    engines = [{"name": name, "path": bot, "options": {"UGI_Variant": "egara-guti", "Seed": seed}}
-               for name, seed in (("a", "1"), ("b", "2"))]
-    settings = {"game": "generic", "games": games, "concurrency": concurrency,
-                "ratinginterval": 10 * games, "tournament": "roundrobin",
-                "openings": {"path": start, "repeat": True, "shuffle": False},
-                "timecontrol": {"type": "clock", "time": 10000, "increment": 100},
-                "engines": engines}
-    path = os.path.join(folder, f"cutegames-c{concurrency}.json")
-    with open(path, "w") as fh:
-        json.dump(settings, fh)
-    began = time.perf_counter()
-    out = subprocess.run([binary, "--settings", path], capture_output=True, text=True,
-                         check=True, cwd=folder)
-    wall = time.perf_counter() - began
-    if f"Games finished: {games}" not in out.stdout:
-        raise SystemExit(f"cutegames did not finish {games} games:\n{out.stdout[-500:]}")
-    return games / wall
+    """Games/s of cutegames on the same match (:mod:`cutegames_match`)."""
+    return games / cutegames_match.play(binary, folder, bot, games, concurrency,
+                                        {"type": "clock", "time": 10000, "increment": 100})
 
 
 def compare_cutegames(binary: str, games: int, rounds: int, pinned: bool = False) -> int:
