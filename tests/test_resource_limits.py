@@ -395,6 +395,10 @@ def test_a_cpu_reading_less_than_a_clock_tick_old_is_used_again(monkeypatch):
     assert reading.seconds() == 1.5 and len(reads) == 2  # a tick on: read afresh
     now[0] += 5 * tick
     assert reading.seconds() == 2.0 and len(reads) == 3
+    exact = cpu_time.TickCachedCpu(lambda: float(len(reads)), exact=True)
+    assert exact.seconds() == exact.seconds() == 3.0  # read afresh each time, in one tick
+    reads.append(None)
+    assert exact.seconds() == 4.0
 
 
 _OFF_MOVE = re.compile(r"engine spinner: (\d+\.\d\d) s of CPU used off its move in this game "

@@ -74,16 +74,18 @@ class TickCachedCpu:
     a millisecond, most reads before and after a move fall in one tick, and skipping them
     spares the referee a third of its CPU per ply (formatting another process's
     ``/proc/PID/stat`` costs the kernel about 10 us). What a move's CPU time leaves out
-    this way is counted in the next move read afresh: the total stays exact."""
+    this way is counted in the next move read afresh: the total stays exact. ``exact``:
+    read afresh every time (an engine judged on what it uses between two moves)."""
 
-    def __init__(self, read: Callable[[], float | None]) -> None:
+    def __init__(self, read: Callable[[], float | None], exact: bool = False) -> None:
         self._read = read
+        self._max_age = 0.0 if exact else 1 / _TICKS
         self._read_at = -math.inf
         self._seconds: float | None = None
 
     def seconds(self) -> float | None:
         now = time.monotonic()
-        if now - self._read_at >= 1 / _TICKS:
+        if now - self._read_at >= self._max_age:
             self._seconds = self._read()
             self._read_at = now
         return self._seconds

@@ -171,9 +171,8 @@ class EngineProcess:
             if self.pid is None:
                 return None
             sandbox: Sandbox | None = getattr(self.spec, "sandbox", None)
-            if sandbox is not None and sandbox.ponder_off:
-                return self._read_cpu()
-            self._cpu_reading = TickCachedCpu(self._read_cpu)
+            self._cpu_reading = TickCachedCpu(
+                self._read_cpu, exact=sandbox is not None and sandbox.ponder_off)
         return self._cpu_reading.seconds()
 
     def peak_memory(self) -> tuple[int | None, str]:
