@@ -35,6 +35,7 @@ from guti.referee.execution.referee_link import Message, frame, read_message
 from guti.referee.execution.remote_games import WorkerRun
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process import lifeline
+from guti.referee.process.affinity import pin_process_tree
 from guti.referee.process.event_loop import run
 from guti.referee.process.forked import name_process, pipe_streams, start_lifeline
 
@@ -63,8 +64,8 @@ class RefereeChild:
         if kind == "setup":
             self.started_cpu = _cpu_seconds()
             spec, self.name, cpus = message[1], message[2], message[3]
-            if cpus:
-                os.sched_setaffinity(0, cpus)  # the engines it starts inherit these CPUs
+            if cpus:  # every thread (one started before this would spawn engines unpinned)
+                pin_process_tree(os.getpid(), cpus)  # the engines it starts inherit these CPUs
             self.run = WorkerRun(spec)
         elif kind == "check":
             self._spawn(-1, self._check())
