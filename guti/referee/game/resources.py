@@ -94,9 +94,9 @@ class CpuAccount:
         self.off_ms = 0.0
         self.known = False  # whether any window was measured
         #: The reading that opened the current stretch off its move (None: none open),
-        #: and what opened it (``its readyok``, ``its bestmove at ply N``).
+        #: and the ply of the bestmove that opened it (0: its readyok).
         self.off_since: float | None = None
-        self.off_from = ""
+        self.off_from_ply = 0
         self.go_reading: float | None = None  # at the go of the move being thought
         #: The ply of its last move when that move showed no CPU and its reading may have
         #: been one kept from before its go (not ``exact``): the next reading's CPU is
@@ -110,7 +110,7 @@ class CpuAccount:
 
     def ready(self, reading: float | None) -> None:
         """Its ``readyok`` came: from now until its first ``go`` it is off its move."""
-        self.off_since, self.off_from = reading, "its readyok"
+        self.off_since, self.off_from_ply = reading, 0
 
     def go(self, reading: float | None) -> float | None:
         """Just before ``go`` is written: the stretch off its move ends; its CPU (ms), or
@@ -135,6 +135,13 @@ class CpuAccount:
             self._carried = (self.carry_ply, used)
         self.carry_ply = None
 
+    @property
+    def off_from(self) -> str:
+        """What opened the last stretch off its move, in words (``go`` ends the stretch
+        but leaves this, for the message of a breach found then)."""
+        ply = self.off_from_ply
+        return f"its bestmove at ply {ply}" if ply else "its readyok"
+
     def carried(self) -> tuple[int, float] | None:
         """The ply of a move that showed no CPU and the ms found for it since (once)."""
         found, self._carried = self._carried, None
@@ -143,7 +150,7 @@ class CpuAccount:
     def bestmove(self, reading: float | None, ply: int) -> float | None:
         """Its ``bestmove`` for ``ply`` was read: the move's CPU (ms, None: not known); a
         stretch off its move begins."""
-        self.off_since, self.off_from = reading, f"its bestmove at ply {ply}"
+        self.off_since, self.off_from_ply = reading, ply
         if self.go_reading is None or reading is None:
             return None
         used = max(0.0, reading - self.go_reading)
@@ -201,7 +208,6 @@ class GameResources:
         the CPU it used off its moves in this game breaks its ``limits.ponder=off``, or
         None."""
         engine, account = self.engines[side], self.accounts[side]
-        window_from = account.off_from
         window = account.go(engine.cpu_time())
         self._add_carried(side)
         if engine.sandbox is None or window is None:
@@ -210,7 +216,7 @@ class GameResources:
         if why is None:
             return None
         return (f"engine {engine.name}: {why}; {window / 1000:.2f} s of it between "
-                f"{window_from} and its go for ply {ply}")
+                f"{account.off_from} and its go for ply {ply}")
 
     def asked_again(self, side: Side) -> None:
         """A voided move is asked anew: its CPU counts from now."""

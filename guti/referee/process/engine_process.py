@@ -185,12 +185,16 @@ class EngineProcess:
             peak = cgroup.peak_memory()
             if peak is not None:
                 return peak, "cgroup"
-            members = cgroup.members()
+            others = cgroup.members() - {self.pid}
+            peaks = [peak_rss(others)] if others else []
         else:
-            members = set()
+            peaks = []
         if self.pid is not None:
-            members.add(self.pid)
-        return peak_rss(members), "VmHWM"
+            if self._cpu is None:
+                self._cpu = ProcessCpu(self.pid)
+            peaks.append(self._cpu.peak_memory())
+        known = [peak for peak in peaks if peak]
+        return (max(known) if known else None), "VmHWM"
 
     def _read_cpu(self) -> float | None:
         cgroup = None if self._confinement is None else self._confinement.cgroup

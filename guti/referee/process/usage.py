@@ -35,10 +35,25 @@ def _kib(text: str | None) -> int | None:
     return int(number) * 1024 if number.isdigit() else None
 
 
+def vm_hwm(status: bytes) -> int | None:
+    """``VmHWM`` (bytes) from the text of a ``/proc/PID/status`` (None: not there, as for
+    a zombie or a kernel thread)."""
+    at = status.find(b"\nVmHWM:")
+    if at < 0:
+        return None
+    words = status[at + 7 : status.find(b"\n", at + 7)].split()
+    return int(words[0]) * 1024 if words and words[0].isdigit() else None
+
+
 def peak_rss(pids: Iterable[int]) -> int | None:
     """The largest ``VmHWM`` (peak resident memory, bytes) among ``pids`` (None: none
     readable, e.g. all gone or off Linux)."""
-    peaks = [peak for pid in pids if (peak := _kib(_status_fields(pid).get("VmHWM")))]
+    peaks = []
+    for pid in pids:
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/status", "rb") as fh:
+            peak = vm_hwm(fh.read())
+            if peak:
+                peaks.append(peak)
     return max(peaks) if peaks else None
 
 
