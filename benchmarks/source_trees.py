@@ -31,16 +31,21 @@ def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
+#: The modules of this folder that benchmarks import (not benchmarks themselves).
+SHARED = ("source_trees.py", "cutegames_match.py", "engine_common.py")
+
+
 def json_in(tree: str, script: str, args: list[str]) -> dict[str, Any]:
     """The JSON line ``script --json`` prints last, run in a fresh process that imports
     guti from ``tree`` (for another tree, this checkout's ``script`` is copied in, so that
     both trees are measured the same way). SystemExit with the end of its errors when it
-    fails."""
+    fails. The helper modules the benchmarks share (:data:`SHARED`) are copied along."""
     name = os.path.basename(script)
     there = os.path.join(tree, "benchmarks", name)
     if os.path.abspath(tree) != ROOT:
         os.makedirs(os.path.dirname(there), exist_ok=True)
-        for mine in (os.path.abspath(script), os.path.abspath(__file__)):
+        here = os.path.dirname(os.path.abspath(__file__))
+        for mine in (os.path.abspath(script), *(os.path.join(here, m) for m in SHARED)):
             shutil.copy(mine, os.path.dirname(there))
     out = subprocess.run([sys.executable, there, *args, "--json"], cwd=tree, capture_output=True,
                          text=True, check=False, env=dict(os.environ, PYTHONPATH=tree))
