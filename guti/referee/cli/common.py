@@ -18,6 +18,20 @@ def fail(prog: str, text: str) -> int:
     return 2
 
 
+def run_failed(prog: str, exc: Exception, db_path: str) -> int:
+    """Report an error that ended a run's games (the run's own errors, the database's, the
+    system's) as one line on stderr; the exit status: 1 when the database failed under the
+    run (it can be resumed once fixed), else 2."""
+    import sqlite3  # here: the commands' --help should not pay for it
+
+    if isinstance(exc, sqlite3.Error):  # the database failed under us (damaged, ...)
+        fail(prog, f"{db_path}: {exc}; resume with -resume once it is fixed")
+        return 1
+    if isinstance(exc, OSError):
+        return fail(prog, f"{exc.filename or ''}: {exc.strerror or exc}")
+    return fail(prog, str(exc))
+
+
 def database_and_rest(prog: str, argv: list[str]) -> tuple[str, list[str]]:
     """The leading ``DB`` argument of ``guti PROG DB [options]``, and the options."""
     if not argv or argv[0].startswith("-"):

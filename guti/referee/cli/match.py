@@ -159,14 +159,12 @@ def _play(settings: MatchSettings, traffic: TrafficLog | None) -> int:
     used = ResourceTable([settings.first.name, settings.second.name])
     try:
         score = event_loop.run(run_until_signalled(settings, control, used))
-    except EngineStartError as exc:
-        print(visible(f"guti match: {exc}"), file=sys.stderr)
-        return 2
     except BrokenPipeError:
         raise  # stdout closed by its reader: guti's main ends the run quietly
-    except OSError as exc:
-        print(f"guti match: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
-        return 2
+    except (EngineStartError, OSError) as exc:
+        from guti.referee.cli.common import run_failed
+
+        return run_failed("match", exc, "")
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("guti match: interrupted", file=sys.stderr)
         return 130

@@ -19,7 +19,7 @@ import os
 import sqlite3
 import sys
 
-from guti.referee.cli.common import database_and_rest, fail
+from guti.referee.cli.common import database_and_rest, fail, run_failed
 from guti.referee.cli.elapsed import Stopwatch
 from guti.referee.cli.progress import TournamentDisplay
 from guti.referee.cli.resources_view import print_resources, resources_from_store
@@ -73,15 +73,10 @@ def run_tournament_command(argv: list[str]) -> int:
         with prepared(settings.execution_plan()) as execution, contextlib.closing(display):
             outcome = event_loop.run(run_with_live_page(settings, lambda observer: run_tournament(
                 settings, display, observer=observer, execution=execution)))
-    except (TournamentError, StoreError, EngineStartError) as exc:
-        return fail("tournament", str(exc))
-    except sqlite3.Error as exc:  # the database failed under us (damaged, ...)
-        fail("tournament", f"{settings.db_path}: {exc}; resume with -resume once it is fixed")
-        return 1
     except BrokenPipeError:
         raise  # stdout closed by its reader: guti's main ends the run quietly
-    except OSError as exc:
-        return fail("tournament", f"{exc.filename or ''}: {exc.strerror or exc}")
+    except (TournamentError, StoreError, EngineStartError, sqlite3.Error, OSError) as exc:
+        return run_failed("tournament", exc, settings.db_path)
     except KeyboardInterrupt:  # before or after the games, outside the signal handlers
         outcome = None
     if outcome is not None:

@@ -19,7 +19,7 @@ import contextlib
 import sqlite3
 import sys
 
-from guti.referee.cli.common import fail
+from guti.referee.cli.common import fail, run_failed
 from guti.referee.config.args import CliError, option_name, usage
 from guti.referee.config.option_specs import TUNE_OPTIONS
 from guti.referee.process.text import visible
@@ -70,15 +70,10 @@ def _run(settings: TuneSettings) -> int:
         display.start()
         with contextlib.closing(display):
             outcome = event_loop.run(run_tune(s, TuneListener(display.say, display.iteration)))
-    except (TuneError, StoreError, EngineStartError) as exc:
-        return fail("tune", str(exc))
-    except sqlite3.Error as exc:
-        fail("tune", f"{s.db_path}: {exc}; resume with -resume once it is fixed")
-        return 1
     except BrokenPipeError:
         raise  # stdout closed by its reader: guti's main ends the run quietly
-    except OSError as exc:
-        return fail("tune", f"{exc.filename or ''}: {exc.strerror or exc}")
+    except (TuneError, StoreError, EngineStartError, sqlite3.Error, OSError) as exc:
+        return run_failed("tune", exc, s.db_path)
     except KeyboardInterrupt:
         print("guti tune: interrupted; continue with the same command and -resume",
               file=sys.stderr, flush=True)
