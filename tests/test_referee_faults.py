@@ -297,6 +297,31 @@ def test_match_restarts_a_faulty_engine_and_honours_restart_on(tmp_path):
     assert survivors(good_pids) == [] and survivors(bad_pids) == []
 
 
+def test_match_keeps_an_engine_that_lost_on_time_and_replaces_an_illegal_one(tmp_path):
+    """A time forfeit's bestmove did come (late): the process is sound and plays on; an
+    illegal move's process is never trusted again."""
+    from guti.referee.game.settings import GameSettings
+    from guti.referee.tournament.match import run_match
+    from guti.referee.tournament.settings import MatchSettings
+
+    late_pids, illegal_pids = tmp_path / "late", tmp_path / "illegal"
+    settings = MatchSettings(
+        first=config("Late", "slow", late_pids, "--at", "1"),
+        second=config("Illegal", "illegal", illegal_pids, "--at", "1"),
+        game=GameSettings("pretwa", limits=parse_limits({"st": "0.1"})),
+        games=3,
+    )
+    records = []
+    run(run_match(settings, lambda i, r: records.append(r)))
+    # Late forfeits game 1 (its first go); its go counter runs on, so it is never late again
+    # and Illegal, restarted after every illegal move, loses games 2 and 3 at its first go.
+    assert [r.reason for r in records] == [Reason.TIME_FORFEIT, Reason.ILLEGAL_MOVE,
+                                           Reason.ILLEGAL_MOVE]
+    assert len(_pids_of(late_pids)) == 1  # kept after its time forfeit
+    assert len(_pids_of(illegal_pids)) == 2  # replaced after its illegal move in game 2
+    assert survivors(late_pids) == [] and survivors(illegal_pids) == []
+
+
 def test_match_keeps_a_healthy_engine_between_games(tmp_path):
     from guti.referee.game.settings import GameSettings
     from guti.referee.tournament.match import run_match

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from guti.referee.execution.engine_pool import EnginePool, engine_starts
 from guti.referee.game.observer import MoveObserver
+from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game, start_failure_record
 from guti.referee.game.scheduled import ScheduledGame
@@ -69,6 +70,16 @@ async def play_job(
         for proc in procs:  # aborted mid-game: these processes are not reusable
             proc.kill_now()
         raise
-    await white.give_back(procs[0], record.fault is Side.WHITE)
-    await black.give_back(procs[1], record.fault is Side.BLACK)
+    await white.give_back(procs[0], needs_replacing(record, Side.WHITE))
+    await black.give_back(procs[1], needs_replacing(record, Side.BLACK))
     return record
+
+
+def needs_replacing(record: GameRecord, side: Side) -> bool:
+    """Whether ``side``'s process is not to be trusted with another game after ``record``:
+    it lost by a fault of its own, other than a time forfeit. An engine that lost on time
+    did send its ``bestmove``, only late: it is idle and sound, and is kept (as cutechess
+    and cutegames keep theirs). Replacing it would start a process while other games play,
+    a burst of work on their clocks, and a loaded machine would turn one late reply into
+    a chain of them."""
+    return record.fault is side and record.reason is not Reason.TIME_FORFEIT
