@@ -206,13 +206,44 @@ def test_the_watch_counts_a_stall_of_the_loop_whole() -> None:
 
     async def main() -> tuple[float, float]:
         with lateness.hold() as watch:
-            await asyncio.sleep(2 * lateness.PERIOD)  # the heartbeat has ticked
+            await asyncio.sleep(2 * lateness.COARSE)  # the heartbeat has ticked
             start = time.monotonic()
             time.sleep(0.1)  # the stall: nothing runs on the loop meanwhile
             end = time.monotonic()
             asked_at_once = watch.late_within(start, end)
-            await asyncio.sleep(2 * lateness.PERIOD)
+            await asyncio.sleep(2 * lateness.COARSE)
             return asked_at_once, watch.late_within(start, end)
 
     at_once, later = asyncio.run(main())
     assert at_once >= 0.1 and later >= 0.1
+
+
+async def _ticked(watch: lateness.LatenessWatch) -> None:
+    """Until the watch's heartbeat has run once more (the loop kept turning meanwhile)."""
+    last = watch.last_run
+    while watch.last_run == last:
+        await asyncio.sleep(0)
+
+
+def test_near_a_deadline_the_watch_sees_a_stall_shorter_than_its_coarse_period() -> None:
+    """A 5 ms stall right after a tick: while a reply due soon is awaited the next tick is
+    due a millisecond later, inside the stall, so the stall is counted; without the
+    awaited deadline the ticks are coarse again."""
+
+    async def main() -> tuple[float, float, float]:
+        with lateness.hold() as watch:
+            watch.awaiting("game", time.monotonic() + lateness.COARSE)
+            await _ticked(watch)
+            fine = watch.period
+            start = time.monotonic()
+            time.sleep(0.005)  # the stall: nothing runs on the loop meanwhile
+            end = time.monotonic()
+            await _ticked(watch)
+            late = watch.late_within(start, end)
+            watch.awaiting("game", None)
+            await _ticked(watch)
+            return fine, late, watch.period
+
+    fine, late, coarse = asyncio.run(main())
+    assert fine == lateness.FINE and coarse == lateness.COARSE
+    assert late >= 0.005

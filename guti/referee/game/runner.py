@@ -242,18 +242,25 @@ class _Game:
         if again:
             self.cpu.asked_again(side)
         sent_at = engine.start_go(self.position, go)
-        wait, extended = self.wait_for(allowed), 0.0
-        for _ in range(MAX_VOIDS):
-            try:
-                return await engine.wait_bestmove(sent_at, wait + extended)
-            except EngineTimeout:
-                late = self.late_within(sent_at, time.monotonic())
-                if late <= extended:
-                    raise
-                engine.note(f"referee late for {(late - extended) * 1000:.0f} ms during the"
-                            " wait for bestmove: the wait is extended by as much")
-                extended = late
-        return await engine.wait_bestmove(sent_at, wait + extended)
+        watch = self.watch
+        if watch is not None and allowed is not None:  # its heartbeat quickens near the deadline
+            watch.awaiting(self, sent_at + allowed / 1000)
+        try:
+            wait, extended = self.wait_for(allowed), 0.0
+            for _ in range(MAX_VOIDS):
+                try:
+                    return await engine.wait_bestmove(sent_at, wait + extended)
+                except EngineTimeout:
+                    late = self.late_within(sent_at, time.monotonic())
+                    if late <= extended:
+                        raise
+                    engine.note(f"referee late for {(late - extended) * 1000:.0f} ms during"
+                                " the wait for bestmove: the wait is extended by as much")
+                    extended = late
+            return await engine.wait_bestmove(sent_at, wait + extended)
+        finally:
+            if watch is not None:
+                watch.awaiting(self, None)
 
     def late_within(self, start: float, end: float) -> float:
         """Seconds of ``[start, end]`` the referee itself was late for (not running)."""
