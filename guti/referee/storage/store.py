@@ -22,12 +22,9 @@ Columns added after schema 1 was released (``games.search``: per ply the
 engine's last ``info`` fields as JSON, see :func:`~guti.referee.storage.rows.search_json`;
 ``games.worker``: the cluster worker that played the game, NULL on this machine;
 ``games.cpu_ms``: per ply the CPU time of the move; ``games.resources``: per engine its CPU
-on and off its move and its peak memory, see :func:`~guti.referee.storage.rows.resources_json`) are nullable and
-added by ``ALTER TABLE`` when a run opens an older database, so the schema
-version stays 1: an old database keeps working (``-resume`` included; its
-earlier games simply have no search info), and an older guti still reads a
-newer database (it names its columns). Read-only opens of an unmigrated
-database read the missing column as NULL.
+on and off its move and its peak memory, see :func:`~guti.referee.storage.rows.resources_json`)
+are nullable: a run adds them to an older database when it opens it
+(:mod:`guti.referee.storage.sqlite_file`, which also keeps the tables' definitions).
 
 Nothing here holds more than a batch of rows: pending games and finished
 games are read in id/seq ranges (:meth:`TournamentStore.pending`,
@@ -39,10 +36,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
 import time
-import urllib.parse
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -66,69 +61,24 @@ from guti.referee.storage.rows import (
     resources_from_json,
     row_to_record,
 )
+from guti.referee.storage.sqlite_file import (
+    ADDED_COLUMNS,
+    SCHEMA_VERSION,
+    Transaction,
+    open_database,
+    sqlite_message,
+)
 from guti.rules import Side
 
 __all__ = ["BATCH", "SCHEMA_VERSION", "StoreError", "TournamentStore"]
 
-SCHEMA_VERSION = "1"
 _RESULTS = frozenset(RESULTS)
 BATCH = 256
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS engines (
-    idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, config TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS schedule (
-    game_id INTEGER PRIMARY KEY, pair_id INTEGER NOT NULL, round INTEGER NOT NULL,
-    white INTEGER NOT NULL, black INTEGER NOT NULL,
-    opening_fen TEXT, opening_moves TEXT NOT NULL DEFAULT '', opening_source TEXT NOT NULL DEFAULT '');
-CREATE TABLE IF NOT EXISTS games (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    game_id INTEGER NOT NULL UNIQUE REFERENCES schedule(game_id),
-    pair_id INTEGER NOT NULL, round INTEGER NOT NULL,
-    white_idx INTEGER NOT NULL, black_idx INTEGER NOT NULL,
-    white TEXT NOT NULL, black TEXT NOT NULL,
-    result TEXT NOT NULL, reason TEXT, detail TEXT NOT NULL, fault TEXT,
-    game TEXT NOT NULL, start_fen TEXT, first_side TEXT NOT NULL, final_fen TEXT NOT NULL,
-    moves TEXT NOT NULL, opening_plies INTEGER NOT NULL,
-    elapsed_ms TEXT NOT NULL, clock_ms TEXT NOT NULL,
-    date TEXT NOT NULL, start_time TEXT NOT NULL, time_control TEXT NOT NULL,
-    event TEXT NOT NULL, site TEXT NOT NULL, round_tag TEXT NOT NULL,
-    finished_at REAL NOT NULL, search TEXT, cpu_ms TEXT, worker TEXT, resources TEXT);
-"""
-
-#: Columns of ``games`` newer than schema 1 (see the module docstring): name -> type.
-_ADDED_COLUMNS = {"search": "TEXT", "cpu_ms": "TEXT", "worker": "TEXT", "resources": "TEXT"}
-
-
-def _why(exc: sqlite3.Error) -> str:
-    """SQLite's message, with what it means for the user when that is not obvious."""
-    text = str(exc)
-    if "readonly" in text or "read-only" in text:
-        return f"{text} (the database or its folder is read-only)"
-    if "malformed" in text or "not a database" in text:
-        return f"{text} (the file is damaged)"
-    return text
 
 
 def _number(game_id: object) -> str:
     """A game's number as guti shows it (ids are 0-based, numbers 1-based)."""
     return str(game_id + 1) if isinstance(game_id, int) else repr(game_id)
-
-
-def _open_read_only(path: str) -> sqlite3.Connection:
-    """Read-only; on storage where not even SQLite's side files can be made (read-only
-    medium), as an immutable file."""
-    if not os.path.exists(path):
-        raise StoreError(f"{path}: no such database")
-    quoted = urllib.parse.quote(os.path.abspath(path))
-    conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, isolation_level=None)
-    try:
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-        return conn
-    except sqlite3.OperationalError:
-        conn.close()
-    return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, isolation_level=None)
 
 
 class TournamentStore:
@@ -144,34 +94,7 @@ class TournamentStore:
         ``create=False``: open an existing database read-only (standings, export), also
         on read-only storage."""
         self.path = path
-        try:
-            if create:
-                self.conn = sqlite3.connect(path, isolation_level=None)
-                self.conn.execute("PRAGMA journal_mode=WAL")
-                self.conn.execute("PRAGMA synchronous=FULL")
-                self.conn.execute("PRAGMA foreign_keys=ON")
-            else:
-                self.conn = _open_read_only(path)
-            tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if tables and "meta" not in tables:
-                raise StoreError(f"{path}: not a guti tournament database")
-            if not tables:
-                if not create:
-                    raise StoreError(f"{path}: empty database, no tournament in it")
-                # Tables and version in one transaction: a kill in between leaves an
-                # empty file (created again), never tables without a version.
-                self.conn.executescript(
-                    f"BEGIN IMMEDIATE;{_SCHEMA}INSERT INTO meta(key, value) "
-                    f"VALUES ('schema', '{SCHEMA_VERSION}');COMMIT;"
-                )
-            version = self.meta("schema")
-            if version != SCHEMA_VERSION:
-                raise StoreError(f"{path}: database schema {version!r}, this guti reads {SCHEMA_VERSION!r}")
-            self._added = self._added_columns(create)
-            if create:  # find out now, not after a whole game, that it cannot be written
-                self.set_meta("opened", time.strftime("%Y-%m-%d %H:%M:%S"))
-        except sqlite3.Error as exc:
-            raise StoreError(f"{path}: {_why(exc)}") from None
+        self.conn, self._added = open_database(path, create)
 
     @classmethod
     def checked(cls, path: str) -> TournamentStore:
@@ -197,28 +120,13 @@ class TournamentStore:
         try:
             yield
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: {_why(exc)}") from None
+            raise StoreError(f"{self.path}: {sqlite_message(exc)}") from None
 
     @property
     def in_memory(self) -> bool:
         """The database is this connection's own, in memory (``:memory:``; SQLite's
         ``""`` is a temporary file, just as private): nothing else can open it."""
         return self.path in (":memory:", "")
-
-    def _added_columns(self, migrate: bool) -> set[str]:
-        """The columns of :data:`_ADDED_COLUMNS` the ``games`` table has; with ``migrate``
-        the missing ones are added first (each ``ALTER TABLE`` is atomic; a second guti
-        that added it meanwhile is no error)."""
-        have = {row[1] for row in self.conn.execute("PRAGMA table_info(games)")}
-        for name, kind in _ADDED_COLUMNS.items():
-            if name not in have and migrate:
-                try:
-                    self.conn.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
-                except sqlite3.OperationalError as exc:
-                    if "duplicate column" not in str(exc):
-                        raise
-                have.add(name)
-        return have & set(_ADDED_COLUMNS)
 
     # -- meta ----------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -274,7 +182,7 @@ class TournamentStore:
             with self._transaction():
                 self._insert_jobs(jobs)
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: games not scheduled: {_why(exc)}") from None
+            raise StoreError(f"{self.path}: games not scheduled: {sqlite_message(exc)}") from None
 
     def _insert_jobs(self, jobs: Iterable[ScheduledGame]) -> None:
         self.conn.executemany(
@@ -358,7 +266,7 @@ class TournamentStore:
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"{self.path}: game {row[0]} not stored: {exc}") from None
         except sqlite3.Error as exc:  # full, read-only, damaged: the caller names the game
-            raise StoreError(f"{self.path}: {_why(exc)}") from None
+            raise StoreError(f"{self.path}: {sqlite_message(exc)}") from None
         return int(cur.lastrowid or 0)
 
     _RECORD_COLUMNS = (
@@ -372,7 +280,7 @@ class TournamentStore:
         """:attr:`_RECORD_COLUMNS` and the added ones (NULL where an unmigrated database
         opened read-only lacks one)."""
         return self._RECORD_COLUMNS + "".join(
-            f", {name}" if name in self._added else ", NULL" for name in _ADDED_COLUMNS
+            f", {name}" if name in self._added else ", NULL" for name in ADDED_COLUMNS
         )
 
     def records(self) -> Iterator[tuple[dict[str, Any], GameRecord]]:
@@ -464,8 +372,8 @@ class TournamentStore:
                                      f"({type(exc).__name__}: {exc})") from None
 
     # -- plumbing ------------------------------------------------------------
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self.conn)
+    def _transaction(self) -> Transaction:
+        return Transaction(self.conn)
 
     def close(self) -> None:
         self.conn.close()
@@ -476,18 +384,3 @@ class TournamentStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        if exc_type is None:
-            self.conn.execute("COMMIT")
-        else:
-            self.conn.execute("ROLLBACK")

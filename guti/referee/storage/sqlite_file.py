@@ -1,0 +1,151 @@
+"""The tournament database's file: its tables, opening it for a run or read-only, the
+columns older databases gain on open, and transactions. :mod:`guti.referee.storage.store`
+reads and writes the tournament through it.
+
+Columns added after schema 1 was released (``games.search``, ``games.worker``,
+``games.cpu_ms``, ``games.resources``; see :mod:`guti.referee.storage.store`) are nullable
+and added by ``ALTER TABLE`` when a run opens an older database, so the schema version
+stays 1: an old database keeps working (``-resume`` included), and an older guti still
+reads a newer database (it names its columns). Read-only opens of an unmigrated database
+read the missing columns as NULL.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+import urllib.parse
+
+from guti.referee.storage.errors import StoreError
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS engines (
+    idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, config TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS schedule (
+    game_id INTEGER PRIMARY KEY, pair_id INTEGER NOT NULL, round INTEGER NOT NULL,
+    white INTEGER NOT NULL, black INTEGER NOT NULL,
+    opening_fen TEXT, opening_moves TEXT NOT NULL DEFAULT '', opening_source TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS games (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER NOT NULL UNIQUE REFERENCES schedule(game_id),
+    pair_id INTEGER NOT NULL, round INTEGER NOT NULL,
+    white_idx INTEGER NOT NULL, black_idx INTEGER NOT NULL,
+    white TEXT NOT NULL, black TEXT NOT NULL,
+    result TEXT NOT NULL, reason TEXT, detail TEXT NOT NULL, fault TEXT,
+    game TEXT NOT NULL, start_fen TEXT, first_side TEXT NOT NULL, final_fen TEXT NOT NULL,
+    moves TEXT NOT NULL, opening_plies INTEGER NOT NULL,
+    elapsed_ms TEXT NOT NULL, clock_ms TEXT NOT NULL,
+    date TEXT NOT NULL, start_time TEXT NOT NULL, time_control TEXT NOT NULL,
+    event TEXT NOT NULL, site TEXT NOT NULL, round_tag TEXT NOT NULL,
+    finished_at REAL NOT NULL, search TEXT, cpu_ms TEXT, worker TEXT, resources TEXT);
+"""
+
+#: Columns of ``games`` newer than schema 1 (see the module docstring): name -> type.
+ADDED_COLUMNS = {"search": "TEXT", "cpu_ms": "TEXT", "worker": "TEXT", "resources": "TEXT"}
+
+
+def sqlite_message(exc: sqlite3.Error) -> str:
+    """SQLite's message, with what it means for the user when that is not obvious."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return f"{text} (the database or its folder is read-only)"
+    if "malformed" in text or "not a database" in text:
+        return f"{text} (the file is damaged)"
+    return text
+
+
+def _open_read_only(path: str) -> sqlite3.Connection:
+    """Read-only; on storage where not even SQLite's side files can be made (read-only
+    medium), as an immutable file."""
+    if not os.path.exists(path):
+        raise StoreError(f"{path}: no such database")
+    quoted = urllib.parse.quote(os.path.abspath(path))
+    conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, isolation_level=None)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, isolation_level=None)
+
+
+def open_database(path: str, create: bool) -> tuple[sqlite3.Connection, set[str]]:
+    """The connection to the tournament database ``path`` and the added columns its
+    ``games`` table has. ``create=True``: for a run (created if missing, must be writable,
+    older databases gain the added columns); ``create=False``: an existing database,
+    read-only (standings, export), also on read-only storage. StoreError says what is
+    wrong with the file."""
+    conn: sqlite3.Connection | None = None
+    try:
+        if create:
+            conn = sqlite3.connect(path, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        else:
+            conn = _open_read_only(path)
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "meta" not in tables:
+            raise StoreError(f"{path}: not a guti tournament database")
+        if not tables:
+            if not create:
+                raise StoreError(f"{path}: empty database, no tournament in it")
+            # Tables and version in one transaction: a kill in between leaves an
+            # empty file (created again), never tables without a version.
+            conn.executescript(
+                f"BEGIN IMMEDIATE;{_SCHEMA}INSERT INTO meta(key, value) "
+                f"VALUES ('schema', '{SCHEMA_VERSION}');COMMIT;"
+            )
+        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        version = row[0] if row else None
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{path}: database schema {version!r}, this guti reads {SCHEMA_VERSION!r}")
+        added = _added_columns(conn, create)
+        if create:  # find out now, not after a whole game, that it cannot be written
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('opened', ?)",
+                         (time.strftime("%Y-%m-%d %H:%M:%S"),))
+        return conn, added
+    except sqlite3.Error as exc:
+        if conn is not None:
+            conn.close()
+        raise StoreError(f"{path}: {sqlite_message(exc)}") from None
+    except StoreError:
+        if conn is not None:
+            conn.close()
+        raise
+
+
+def _added_columns(conn: sqlite3.Connection, migrate: bool) -> set[str]:
+    """The columns of :data:`ADDED_COLUMNS` the ``games`` table has; with ``migrate``
+    the missing ones are added first (each ``ALTER TABLE`` is atomic; a second guti
+    that added it meanwhile is no error)."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+    for name, kind in ADDED_COLUMNS.items():
+        if name not in have and migrate:
+            try:
+                conn.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
+            except sqlite3.OperationalError as exc:
+                if "duplicate column" not in str(exc):
+                    raise
+            have.add(name)
+    return have & set(ADDED_COLUMNS)
+
+
+class Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
