@@ -143,6 +143,23 @@ def test_many_games_at_once_are_spread_over_referee_processes(tmp_path):
 
 
 @TWO_CPUS
+def test_a_resume_chooses_referee_processes_for_the_games_it_has_left(tmp_path):
+    """A tournament of MANY games played to the end, resumed at MANY games at once: with
+    no game left, the resume starts no referee process (the whole tournament at once
+    would have had two)."""
+    pids = tmp_path / "pids"
+    common = (*engine("A", pids), *engine("B", pids), "-each", "tc=10+0.1", "-games",
+              str(MANY), "-maxmoves", "1", "-quiet")
+    first = guti("tournament", *common, "-concurrency", "2", cwd=tmp_path, timeout=300)
+    assert first.returncode == 0, first.stderr
+    again = guti("tournament", *common, "-concurrency", str(MANY), "-resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert f"concurrency {MANY}, db" in again.stdout.splitlines()[0]
+    assert f"{MANY}/{MANY} games stored" in again.stdout
+    nothing_left(tmp_path, pids)
+
+
+@TWO_CPUS
 @pytest.mark.slow
 @pytest.mark.signals
 def test_sigterm_under_auto_referees_stores_nothing_half_played_and_resumes(tmp_path):

@@ -33,7 +33,7 @@ from guti.referee.config.tournament import (
     sprt_from_args,
     tournament_settings,
 )
-from guti.referee.execution.executor import prepared
+from guti.referee.execution.executor import ExecutionPlan, prepared
 from guti.referee.process import event_loop
 from guti.referee.process.errors import EngineStartError
 from guti.referee.process.sandbox import SandboxError, report_lines
@@ -57,7 +57,8 @@ def run_tournament_command(argv: list[str]) -> int:
         settings = tournament_settings(given.with_engines(engines), setups)
     except CliError as exc:
         return fail("tournament", str(exc))
-    print(_header(settings), flush=True)
+    plan = settings.execution_plan(_games_left(settings))
+    print(_header(settings, plan), flush=True)
     try:
         for line in report_lines((c.name, c.sandbox) for c in settings.engines if c.sandbox):
             print(line, flush=True)
@@ -70,7 +71,7 @@ def run_tournament_command(argv: list[str]) -> int:
         # -referees: the referee processes are forked now, before the loop, ready at once;
         # else this process starts the engines, and the watcher of their groups is forked
         display = TournamentDisplay(console, settings)
-        with prepared(settings.execution_plan()) as execution, contextlib.closing(display):
+        with prepared(plan) as execution, contextlib.closing(display):
             outcome = event_loop.run(run_with_live_page(settings, lambda observer: run_tournament(
                 settings, display, observer=observer, execution=execution)))
     except BrokenPipeError:
@@ -114,11 +115,25 @@ def run_tournament_command(argv: list[str]) -> int:
     return _report(settings)
 
 
-def _header(settings: TournamentSettings) -> str:
+def _games_left(settings: TournamentSettings) -> int | None:
+    """The games a ``-resume`` still has to play, as its database says (None: not a
+    resume, or the database cannot tell; the run itself reports what is wrong with it)."""
+    if not settings.resume or not os.path.exists(settings.db_path):
+        return None
+    try:
+        with TournamentStore(settings.db_path, create=False) as store:
+            if not store.has_tournament():
+                return None
+            return max(0, store.count_scheduled() - store.count_finished())
+    except (StoreError, sqlite3.Error):
+        return None
+
+
+def _header(settings: TournamentSettings, plan: ExecutionPlan) -> str:
     """The run's first line: format, engines, game, games, where they are played."""
     names = visible(", ".join(c.name for c in settings.engines))
     # on a cluster the games at once are its workers' (told once it is reached)
-    referees = settings.execution_plan().referee_processes()
+    referees = plan.referee_processes()
     where = (f"cluster {settings.cluster.text}" if settings.cluster is not None
              else f"concurrency {settings.concurrency}"
              + (f" on {referees} referee processes" if referees else ""))

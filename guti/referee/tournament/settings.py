@@ -122,14 +122,18 @@ class TournamentSettings:
             return minimum_games(len(self.engines), self.games)
         return len(pairings(self.fmt, len(self.engines), self.seeds)) * self.rounds * self.games
 
-    def execution_plan(self) -> ExecutionPlan:
-        """How the games are played: in this process, referee processes or a cluster."""
+    def execution_plan(self, games_left: int | None = None) -> ExecutionPlan:
+        """How the games are played: in this process, referee processes or a cluster.
+        ``games_left``: how many games a resumed run has still to play, when known (fewer
+        games at once than the whole tournament's may need fewer referee processes)."""
         from guti.referee.execution.executor import ExecutionPlan  # not for `--help`
 
         try:
             games: int | None = self.total_games
         except ScheduleError:  # a format whose size is not known ahead: concurrency decides
             games = None
+        if games_left is not None:
+            games = games_left if games is None else min(games, games_left)
         return ExecutionPlan(
             self.engines, self.game, self.concurrency, self.referees, self.cluster, self.setups,
             self.scheduling.wait_ms, self.scheduling.cpus, games=games,
