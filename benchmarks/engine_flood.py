@@ -129,6 +129,7 @@ def _timed(engine, lags: list[float]) -> None:  # type: ignore[no-untyped-def]
 
 async def _measure(rounds: int, log_path: str | None, slack_ms: float) -> dict[str, float]:
     from guti.referee.game.runner import play_game
+    from guti.referee.game.settings import GameSpec
     from guti.referee.game.timecontrol import parse_limits
     from guti.referee.process.traffic_log import TrafficLog
 
@@ -146,9 +147,8 @@ async def _measure(rounds: int, log_path: str | None, slack_ms: float) -> dict[s
         for r in range(rounds):
             w, b = punctual if r % 2 == 0 else punctual[::-1]
             fw, fb = floods if r % 2 == 0 else floods[::-1]
-            _, record = await asyncio.gather(
-                play_game(fw, fb, "egara-guti", limits=limits, round=str(r + 1)),
-                play_game(w, b, "egara-guti", limits=limits, round=str(r + 1)))
+            spec = GameSpec("egara-guti", round_tag=str(r + 1)).with_limits(limits)
+            _, record = await asyncio.gather(play_game(fw, fb, spec), play_game(w, b, spec))
             games += 1
             if record.fault is not None:
                 forfeits += 1

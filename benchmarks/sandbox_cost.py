@@ -29,7 +29,7 @@ sys.path.insert(0, ROOT)
 
 from guti.referee.game.engine_config import EngineConfig, engine_config_from_tokens  # noqa: E402
 from guti.referee.game.runner import play_game  # noqa: E402
-from guti.referee.game.settings import Adjudication  # noqa: E402
+from guti.referee.game.settings import Adjudication, GameSpec  # noqa: E402
 from guti.referee.game.timecontrol import Limits  # noqa: E402
 from guti.referee.process import event_loop  # noqa: E402
 from guti.referee.process.engine_process import EngineProcess  # noqa: E402
@@ -80,14 +80,15 @@ async def moves(settings: tuple[str, ...], games: int, plies: int, argv: list[st
     """Play ``games`` games of at most ``plies`` plies: wall s, referee CPU s, plies."""
     cfgs = [config(f"e{k}", argv, settings, cwd) for k in range(2)]
     engines = [await UgiEngine.launch(c, "egara-guti") for c in cfgs]
+    spec = GameSpec("egara-guti", adjudication=Adjudication(maxmoves=plies // 2)).with_limits(
+        Limits(movetime_ms=1000))
     wall = cpu = 0.0
     total = 0
     try:
         for g in range(games):
             white, black = engines[g % 2], engines[1 - g % 2]
             w0, c0 = time.perf_counter(), time.process_time()
-            record = await play_game(white, black, "egara-guti", limits=Limits(movetime_ms=1000),
-                                     adjudication=Adjudication(maxmoves=plies // 2))
+            record = await play_game(white, black, spec)
             wall += time.perf_counter() - w0
             cpu += time.process_time() - c0
             total += record.plies

@@ -20,6 +20,7 @@ from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.reasons import Reason
 from guti.referee.game.runner import play_game
+from guti.referee.game.settings import GameSpec
 from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process import event_loop
 from guti.referee.process.engine_process import QUEUE_LIMIT, EngineProcess
@@ -341,7 +342,8 @@ def test_the_same_game_on_either_event_loop(monkeypatch: pytest.MonkeyPatch) -> 
         white = await UgiEngine.launch(cfg, "egara-guti", 30)
         black = await UgiEngine.launch(cfg, "egara-guti", 30)
         try:
-            rec = await play_game(white, black, "egara-guti", limits=parse_limits({"depth": "1"}))
+            depth_1 = GameSpec("egara-guti").with_limits(parse_limits({"depth": "1"}))
+            rec = await play_game(white, black, depth_1)
         finally:
             await white.quit(grace=0.5)
             await black.quit(grace=0.5)

@@ -19,6 +19,7 @@ import pytest
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.reasons import Reason
 from guti.referee.game.runner import REASON_OF_FAULT, play_game
+from guti.referee.game.settings import GameSpec, Timeouts
 from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process.errors import EngineStartError
 from guti.referee.ugi.client import UgiEngine
@@ -43,8 +44,9 @@ def run(coro, bound: float = BOUND):
     return asyncio.run(bounded())
 
 
-async def _match(white_cfg, black_cfg, game="egara-guti", tc="tc=2+0.05", **kw):
+async def _match(white_cfg, black_cfg, game="egara-guti", tc="tc=2+0.05", timeouts=None):
     limits = parse_limits(dict([tc.split("=", 1)]))
+    spec = GameSpec(game, timeouts=timeouts or Timeouts()).with_limits(limits)
     white = await UgiEngine.launch(white_cfg, game, handshake_timeout=10)
     try:
         black = await UgiEngine.launch(black_cfg, game, handshake_timeout=10)
@@ -52,7 +54,7 @@ async def _match(white_cfg, black_cfg, game="egara-guti", tc="tc=2+0.05", **kw):
         await white.quit()
         raise
     try:
-        return await play_game(white, black, game, limits=limits, **kw)
+        return await play_game(white, black, spec)
     finally:
         await white.quit(grace=0.5, term_grace=0.5)
         await black.quit(grace=0.5, term_grace=0.5)
@@ -102,7 +104,8 @@ def test_killed_by_signal_reports_the_signal(tmp_path):
 def test_hang_is_stalled_within_its_time_plus_grace(tmp_path):
     pids = tmp_path / "pids"
     record = play(
-        config("A", "hang", pids), config("B", "good", pids), tc="tc=1+0", stall_grace=0.5,
+        config("A", "hang", pids), config("B", "good", pids), tc="tc=1+0",
+        timeouts=Timeouts(stall_grace=0.5),
         bound=10,
     )
     assert (record.result, record.reason) == ("0-1", Reason.STALLED)
@@ -115,7 +118,7 @@ def test_hang_without_clock_ends_at_move_timeout(tmp_path):
         config("A", "good", pids),
         config("B", "hang", pids, "--at", "2"),
         tc="depth=3",
-        move_timeout=0.7,
+        timeouts=Timeouts(move=0.7),
         bound=10,
     )
     assert (record.result, record.reason) == ("1-0", Reason.STALLED)
@@ -165,7 +168,8 @@ def test_bestmove_none_with_moves_available_is_illegal(tmp_path):
 def test_chatter_without_bestmove_is_stalled(tmp_path):
     pids = tmp_path / "pids"
     record = play(
-        config("A", "chatter", pids), config("B", "good", pids), tc="tc=0.5+0", stall_grace=0.3
+        config("A", "chatter", pids), config("B", "good", pids), tc="tc=0.5+0",
+        timeouts=Timeouts(stall_grace=0.3),
     )
     assert (record.result, record.reason) == ("0-1", Reason.STALLED)
     assert survivors(pids) == []

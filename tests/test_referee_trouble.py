@@ -20,6 +20,7 @@ import pytest
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game
+from guti.referee.game.settings import GameSpec
 from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process import lateness
 from guti.referee.process.line_reader import QUEUE_LIMIT
@@ -57,9 +58,8 @@ def test_an_engine_writing_20_mb_of_info_in_one_move_is_not_forfeited() -> None:
 
         lines.feed = measured_feed
         try:
-            record = await play_game(white, black, "egara-guti",
-                                     limits=parse_limits({"tc": "60+1"}),
-                                     adjudication=None)
+            record = await play_game(
+                white, black, GameSpec("egara-guti").with_limits(parse_limits({"tc": "60+1"})))
         finally:
             await white.quit()
             await black.quit()
@@ -188,8 +188,8 @@ def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path, at: 
         black = await UgiEngine.launch(troubled("plain"), "egara-guti", 30, traffic)
         stall = asyncio.create_task(staller())
         try:
-            return await play_game(white, black, "egara-guti",
-                                   limits=parse_limits({"st": str(allowed)}))
+            spec = GameSpec("egara-guti").with_limits(parse_limits({"st": str(allowed)}))
+            return await play_game(white, black, spec)
         finally:
             stall.cancel()
             await white.quit()

@@ -284,13 +284,14 @@ def test_a_game_started_at_midnight_is_dated_by_one_reading_of_the_clock(monkeyp
     import time
 
     from guti.referee.game.runner import start_failure_record
+    from guti.referee.game.settings import GameSpec
     from guti.rules import Result, Side
 
     real = time.strftime
     ticks = iter([time.struct_time((2026, 12, 31, 23, 59, 59, 3, 365, 0)),
                   time.struct_time((2027, 1, 1, 0, 0, 0, 4, 1, 0))])
     monkeypatch.setattr(time, "strftime", lambda fmt, *_: real(fmt, next(ticks)))
-    record = start_failure_record("egara-guti", "a", "b", Side.BLACK, "no start", None, "1")
+    record = start_failure_record(GameSpec("egara-guti"), "a", "b", Side.BLACK, "no start")
     assert (record.date, record.start_time) == ("2026.12.31", "23:59:59")
     # and the enums spelled as text (a stored row) are read back into the enums
     assert record.result is Result.WHITE_WINS and record.fault is Side.BLACK
@@ -301,6 +302,32 @@ def test_a_game_started_at_midnight_is_dated_by_one_reading_of_the_clock(monkeyp
 
 
 # -- openings ----------------------------------------------------------------------
+
+
+def test_settings_describe_each_scheduled_game():
+    # the job's opening and round, the settings' tags, timeouts and adjudication; each side
+    # plays with its engine's own limits, else the shared ones
+    from guti.referee.game.openings import Opening
+    from guti.referee.game.runner import start_failure_record
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import Adjudication, GameSettings, Timeouts
+    from guti.rules import Side
+
+    shared, own = parse_limits({"tc": "10+0.1"}), parse_limits({"st": "0.5"})
+    settings = GameSettings(limits=shared, timeouts=Timeouts(move=3.0), event="E", site="S",
+                            adjudication=Adjudication(maxmoves=40))
+    job = ScheduledGame(game_id=4, pair_id=2, round=3, white=0, black=1,
+                        opening=Opening(None, ("13-12",)))
+    spec = settings.spec_for(job, None, own)
+    assert (spec.game, spec.start_fen, spec.opening_moves) == (settings.name, None, ("13-12",))
+    assert (spec.white_limits, spec.black_limits) == (shared, own)
+    assert (spec.round_tag, spec.event, spec.site) == ("3", "E", "S")
+    assert spec.timeouts is settings.timeouts and spec.adjudication is settings.adjudication
+    assert spec.with_limits(own).limits_of(Side.WHITE) == own
+    # a game that could not start carries the same tags; its time control is the failed side's
+    record = start_failure_record(spec, "a", "b", Side.BLACK, "no start")
+    assert (record.round, record.event, record.site) == ("3", "E", "S")
+    assert record.time_control == own.pdn_time_control()
 
 
 def test_load_openings_reports_bad_lines_with_numbers(tmp_path):

@@ -20,6 +20,7 @@ from guti.referee.game.judge import Fault, judge_reply
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game
+from guti.referee.game.settings import GameSpec, Timeouts
 from guti.referee.game.timecontrol import Limits, parse_limits
 from guti.referee.process.errors import EngineStartError, EngineTimeout
 from guti.referee.ugi.client import (
@@ -30,7 +31,7 @@ from guti.referee.ugi.client import (
 )
 from guti.referee.ugi.fake_transport import Answer, FakeTransport, Reply
 from guti.referee.ugi.go import Go
-from guti.rules import Board
+from guti.rules import Board, RulesError
 
 GAME = "egara-guti"
 REFEREE = Path(__file__).resolve().parent.parent / "guti" / "referee"
@@ -83,10 +84,12 @@ def engine(name: str, script: Scripted) -> tuple[UgiEngine, FakeTransport]:
     return UgiEngine(fake), fake
 
 
-def play(white: Scripted, black: Scripted, limits: Limits | None = None, **kw: float) -> GameRecord:
+def play(white: Scripted, black: Scripted, limits: Limits | None = None,
+         timeouts: Timeouts | None = None) -> GameRecord:
     w, _ = engine("W", white)
     b, _ = engine("B", black)
-    return asyncio.run(play_game(w, b, GAME, limits=limits, **kw))
+    spec = GameSpec(GAME, timeouts=timeouts or Timeouts()).with_limits(limits or Limits())
+    return asyncio.run(play_game(w, b, spec))
 
 
 def on_ply(n: int, bad: Policy) -> Policy:
@@ -130,14 +133,14 @@ def test_time_forfeit_when_the_reply_is_late() -> None:
 
 def test_stalled_when_no_reply_comes() -> None:
     silent = on_ply(1, lambda b: [])
-    rec = play(Scripted(), Scripted(silent), parse_limits({"st": "0.01"}), stall_grace=0.03)
+    rec = play(Scripted(), Scripted(silent), parse_limits({"st": "0.01"}), timeouts=Timeouts(stall_grace=0.03))
     assert (rec.result, rec.reason, rec.fault) == ("1-0", Reason.STALLED, "b")
     assert "no bestmove within 0.040 s (10 ms allowed + 0.03 s grace)" in rec.detail
 
 
 def test_stalled_without_a_clock_uses_the_move_timeout() -> None:
     silent = on_ply(1, lambda b: [])
-    rec = play(Scripted(silent), Scripted(), parse_limits({"depth": "2"}), move_timeout=0.03)
+    rec = play(Scripted(silent), Scripted(), parse_limits({"depth": "2"}), timeouts=Timeouts(move=0.03))
     assert (rec.reason, rec.fault) == (Reason.STALLED, "w")
     assert "(move timeout)" in rec.detail
 
@@ -193,7 +196,7 @@ def test_flood_is_a_protocol_error() -> None:
 
 
 def test_engine_not_ready_for_a_new_game() -> None:
-    rec = play(Scripted(), Scripted(ready=False), sync_timeout=0.02)
+    rec = play(Scripted(), Scripted(ready=False), timeouts=Timeouts(handshake=0.02))
     assert (rec.result, rec.reason, rec.fault) == ("1-0", Reason.STALLED, "b")
     assert "no readyok within 0.02 s after uginewgame" in rec.detail
     assert rec.moves == []
@@ -202,12 +205,25 @@ def test_engine_not_ready_for_a_new_game() -> None:
 def test_engines_are_sent_the_game_position_by_position() -> None:
     w, wfake = engine("W", Scripted())
     b, bfake = engine("B", Scripted())
-    rec = asyncio.run(play_game(w, b, GAME, opening_moves=["13-12"], limits=Limits(depth=1)))
+    spec = GameSpec(GAME, opening_moves=("13-12",)).with_limits(Limits(depth=1))
+    rec = asyncio.run(play_game(w, b, spec))
     positions = [line for line in bfake.sent if line.startswith("position")]
     assert positions[0] == "position startpos moves 13-12"
     assert positions[1] == "position startpos moves " + " ".join(rec.moves[:3])
     assert wfake.sent[:2] == ["uginewgame", "isready"]
     assert all(line == "go depth 1" for line in wfake.sent if line.startswith("go"))
+
+
+@pytest.mark.parametrize("spec", [
+    GameSpec(GAME, start_fen="not a position"),
+    GameSpec(GAME, opening_moves=("13-12", "13-12")),  # the second is no longer legal
+])
+def test_a_bad_start_is_refused_before_any_engine_is_touched(spec: GameSpec) -> None:
+    w, wfake = engine("W", Scripted())
+    b, bfake = engine("B", Scripted())
+    with pytest.raises(RulesError):
+        asyncio.run(play_game(w, b, spec.with_limits(Limits(depth=1))))
+    assert wfake.sent == [] and bfake.sent == []
 
 
 # -- the client ---------------------------------------------------------------------------

@@ -38,10 +38,7 @@ async def play_job(
     first move is asked once the engine starts under way in this loop have ended
     (:class:`~guti.referee.execution.engine_pool.EngineStarts`): no clock of this game
     runs during another game's start burst."""
-    s = settings
-    opening = job.opening
-    start_fen = opening.fen if opening else None
-    round_ = str(job.round)
+    spec = settings.spec_for(job, white.config.limits, black.config.limits)
     procs: list[UgiEngine] = []
     try:
         for side, pool in ((Side.WHITE, white), (Side.BLACK, black)):
@@ -50,21 +47,12 @@ async def play_job(
             except EngineStartError as exc:
                 if procs:  # black could not start: white did nothing wrong
                     await white.give_back(procs.pop(), faulty=False, played=False)
-                record = start_failure_record(
-                    s.name, white.name, black.name, side, str(exc), start_fen, round_,
-                    s.event, s.site, s.limits_for(pool.config.limits),
-                )
+                record = start_failure_record(spec, white.name, black.name, side, str(exc))
                 record.number = job.game_id + 1
                 return record
         await engine_starts().settled()
         observer = before_play(procs[0], procs[1]) if before_play is not None else None
-        record = await play_game(
-            procs[0], procs[1], s.name, start_fen, opening.moves if opening else (),
-            s.limits_for(white.config.limits), black_limits=s.limits_for(black.config.limits),
-            round=round_, event=s.event, site=s.site, move_timeout=s.timeouts.move,
-            sync_timeout=s.timeouts.handshake, stall_grace=s.timeouts.stall_grace,
-            observer=observer, adjudication=s.adjudication,
-        )
+        record = await play_game(procs[0], procs[1], spec, observer)
         record.number = job.game_id + 1  # stored ids are 0-based; people read 1-based
     except BaseException:
         for proc in procs:  # aborted mid-game: these processes are not reusable

@@ -1,6 +1,7 @@
 """One game between two running engines, refereed move by move.
 
-:func:`play_game` sends ``uginewgame``, then for every ply ``position
+:func:`play_game` plays the game a :class:`~guti.referee.game.settings.GameSpec`
+describes: it sends ``uginewgame``, then for every ply ``position
 startpos|fen ... moves ...`` and ``go`` with the clock, reads ``bestmove``,
 has it judged (:func:`guti.referee.game.judge.judge_reply`, the same judge the
 console and ``guti check`` use) and decides the end of the game itself by
@@ -11,11 +12,11 @@ rules and may end the game with reason ``adjudication``. It never raises for any
 engine does: every fault becomes a loss for that side with a
 :class:`~guti.referee.game.reasons.Reason` and a one-line detail. Every wait is bounded:
 
-- ``sync_timeout`` for ``uginewgame`` + ``isready``/``readyok``;
-- with a clock or ``st``: time left (+ margin) + ``stall_grace``. A reply
+- ``timeouts.handshake`` for ``uginewgame`` + ``isready``/``readyok``;
+- with a clock or ``st``: time left (+ margin) + ``timeouts.stall_grace``. A reply
   after time + margin is a ``time forfeit``; no reply by the end of the
   grace is ``stalled``;
-- without either (``depth=``/``nodes=`` only): ``move_timeout`` then ``stalled``.
+- without either (``depth=``/``nodes=`` only): ``timeouts.move`` then ``stalled``.
 
 No engine is charged for the referee's own lateness (a suspended referee, a stalled
 event loop: :mod:`guti.referee.process.lateness`). A wait that ran out is extended by the
@@ -46,7 +47,6 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
 
 from guti.referee.game.adjudication import Adjudicator, Ruling
 from guti.referee.game.judge import Fault, Verdict, judge_reply
@@ -54,12 +54,7 @@ from guti.referee.game.observer import MoveObserver
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.resources import GameResources
-from guti.referee.game.settings import (
-    DEFAULT_HANDSHAKE_TIMEOUT,
-    DEFAULT_MOVE_TIMEOUT,
-    DEFAULT_STALL_GRACE,
-    Adjudication,
-)
+from guti.referee.game.settings import GameSpec, Timeouts
 from guti.referee.game.timecontrol import Clock, Limits, go_for_turn
 from guti.referee.process import lateness
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
@@ -84,56 +79,29 @@ def start_board(game_name: str, start_fen: str | None) -> Board:
     return Board(game_name) if start_fen is None else Board.from_fen(game_name, start_fen)
 
 
-@dataclass(frozen=True)
-class Bounds:
-    """How long the referee waits: ``sync`` for ``readyok``, ``move`` for a ``bestmove``
-    without a clock, ``stall_grace`` past a clock's time before calling it stalled."""
-
-    move: float = DEFAULT_MOVE_TIMEOUT
-    sync: float = DEFAULT_HANDSHAKE_TIMEOUT
-    stall_grace: float = DEFAULT_STALL_GRACE
-
-
 async def play_game(
-    white: UgiEngine,
-    black: UgiEngine,
-    game_name: str,
-    start_fen: str | None = None,
-    opening_moves: tuple[str, ...] | list[str] = (),
-    limits: Limits | None = None,
-    *,
-    black_limits: Limits | None = None,
-    round: str = "1",
-    event: str = "?",
-    site: str = "?",
-    move_timeout: float = DEFAULT_MOVE_TIMEOUT,
-    sync_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
-    stall_grace: float = DEFAULT_STALL_GRACE,
-    observer: MoveObserver | None = None,
-    adjudication: Adjudication | None = None,
+    white: UgiEngine, black: UgiEngine, spec: GameSpec, observer: MoveObserver | None = None
 ) -> GameRecord:
-    """Play one game; return its record. ``limits`` apply to White, and to Black
-    unless ``black_limits`` is given; ``adjudication`` rules (default: none) may end it
-    early. Bad ``start_fen``/``opening_moves`` raise RulesError before any engine is
-    touched (they are the caller's input)."""
-    wlim = limits or Limits()
-    blim = black_limits or wlim
-    board = start_board(game_name, start_fen)
+    """Play the game ``spec`` describes, ``white`` against ``black``; return its record.
+    ``observer`` is told every move (the live page): a hook on the game as it goes, not
+    part of its description. A bad ``spec.start_fen`` or opening move raises RulesError
+    before any engine is touched (they are the caller's input)."""
+    board = start_board(spec.game, spec.start_fen)
     date, start_time = date_and_time()
     record = GameRecord(
-        game=game_name,
+        game=spec.game,
         white=white.name,
         black=black.name,
-        start_fen=start_fen,
-        round=round,
-        event=event,
-        site=site,
+        start_fen=spec.start_fen,
+        round=spec.round_tag,
+        event=spec.event,
+        site=spec.site,
         date=date,
         start_time=start_time,
-        time_control=_time_control_tag(wlim, blim),
+        time_control=_time_control_tag(spec.white_limits, spec.black_limits),
         first_side=board.turn,
     )
-    for text in opening_moves:
+    for text in spec.opening_moves:
         board.push_str(text)
         record.moves.append(str(board.move_stack[-1]))
         record.elapsed_ms.append(None)
@@ -142,10 +110,10 @@ async def play_game(
         record.cpu_ms.append(None)
     record.opening_plies = len(record.moves)
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
-                 {Side.WHITE: Clock(wlim), Side.BLACK: Clock(blim)},
-                 Bounds(move_timeout, sync_timeout, stall_grace), observer)
-    if adjudication is not None and adjudication.active:
-        game.adjudicator = Adjudicator(adjudication)
+                 {Side.WHITE: Clock(spec.white_limits), Side.BLACK: Clock(spec.black_limits)},
+                 spec.timeouts, observer)
+    if spec.adjudication.active:
+        game.adjudicator = Adjudicator(spec.adjudication)
     return await game.play()
 
 
@@ -162,7 +130,7 @@ class _Game:
     :meth:`not_ready`, :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`."""
 
     def __init__(self, board: Board, record: GameRecord, engines: dict[Side, UgiEngine],
-                 clocks: dict[Side, Clock], bounds: Bounds,
+                 clocks: dict[Side, Clock], bounds: Timeouts,
                  observer: MoveObserver | None = None) -> None:
         self.board = board
         self.record = record
@@ -188,7 +156,7 @@ class _Game:
     async def play_held(self) -> GameRecord:
         for side in (Side.WHITE, Side.BLACK):
             try:
-                await self.engines[side].new_game(self.bounds.sync)
+                await self.engines[side].new_game(self.bounds.handshake)
             except EngineError as exc:
                 return self.not_ready(side, exc)
             self.cpu.ready(side)
@@ -438,35 +406,27 @@ def _time_control_tag(white: Limits, black: Limits) -> str:
 
 
 def start_failure_record(
-    game_name: str,
-    white: str,
-    black: str,
-    failed_side: Side,
-    detail: str,
-    start_fen: str | None = None,
-    round: str = "1",
-    event: str = "?",
-    site: str = "?",
-    limits: Limits | None = None,
+    spec: GameSpec, white: str, black: str, failed_side: Side, detail: str
 ) -> GameRecord:
-    """The record of a game that could not start because ``failed_side``'s engine did not."""
-    lim = limits or Limits()
+    """The record of the game ``spec`` describes, which could not start because
+    ``failed_side``'s engine did not; its ``TimeControl`` tag is that side's limits."""
     date, start_time = date_and_time()
+    board = start_board(spec.game, spec.start_fen)
     return GameRecord(
-        game=game_name,
+        game=spec.game,
         white=white,
         black=black,
-        start_fen=start_fen,
+        start_fen=spec.start_fen,
         result=Result.loss_for(failed_side),
         reason=Reason.START_FAILURE,
         detail=detail,
         fault=failed_side,
-        round=round,
-        event=event,
-        site=site,
+        round=spec.round_tag,
+        event=spec.event,
+        site=spec.site,
         date=date,
         start_time=start_time,
-        time_control=lim.pdn_time_control(),
-        final_fen=start_board(game_name, start_fen).fen(),
-        first_side=start_board(game_name, start_fen).turn,
+        time_control=spec.limits_of(failed_side).pdn_time_control(),
+        final_fen=board.fen(),
+        first_side=board.turn,
     )

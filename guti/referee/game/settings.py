@@ -7,13 +7,18 @@ the time control (shared, unless an engine brings its own), the referee's
 (:mod:`guti.referee.tournament.settings`) hold one; the command line and TOML readers
 (:mod:`guti.referee.config`) build it. Each default is written here and nowhere else.
 
+:class:`GameSpec` is one game of those, described whole (its start, each side's limits, its
+round): what :func:`~guti.referee.game.runner.play_game` is given.
+:meth:`GameSettings.spec_for` makes it for a scheduled game, so the rule of which limits a
+side plays with is written once.
+
 The adjudication rules (:class:`Adjudication`: ``-draw``, ``-resign``, ``-maxmoves``, with
 cutechess-cli's spellings) are off by default; :mod:`guti.referee.game.adjudication` applies them.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from guti.referee.game.defaults import (
     DEFAULT_GAME,
@@ -23,7 +28,9 @@ from guti.referee.game.defaults import (
     DEFAULT_STALL_GRACE,
 )
 from guti.referee.game.openings import Opening
+from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.timecontrol import Limits
+from guti.rules import Side
 
 
 @dataclass(frozen=True)
@@ -105,8 +112,60 @@ class GameSettings:
         """The limits one side plays with: its engine's own, else the shared ones."""
         return engine_limits or self.limits
 
+    def spec_for(self, job: ScheduledGame, white_limits: Limits | None,
+                 black_limits: Limits | None) -> GameSpec:
+        """The description of ``job``: its opening, its round, these settings' tags, timeouts
+        and adjudication; each side plays with its engine's own limits (``white_limits``,
+        ``black_limits``), else the shared ones."""
+        opening = job.opening
+        return GameSpec(
+            self.name,
+            start_fen=opening.fen if opening else None,
+            opening_moves=opening.moves if opening else (),
+            white_limits=self.limits_for(white_limits),
+            black_limits=self.limits_for(black_limits),
+            round_tag=str(job.round),
+            event=self.event,
+            site=self.site,
+            timeouts=self.timeouts,
+            adjudication=self.adjudication,
+        )
+
     def schedule_openings(self) -> list[Opening] | None:
         """The openings the scheduler hands out: the list, or the fixed start as one."""
         if self.openings is None and self.start_fen is not None:
             return [Opening(self.start_fen, (), "fen")]
         return self.openings
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game to play, described whole (the engines that play it aside).
+
+    ``game`` names the rules (a key of ``guti.rules.GAMES``); the game starts from
+    ``start_fen`` (None: the game's standard start), then ``opening_moves`` are played for
+    it before the engines move. Each side plays under its own limits (:meth:`with_limits`
+    gives both the same). ``round_tag``, ``event`` and ``site`` are the PDN tags of its
+    record; ``timeouts`` bound the referee's waits; ``adjudication`` may end it early (off
+    by default). Nothing here is checked until the game is played: a bad FEN or opening
+    move is the caller's input, and :func:`~guti.referee.game.runner.play_game` refuses it
+    before any engine is touched."""
+
+    game: str = DEFAULT_GAME
+    start_fen: str | None = None
+    opening_moves: tuple[str, ...] = ()
+    white_limits: Limits = field(default_factory=Limits)
+    black_limits: Limits = field(default_factory=Limits)
+    round_tag: str = "1"
+    event: str = "?"
+    site: str = "?"
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    adjudication: Adjudication = field(default_factory=Adjudication)
+
+    def with_limits(self, limits: Limits) -> GameSpec:
+        """This game with ``limits`` for both sides."""
+        return replace(self, white_limits=limits, black_limits=limits)
+
+    def limits_of(self, side: Side) -> Limits:
+        """The limits ``side`` plays under."""
+        return self.white_limits if side is Side.WHITE else self.black_limits
