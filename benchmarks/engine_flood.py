@@ -115,16 +115,16 @@ async def _pair(kind: str, game_no: int, traffic, slack_ms: float):  # type: ign
 def _timed(engine, lags: list[float]) -> None:  # type: ignore[no-untyped-def]
     """Record, for each reply of ``engine``, how long after the engine wrote it the
     referee stamped it (the engine's ``info string wrote T`` uses the same clock)."""
-    go = engine.go
+    wait_bestmove = engine.wait_bestmove  # what the game loop awaits for each reply
 
-    async def timed_go(*args, **kw):  # type: ignore[no-untyped-def]
-        reply = await go(*args, **kw)
+    async def timed_wait(*args, **kw):  # type: ignore[no-untyped-def]
+        reply = await wait_bestmove(*args, **kw)
         for info in reply.infos:
             if info.startswith("info string wrote "):
                 lags.append(1000 * (reply.received_at - float(info.split()[3])))
         return reply
 
-    engine.go = timed_go
+    engine.wait_bestmove = timed_wait
 
 
 async def _measure(rounds: int, log_path: str | None, slack_ms: float) -> dict[str, float]:
