@@ -8,7 +8,7 @@ kernel does not stamp pipe data, so the referee cannot learn when the reply was
 written; it can learn when it was itself not listening.
 
 :class:`LatenessWatch` is a heartbeat on the loop: a timer that is due every
-:data:`COARSE` seconds, or every :data:`FINE` second while a reply is awaited whose
+:data:`COARSE` seconds, or every :data:`FINE` seconds while a reply is awaited whose
 deadline is near (:meth:`LatenessWatch.awaiting`). A tick that comes more than
 :data:`LATE_AFTER` after it was due means the loop did not run from the last moment it is
 known to have run to this one, and that span is kept whole (the stall may have begun just
@@ -21,8 +21,9 @@ process is stopped.
 Why two periods: a stall is seen only when a tick falls due during it, and the stalls
 that matter are a few milliseconds long (an engine that answers 3 ms before its deadline
 is forfeited by a 3 ms stall as its reply comes in). With a tick every 20 ms nine in ten
-of those went unseen (32 games at once on two cores, 50 ms moves answered 3 ms early: 7
-forfeits per 1,000 replies; with ticks every millisecond near the deadlines, under 1).
+of those went unseen (32 games at once on two loaded cores, 50 ms moves answered 3 ms
+early: 6-7 forfeits per 1,000 replies; with ticks every millisecond near the deadlines,
+0.3-1).
 But a tick wakes the process, which costs some 40 us on a virtual machine: every
 millisecond all the time, 4 % of a core taken from the engines. A short stall can turn
 a reply into a forfeit only when the reply comes near its deadline, and a stall longer
