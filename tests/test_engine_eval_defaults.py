@@ -7,8 +7,11 @@ by ``setoption`` must still apply to Gol-skuish, or tuning it would be impossibl
 
 from __future__ import annotations
 
+import io
+
 from guti.engine.search.evaluate import DEFAULT_WEIGHTS, default_weights
 from guti.engine.search.searcher import Searcher
+from guti.engine.ugi import Output, UgiEngine
 from guti.rules import Board
 
 
@@ -43,3 +46,22 @@ def test_the_other_games_keep_the_declared_defaults() -> None:
         assert default_weights(game) == DEFAULT_WEIGHTS
     first, second = scores(Searcher(), two_placements("egara-guti"))
     assert first != second  # placement and mobility tell them apart
+
+
+def engine_scores(commands: list[str], boards: tuple[Board, Board]) -> list[int]:
+    """The scores the engine's own searcher gives ``boards`` after the UGI ``commands``."""
+    engine = UgiEngine(Output(io.StringIO()))
+    for line in commands:
+        engine.handle(line)
+    return scores(engine.searcher(), boards)
+
+
+def test_the_engine_keeps_the_game_defaults_until_a_weight_is_set() -> None:
+    """Through the UGI engine, whose options all have declared defaults: only a weight
+    given by ``setoption`` replaces a game's own default."""
+    boards = two_placements("gol-skuish")
+    variant = "setoption name UGI_Variant value gol-skuish"
+    assert engine_scores([variant], boards) == [0, 0]
+    assert engine_scores([variant, "setoption name EvalPlacement value 40"], boards) != [0, 0]
+    first, second = engine_scores(["ugi"], two_placements("egara-guti"))
+    assert first != second

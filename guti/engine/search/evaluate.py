@@ -103,12 +103,50 @@ def _wide_placement(tables: tuple[tuple[int, ...], ...]) -> Callable[[int], int]
     return placement
 
 
+def _material_score(few: int, no: int, ne: int) -> int:
+    """Material for the side with ``no`` pieces against ``ne``: a piece each, a bonus for the
+    side ahead that grows as pieces come off, and a little more one capture before the
+    other side is down to ``few`` (the three-or-fewer rule; ``few`` 0 where it does not apply)."""
+    diff = no - ne
+    score = PIECE * diff
+    if diff:
+        score += 300 * diff // (no + ne)
+        if few and ne == few + 1 and diff > 0:
+            score += 40
+        elif few and no == few + 1 and diff < 0:
+            score -= 40
+    return score
+
+
+def _material_evaluator(game: Game) -> Callable[[int, int], int]:
+    """The evaluation with every weight 0: :func:`_material_score`, and the loss of a side
+    without a step. Its own function because the full one would still walk every empty
+    point for terms that all count 0."""
+    geo = game.geometry
+    adjacent = geo.adjacent
+    full = geo.full
+    few = game.few_pieces_limit or 0
+
+    def evaluate(own: int, enemy: int) -> int:
+        empty = full ^ (own | enemy)
+        while empty:
+            low = empty & -empty
+            if adjacent[low.bit_length() - 1] & own:
+                return _material_score(few, own.bit_count(), enemy.bit_count())
+            empty ^= low
+        return NO_MOVES
+
+    return evaluate
+
+
 def build_evaluator(game: Game,
                     weights: Mapping[str, int] | None = None) -> Callable[[int, int], int]:
     """The evaluation function ``(own, enemy) -> score`` for ``game``, with ``weights``
     (names of :data:`DEFAULT_WEIGHTS`; a missing one keeps the game's default, see
     :func:`default_weights`)."""
     w = {**default_weights(game.name), **(weights or {})}
+    if not any(w.values()):
+        return _material_evaluator(game)
     mobility, blocked, hanging = w["EvalMobility"], w["EvalBlocked"], w["EvalHanging"]
     geo = game.geometry
     adjacent = geo.adjacent
@@ -120,16 +158,7 @@ def build_evaluator(game: Game,
     few = game.few_pieces_limit or 0
 
     def evaluate(own: int, enemy: int) -> int:
-        no = own.bit_count()
-        ne = enemy.bit_count()
-        diff = no - ne
-        score = PIECE * diff
-        if diff:
-            score += 300 * diff // (no + ne)
-            if few and ne == few + 1 and diff > 0:
-                score += 40
-            elif few and no == few + 1 and diff < 0:
-                score -= 40
+        score = _material_score(few, own.bit_count(), enemy.bit_count())
         if wide:
             score += placement(own) - placement(enemy)
         else:
