@@ -1,8 +1,9 @@
 """The reference engine's per-game evaluation defaults.
 
-Why: Gol-skuish is scored by material and the end rules alone unless a weight is set (the
-positional terms lost games there), while the other games keep every term; a weight set
-by ``setoption`` must still apply to Gol-skuish, or tuning it would be impossible.
+Why: Gol-skuish is scored by material, the end rules and hanging pieces alone unless a
+weight is set (the other positional terms lost games there), while the other games keep
+every term; a weight set by ``setoption`` must still apply to Gol-skuish, or tuning it
+would be impossible.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from guti.engine.search.evaluate import DEFAULT_WEIGHTS, default_weights
 from guti.engine.search.searcher import Searcher
 from guti.engine.ugi import Output, UgiEngine
 from guti.rules import Board
+from guti.rules.movegen import capture_sources
 
 
 def two_placements(game: str) -> tuple[Board, Board]:
@@ -30,14 +32,23 @@ def scores(searcher: Searcher, boards: tuple[Board, Board]) -> list[int]:
     return [searcher._evaluator(b)(b.white, b.black) for b in boards]  # White as if to move
 
 
-def test_gol_skuish_is_scored_by_material_unless_a_weight_is_set() -> None:
-    assert set(default_weights("gol-skuish").values()) == {0}
+def material_and_hanging(boards: tuple[Board, Board]) -> list[int]:
+    """Gol-skuish's default score of ``boards`` (equal material, White as if to move):
+    only Black's pieces that could jump count, at the default ``EvalHanging`` each."""
+    hanging = DEFAULT_WEIGHTS["EvalHanging"]
+    return [-hanging * capture_sources(b.game.geometry, b.black, b.white).bit_count()
+            for b in boards]
+
+
+def test_gol_skuish_is_scored_by_material_and_hanging_pieces_unless_a_weight_is_set() -> None:
+    assert default_weights("gol-skuish") == {**dict.fromkeys(DEFAULT_WEIGHTS, 0),
+                                             "EvalHanging": DEFAULT_WEIGHTS["EvalHanging"]}
     boards = two_placements("gol-skuish")
-    material = scores(Searcher(), boards)
-    assert material[0] == material[1] == 0  # equal material, nothing else counts
+    expected = material_and_hanging(boards)
+    assert scores(Searcher(), boards) == expected  # placement and mobility do not count
     tuned = Searcher()
     tuned.set_weight("EvalPlacement", 40)
-    assert scores(tuned, boards) != material
+    assert scores(tuned, boards) != expected
 
 
 def test_the_other_games_keep_the_declared_defaults() -> None:
@@ -61,7 +72,8 @@ def test_the_engine_keeps_the_game_defaults_until_a_weight_is_set() -> None:
     given by ``setoption`` replaces a game's own default."""
     boards = two_placements("gol-skuish")
     variant = "setoption name UGI_Variant value gol-skuish"
-    assert engine_scores([variant], boards) == [0, 0]
-    assert engine_scores([variant, "setoption name EvalPlacement value 40"], boards) != [0, 0]
+    expected = material_and_hanging(boards)
+    assert engine_scores([variant], boards) == expected
+    assert engine_scores([variant, "setoption name EvalPlacement value 40"], boards) != expected
     first, second = engine_scores(["ugi"], two_placements("egara-guti"))
     assert first != second

@@ -43,10 +43,11 @@ DEFAULT_WEIGHTS: dict[str, int] = {
 }
 
 #: Games whose defaults differ from :data:`DEFAULT_WEIGHTS`. In Gol-skuish (43 points,
-#: long capture chains) matches showed the positional terms costing more than they bring,
-#: so it is scored by material (and the end rules) alone unless a weight is set.
+#: long capture chains) matches showed placement, mobility and blocked pieces costing more
+#: than they bring and the hanging pieces earning their keep, so it is scored by material,
+#: the end rules and hanging pieces unless a weight is set.
 GAME_WEIGHTS: dict[str, dict[str, int]] = {
-    "gol-skuish": dict.fromkeys(DEFAULT_WEIGHTS, 0),
+    "gol-skuish": {**dict.fromkeys(DEFAULT_WEIGHTS, 0), "EvalHanging": HANGING},
 }
 
 
@@ -118,10 +119,11 @@ def _material_score(few: int, no: int, ne: int) -> int:
     return score
 
 
-def _material_evaluator(game: Game) -> Callable[[int, int], int]:
-    """The evaluation with every weight 0: :func:`_material_score`, and the loss of a side
-    without a step. Its own function because the full one would still walk every empty
-    point for terms that all count 0."""
+def _material_evaluator(game: Game, hanging: int) -> Callable[[int, int], int]:
+    """The evaluation when only material and hanging pieces count (the placement,
+    mobility and blocked weights all 0): :func:`_material_score`, ``hanging`` per enemy
+    piece that could jump, and the loss of a side without a step. Its own function because
+    the full one walks every empty point for terms that would all count 0."""
     geo = game.geometry
     adjacent = geo.adjacent
     full = geo.full
@@ -132,9 +134,14 @@ def _material_evaluator(game: Game) -> Callable[[int, int], int]:
         while empty:
             low = empty & -empty
             if adjacent[low.bit_length() - 1] & own:
-                return _material_score(few, own.bit_count(), enemy.bit_count())
+                break
             empty ^= low
-        return NO_MOVES
+        else:
+            return NO_MOVES
+        score = _material_score(few, own.bit_count(), enemy.bit_count())
+        if hanging:
+            score -= hanging * capture_sources(geo, enemy, own).bit_count()
+        return score
 
     return evaluate
 
@@ -145,9 +152,9 @@ def build_evaluator(game: Game,
     (names of :data:`DEFAULT_WEIGHTS`; a missing one keeps the game's default, see
     :func:`default_weights`)."""
     w = {**default_weights(game.name), **(weights or {})}
-    if not any(w.values()):
-        return _material_evaluator(game)
     mobility, blocked, hanging = w["EvalMobility"], w["EvalBlocked"], w["EvalHanging"]
+    if not (mobility or blocked or w["EvalPlacement"] or w["EvalCentre"]):
+        return _material_evaluator(game, hanging)
     geo = game.geometry
     adjacent = geo.adjacent
     full = geo.full
