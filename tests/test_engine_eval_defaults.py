@@ -9,8 +9,14 @@ would be impossible.
 from __future__ import annotations
 
 import io
+import random
 
-from guti.engine.search.evaluate import DEFAULT_WEIGHTS, default_weights
+from guti.engine.search.evaluate import (
+    DEFAULT_WEIGHTS,
+    NO_MOVES,
+    default_weights,
+    material_score,
+)
 from guti.engine.search.searcher import Searcher
 from guti.engine.ugi import Output, UgiEngine
 from guti.rules import Board
@@ -77,3 +83,44 @@ def test_the_engine_keeps_the_game_defaults_until_a_weight_is_set() -> None:
     assert engine_scores([variant, "setoption name EvalPlacement value 40"], boards) != expected
     first, second = engine_scores(["ugi"], two_placements("egara-guti"))
     assert first != second
+
+
+
+def material_and_hanging_searcher() -> Searcher:
+    searcher = Searcher()
+    for name in ("EvalMobility", "EvalBlocked", "EvalPlacement", "EvalCentre"):
+        searcher.set_weight(name, 0)
+    searcher.set_weight("EvalHanging", 18)
+    return searcher
+
+
+def test_the_material_and_hanging_evaluation_over_random_play() -> None:
+    """With placement, mobility and blocked pieces at 0 the evaluation takes its own, shorter
+    path; over the quiet positions of random play it must still be a piece each (and the
+    end-rule bonus of a side ahead) and ``EvalHanging`` per enemy piece that could jump."""
+    rng = random.Random(3)
+    for game in ("egara-guti", "gol-skuish"):
+        evaluate = material_and_hanging_searcher()._evaluator(Board(game))
+        board = Board(game)
+        for _ in range(400):
+            if board.outcome() is not None:
+                board = Board(game)
+            own, enemy = (board.white, board.black) if board.turn == "w" else (board.black, board.white)
+            geo = board.game.geometry
+            if capture_sources(geo, own, enemy):  # only quiet positions are evaluated
+                board.push(rng.choice(board.legal_moves))
+                continue
+            material = material_score(board.game.few_pieces_limit or 0, own.bit_count(),
+                                       enemy.bit_count())
+            hanging = 18 * capture_sources(geo, enemy, own).bit_count()
+            assert evaluate(own, enemy) == material - hanging
+            board.push(rng.choice(board.legal_moves))
+
+
+def test_the_material_and_hanging_evaluation_sees_a_side_without_a_step() -> None:
+    # Black's only piece is on 1 (neighbours 2 and 6), White holds 2, 3, 6 and 9: Black can
+    # neither step nor jump, and loses (end rule 2) whatever the material.
+    board = Board("egara-guti", "bww2/1w1/w2/1/3/3/5 w 0 1")
+    board.push(next(m for m in board.legal_moves if str(m) == "7-6"))
+    evaluate = material_and_hanging_searcher()._evaluator(board)
+    assert evaluate(board.black, board.white) == NO_MOVES

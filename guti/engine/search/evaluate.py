@@ -104,7 +104,7 @@ def _wide_placement(tables: tuple[tuple[int, ...], ...]) -> Callable[[int], int]
     return placement
 
 
-def _material_score(few: int, no: int, ne: int) -> int:
+def material_score(few: int, no: int, ne: int) -> int:
     """Material for the side with ``no`` pieces against ``ne``: a piece each, a bonus for the
     side ahead that grows as pieces come off, and a little more one capture before the
     other side is down to ``few`` (the three-or-fewer rule; ``few`` 0 where it does not apply)."""
@@ -121,7 +121,7 @@ def _material_score(few: int, no: int, ne: int) -> int:
 
 def _material_evaluator(game: Game, hanging: int) -> Callable[[int, int], int]:
     """The evaluation when only material and hanging pieces count (the placement,
-    mobility and blocked weights all 0): :func:`_material_score`, ``hanging`` per enemy
+    mobility and blocked weights all 0): :func:`material_score`, ``hanging`` per enemy
     piece that could jump, and the loss of a side without a step. Its own function because
     the full one walks every empty point for terms that would all count 0."""
     geo = game.geometry
@@ -138,7 +138,7 @@ def _material_evaluator(game: Game, hanging: int) -> Callable[[int, int], int]:
             empty ^= low
         else:
             return NO_MOVES
-        score = _material_score(few, own.bit_count(), enemy.bit_count())
+        score = material_score(few, own.bit_count(), enemy.bit_count())
         if hanging:
             score -= hanging * capture_sources(geo, enemy, own).bit_count()
         return score
@@ -165,7 +165,7 @@ def build_evaluator(game: Game,
     few = game.few_pieces_limit or 0
 
     def evaluate(own: int, enemy: int) -> int:
-        score = _material_score(few, own.bit_count(), enemy.bit_count())
+        score = material_score(few, own.bit_count(), enemy.bit_count())
         if wide:
             score += placement(own) - placement(enemy)
         else:
