@@ -71,6 +71,9 @@ class UgiEngine:
     def __init__(self, out: Output):
         self.out = out
         self.values: dict[str, int | str] = {o.name: o.default for o in OPTIONS}
+        # Evaluation weights given by setoption: only these override the game's defaults
+        # (a game may default to other weights than the options' declared defaults).
+        self.weights_set: dict[str, int] = {}
         self.board = Board(str(self.values["UGI_Variant"]))
         self._searcher = None
         self._worker: threading.Thread | None = None
@@ -109,8 +112,8 @@ class UgiEngine:
                 level=int(self.values["Level"]),
                 overhead_ms=int(self.values["Move Overhead"]),
             )
-            for name in EVAL_OPTIONS:
-                self._searcher.set_weight(name, int(self.values[name]))
+            for name, weight in self.weights_set.items():
+                self._searcher.set_weight(name, weight)
         return self._searcher
 
     def busy(self) -> bool:
@@ -180,6 +183,8 @@ class UgiEngine:
         option, value = parse_setoption(tokens[1:])
         self.finish_job()
         self.values[option.name] = value
+        if option.name in EVAL_OPTIONS:
+            self.weights_set[option.name] = int(value)
         if option.name == "UGI_Variant":
             self.board = Board(str(value))
             self._last_position = None

@@ -43,10 +43,11 @@ DEFAULT_WEIGHTS: dict[str, int] = {
 }
 
 #: Games whose defaults differ from :data:`DEFAULT_WEIGHTS`. In Gol-skuish (43 points,
-#: long capture chains) matches showed the positional terms costing more than they bring,
-#: so it is scored by material (and the end rules) alone unless a weight is set.
+#: long capture chains) matches showed placement, mobility and blocked pieces costing more
+#: than they bring and the hanging pieces earning their keep, so it is scored by material,
+#: the end rules and hanging pieces unless a weight is set.
 GAME_WEIGHTS: dict[str, dict[str, int]] = {
-    "gol-skuish": dict.fromkeys(DEFAULT_WEIGHTS, 0),
+    "gol-skuish": {**dict.fromkeys(DEFAULT_WEIGHTS, 0), "EvalHanging": HANGING},
 }
 
 
@@ -103,6 +104,48 @@ def _wide_placement(tables: tuple[tuple[int, ...], ...]) -> Callable[[int], int]
     return placement
 
 
+def material_score(few: int, no: int, ne: int) -> int:
+    """Material for the side with ``no`` pieces against ``ne``: a piece each, a bonus for the
+    side ahead that grows as pieces come off, and a little more one capture before the
+    other side is down to ``few`` (the three-or-fewer rule; ``few`` 0 where it does not apply)."""
+    diff = no - ne
+    score = PIECE * diff
+    if diff:
+        score += 300 * diff // (no + ne)
+        if few and ne == few + 1 and diff > 0:
+            score += 40
+        elif few and no == few + 1 and diff < 0:
+            score -= 40
+    return score
+
+
+def _material_evaluator(game: Game, hanging: int) -> Callable[[int, int], int]:
+    """The evaluation when only material and hanging pieces count (the placement,
+    mobility and blocked weights all 0): :func:`material_score`, ``hanging`` per enemy
+    piece that could jump, and the loss of a side without a step. Its own function because
+    the full one walks every empty point for terms that would all count 0."""
+    geo = game.geometry
+    adjacent = geo.adjacent
+    full = geo.full
+    few = game.few_pieces_limit or 0
+
+    def evaluate(own: int, enemy: int) -> int:
+        empty = full ^ (own | enemy)
+        while empty:
+            low = empty & -empty
+            if adjacent[low.bit_length() - 1] & own:
+                break
+            empty ^= low
+        else:
+            return NO_MOVES
+        score = material_score(few, own.bit_count(), enemy.bit_count())
+        if hanging:
+            score -= hanging * capture_sources(geo, enemy, own).bit_count()
+        return score
+
+    return evaluate
+
+
 def build_evaluator(game: Game,
                     weights: Mapping[str, int] | None = None) -> Callable[[int, int], int]:
     """The evaluation function ``(own, enemy) -> score`` for ``game``, with ``weights``
@@ -110,6 +153,8 @@ def build_evaluator(game: Game,
     :func:`default_weights`)."""
     w = {**default_weights(game.name), **(weights or {})}
     mobility, blocked, hanging = w["EvalMobility"], w["EvalBlocked"], w["EvalHanging"]
+    if not (mobility or blocked or w["EvalPlacement"] or w["EvalCentre"]):
+        return _material_evaluator(game, hanging)
     geo = game.geometry
     adjacent = geo.adjacent
     full = geo.full
@@ -120,16 +165,7 @@ def build_evaluator(game: Game,
     few = game.few_pieces_limit or 0
 
     def evaluate(own: int, enemy: int) -> int:
-        no = own.bit_count()
-        ne = enemy.bit_count()
-        diff = no - ne
-        score = PIECE * diff
-        if diff:
-            score += 300 * diff // (no + ne)
-            if few and ne == few + 1 and diff > 0:
-                score += 40
-            elif few and no == few + 1 and diff < 0:
-                score -= 40
+        score = material_score(few, own.bit_count(), enemy.bit_count())
         if wide:
             score += placement(own) - placement(enemy)
         else:
