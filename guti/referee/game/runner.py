@@ -130,13 +130,13 @@ class _Game:
     :meth:`not_ready`, :meth:`stalled`, :meth:`engine_failed`, :meth:`bad_reply`."""
 
     def __init__(self, board: Board, record: GameRecord, engines: dict[Side, UgiEngine],
-                 clocks: dict[Side, Clock], bounds: Timeouts,
+                 clocks: dict[Side, Clock], timeouts: Timeouts,
                  observer: MoveObserver | None = None) -> None:
         self.board = board
         self.record = record
         self.engines = engines
         self.clocks = clocks
-        self.bounds = bounds
+        self.timeouts = timeouts
         self.observer = observer  # told every move (the live page)
         #: -draw/-resign/-maxmoves, when any is on
         self.adjudicator: Adjudicator | None = None
@@ -156,7 +156,7 @@ class _Game:
     async def play_held(self) -> GameRecord:
         for side in (Side.WHITE, Side.BLACK):
             try:
-                await self.engines[side].new_game(self.bounds.handshake)
+                await self.engines[side].new_game(self.timeouts.handshake)
             except EngineError as exc:
                 return self.not_ready(side, exc)
             self.cpu.ready(side)
@@ -195,7 +195,7 @@ class _Game:
 
     def wait_for(self, allowed: float | None) -> float:
         """How long to wait for ``bestmove``: the move timeout, or the time + grace."""
-        return self.bounds.move if allowed is None else allowed / 1000 + self.bounds.stall_grace
+        return self.timeouts.move if allowed is None else allowed / 1000 + self.timeouts.stall_grace
 
     async def ask(self, side: Side, allowed: float | None, again: bool = False) -> GoReply:
         """Send ``position`` and ``go`` with both clocks as they stand; return the reply
@@ -331,11 +331,11 @@ class _Game:
     def stalled(self, side: Side, allowed: float | None) -> GameRecord:
         name = self.engines[side].name
         if allowed is None:
-            why = f"no bestmove within {self.bounds.move:g} s (move timeout)"
+            why = f"no bestmove within {self.timeouts.move:g} s (move timeout)"
         else:
             why = (
                 f"no bestmove within {self.wait_for(allowed):.3f} s "
-                f"({allowed:.0f} ms allowed + {self.bounds.stall_grace:g} s grace)"
+                f"({allowed:.0f} ms allowed + {self.timeouts.stall_grace:g} s grace)"
             )
         return self.lose(side, Reason.STALLED, f"engine {name}: {why}")
 
