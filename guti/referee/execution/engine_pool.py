@@ -22,11 +22,11 @@ never for later ones, so a stream of starts cannot hold it for long.
 from __future__ import annotations
 
 import asyncio
-import weakref
 
 from guti.referee.game.defaults import DEFAULT_HANDSHAKE_TIMEOUT
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.process.engine_process import TrafficHook
+from guti.referee.process.event_loop import PerLoop
 from guti.referee.ugi.client import UgiEngine
 
 
@@ -61,17 +61,12 @@ class EngineStarts:
             self.waiting -= 1
 
 
-_STARTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, EngineStarts] = (
-    weakref.WeakKeyDictionary())
+_STARTS: PerLoop[EngineStarts] = PerLoop(lambda loop: EngineStarts())
 
 
 def engine_starts() -> EngineStarts:
     """The running loop's :class:`EngineStarts` (made when first asked for)."""
-    loop = asyncio.get_running_loop()
-    found = _STARTS.get(loop)
-    if found is None:
-        found = _STARTS[loop] = EngineStarts()
-    return found
+    return _STARTS.get()
 
 
 class EnginePool:

@@ -24,8 +24,9 @@ import asyncio
 import gc
 import importlib
 import os
+import weakref
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -49,3 +50,23 @@ def run(main: Coroutine[Any, Any, T]) -> T:
     gc.freeze()
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         return runner.run(main)
+
+
+class PerLoop(Generic[T]):
+    """One object per running event loop, made by ``make(loop)`` when first asked for and
+    forgotten with its loop: for what the games of one loop share (their engine starts,
+    the loop's lateness watch), which a referee process, a cluster worker's loop or a
+    test's new loop each have apart."""
+
+    def __init__(self, make: Callable[[asyncio.AbstractEventLoop], T]) -> None:
+        self._make = make
+        self._made: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T] = (
+            weakref.WeakKeyDictionary())
+
+    def get(self) -> T:
+        """The running loop's object."""
+        loop = asyncio.get_running_loop()
+        found = self._made.get(loop)
+        if found is None:
+            found = self._made[loop] = self._make(loop)
+        return found

@@ -42,9 +42,10 @@ import asyncio
 import contextlib
 import math
 import time
-import weakref
 from collections import deque
 from collections.abc import Iterator
+
+from guti.referee.process.event_loop import PerLoop
 
 #: Seconds between two heartbeats, while no awaited deadline is near.
 COARSE = 0.02
@@ -131,17 +132,12 @@ class LatenessWatch:
         return late
 
 
-_WATCHES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LatenessWatch] = (
-    weakref.WeakKeyDictionary())
+_WATCHES: PerLoop[LatenessWatch] = PerLoop(LatenessWatch)
 
 
 def watch() -> LatenessWatch:
     """The running loop's watch (made when first asked for; ticking while held)."""
-    loop = asyncio.get_running_loop()
-    found = _WATCHES.get(loop)
-    if found is None:
-        found = _WATCHES[loop] = LatenessWatch(loop)
-    return found
+    return _WATCHES.get()
 
 
 @contextlib.contextmanager
