@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from guti.referee.execution import referee_child
 from guti.referee.execution.observer import TournamentObserver
+from guti.referee.execution.referee_choice import referee_count
 from guti.referee.execution.referee_link import Message, frame, read_message
 from guti.referee.execution.remote_games import GameOutcome, RunSpec, log_outcome, say_error
 from guti.referee.execution.slots import GameSlots
@@ -279,7 +280,7 @@ class RefereePool(GameSlots):
         self.say = say
         spec = RunSpec(uuid.uuid4().hex, engines, settings, version="",
                        traffic=traffic is not None)
-        count = max(1, min(referees, self.concurrency))
+        count = referee_count(referees, self.concurrency)
         self.links = [
             RefereeLink(k + 1, spec, self._cpus_of(k, count, cpus),
                         forked[k] if k < len(forked) else None)

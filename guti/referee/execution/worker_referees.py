@@ -24,7 +24,7 @@ import asyncio
 import dataclasses
 import sys
 
-from guti.referee.execution.referee_choice import AUTO_REFEREES, GAMES_PER_REFEREE, referee_count
+from guti.referee.execution.referee_choice import AUTO_REFEREES, referee_count
 from guti.referee.execution.referee_pool import (
     MAX_ATTEMPTS,
     RefereeFailed,
@@ -40,8 +40,6 @@ def worker_referee_count(spec: RunSpec) -> int:
     """How many referee processes a worker starts for a run (0: it referees its games on
     its own loop): ``auto``'s rule for the games at once on a worker (``-concurrency``
     with ``-cluster``; one game per worker thread otherwise, which keeps the loop's)."""
-    if spec.per_worker <= GAMES_PER_REFEREE:
-        return 0
     count = referee_count(AUTO_REFEREES, spec.per_worker)
     return count if count > 1 else 0
 
