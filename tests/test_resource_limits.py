@@ -26,6 +26,7 @@ import pytest
 from guti.referee.game.engine_config import EngineConfigError, engine_config_from_tokens
 from guti.referee.process import sandbox
 from guti.referee.process.sandbox import Sandbox, SandboxError, parse_sandbox, report_lines
+from guti.rules import Side
 from tests.conftest import GUTI, ROOT, rows, survivors, wait_for
 
 HOSTILE = str(ROOT / "tests" / "engines" / "hostile.py")
@@ -529,34 +530,63 @@ def test_a_match_and_the_standings_show_what_each_engine_used(tmp_path):
 
 
 def test_cpu_is_split_on_and_off_the_engine_s_moves():
-    from guti.referee.game.resources import CpuAccount, EngineUse
+    from guti.referee.game.resources import CpuReadings, split_cpu
 
     # read afresh every time (limits.ponder=off): taken as they are
-    exact = CpuAccount(exact=True)
-    exact.game_starts(1.0)
-    exact.ready(1.01)
-    assert exact.go(1.01) == 0.0 and exact.bestmove(1.05, ply=1) == 40.0
-    assert exact.go(1.35) == pytest.approx(300.0)  # a thread left spinning: off its move
-    assert exact.bestmove(1.35, ply=3) == 0.0 and exact.go(1.36) == pytest.approx(10.0)
-    assert exact.carried() is None
-    used = exact.game_ends(1.40, (64 << 20, "cgroup"))
-    assert used == EngineUse(cpu_ms=400.0, move_cpu_ms=pytest.approx(40.0), moves=2,
-                             off_move_cpu_ms=pytest.approx(310.0), peak_memory=64 << 20,
-                             memory_from="cgroup")
+    exact = CpuReadings(exact=True, start=1.0, ready=1.01,
+                        moves=[(1, 1.01, 1.01, 1.05), (3, 1.35, 1.35, 1.35)])
+    exact.asking, exact.go, exact.asked = True, 1.36, 1.36  # asked for ply 5 when it ended
+    split = split_cpu(exact, 1.40)
+    assert split.move_ms == {1: pytest.approx(40.0), 3: 0.0} and split.moves == 2
+    assert split.on_ms == pytest.approx(40.0)
+    assert split.off_ms == pytest.approx(310.0)  # a thread left spinning: off its move
+    assert split.last_off_ms == pytest.approx(10.0) and split.last_off_from == 3
+    # a move voided and asked again counts from its last go; its first go ends the stretch
+    again = CpuReadings(exact=True, ready=0.0, moves=[(1, 0.02, 0.05, 0.10)])
+    split = split_cpu(again, 0.10)
+    assert split.move_ms == {1: pytest.approx(50.0)} and split.off_ms == pytest.approx(20.0)
     # readings kept up to a tick: a move that shows none gets what the next reading finds
-    cached = CpuAccount()
-    cached.game_starts(2.0)
-    cached.ready(2.0)
-    cached.go(2.0)
-    assert cached.bestmove(2.0, ply=2) == 0.0  # the reading from before go, kept
-    assert cached.go(2.01) == 0.0 and cached.carried() == (2, pytest.approx(10.0))
-    assert cached.bestmove(2.05, ply=4) == 40.0 and cached.carried() is None
-    used = cached.game_ends(2.06, (None, "VmHWM"))
-    assert used.off_move_cpu_ms == pytest.approx(10.0) and used.move_cpu_ms == pytest.approx(50.0)
-    assert used.peak_memory is None and used.memory_from is None
+    cached = CpuReadings(start=2.0, ready=2.0, moves=[(2, 2.0, 2.0, 2.0), (4, 2.01, 2.01, 2.05)])
+    split = split_cpu(cached, 2.06)
+    assert split.move_ms == {2: pytest.approx(10.0), 4: pytest.approx(40.0)}
+    assert split.off_ms == pytest.approx(10.0) and split.on_ms == pytest.approx(50.0)
     # nothing known (off Linux): nothing claimed
-    blind = CpuAccount()
-    blind.game_starts(None)
-    blind.ready(None)
-    assert blind.go(None) is None and blind.bestmove(None, ply=1) is None
-    assert blind.game_ends(None, (None, "")) == EngineUse()
+    blind = CpuReadings(moves=[(1, None, None, None)])
+    split = split_cpu(blind, None)
+    assert not split.known and split.move_ms == {} and split.moves == 0
+
+
+def test_a_game_s_cpu_is_written_per_move_and_per_engine_at_its_end():
+    from guti.referee.game.resources import EngineUse, GameResources
+
+    class Engine:
+        sandbox = None
+        name = "e"
+
+        def __init__(self, readings):
+            self.readings = iter(readings)
+
+        def cpu_time(self):
+            return next(self.readings)
+
+        def peak_memory(self):
+            return 64 << 20, "VmHWM"
+
+    # white: start, ready, go 1, bestmove 1, go 3, bestmove 3, end
+    white = Engine([1.0, 1.0, 1.0, 1.0, 1.02, 1.05, 1.05])
+    black = Engine([5.0, 5.0, 5.0, 5.03, 5.04])  # start, ready, go 2, bestmove 2, end
+    cpu_ms = [None, None, None]
+    use = GameResources({Side.WHITE: white, Side.BLACK: black}, cpu_ms)
+    use.game_starts()
+    use.ready(Side.WHITE)
+    use.ready(Side.BLACK)
+    for ply, side in ((1, Side.WHITE), (2, Side.BLACK), (3, Side.WHITE)):
+        assert use.before_go(side, ply) is None
+        use.after_move(side, ply)
+    assert use.last_move_ms(Side.BLACK) == 30.0
+    used = use.game_ends()
+    assert cpu_ms == [20.0, 30.0, 30.0]  # ply 1 showed none: the next reading's 20 ms are its
+    assert used[Side.WHITE] == EngineUse(cpu_ms=50.0, move_cpu_ms=50.0, moves=2,
+                                         off_move_cpu_ms=0.0, peak_memory=64 << 20,
+                                         memory_from="VmHWM")
+    assert used[Side.BLACK].off_move_cpu_ms == 10.0 and used[Side.BLACK].cpu_ms == 40.0

@@ -2,7 +2,8 @@
 
 The referee reads an engine's CPU time (:meth:`UgiEngine.cpu_time
 <guti.referee.ugi.client.UgiEngine.cpu_time>`, a running count) at a few moments of the
-game, and :class:`CpuAccount` splits it up:
+game, keeps them as they were taken (:class:`CpuReadings`: two readings a move is all the
+referee does while the game is played) and splits them up at its end (:func:`split_cpu`):
 
 - **on its move**: from just before ``go`` is written to just after its ``bestmove`` was
   read (each move's figure is the game record's ``cpu_ms``);
@@ -28,7 +29,7 @@ every time (``exact``), and its readings are taken as they are.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from guti.referee.ugi.client import UgiEngine
@@ -77,172 +78,163 @@ class EngineUse:
                    numbers["off_move_cpu_ms"], None if peak is None else int(peak), source)
 
 
-def _ms(seconds: float) -> float:
-    return round(seconds * 1000, 1)
+@dataclass(slots=True)
+class CpuReadings:
+    """One engine's CPU readings through one game (seconds; None: not known), kept as
+    they were taken; :func:`split_cpu` splits them up. Each move is ``(ply, its go,
+    its last go, its bestmove)``: a move voided and asked again has a later go, from
+    which its CPU counts, while the stretch off its move ended at the first."""
+
+    exact: bool = False
+    start: float | None = None
+    ready: float | None = None
+    moves: list[tuple[int, float | None, float | None, float | None]] = field(
+        default_factory=list)
+    #: Whether it is asked for a move now, and the readings at that move's first ``go``
+    #: and at its last.
+    asking: bool = False
+    go: float | None = None
+    asked: float | None = None
 
 
-class CpuAccount:
-    """One engine's CPU readings through one game, split on and off its move (see the
-    module's docstring). Each method takes the reading of that moment (seconds; None:
-    not known) and the window it ends is left out when a reading is missing."""
+@dataclass
+class CpuSplit:
+    """What :func:`split_cpu` finds: each move's CPU by ply (ms, only where known), the
+    totals on and off its moves, and the last stretch off its move (ms; None: none
+    measured) with the ply of the ``bestmove`` that opened it (0: its ``readyok``)."""
 
-    def __init__(self, exact: bool = False) -> None:
-        self.exact = exact
-        self.start: float | None = None
-        self.move_ms = 0.0
-        self.moves = 0
-        self.off_ms = 0.0
-        self.known = False  # whether any window was measured
-        #: The reading that opened the current stretch off its move (None: none open),
-        #: and the ply of the bestmove that opened it (0: its readyok).
-        self.off_since: float | None = None
-        self.off_from_ply = 0
-        self.go_reading: float | None = None  # at the go of the move being thought
-        #: The ply of its last move when that move showed no CPU and its reading may have
-        #: been one kept from before its go (not ``exact``): the next reading's CPU is
-        #: that move's. :meth:`carried` tells the ply and the CPU once it is known.
-        self.carry_ply: int | None = None
-        self._carried: tuple[int, float] | None = None
+    move_ms: dict[int, float] = field(default_factory=dict)
+    on_ms: float = 0.0
+    moves: int = 0
+    off_ms: float = 0.0
+    known: bool = False
+    last_off_ms: float | None = None
+    last_off_from: int = 0
 
-    def game_starts(self, reading: float | None) -> None:
-        """Before ``uginewgame``."""
-        self.start = reading
 
-    def ready(self, reading: float | None) -> None:
-        """Its ``readyok`` came: from now until its first ``go`` it is off its move."""
-        self.off_since, self.off_from_ply = reading, 0
+def split_cpu(readings: CpuReadings, end: float | None) -> CpuSplit:
+    """Split ``readings`` on and off the engine's moves (see the module's docstring).
+    The last stretch off its move ends at the ``go`` it is asked for now, or else at
+    ``end``, the reading at the end of the game (None: not known, or not ended yet)."""
+    split = CpuSplit()
+    since: float | None = readings.ready  # the reading that opened the stretch off its move
+    carry: int | None = None  # the ply of a move that showed no CPU: the next window is its
 
-    def go(self, reading: float | None) -> float | None:
-        """Just before ``go`` is written: the stretch off its move ends; its CPU (ms), or
-        None when none was open or a reading is missing."""
-        self.go_reading = reading
-        since, self.off_since = self.off_since, None
-        if since is None or reading is None:
-            return None
-        used = max(0.0, reading - since) * 1000
-        self.known = True
-        if self.carry_ply is not None:
-            self.carry(used)
-            return 0.0
-        self.off_ms += used
-        return used
-
-    def carry(self, used: float) -> None:
-        """``used`` ms found after a move that showed none: that move's."""
-        assert self.carry_ply is not None
-        self.move_ms += used
+    def off_stretch(until: float | None) -> None:
+        nonlocal carry
+        if since is None or until is None:
+            split.last_off_ms = None
+            return
+        used = max(0.0, until - since) * 1000
+        split.known = True
+        split.last_off_ms = used
+        if carry is None:
+            split.off_ms += used
+            return
+        split.on_ms += used
         if used:
-            self._carried = (self.carry_ply, used)
-        self.carry_ply = None
+            split.move_ms[carry] = split.move_ms.get(carry, 0.0) + used
+        carry = None
 
-    @property
-    def off_from(self) -> str:
-        """What opened the last stretch off its move, in words (``go`` ends the stretch
-        but leaves this, for the message of a breach found then)."""
-        ply = self.off_from_ply
-        return f"its bestmove at ply {ply}" if ply else "its readyok"
+    for ply, go, asked, bestmove in readings.moves:
+        off_stretch(go)
+        split.last_off_from = ply
+        since = bestmove
+        if asked is None or bestmove is None:
+            carry = None
+            continue
+        used = max(0.0, bestmove - asked) * 1000
+        split.move_ms[ply] = used
+        split.on_ms += used
+        split.moves += 1
+        split.known = True
+        carry = ply if used == 0 and not readings.exact else None
+    off_stretch(readings.go if readings.asking else end)
+    return split
 
-    def carried(self) -> tuple[int, float] | None:
-        """The ply of a move that showed no CPU and the ms found for it since (once)."""
-        found, self._carried = self._carried, None
-        return found
 
-    def bestmove(self, reading: float | None, ply: int) -> float | None:
-        """Its ``bestmove`` for ``ply`` was read: the move's CPU (ms, None: not known); a
-        stretch off its move begins."""
-        self.off_since, self.off_from_ply = reading, ply
-        if self.go_reading is None or reading is None:
-            return None
-        used = max(0.0, reading - self.go_reading)
-        self.move_ms += used * 1000
-        self.moves += 1
-        self.known = True
-        self.carry_ply = ply if used == 0 and not self.exact else None
-        return _ms(used)
-
-    def game_ends(self, reading: float | None, peak: tuple[int | None, str]) -> EngineUse:
-        """The game is over (the engine not stopped yet): what it used, ``peak`` being its
-        peak memory and where that comes from."""
-        if self.off_since is not None and reading is not None:
-            used = max(0.0, reading - self.off_since) * 1000
-            if self.carry_ply is not None:
-                self.carry(used)
-            else:
-                self.off_ms += used
-            self.known = True
-        self.off_since = None
-        total = (None if self.start is None or reading is None
-                 else _ms(max(0.0, reading - self.start)))
-        memory, source = peak
-        return EngineUse(
-            cpu_ms=total,
-            move_cpu_ms=round(self.move_ms, 1) if self.known else None,
-            moves=self.moves,
-            off_move_cpu_ms=round(self.off_ms, 1) if self.known else None,
-            peak_memory=memory,
-            memory_from=source if memory is not None else None,
-        )
+def _ms(milliseconds: float) -> float:
+    return round(milliseconds, 1)
 
 
 class GameResources:
-    """Both engines' CPU through one game (a :class:`CpuAccount` each), read from the
-    engines at the moments the runner calls these for, and what they used at the end.
-    ``cpu_ms`` is the game record's per-ply list: CPU found after a move that showed none
-    is added to that move's entry."""
+    """Both engines' CPU through one game, read from the engines at the moments the
+    runner calls these for (a :class:`CpuReadings` each: two readings a move, nothing
+    worked out), and what they used at the end, when each move's CPU is also written
+    into ``cpu_ms``, the game record's per-ply list. An engine judged on its CPU
+    (``limits.cpus``, ``limits.ponder=off``) has its readings split at every move."""
 
     def __init__(self, engines: Mapping[Side, UgiEngine], cpu_ms: list[float | None]) -> None:
         self.engines = engines
         self.cpu_ms = cpu_ms
-        self.accounts = {side: CpuAccount(exact=_judged_off_move(engines[side]))
+        self.readings = {side: CpuReadings(exact=_judged_off_move(engines[side]))
                          for side in Side}
 
     def game_starts(self) -> None:
-        for side, account in self.accounts.items():
-            account.game_starts(self.engines[side].cpu_time())
+        """Before ``uginewgame``."""
+        for side, readings in self.readings.items():
+            readings.start = self.engines[side].cpu_time()
 
     def ready(self, side: Side) -> None:
-        self.accounts[side].ready(self.engines[side].cpu_time())
+        """Its ``readyok`` came: from now until its first ``go`` it is off its move."""
+        self.readings[side].ready = self.engines[side].cpu_time()
 
     def before_go(self, side: Side, ply: int) -> str | None:
         """Just before ``side`` is asked for ``ply``: the stretch off its move ends; why
         the CPU it used off its moves in this game breaks its ``limits.ponder=off``, or
         None."""
-        engine, account = self.engines[side], self.accounts[side]
-        window = account.go(engine.cpu_time())
-        self._add_carried(side)
-        if engine.sandbox is None or window is None:
+        engine, readings = self.engines[side], self.readings[side]
+        readings.go = readings.asked = engine.cpu_time()
+        readings.asking = True
+        if not readings.exact:
             return None
-        why = engine.sandbox.offmove_excess(account.off_ms)
-        if why is None:
+        assert engine.sandbox is not None
+        split = split_cpu(readings, None)
+        why = engine.sandbox.offmove_excess(split.off_ms)
+        if why is None or split.last_off_ms is None:
             return None
-        return (f"engine {engine.name}: {why}; {window / 1000:.2f} s of it between "
-                f"{account.off_from} and its go for ply {ply}")
+        opened = split.last_off_from
+        since = f"its bestmove at ply {opened}" if opened else "its readyok"
+        return (f"engine {engine.name}: {why}; {split.last_off_ms / 1000:.2f} s of it "
+                f"between {since} and its go for ply {ply}")
 
     def asked_again(self, side: Side) -> None:
         """A voided move is asked anew: its CPU counts from now."""
-        self.accounts[side].go(self.engines[side].cpu_time())
+        self.readings[side].asked = self.engines[side].cpu_time()
 
-    def after_move(self, side: Side, ply: int) -> float | None:
-        """``side``'s ``bestmove`` for ``ply`` was read: the move's CPU (ms; None: not
-        known)."""
-        return self.accounts[side].bestmove(self.engines[side].cpu_time(), ply)
+    def after_move(self, side: Side, ply: int) -> None:
+        """``side``'s ``bestmove`` for ``ply`` was read: a stretch off its move begins."""
+        readings = self.readings[side]
+        readings.moves.append((ply, readings.go, readings.asked, self.engines[side].cpu_time()))
+        readings.asking = False
+
+    def last_move_ms(self, side: Side) -> float | None:
+        """The CPU (ms) ``side``'s last move showed from its ``go`` to its ``bestmove``
+        (None: not known)."""
+        _, _, asked, bestmove = self.readings[side].moves[-1]
+        return None if asked is None or bestmove is None else _ms(max(0.0, bestmove - asked) * 1000)
 
     def game_ends(self) -> dict[Side, EngineUse]:
-        """The game is over (the engines not stopped yet): what each used."""
+        """The game is over (the engines not stopped yet): what each used; each move's CPU
+        is written into ``cpu_ms``."""
         used = {}
-        for side, account in self.accounts.items():
+        for side, readings in self.readings.items():
             engine = self.engines[side]
-            used[side] = account.game_ends(engine.cpu_time(), engine.peak_memory())
-            self._add_carried(side)
+            end = engine.cpu_time()
+            split = split_cpu(readings, end)
+            for ply, ms in split.move_ms.items():
+                self.cpu_ms[ply - 1] = _ms(ms)
+            memory, source = engine.peak_memory()
+            used[side] = EngineUse(
+                cpu_ms=None if readings.start is None or end is None
+                else _ms(max(0.0, end - readings.start) * 1000),
+                move_cpu_ms=_ms(split.on_ms) if split.known else None,
+                moves=split.moves,
+                off_move_cpu_ms=_ms(split.off_ms) if split.known else None,
+                peak_memory=memory,
+                memory_from=source if memory is not None else None,
+            )
         return used
-
-    def _add_carried(self, side: Side) -> None:
-        carried = self.accounts[side].carried()
-        if carried is not None:
-            ply, ms = carried
-            before = self.cpu_ms[ply - 1]
-            if before is not None:
-                self.cpu_ms[ply - 1] = round(before + ms, 1)
 
 
 def _judged_off_move(engine: UgiEngine) -> bool:

@@ -257,23 +257,19 @@ class _Game:
         self.record.moves.append(text)
         self.record.elapsed_ms.append(reply.elapsed_ms)
         self.record.search.append(reply.search)
-        self.record.cpu_ms.append(self.cpu_used(side))
+        self.record.cpu_ms.append(None)  # known at the end of the game (GameResources)
+        self.cpu.after_move(side, self.record.plies)
         self.record.clock_ms.append(clock.remaining_ms if clock.has_clock else None)
         self.position = self.position.then(text)
         if self.observer is not None:
             self.observer.moved(self.record, self.board)
-
-    def cpu_used(self, side: Side) -> float | None:
-        """The CPU milliseconds the engine used since it was asked for this move (the
-        move just played); from now it is off its move."""
-        return self.cpu.after_move(side, self.record.plies)
 
     def cpu_excess(self, side: Side, reply: GoReply) -> str | None:
         """Why the move just played broke the engine's ``limits.cpus``, or None."""
         engine = self.engines[side]
         if engine.sandbox is None:
             return None
-        why = engine.sandbox.cpu_excess(self.record.cpu_ms[-1], reply.elapsed_ms)
+        why = engine.sandbox.cpu_excess(self.cpu.last_move_ms(side), reply.elapsed_ms)
         return None if why is None else f"engine {engine.name}: {why}"
 
     def adjudicate(self, side: Side, move: Move, reply: GoReply) -> Ruling | None:
