@@ -84,7 +84,8 @@ def _colours_by_game(db: Path) -> dict[int, tuple[str, str]]:
 
 def test_tournament_reverse_swaps_every_game_and_noswap_keeps_the_first_engine_white(tmp_path):
     players = [*engine("A"), *engine("B"), *engine("C")]
-    common = [*players, "-each", "tc=5+0.05", "-games", "2", "-rounds", "2", "-concurrency", "1"]
+    common = [*players, "-each", "tc=5+0.05", "-games", "2", "-rounds", "2", "-concurrency", "1",
+              "-maxmoves", "3"]  # who is White is all this looks at: short games will do
     runs = {}
     for label, flags in (("plain", []), ("reverse", ["-reverse"]), ("noswap", ["-noswap"])):
         folder = tmp_path / label
@@ -305,10 +306,13 @@ def test_without_use_affinity_engines_may_run_anywhere(tmp_path):
                     reason="needs Linux and two usable CPUs")
 def test_match_use_affinity_with_a_cpu_list(tmp_path):
     cpu = str(sorted(os.sched_getaffinity(0))[-1])
+    # 12 plies a game (-maxmoves 6): the probe reports its CPUs at every one of them
     done = guti("match", *engine("P", PROBE), *engine("Q", PROBE), "-each", "tc=20+0.1",
-                "-games", "2", "-use-affinity", cpu, "-log", "traffic.log", cwd=tmp_path)
+                "-games", "2", "-maxmoves", "6", "-use-affinity", cpu, "-log", "traffic.log",
+                cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     log = (tmp_path / "traffic.log").read_text().splitlines()
+    assert sum("< info string cpus " in line for line in log) == 24
     seen = {line.rsplit(" ", 1)[1] for line in log if "< info string cpus " in line}
     assert seen == {cpu}
     # the referee itself, pinned with its one slot's engines (a ply never crosses cores)
