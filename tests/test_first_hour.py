@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from guti.referee.game.pdn_reader import parse_pdn
-from guti.referee.game.timecontrol import Limits, go_for_turn
+from guti.referee.game.timecontrol import Clock, Limits, go_for_turn
 from tests.conftest import GUTI, ROOT, rows
 
 QUIRKY = ROOT / "tests" / "engines" / "quirky.py"
@@ -142,12 +142,13 @@ def test_toml_booleans_are_sent_as_true_false(tmp_path: Path) -> None:
 
 def test_go_carries_movestogo_whenever_a_period_is_in_force() -> None:
     period = Limits(base_ms=2000, moves_per_period=10)
-    go = go_for_turn(period, (period, 1998.0), (period, 2000.0), moves_in_period=9)
+    white, black = Clock(period), Clock(period)
+    white.remaining_ms, white.moves_in_period = 1998.0, 9
+    go = go_for_turn(white, white, black)
     assert go.movestogo == 1 and "movestogo 1" in go.arguments()
-    first = go_for_turn(period, (period, 2000.0), (period, 2000.0))
-    assert first.movestogo == 10
-    plain = Limits(base_ms=2000, inc_ms=10)
-    assert "movestogo" not in go_for_turn(plain, (plain, 1.0), (plain, 1.0)).arguments()
+    assert go_for_turn(black, white, black).movestogo == 10
+    plain = Clock(Limits(base_ms=2000, inc_ms=10))
+    assert "movestogo" not in go_for_turn(plain, plain, plain).arguments()
 
 
 def test_a_match_with_tc_moves_per_period_sends_movestogo(tmp_path: Path) -> None:

@@ -566,8 +566,8 @@ def test_a_game_s_cpu_is_written_per_move_and_per_engine_at_its_end():
         def __init__(self, readings):
             self.readings = iter(readings)
 
-        def cpu_time(self):
-            return next(self.readings)
+        def cpu_clock(self):
+            return lambda: next(self.readings)
 
         def peak_memory(self):
             return 64 << 20, "VmHWM"

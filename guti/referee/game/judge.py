@@ -9,8 +9,8 @@ reader (a game record's detail, a console line, a check FAIL).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from guti.referee.game.reasons import Reason
 from guti.rules import Board, Move, RulesError
@@ -40,12 +40,12 @@ class Fault(Enum):
         return Reason.ILLEGAL_MOVE
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):
     """The judgement of one reply. ``fault`` None: fine; then ``move`` is the move to
     play, or None for a right ``bestmove none`` (the side to move has no move).
     ``text`` is the word after ``bestmove``; ``error`` the rules core's message for an
-    illegal move."""
+    illegal move. A named tuple: one is made every ply, and a tuple is made in C, where a
+    frozen dataclass runs an ``__init__`` in Python that sets each field anew."""
 
     fault: Fault | None
     move: Move | None = None

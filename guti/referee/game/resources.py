@@ -1,7 +1,7 @@
 """What each engine used in a game: its CPU on and off its move, and its peak memory.
 
-The referee reads an engine's CPU time (:meth:`UgiEngine.cpu_time
-<guti.referee.ugi.client.UgiEngine.cpu_time>`, a running count) at a few moments of the
+The referee reads an engine's CPU time (:meth:`UgiEngine.cpu_clock
+<guti.referee.ugi.client.UgiEngine.cpu_clock>`, a running count) at a few moments of the
 game, keeps them as they were taken (:class:`CpuReadings`: two readings a move is all the
 referee does while the game is played) and splits them up at its end (:func:`split_cpu`):
 
@@ -117,29 +117,28 @@ def split_cpu(readings: CpuReadings, end: float | None) -> CpuSplit:
     The last stretch off its move ends at the ``go`` it is asked for now, or else at
     ``end``, the reading at the end of the game (None: not known, or not ended yet)."""
     split = CpuSplit()
-    since: float | None = readings.ready  # the reading that opened the stretch off its move
-    carry: int | None = None  # the ply of a move that showed no CPU: the next window is its
-
-    def off_stretch(until: float | None) -> None:
-        nonlocal carry
-        if since is None or until is None:
+    since = readings.ready  # the reading that opened the stretch off its move
+    carry: int | None = None  # the ply of a move that showed no CPU: the next stretch is its
+    last = (0, readings.go if readings.asking else end, None, None)  # closes the last stretch
+    for ply, go, asked, bestmove in (*readings.moves, last):
+        # the stretch off its move that this go ends
+        if since is None or go is None:
             split.last_off_ms = None
-            return
-        used = max(0.0, until - since) * 1000
-        split.known = True
-        split.last_off_ms = used
-        if carry is None:
-            split.off_ms += used
-            return
-        split.on_ms += used
-        if used:
-            split.move_ms[carry] = split.move_ms.get(carry, 0.0) + used
-        carry = None
-
-    for ply, go, asked, bestmove in readings.moves:
-        off_stretch(go)
-        split.last_off_from = ply
-        since = bestmove
+        else:
+            used = max(0.0, go - since) * 1000
+            split.known = True
+            split.last_off_ms = used
+            if carry is None:
+                split.off_ms += used
+            else:
+                split.on_ms += used
+                if used:
+                    split.move_ms[carry] += used
+                carry = None
+        if not ply:
+            break
+        # the move itself
+        split.last_off_from, since = ply, bestmove
         if asked is None or bestmove is None:
             carry = None
             continue
@@ -149,7 +148,6 @@ def split_cpu(readings: CpuReadings, end: float | None) -> CpuSplit:
         split.moves += 1
         split.known = True
         carry = ply if used == 0 and not readings.exact else None
-    off_stretch(readings.go if readings.asking else end)
     return split
 
 
@@ -167,27 +165,29 @@ class GameResources:
     def __init__(self, engines: Mapping[Side, UgiEngine], cpu_ms: list[float | None]) -> None:
         self.engines = engines
         self.cpu_ms = cpu_ms
+        self.clocks = {side: engines[side].cpu_clock() for side in Side}
         self.readings = {side: CpuReadings(exact=_judged_off_move(engines[side]))
                          for side in Side}
 
     def game_starts(self) -> None:
         """Before ``uginewgame``."""
         for side, readings in self.readings.items():
-            readings.start = self.engines[side].cpu_time()
+            readings.start = self.clocks[side]()
 
     def ready(self, side: Side) -> None:
         """Its ``readyok`` came: from now until its first ``go`` it is off its move."""
-        self.readings[side].ready = self.engines[side].cpu_time()
+        self.readings[side].ready = self.clocks[side]()
 
     def before_go(self, side: Side, ply: int) -> str | None:
         """Just before ``side`` is asked for ``ply``: the stretch off its move ends; why
         the CPU it used off its moves in this game breaks its ``limits.ponder=off``, or
         None."""
-        engine, readings = self.engines[side], self.readings[side]
-        readings.go = readings.asked = engine.cpu_time()
+        readings = self.readings[side]
+        readings.go = readings.asked = self.clocks[side]()
         readings.asking = True
         if not readings.exact:
             return None
+        engine = self.engines[side]
         assert engine.sandbox is not None
         split = split_cpu(readings, None)
         why = engine.sandbox.offmove_excess(split.off_ms)
@@ -200,12 +200,12 @@ class GameResources:
 
     def asked_again(self, side: Side) -> None:
         """A voided move is asked anew: its CPU counts from now."""
-        self.readings[side].asked = self.engines[side].cpu_time()
+        self.readings[side].asked = self.clocks[side]()
 
     def after_move(self, side: Side, ply: int) -> None:
         """``side``'s ``bestmove`` for ``ply`` was read: a stretch off its move begins."""
         readings = self.readings[side]
-        readings.moves.append((ply, readings.go, readings.asked, self.engines[side].cpu_time()))
+        readings.moves.append((ply, readings.go, readings.asked, self.clocks[side]()))
         readings.asking = False
 
     def last_move_ms(self, side: Side) -> float | None:
@@ -220,7 +220,7 @@ class GameResources:
         used = {}
         for side, readings in self.readings.items():
             engine = self.engines[side]
-            end = engine.cpu_time()
+            end = self.clocks[side]()
             split = split_cpu(readings, end)
             for ply, ms in split.move_ms.items():
                 self.cpu_ms[ply - 1] = _ms(ms)

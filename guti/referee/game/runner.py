@@ -203,9 +203,8 @@ class _Game:
         out is extended by the time the referee was late during it (at most
         :data:`MAX_VOIDS` times): the engine's silence is measured in the referee's
         running time only."""
-        white, black = self.clocks[Side.WHITE], self.clocks[Side.BLACK]
-        go = go_for_turn(self.clocks[side].limits, (white.limits, white.remaining_ms),
-                         (black.limits, black.remaining_ms), self.clocks[side].moves_in_period)
+        clocks = self.clocks
+        go = go_for_turn(clocks[side], clocks[Side.WHITE], clocks[Side.BLACK])
         engine = self.engines[side]
         if again:
             self.cpu.asked_again(side)

@@ -90,36 +90,30 @@ class Clock:
 
 def go_arguments(side: str, white: Clock, black: Clock) -> Go:
     """The ``go`` for ``side`` (``"w"``/``"b"``) to move, with both clocks as they stand."""
-    mover = white if side == "w" else black
-    return go_for_turn(
-        mover.limits, (white.limits, white.remaining_ms), (black.limits, black.remaining_ms),
-        mover.moves_in_period,
-    )
+    return go_for_turn(white if side == "w" else black, white, black)
 
 
-def go_for_turn(
-    mover: Limits,
-    white: tuple[Limits, float],
-    black: tuple[Limits, float],
-    moves_in_period: int = 0,
-) -> Go:
-    """The ``go`` for the side whose limits are ``mover``; ``white``/``black`` are each
-    side's (limits, remaining ms). Both clocks are reported when the mover has a clock
-    (as UCI does), the opponent's only when it has one too. With a period in force
+def go_for_turn(mover: Clock, white: Clock, black: Clock) -> Go:
+    """The ``go`` for the side whose clock is ``mover`` (``white`` or ``black``), with both
+    clocks as they stand. Both clocks are reported when the mover has a clock (as UCI
+    does), the opponent's only when it has one too. With a period in force
     (``tc=MOVES/BASE``) ``movestogo`` says how many moves, this one included, remain
-    until the mover's clock gets BASE again (``moves_in_period``: moves it has made in
-    the period so far); without it an engine would see its time jump unannounced."""
-    shown = mover.base_ms is not None
-    period = mover.moves_per_period if shown else None
-    p1 = white if shown and white[0].base_ms is not None else None
-    p2 = black if shown and black[0].base_ms is not None else None
-    return Go(
-        p1time=None if p1 is None else max(0, int(p1[1])),
-        p1inc=None if p1 is None else p1[0].inc_ms,
-        p2time=None if p2 is None else max(0, int(p2[1])),
-        p2inc=None if p2 is None else p2[0].inc_ms,
-        movestogo=None if not period else max(1, period - moves_in_period),
-        movetime=mover.movetime_ms,
-        depth=mover.depth,
-        nodes=mover.nodes,
-    )
+    until the mover's clock gets BASE again; without it an engine would see its time
+    jump unannounced."""
+    lim = mover.limits
+    if not mover.has_clock:
+        return Go(movetime=lim.movetime_ms, depth=lim.depth, nodes=lim.nodes)
+    p1time, p1inc = _shown(white)
+    p2time, p2inc = _shown(black)
+    period = lim.moves_per_period
+    return Go(p1time, p1inc, p2time, p2inc,
+              movestogo=max(1, period - mover.moves_in_period) if period else None,
+              movetime=lim.movetime_ms, depth=lim.depth, nodes=lim.nodes)
+
+
+def _shown(clock: Clock) -> tuple[int | None, int | None]:
+    """A clock as ``go`` tells it: whole milliseconds left and the increment (None, None:
+    no clock runs)."""
+    if not clock.has_clock:
+        return None, None
+    return max(0, int(clock.remaining_ms)), clock.limits.inc_ms

@@ -71,6 +71,11 @@ TrafficHook = Callable[[float, str, str, str], None]
 TrafficBlockHook = Callable[[float, str, str, str], None]
 
 
+def _unknown() -> float | None:
+    """The CPU time of an engine not started: not known."""
+    return None
+
+
 class EngineProcess:
     """A running engine program. Create, then :meth:`start`; end with :meth:`quit`."""
 
@@ -161,19 +166,21 @@ class EngineProcess:
                 f"engine {self.name}: cannot set up its limits: {exc.filename}: {exc.strerror}"
             ) from None
 
-    def cpu_time(self) -> float | None:
-        """CPU seconds the engine has used so far (:mod:`guti.referee.process.cpu_time`):
-        all the processes of its cgroup when it has one, else its leading process; a
-        reading less than a clock tick old is used again, except for an engine judged on
-        the CPU it uses off its move (``limits.ponder=off``): a move shorter than a tick
-        would otherwise be counted as CPU used after its ``bestmove``."""
+    def cpu_clock(self) -> Callable[[], float | None]:
+        """A function that reads the CPU seconds the engine has used so far (None: not
+        known; :mod:`guti.referee.process.cpu_time`): all the processes of its cgroup when
+        it has one, else its leading process. A reading less than a clock tick old is used
+        again, except for an engine judged on the CPU it uses off its move
+        (``limits.ponder=off``): a move shorter than a tick would otherwise be counted as
+        CPU used after its ``bestmove``. The referee takes it once a game and reads it
+        before and after every move."""
         if self._cpu_reading is None:
             if self.pid is None:
-                return None
+                return _unknown
             sandbox: Sandbox | None = getattr(self.spec, "sandbox", None)
             self._cpu_reading = TickCachedCpu(
                 self._read_cpu, exact=sandbox is not None and sandbox.ponder_off)
-        return self._cpu_reading.seconds()
+        return self._cpu_reading.seconds
 
     def peak_memory(self) -> tuple[int | None, str]:
         """The most memory the engine has held at once since it started (bytes; None: not

@@ -185,9 +185,10 @@ class LineReader:
     def hand_over(self, data: bytes) -> None:
         """Consume ``data`` (see :meth:`is_whole_reply`) unkept: everything before it is
         read, so all that is held is freed and the offsets move past it."""
-        self.buf.clear()
-        del self.ends[:], self.times[:]
-        self.first_stamp = 0
+        if self.buf or self.ends:
+            self.buf.clear()
+            del self.ends[:], self.times[:]
+            self.first_stamp = 0
         self.base = self.pos = self.line_start = self.completed_from = self.pos + len(data)
 
     def give_back(self, data: bytes, now: float) -> None:
@@ -205,9 +206,9 @@ class LineReader:
     def find_line(self, word: bytes | None = None) -> int | None:
         """Absolute offset of the newline ending the first complete unread line (whose
         first word is ``word``, blanks around words ignored, when given); None if none."""
-        buf, base, pos, end = self.buf, self.base, self.pos, self.line_start - self.base
-        if pos >= self.line_start:
+        if self.pos >= self.line_start:
             return None
+        buf, base, pos, end = self.buf, self.base, self.pos, self.line_start - self.base
         if word is None:
             return base + buf.index(b"\n", pos - base, end)
         i = (max(pos, self.scanned) if word == self.scanned_for else pos) - base

@@ -31,8 +31,7 @@ import functools
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from guti.referee.process.engine_process import EngineProcess, TrafficHook
 from guti.referee.process.errors import EngineError, EngineStartError, EngineTimeout
@@ -75,10 +74,10 @@ def _start_fen(game: str) -> str:
     return Board(game).fen()
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
+class Position(NamedTuple):
     """What a ``position`` command says: a start FEN (None: the game's start
-    position, sent as ``startpos``) and the moves played from it."""
+    position, sent as ``startpos``) and the moves played from it. A named tuple, as
+    :class:`~guti.referee.game.judge.Verdict` is: a game makes one every ply (:meth:`then`)."""
 
     fen: str | None = None
     moves: tuple[str, ...] = ()
@@ -125,9 +124,8 @@ def elapsed_ms(sent_at: float, received_at: float) -> float:
     return round((received_at - sent_at) * 1e9) / 1e6
 
 
-@dataclass(slots=True)
-class GoReply:
-    """The answer to one ``go``.
+class GoReply(NamedTuple):
+    """The answer to one ``go`` (a named tuple, as :class:`Position` is).
 
     ``bestmove`` is the word after ``bestmove`` (None if missing); ``elapsed_ms``
     runs from ``go`` written (``sent_at``) to the ``bestmove`` line received
@@ -137,7 +135,7 @@ class GoReply:
 
     bestmove: str | None
     line: str
-    infos: list[str] = field(repr=False)
+    infos: list[str]
     elapsed_ms: float
     sent_at: float
     received_at: float
@@ -221,9 +219,10 @@ class UgiEngine:
         """The engine's last stderr lines (bounded), for the record of a game it lost."""
         return self.transport.stderr_lines()
 
-    def cpu_time(self) -> float | None:
-        """CPU seconds the engine has used so far (None: not known)."""
-        return self.transport.cpu_time()
+    def cpu_clock(self) -> Callable[[], float | None]:
+        """A function that reads the CPU seconds the engine has used so far (None: not
+        known), cheap enough to call before and after every move."""
+        return self.transport.cpu_clock()
 
     def resource_breach(self) -> str | None:
         """The resource limit the engine ran into (with its peak use), or None."""

@@ -36,6 +36,11 @@ Answer = str | Reply
 Script = Callable[[str], Iterable[Answer]]
 
 
+def _unknown() -> float | None:
+    """The CPU time of a scripted engine: not known."""
+    return None
+
+
 class FakeTransport:
     """Scripted lines in, written lines recorded in :attr:`sent`."""
 
@@ -127,8 +132,8 @@ class FakeTransport:
     def stderr_lines(self) -> list[str]:
         return []
 
-    def cpu_time(self) -> float | None:
-        return None
+    def cpu_clock(self) -> Callable[[], float | None]:
+        return _unknown
 
     def resource_breach(self) -> str | None:
         return None

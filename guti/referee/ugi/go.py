@@ -9,14 +9,13 @@ written by :func:`guti.referee.ugi.client.go_line`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(slots=True)
-class Go:
+class Go(NamedTuple):
     """The parameters of one ``go`` (protocol.md): clocks and increments in ms, a fixed
     ``movetime``, ``depth``/``nodes`` limits, ``infinite`` (until ``stop``) or ``perft``.
+    The limits come first, in the order they are sent (:data:`_WORDS`).
 
     With no limit at all the search is ``infinite``: an engine must never be sent a
     ``go`` it could read as something else.
@@ -37,8 +36,8 @@ class Go:
         """The words after ``go``, e.g. ``p1time 5000 p1inc 50 movetime 100``."""
         if self.perft is not None:
             return f"perft {self.perft}"
-        parts = [f"{word} {value}" for word in _WORDS
-                 if (value := getattr(self, word)) is not None]
+        limits = zip(_WORDS, self, strict=False)  # the fields after the limits are left out
+        parts = [f"{word} {value}" for word, value in limits if value is not None]
         if self.infinite or not parts:
             parts.append("infinite")
         return " ".join(parts)
@@ -50,7 +49,7 @@ class Go:
         words = text.split()
         values: dict[str, Any] = {}
         infinite = False
-        names = {f.name for f in fields(cls)} - {"infinite"}
+        names = set(cls._fields) - {"infinite"}
         i = 0
         while i < len(words):
             word = words[i]
@@ -68,5 +67,5 @@ class Go:
         return cls(infinite=infinite, **values)
 
 
-#: The limits of a ``go`` line, in the order they are sent (each word is also a field of Go).
+#: The limits of a ``go`` line, in the order they are sent: the first fields of Go.
 _WORDS = ("p1time", "p1inc", "p2time", "p2inc", "movestogo", "movetime", "depth", "nodes")

@@ -8,7 +8,7 @@ memory, so the client and the game loop are tested without processes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 
@@ -55,8 +55,9 @@ class Transport(Protocol):
 
     def stderr_lines(self) -> list[str]: ...
 
-    def cpu_time(self) -> float | None:
-        """CPU seconds the engine has used so far (None: not known)."""
+    def cpu_clock(self) -> Callable[[], float | None]:
+        """A function that reads the CPU seconds the engine has used so far (None: not
+        known), cheap enough to call before and after every move."""
         ...
 
     def resource_breach(self) -> str | None:
