@@ -159,8 +159,9 @@ class GameResources:
     """Both engines' CPU through one game, read from the engines at the moments the
     runner calls these for (a :class:`CpuReadings` each: two readings a move, nothing
     worked out), and what they used at the end, when each move's CPU is also written
-    into ``cpu_ms``, the game record's per-ply list. An engine judged on its CPU
-    (``limits.cpus``, ``limits.ponder=off``) has its readings split at every move."""
+    into ``cpu_ms``, the game record's per-ply list. An engine judged on what it uses is
+    judged at every move: ``limits.cpus`` on that move's two readings,
+    ``limits.ponder=off`` on its readings so far, split before each ``go``."""
 
     def __init__(self, engines: Mapping[Side, UgiEngine], cpu_ms: list[float | None]) -> None:
         self.engines = engines
