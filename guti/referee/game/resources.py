@@ -122,12 +122,9 @@ def split_cpu(readings: CpuReadings, end: float | None) -> CpuSplit:
     last = (0, readings.go if readings.asking else end, None, None)  # closes the last stretch
     for ply, go, asked, bestmove in (*readings.moves, last):
         # the stretch off its move that this go ends
-        if since is None or go is None:
-            split.last_off_ms = None
-        else:
-            used = max(0.0, go - since) * 1000
+        used = split.last_off_ms = _between(since, go)
+        if used is not None:
             split.known = True
-            split.last_off_ms = used
             if carry is None:
                 split.off_ms += used
             else:
@@ -139,10 +136,10 @@ def split_cpu(readings: CpuReadings, end: float | None) -> CpuSplit:
             break
         # the move itself
         split.last_off_from, since = ply, bestmove
-        if asked is None or bestmove is None:
+        used = _between(asked, bestmove)
+        if used is None:
             carry = None
             continue
-        used = max(0.0, bestmove - asked) * 1000
         split.move_ms[ply] = used
         split.on_ms += used
         split.moves += 1
@@ -151,8 +148,13 @@ def split_cpu(readings: CpuReadings, end: float | None) -> CpuSplit:
     return split
 
 
-def _ms(milliseconds: float) -> float:
-    return round(milliseconds, 1)
+def _between(start: float | None, end: float | None) -> float | None:
+    """The CPU (ms) between two readings (never below 0; None: a reading is not known)."""
+    return None if start is None or end is None else max(0.0, end - start) * 1000
+
+
+def _ms(milliseconds: float | None) -> float | None:
+    return None if milliseconds is None else round(milliseconds, 1)
 
 
 class GameResources:
@@ -213,7 +215,7 @@ class GameResources:
         """The CPU (ms) ``side``'s last move showed from its ``go`` to its ``bestmove``
         (None: not known)."""
         _, _, asked, bestmove = self.readings[side].moves[-1]
-        return None if asked is None or bestmove is None else _ms(max(0.0, bestmove - asked) * 1000)
+        return _ms(_between(asked, bestmove))
 
     def game_ends(self) -> dict[Side, EngineUse]:
         """The game is over (the engines not stopped yet): what each used; each move's CPU
@@ -227,8 +229,7 @@ class GameResources:
                 self.cpu_ms[ply - 1] = _ms(ms)
             memory, source = engine.peak_memory()
             used[side] = EngineUse(
-                cpu_ms=None if readings.start is None or end is None
-                else _ms(max(0.0, end - readings.start) * 1000),
+                cpu_ms=_ms(_between(readings.start, end)),
                 move_cpu_ms=_ms(split.on_ms) if split.known else None,
                 moves=split.moves,
                 off_move_cpu_ms=_ms(split.off_ms) if split.known else None,

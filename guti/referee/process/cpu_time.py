@@ -74,6 +74,12 @@ def _open(path: str) -> int | None:
         return None
 
 
+def cpu_unknown() -> float | None:
+    """A CPU reader for an engine whose CPU time cannot be read (not started, or
+    scripted): it reads None."""
+    return None
+
+
 def cpu_seconds(pids: Iterable[int]) -> float | None:
     """CPU seconds used so far by the processes ``pids`` together (None: none is known,
     e.g. off Linux or all gone)."""

@@ -42,7 +42,7 @@ import shlex
 import time
 from collections.abc import Callable, Sequence
 
-from guti.referee.process.cpu_time import ProcessCpu, TickCachedCpu, cpu_seconds
+from guti.referee.process.cpu_time import ProcessCpu, TickCachedCpu, cpu_seconds, cpu_unknown
 from guti.referee.process.deadline_timer import DeadlineTimer
 from guti.referee.process.errors import (
     EngineDisconnected,
@@ -69,11 +69,6 @@ ORPHAN_PIPE_GRACE = 0.25
 TrafficHook = Callable[[float, str, str, str], None]
 #: ``block(wall_time, direction, engine_name, text)``: several lines at once, joined by "\n".
 TrafficBlockHook = Callable[[float, str, str, str], None]
-
-
-def _unknown() -> float | None:
-    """The CPU time of an engine not started: not known."""
-    return None
 
 
 class EngineProcess:
@@ -176,7 +171,7 @@ class EngineProcess:
         before and after every move."""
         if self._cpu_reading is None:
             if self.pid is None:
-                return _unknown
+                return cpu_unknown
             sandbox: Sandbox | None = getattr(self.spec, "sandbox", None)
             self._cpu_reading = TickCachedCpu(
                 self._read_cpu, exact=sandbox is not None and sandbox.ponder_off)

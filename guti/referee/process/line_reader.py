@@ -185,10 +185,9 @@ class LineReader:
     def hand_over(self, data: bytes) -> None:
         """Consume ``data`` (see :meth:`is_whole_reply`) unkept: everything before it is
         read, so all that is held is freed and the offsets move past it."""
-        if self.buf or self.ends:
-            self.buf.clear()
-            del self.ends[:], self.times[:]
-            self.first_stamp = 0
+        self.buf.clear()
+        del self.ends[:], self.times[:]
+        self.first_stamp = 0
         self.base = self.pos = self.line_start = self.completed_from = self.pos + len(data)
 
     def give_back(self, data: bytes, now: float) -> None:

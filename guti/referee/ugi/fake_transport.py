@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from guti.referee.process.cpu_time import cpu_unknown
 from guti.referee.process.errors import EngineDisconnected, EngineProtocolError, EngineTimeout
 
 
@@ -34,11 +35,6 @@ class Reply:
 
 Answer = str | Reply
 Script = Callable[[str], Iterable[Answer]]
-
-
-def _unknown() -> float | None:
-    """The CPU time of a scripted engine: not known."""
-    return None
 
 
 class FakeTransport:
@@ -133,7 +129,7 @@ class FakeTransport:
         return []
 
     def cpu_clock(self) -> Callable[[], float | None]:
-        return _unknown
+        return cpu_unknown
 
     def resource_breach(self) -> str | None:
         return None
