@@ -249,6 +249,31 @@ def dask_command() -> list[str]:
     return [str(script)] if script.exists() else [PY, "-m", "dask"]
 
 
+def start_scheduler(address: str, env: dict[str, str] = ENV) -> subprocess.Popen:
+    """A ``dask scheduler`` in its own session at ``address`` (``tcp://`` or ``tls://``),
+    returned once its port accepts connections: a run started before that would be told,
+    rightly, that the scheduler cannot be reached."""
+    protocol, rest = address.split("://")
+    host, port = rest.rsplit(":", 1)
+    proc = subprocess.Popen(
+        [*dask_command(), "scheduler", "--protocol", protocol, "--host", host, "--port", port,
+         "--no-dashboard"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def listening() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError(f"dask scheduler at {address} exited with {proc.returncode}")
+        with socket.socket() as sock:
+            return sock.connect_ex((host, int(port))) == 0
+
+    try:
+        wait_for(listening, f"dask scheduler listening at {address}", 60)
+    except BaseException:
+        stop(proc)
+        raise
+    return proc
+
+
 def start_worker(address: str, nworkers: int, env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
         [*dask_command(), "worker", address, "--nworkers", str(nworkers), "--nthreads", "1",
@@ -294,10 +319,7 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
                       f'--mode good --pidfile {shlex.quote(str(folder / "pids"))} "$@"\n')
     engine.chmod(0o755)
     address = f"tcp://127.0.0.1:{free_port()}"
-    scheduler = subprocess.Popen(
-        [*dask_command(), "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":")[-1],
-         "--no-dashboard"],
-        env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    scheduler = start_scheduler(address)
     worker = start_worker(address, 2, {**ENV, "PATH": f"{bin_dir}:{ENV['PATH']}"})
     try:
         wait_for_workers(address, 2)

@@ -31,6 +31,7 @@ from tests.test_cluster import (
     free_port,
     instant,
     replay_all,
+    start_scheduler,
     stop,
     worker_pids,
 )
@@ -73,10 +74,7 @@ def workers_named(address: str, prefix: str, count: int) -> None:
 def scheduler_process() -> Iterator[tuple[str, subprocess.Popen]]:
     """A ``dask scheduler`` of its own for one test: its address and process."""
     address = f"tcp://127.0.0.1:{free_port()}"
-    proc = subprocess.Popen(
-        [*dask_command(), "scheduler", "--host", "127.0.0.1", "--port",
-         address.rsplit(":")[-1], "--no-dashboard"],
-        env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = start_scheduler(address)
     try:
         yield address, proc
     finally:
@@ -352,13 +350,8 @@ def self_signed(folder: Path) -> dict[str, str]:
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="makes its certificate with openssl")
 def test_a_tls_cluster_plays_with_dasks_own_settings(tmp_path, workers):
     env = {**ENV, **self_signed(tmp_path)}
-    port = free_port()
-    address = f"tls://127.0.0.1:{port}"
-    scheduler = subprocess.Popen(
-        [*dask_command(), "scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port",
-         str(port), "--no-dashboard"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    workers.append(scheduler)
+    address = f"tls://127.0.0.1:{free_port()}"
+    workers.append(start_scheduler(address, env))
     workers.append(start_worker(address, "secure", env, nworkers=1))
     pids = tmp_path / "pids"
     done = subprocess.run(
