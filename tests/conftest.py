@@ -40,6 +40,8 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.process.group import enable_subreaper
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The Python processes the tests start (guti, the reference engine, the Python bots) keep
@@ -51,6 +53,17 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ.setdefault("PYTHONPYCACHEPREFIX",
                       os.path.join(tempfile.gettempdir(), f"guti-tests-pycache-{os.getuid()}"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each test process (every xdist worker too) becomes a child subreaper, as guti makes
+    itself: an orphan of a killed guti or referee comes back to the test process, which
+    reaps it once it has ended (:func:`survivors`), instead of to the machine's first
+    process, which in a container may never reap it and leave a zombie that would count
+    as a survivor. Done at start so no test depends on which ran before it."""
+    enable_subreaper()
+
+
 BOTS_DIR = ROOT / "bots"
 ENGINE_ARGV = [sys.executable, "-m", "guti.engine"]
 LINE_TIMEOUT = 30.0  # generous: a shared, noisy 2-core machine

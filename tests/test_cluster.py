@@ -10,6 +10,8 @@ readers, and every game is replayed move by move by the rules core.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shlex
 import signal
@@ -23,7 +25,6 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.pdn_reader import parse_pdn
-from guti.referee.process.group import enable_subreaper
 from guti.rules import Board
 from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
 
@@ -238,10 +239,13 @@ def test_a_bad_cluster_address_is_one_line(tmp_path, value):
 # --------------------------------------------------------------------- real dask processes
 
 
-def free_port() -> int:
+@contextlib.contextmanager
+def refusing_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses connections while the block runs: bound by a
+    socket that does not listen, so no other process can take it meanwhile."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield int(sock.getsockname()[1])
 
 
 def dask_command() -> list[str]:
@@ -249,29 +253,36 @@ def dask_command() -> list[str]:
     return [str(script)] if script.exists() else [PY, "-m", "dask"]
 
 
-def start_scheduler(address: str, env: dict[str, str] = ENV) -> subprocess.Popen:
-    """A ``dask scheduler`` in its own session at ``address`` (``tcp://`` or ``tls://``),
-    returned once its port accepts connections: a run started before that would be told,
-    rightly, that the scheduler cannot be reached."""
-    protocol, rest = address.split("://")
-    host, port = rest.rsplit(":", 1)
+def start_scheduler(folder: Path, env: dict[str, str] = ENV,
+                    protocol: str = "tcp") -> tuple[str, subprocess.Popen]:
+    """A ``dask scheduler`` on 127.0.0.1 in its own session, on a port the system picks:
+    its address and process, returned once it listens. It writes its address to a
+    scheduler file in ``folder`` only when it listens, so a run started after this never
+    meets a scheduler not there yet, nor a port another process took meanwhile."""
+    file = folder / f"scheduler-{protocol}.json"
+    file.unlink(missing_ok=True)
     proc = subprocess.Popen(
-        [*dask_command(), "scheduler", "--protocol", protocol, "--host", host, "--port", port,
-         "--no-dashboard"],
+        [*dask_command(), "scheduler", "--protocol", protocol, "--host", "127.0.0.1",
+         "--port", "0", "--no-dashboard", "--scheduler-file", str(file)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    address = ""
 
     def listening() -> bool:
+        nonlocal address
         if proc.poll() is not None:
-            raise AssertionError(f"dask scheduler at {address} exited with {proc.returncode}")
-        with socket.socket() as sock:
-            return sock.connect_ex((host, int(port))) == 0
+            raise AssertionError(f"dask scheduler exited with {proc.returncode}")
+        try:
+            address = json.loads(file.read_text())["address"]
+        except (OSError, ValueError, KeyError):  # not written yet, or half written
+            return False
+        return True
 
     try:
-        wait_for(listening, f"dask scheduler listening at {address}", 60)
+        wait_for(listening, "dask scheduler listening (its scheduler file)", 60)
     except BaseException:
         stop(proc)
         raise
-    return proc
+    return address, proc
 
 
 def start_worker(address: str, nworkers: int, env: dict[str, str]) -> subprocess.Popen:
@@ -308,18 +319,13 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
     """A real ``dask scheduler`` and ``dask worker --nworkers 2`` on 127.0.0.1; the
     worker's PATH holds ``guti-test-engine`` (the instant engine), guti's does not."""
     folder = tmp_path_factory.mktemp("dask")
-    # A killed worker's engines are orphans: they must come back to this test process
-    # (which reaps them in ``survivors``) rather than to the machine's init, which may
-    # never reap them (a container's first process often does not), leaving zombies.
-    enable_subreaper()
     bin_dir = folder / "bin"
     bin_dir.mkdir()
     engine = bin_dir / "guti-test-engine"
     engine.write_text(f'#!/bin/sh\nexec {shlex.quote(PY)} {shlex.quote(str(FAULTY))} '
                       f'--mode good --pidfile {shlex.quote(str(folder / "pids"))} "$@"\n')
     engine.chmod(0o755)
-    address = f"tcp://127.0.0.1:{free_port()}"
-    scheduler = start_scheduler(address)
+    address, scheduler = start_scheduler(folder)
     worker = start_worker(address, 2, {**ENV, "PATH": f"{bin_dir}:{ENV['PATH']}"})
     try:
         wait_for_workers(address, 2)

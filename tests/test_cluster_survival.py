@@ -28,8 +28,8 @@ from tests.test_cluster import (
     PY,
     check_tournament,
     dask_command,
-    free_port,
     instant,
+    refusing_port,
     replay_all,
     start_scheduler,
     stop,
@@ -58,12 +58,13 @@ def kill_session(proc: subprocess.Popen) -> None:
     proc.wait(30)
 
 
-def workers_named(address: str, prefix: str, count: int) -> None:
-    """Wait until ``count`` workers whose name starts with ``prefix`` are in the cluster."""
+def workers_named(address: str, prefix: str, count: int, security: object = None) -> None:
+    """Wait until ``count`` workers whose name starts with ``prefix`` are in the cluster
+    (``security``: Dask's ``Security`` of a TLS cluster)."""
     from distributed import Client
 
     def there() -> bool:
-        with Client(address, timeout=30) as client:
+        with Client(address, timeout=30, security=security) as client:
             names = [w["name"] for w in client.scheduler_info(n_workers=-1)["workers"].values()]
         return sum(str(n).startswith(prefix) for n in names) >= count
 
@@ -71,10 +72,9 @@ def workers_named(address: str, prefix: str, count: int) -> None:
 
 
 @pytest.fixture
-def scheduler_process() -> Iterator[tuple[str, subprocess.Popen]]:
+def scheduler_process(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     """A ``dask scheduler`` of its own for one test: its address and process."""
-    address = f"tcp://127.0.0.1:{free_port()}"
-    proc = start_scheduler(address)
+    address, proc = start_scheduler(tmp_path)
     try:
         yield address, proc
     finally:
@@ -325,10 +325,11 @@ def test_a_signal_in_the_first_instant_of_a_local_cluster_run_stops_it(tmp_path,
 ])
 def test_an_address_that_cannot_work_is_one_line(tmp_path, address, expected):
     pids = tmp_path / "pids"
-    done = subprocess.run(
-        [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=1+0.1",
-         "-cluster", address.format(port=free_port())],
-        cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
+    with refusing_port() as port:
+        done = subprocess.run(
+            [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each",
+             "tc=1+0.1", "-cluster", address.format(port=port)],
+            cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and expected in lines[0], done.stderr
@@ -350,9 +351,14 @@ def self_signed(folder: Path) -> dict[str, str]:
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="makes its certificate with openssl")
 def test_a_tls_cluster_plays_with_dasks_own_settings(tmp_path, workers):
     env = {**ENV, **self_signed(tmp_path)}
-    address = f"tls://127.0.0.1:{free_port()}"
-    workers.append(start_scheduler(address, env))
+    address, scheduler = start_scheduler(tmp_path, env, "tls")
+    workers.append(scheduler)
     workers.append(start_worker(address, "secure", env, nworkers=1))
+    from distributed.security import Security
+
+    cert, key = str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")
+    workers_named(address, "secure", 1, Security(tls_ca_file=cert, tls_client_cert=cert,
+                                                 tls_client_key=key, require_encryption=True))
     pids = tmp_path / "pids"
     done = subprocess.run(
         [*GUTI, "tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=10+0.1",
@@ -364,6 +370,7 @@ def test_a_tls_cluster_plays_with_dasks_own_settings(tmp_path, workers):
 
 def test_an_engine_folder_is_sent_to_the_workers_and_built_there(tmp_path, scheduler, workers):
     workers.append(start_worker(scheduler, "bare", nworkers=1))
+    workers_named(scheduler, "bare", 1)
     folder = tmp_path / "eng"
     folder.mkdir()
     where, pids = tmp_path / "where.txt", tmp_path / "pids"

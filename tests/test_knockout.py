@@ -304,7 +304,9 @@ def test_sigkill_mid_bracket_then_resume_finishes_it_with_each_game_once(tmp_pat
     finally:
         proc.wait(30)
     before = rows(db, "SELECT game_id, result, moves FROM games")
-    assert rows(db, "SELECT COUNT(*) FROM games WHERE round = 2")[0][0] == 0
+    # killed in the final (a game of it may have been stored just before the kill)
+    final = "SELECT COUNT(*) FROM {} WHERE round = 2"
+    assert rows(db, final.format("games"))[0][0] < rows(db, final.format("schedule"))[0][0]
     again = guti(*KILLED, "-resume", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert f"resuming: {len(before)}/" in again.stdout

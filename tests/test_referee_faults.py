@@ -129,8 +129,8 @@ def test_hang_without_clock_ends_at_move_timeout(tmp_path):
 def test_too_slow_is_a_time_forfeit(tmp_path):
     pids = tmp_path / "pids"
     record = play(
-        config("A", "good", pids), config("B", "slow", pids, "--at", "2"), tc="st=0.1"
-    )
+        config("A", "good", pids), config("B", "slow", pids, "--at", "2"), tc="st=0.5"
+    )  # half a second for A's moves on a loaded machine; B answers 0.4 s past its time
     assert (record.result, record.reason) == ("1-0", Reason.TIME_FORFEIT)
     assert record.plies == 3
     assert survivors(pids) == []
@@ -229,11 +229,15 @@ def test_closed_stdout_is_a_disconnect(tmp_path):
 def test_start_failures_are_reported_not_hung(tmp_path, mode, extra, expect):
     pids = tmp_path / "pids"
 
+    # only the engine that never answers waits out its short handshake; the others have
+    # time enough to start on a loaded machine and say what is wrong with them
+    handshake = 0.8 if mode == "no-ugiok" else 20
+
     async def launch():
-        return await UgiEngine.launch(config("X", mode, pids, *extra), "pretwa", 0.8)
+        return await UgiEngine.launch(config("X", mode, pids, *extra), "pretwa", handshake)
 
     with pytest.raises(EngineStartError) as info:
-        run(launch(), bound=5)  # reported, not hung: a hang would be a TimeoutError
+        run(launch(), bound=handshake + 10)  # reported, not hung: a hang is a TimeoutError
     assert REASON_OF_FAULT[info.value.kind] is Reason.START_FAILURE
     assert expect in str(info.value)
     assert survivors(pids) == []
@@ -312,7 +316,7 @@ def test_match_keeps_an_engine_that_lost_on_time_and_replaces_an_illegal_one(tmp
     settings = MatchSettings(
         first=config("Late", "slow", late_pids, "--at", "1"),
         second=config("Illegal", "illegal", illegal_pids, "--at", "1"),
-        game=GameSettings("pretwa", limits=parse_limits({"st": "0.1"})),
+        game=GameSettings("pretwa", limits=parse_limits({"st": "0.5"})),
         games=3,
     )
     records = []

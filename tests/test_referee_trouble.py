@@ -88,7 +88,7 @@ def test_a_referee_stopped_while_a_reply_waits_charges_no_engine(tmp_path: Path)
     gate = tmp_path / "gate"
     gate.mkdir()
     events = gate / "events"
-    allowed = 0.2
+    allowed = 1.0  # a second: room for a loaded machine between the go and the stop
     proc = subprocess.Popen(
         [*GUTI, "match", *troubled_engine("gated", "--gate", str(gate), "--at", "3"),
          *troubled_engine("plain"), "-each", f"st={allowed}", "-games", "1", "-pdnout", "games.pdn", "-log", "file=traffic.log"],
@@ -164,7 +164,7 @@ def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path, at: 
     gate = tmp_path / "gate"
     gate.mkdir()
     events = gate / "events"
-    allowed = 0.2
+    allowed = 1.0  # a second: room for a loaded machine between the go and the stop
     notes: list[str] = []
 
     def traffic(wall: float, direction: str, name: str, line: str) -> None:

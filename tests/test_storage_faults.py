@@ -192,7 +192,7 @@ sys.exit(main())
 def test_a_slow_disk_is_not_charged_to_the_other_games_clocks(tmp_path):
     """While one game is stored (and its PDN entry fsynced), the other running game goes
     on: its engines' replies are read when they come, so the disk's wait never becomes
-    their time. 0.2 s per move, each store 0.6 s: a reply read after the store would be a
+    their time. 0.55 s per move, each store 0.6 s: a reply read after the store would be a
     time forfeit."""
     bot = str(ROOT / "bots" / "python" / "random_bot.py")
     count = tmp_path / "fsyncs"
@@ -200,7 +200,7 @@ def test_a_slow_disk_is_not_charged_to_the_other_games_clocks(tmp_path):
         [PY, "-c", _SLOW_FSYNC_GUTI, str(count), "tournament",
          "-engine", f"cmd={PY}", f"args={bot}", "name=a",
          "-engine", f"cmd={PY}", f"args={bot}", "name=b",
-         "-each", "st=0.15", "timemargin=50", "-games", "6", "-concurrency", "2",
+         "-each", "st=0.5", "timemargin=50", "-games", "6", "-concurrency", "2",
          "-db", "t.db", "-pdnout", "file=t.pdn"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=ENV)
     assert done.returncode == 0, done.stdout + done.stderr
