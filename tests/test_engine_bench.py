@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from guti.engine.bench import POSITIONS
 from tests.conftest import ROOT
 
@@ -28,3 +30,11 @@ def test_bench_is_a_deterministic_signature() -> None:
         return [x for x in lines if x.startswith("position ")] + [lines[-1].split(" nps ")[0]]
 
     assert bench() == bench()
+
+
+@pytest.mark.parametrize("depth", ["0", "31", "x", "\u00b2", "9" * 5000])
+def test_a_bad_bench_depth_is_one_line(depth: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "guti.referee.cli.main", "bench", depth],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "expected one depth 1..30" in done.stderr

@@ -108,6 +108,7 @@ def test_repetition_third_occurrence():
         "bbbbb/bb2/bbb/1/www/www/wwwww w 0 1", "bbbbb/bbb/bbq/1/www/www/wwwww w 0 1",
         "bbbbb/bbb/bbb/1/www/www/wwwww w -1 1", "bbbbb/bbb/bbb/1/www/www/wwwww w 0 0",
         "bbbbb/bbb/bbb/1/www/www/wwwww w 0 1 9", "bbbbb/bbb/bbb/1/www/www/wwwww/ w 0 1",
+        "bbbbb/bbb/bbb/" + "1" * 5000 + "/www/www/wwwww w 0 1", "bbbbb/bbb/bbb/10001/www/www/wwwww w",
     ],
 )
 def test_bad_fen_is_one_line_error(fen):
@@ -116,13 +117,24 @@ def test_bad_fen_is_one_line_error(fen):
     assert "\n" not in str(info.value) and "FEN" in str(info.value)
 
 
-@pytest.mark.parametrize("move", ["", "13", "13-", "013-12", "13 -12", "13-12-11", "13x", "a-b", "99-12", "13-11", "12-13"])
+@pytest.mark.parametrize("move", ["", "13", "13-", "013-12", "13 -12", "13-12-11", "13x", "a-b", "99-12", "13-11", "12-13",
+                                  "\u00b2-1", "13-\u00b2", "\u0661\u0663-12"])
 def test_bad_move_leaves_board_unchanged(move):
     board = Board("egara-guti")
     before = board.fen()
     with pytest.raises(RulesError):
         board.push_str(move)
     assert board.fen() == before and board.move_stack == []
+
+
+@pytest.mark.parametrize("move", ["\u00b2-1", "1-\u00b2", "\u0661\u0663-12", "\u00b2x3"])
+def test_digits_int_refuses_or_reads_are_no_move(move):
+    """An engine's move in digits other than ASCII (``str.isdigit`` passes ``"\u00b2"``,
+    which ``int`` refuses) is no legal move, never an exception."""
+    board = Board("egara-guti")
+    assert board.legal_move(move) is None
+    board = Board("pretwa", "1/b2b2/bb2w1/w2ww1 w 0 7")
+    assert board.legal_move(move) is None
 
 
 def test_capture_is_compulsory_message():

@@ -115,7 +115,7 @@ def test_server_answers_only_get_on_its_routes(small_db: Path) -> None:
                 assert one.status == 200
                 assert one.headers["Content-Disposition"] == 'attachment; filename="game-1.pdn"'
                 assert await one.text() == first_game
-            for wanted in ("999", "0", "x", "-1", "1" * 12):
+            for wanted in ("999", "0", "x", "-1", "1" * 12, "\u00b2", "\u0663"):
                 async with http.get(url + "games.pdn?game=" + wanted) as missing:
                     assert missing.status == 404, wanted
             async with http.get(url + "events") as stream:

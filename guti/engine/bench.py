@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{DEFAULT_DEPTH}).\nThe last line is 'nodes N nps M'; N is a signature of "
                   "the search.")
             return 0
-        if len(argv) > 1 or not argv[0].isdigit() or not 1 <= int(argv[0]) <= 30:
+        if len(argv) > 1 or argv[0] not in {str(d) for d in range(1, 31)}:
             print(f"guti bench: expected one depth 1..30, got {' '.join(argv)!r}", file=sys.stderr)
             return 2
         depth = int(argv[0])

@@ -202,7 +202,8 @@ class Board:
         if sources:
             return self._verified_capture(text, sources)
         a, dash, b = text.partition("-")
-        if not (dash and a.isdigit() and b.isdigit()) or len(a) > 3 or len(b) > 3:
+        if not (dash and a.isascii() and b.isascii() and a.isdigit() and b.isdigit()) \
+                or len(a) > 3 or len(b) > 3:
             return None
         src, dst = int(a) - 1, int(b) - 1
         own, enemy = self._sides()
@@ -217,7 +218,7 @@ class Board:
     def _verified_capture(self, text: str, sources: int) -> Move | None:
         """A capture ``text`` found among the sequences of its own piece only."""
         first = text.partition("x")[0]
-        if not first.isdigit() or len(first) > 3:
+        if not (first.isascii() and first.isdigit()) or len(first) > 3:
             return None
         src = int(first) - 1
         if not 0 <= src < self.game.geometry.size or not (sources >> src) & 1:

@@ -67,6 +67,8 @@ def parse_fen(game: Game, fen: str) -> Position:
             elif token == "b":
                 black |= 1 << (point + filled)
                 filled += 1
+            elif len(token) > 4:  # past any row (and int() refuses thousands of digits)
+                raise _row_error(shown, number, text, f"runs past its {size} points")
             else:
                 filled += int(token)
             if filled > size:

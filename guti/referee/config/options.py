@@ -54,6 +54,7 @@ from guti.referee.game.settings import (
 )
 from guti.referee.process import affinity
 from guti.referee.process.sandbox import SANDBOX_KEYS, SandboxError, parse_sandbox
+from guti.referee.process.text import whole_number
 from guti.referee.tournament.defaults import DEFAULT_GAMES, DEFAULT_WAIT_MS
 from guti.referee.tournament.settings import RecordOutputs, Scheduling
 from guti.rules import GAMES, RulesError
@@ -229,11 +230,12 @@ def start_openings(
 def _opening_start(spec: dict[str, str], where: str) -> int:
     """``-openings ... start=N``: 1-based, as fastchess; only with a file."""
     text = spec.get("start", "1")
-    if not text.isdigit() or int(text) < 1:
+    start = whole_number(text)
+    if start is None or start < 1:
         raise CliError(f"{where} start={text}: expected a whole number from 1")
     if "start" in spec and not spec.get("file"):
         raise CliError(f"{where} start={text}: needs file=F (an openings file)")
-    return int(text)
+    return start
 
 
 def scheduling(given: GivenOptions, concurrency: int = 1) -> Scheduling:

@@ -41,6 +41,7 @@ from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.execution.referee_choice import AUTO_REFEREES
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.settings import GameSettings
+from guti.referee.process.text import whole_number
 from guti.referee.stats.sprt import SprtModel, SprtSpec
 from guti.referee.tournament import knockout
 from guti.referee.tournament.defaults import (
@@ -264,6 +265,7 @@ def serve_address(text: str | None, where: str = "-serve") -> str | None:
     if text is None:
         return None
     _, _, port = text.rpartition(":")
-    if not port.isdigit() or int(port) > 65535:
+    number = whole_number(port, 5)
+    if number is None or number > 65535:
         raise CliError(f"{where}: {text!r} is not [HOST:]PORT with PORT 0..65535")
     return text

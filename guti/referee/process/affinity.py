@@ -26,6 +26,8 @@ import contextlib
 import os
 from collections.abc import Iterator, Sequence
 
+from guti.referee.process.text import whole_number
+
 
 class CpuListError(ValueError):
     """A CPU list that cannot be used; one line naming the bad part."""
@@ -41,21 +43,29 @@ def available_cpus() -> tuple[int, ...]:
     return tuple(sorted(os.sched_getaffinity(0)))
 
 
+#: Linux's largest number of CPUs (``CONFIG_NR_CPUS`` at most 8192).
+MAX_CPUS = 8192
+
+
 def parse_cpu_list(text: str) -> tuple[int, ...]:
-    """``"0,2-4"`` -> ``(0, 2, 3, 4)``: in the order given, each CPU once."""
-    cpus: list[int] = []
+    """``"0,2-4"`` -> ``(0, 2, 3, 4)``: in the order given, each CPU once (numbers below
+    :data:`MAX_CPUS`, as Linux numbers them)."""
+    cpus: dict[int, None] = {}
     for part in text.split(","):
         part = part.strip()
         low, dash, high = part.partition("-")
-        if not low.isdigit() or (dash and not high.isdigit()):
+        first = whole_number(low, 5)
+        last = whole_number(high, 5) if dash else first
+        if first is None or last is None:
             raise CpuListError(f"{part!r} is not a CPU number or range such as 2-5")
-        first, last = int(low), int(high) if dash else int(low)
         if last < first:
             raise CpuListError(f"{part!r} is a range that goes down")
+        if last >= MAX_CPUS:
+            raise CpuListError(f"{part!r}: CPU numbers go up to {MAX_CPUS - 1}")
         for cpu in range(first, last + 1):
             if cpu in cpus:
                 raise CpuListError(f"CPU {cpu} is listed twice")
-            cpus.append(cpu)
+            cpus[cpu] = None
     return tuple(cpus)
 
 

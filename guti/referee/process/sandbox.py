@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from guti.referee.process.cgroups import CgroupPlace, EngineCgroup, find_place, mib
+from guti.referee.process.text import whole_number
 
 #: The engine settings read here.
 SANDBOX_KEYS = frozenset({"limits.memory", "limits.processes", "limits.network",
@@ -132,9 +133,9 @@ def parse_sandbox(tokens: Mapping[str, str]) -> Sandbox:
         memory = parse_size("limits.memory", tokens["limits.memory"])
     if "limits.processes" in tokens:
         text = tokens["limits.processes"].strip()
-        if not text.isdigit() or int(text) < 1:
+        processes = whole_number(text, 9)
+        if processes is None or processes < 1:
             raise SandboxError(f"limits.processes={text}: expected a whole number of at least 1")
-        processes = int(text)
     network_off = ("limits.network" in tokens
                    and not _flag("limits.network", tokens["limits.network"], "on", "off"))
     required = ("limits.required" in tokens

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from guti.referee.process.text import whole_number
 from guti.referee.tools.console_session import ConsoleSession, Play
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.client import Position
@@ -194,10 +195,10 @@ class ConsoleCommands(ConsoleSession):
     async def cmd_perft(self, args: list[str]) -> None:
         if self.busy() or not self.need_engine():
             return
-        if not args or not args[0].isdigit():
+        depth = whole_number(args[0], 3) if args else None
+        if depth is None:
             self.error("usage: /perft N [MOVE...] (N a whole number >= 0)")
             return
-        depth = int(args[0])
         path = args[1:]
         if len(path) > depth or (path and len(path) == depth):
             self.error(f"/perft {depth} with {len(path)} moves leaves no depth to count")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from guti.referee.process.text import whole_number
+
 _MOVE_COUNT_RE = re.compile(r"^\s*(\S+):\s*(\S+)\s*$")
 _NODES_RE = re.compile(r"^\s*nodes\s+(\S+)\s*$")
 
@@ -58,7 +60,7 @@ class PerftCollector:
 
 
 def _to_int(text: str) -> int | None:
-    return int(text) if text.isdigit() else None
+    return whole_number(text, 30)
 
 
 @dataclass

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from guti.referee.process.text import whole_number
+
 
 class Go(NamedTuple):
     """The parameters of one ``go`` (protocol.md): clocks and increments in ms, a fixed
@@ -60,9 +62,10 @@ class Go(NamedTuple):
             if word not in names:
                 known = ", ".join([*sorted(names), "infinite"])
                 raise ValueError(f"unknown go parameter {word!r} (known: {known})")
-            if i + 1 >= len(words) or not words[i + 1].isdigit():
+            number = whole_number(words[i + 1]) if i + 1 < len(words) else None
+            if number is None:
                 raise ValueError(f"{word} (a go parameter) needs a whole number >= 0")
-            values[word] = int(words[i + 1])
+            values[word] = number
             i += 2
         return cls(infinite=infinite, **values)
 

@@ -1,0 +1,89 @@
+"""Were a tournament's drawn games already drawn at their last capture?
+
+For each game of a guti database drawn by the fifty-ply rule or by repetition, takes the
+position just after its last capture (the 50-ply count at 0: from there no piece came
+off) and asks an engine to search it for ``--movetime`` ms. An engine that sees a win for
+either side there tells that the draw was missed; scores near 0 to a depth well past what
+was played say the material left was a draw for both. Positions met in several games are
+searched once.
+
+    python benchmarks/drawn_endings.py DB --engine bots/c/bot \\
+        --option Search=alphabeta [--movetime 4000] [--limit 20]
+
+Any UGI engine serves; a deep one (the C bot's alpha-beta searches 12-17 plies in 4 s
+there) makes the answer worth more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+from guti.referee.game.engine_config import EngineConfig
+from guti.referee.ugi.client import Position, UgiEngine
+from guti.referee.ugi.go import Go
+from guti.rules import Board
+
+
+def last_captures(db: Path) -> list[tuple[str, str]]:
+    """``(game, fen)`` after the last capture of each drawn game, first met first."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT game, start_fen, moves FROM games WHERE result = '1/2-1/2' "
+            "AND reason IN ('fifty plies', 'repetition') ORDER BY game_id").fetchall()
+    found: dict[tuple[str, str], None] = {}
+    for game, start_fen, moves in rows:
+        board = Board(game, start_fen) if start_fen else Board(game)
+        last = board.fen()
+        for move in moves.split():
+            if board.push_str(move).is_capture:
+                last = board.fen()
+        found[(game, last)] = None
+    return list(found)
+
+
+async def search_all(positions: list[tuple[str, str]], config: EngineConfig,
+                     movetime: int) -> None:
+    engines: dict[str, UgiEngine] = {}
+    try:
+        for game, fen in positions:
+            if game not in engines:
+                engines[game] = await UgiEngine.launch(config, game)
+            engine = engines[game]
+            sent_at = engine.start_go(Position(fen), Go(movetime=movetime))
+            reply = await engine.wait_bestmove(sent_at, movetime / 1000 + 30)
+            info = reply.search
+            depth = "?" if info is None or info.depth is None else info.depth
+            score = "?" if info is None or info.score is None else info.score
+            print(f"{game} {fen} | depth {depth} score {score} bestmove {reply.bestmove}",
+                  flush=True)
+    finally:
+        for engine in engines.values():
+            await engine.quit()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("db", type=Path)
+    parser.add_argument("--engine", required=True, help="the engine's program")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--movetime", type=int, default=4000)
+    parser.add_argument("--limit", type=int, default=20, help="positions searched at most")
+    args = parser.parse_args()
+    if not args.db.is_file():
+        parser.error(f"{args.db}: no such database")
+    options = dict(o.split("=", 1) for o in args.option if "=" in o)
+    config = EngineConfig(name="judge", argv=[os.path.abspath(args.engine)],
+                          options=options, stderr_path=os.devnull)
+    positions = last_captures(args.db)[: args.limit]
+    print(f"{len(positions)} positions after the last capture of a drawn game",
+          file=sys.stderr)
+    asyncio.run(search_all(positions, config, args.movetime))
+
+
+if __name__ == "__main__":
+    main()
