@@ -24,10 +24,9 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO, TextIO
 
-from guti.rules import Board, RulesError
+from guti.rules import Board, PerftStopped, RulesError, divide
 
 from .ugi_options import EVAL_OPTIONS, OPTIONS, OptionError, parse_setoption, ugi_answer
-from .ugi_perft import PerftStopped, perft_divide
 
 ECHO_MAX = 200  # how much of an offending line is echoed back
 MAX_PERFT_DEPTH = 1000
@@ -340,7 +339,7 @@ class UgiEngine:
                     return
                 total = 0
                 lines = []
-                for text, count in perft_divide(board, depth, stop):
+                for text, count in divide(board, depth, stop.is_set):
                     lines.append(f"{text}: {count}")
                     total += count
             except PerftStopped:

@@ -24,19 +24,20 @@ if TYPE_CHECKING:
     from .errors import RulesError
     from .games import GAMES, Game, get_game
     from .move import Move
-    from .perft_tree import divide, perft
+    from .perft_tree import PerftStopped, divide, perft
     from .result import Outcome, Result, Side, Termination
 
 #: name -> the module of this package that defines it.
 _HOMES = {
     "Board": "board", "RulesError": "errors", "GAMES": "games", "Game": "games",
     "get_game": "games", "Move": "move", "divide": "perft_tree", "perft": "perft_tree",
+    "PerftStopped": "perft_tree",
     "Outcome": "result", "Result": "result", "Side": "result", "Termination": "result",
 }
 
 __all__ = [
     "Board", "Outcome", "Result", "Side", "Termination", "RulesError", "GAMES", "Game", "get_game",
-    "Move", "perft", "divide",
+    "Move", "perft", "divide", "PerftStopped",
 ]
 
 

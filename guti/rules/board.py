@@ -115,6 +115,16 @@ class Board:
         """How often the current position has occurred since the root position (1 = first time)."""
         return self._reps.get(self._key(), 0)
 
+    def position_key(self) -> int:
+        """The position as one number: ``white | black << n | turn << 2n`` (n points, turn 1
+        when Black moves), the key repetitions are counted by."""
+        return self._poskey
+
+    def repetition_counts(self) -> dict[int, int]:
+        """Occurrences of each :meth:`position_key` since the root position (a copy): what
+        a search or perft carries on to count repetitions along its lines."""
+        return dict(self._reps)
+
     def fen(self) -> str:
         return format_fen(self.game, self._white, self._black, self._turn, self.clock, self.fullmove)
 

@@ -24,6 +24,8 @@ afresh when it reaches ``MEMO_LIMIT`` entries, so memory stays bounded on any ru
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .board import Board
 from .geometry import Geometry
 from .movegen import count_moves, successors
@@ -31,6 +33,14 @@ from .movegen import count_moves, successors
 #: Entries one memo keeps before it starts afresh: Egara-guti depth 13 fills about 70,000;
 #: at about 120 bytes an entry (measured), one full memo holds some 30 MB.
 MEMO_LIMIT = 1 << 18
+
+#: Calls of the walk's inner step between two looks at ``should_stop`` (a few ms of work).
+STOP_CHECK_EVERY = 256
+
+
+class PerftStopped(Exception):
+    """``should_stop`` said yes before the count was done."""
+
 
 #: A ``_Children`` entry: the children's keys, and whether the moves are captures
 #: (capture is compulsory, so a position's moves are all captures or all steps).
@@ -111,8 +121,10 @@ class _LeafTotals(dict[int, int]):
         return total
 
 
-def perft(board: Board, depth: int) -> int:
-    """Number of legal move sequences of length ``depth`` from ``board``."""
+def perft(board: Board, depth: int, should_stop: Callable[[], bool] | None = None) -> int:
+    """Number of legal move sequences of length ``depth`` from ``board``. ``should_stop``,
+    asked every few milliseconds, ends the count early with :class:`PerftStopped` (an
+    engine's ``go perft 30`` must still heed ``stop``)."""
     if depth < 0:
         raise ValueError("perft depth must be >= 0")
     if depth == 0:
@@ -122,12 +134,13 @@ def perft(board: Board, depth: int) -> int:
     limit = game.few_pieces_limit
     fifty = game.no_capture_plies
     repeat_at = game.repetitions - 1  # a child seen this often already is finished
-    counts = dict(board._reps)  # repetition counts of the line: history, then the path
+    counts = board.repetition_counts()  # of the line: the history, then the path
     get = counts.get
     line = counts.keys()
     children = _Children(geo, limit)
     counted = _MoveCounts(geo)
     totals = _LeafTotals(children, counted)
+    steps = 0
 
     def two(key: int, clock: int) -> int:
         """Count two plies below a position not finished by end rules (its parent's view)."""
@@ -140,6 +153,10 @@ def perft(board: Board, depth: int) -> int:
 
     def node(key: int, clock: int, depth: int) -> int:
         """Count below a position not finished by end rules; depth >= 3."""
+        nonlocal steps
+        steps += 1
+        if should_stop is not None and steps % STOP_CHECK_EVERY == 0 and should_stop():
+            raise PerftStopped
         keys, captured = children[key]
         child_clock = 0 if captured else clock + 1
         if child_clock >= fifty:
@@ -163,7 +180,7 @@ def perft(board: Board, depth: int) -> int:
     own, enemy = board._sides()
     if limit is not None and (own.bit_count() <= limit) != (enemy.bit_count() <= limit):
         return 0
-    key = board._key()
+    key = board.position_key()
     if board.clock >= fifty or get(key, 0) >= repeat_at + 1:
         return 0
     if depth == 1:
@@ -173,15 +190,19 @@ def perft(board: Board, depth: int) -> int:
     return node(key, board.clock, depth)
 
 
-def divide(board: Board, depth: int) -> list[tuple[str, int]]:
-    """Perft split by first move: ``(move string, count)`` in byte order of the strings."""
+def divide(board: Board, depth: int,
+           should_stop: Callable[[], bool] | None = None) -> list[tuple[str, int]]:
+    """Perft split by first move: ``(move string, count)`` in byte order of the strings
+    (``should_stop``: as for :func:`perft`)."""
     if depth < 1:
         raise ValueError("divide depth must be >= 1")
     work = board.copy()
     out = []
     for move in work.legal_moves:
         work.push(move)
-        out.append((str(move), perft(work, depth - 1)))
+        if should_stop is not None and should_stop():
+            raise PerftStopped
+        out.append((str(move), perft(work, depth - 1, should_stop)))
         work.pop()
     out.sort()
     return out

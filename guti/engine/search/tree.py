@@ -8,7 +8,7 @@ Moves are the child positions themselves (``(own_after, enemy_after)``).
 Per node, in the order of protocol.md: the three-or-fewer rule (Pretwa, Gol-skuish), no
 legal move (loss), the 50-ply clock and the third occurrence (both scored by material: a
 win, a draw or a loss at that distance). Repetition counts start from the game history
-the board carries (see :mod:`.history`) and grow along the search path.
+the board carries (:meth:`~guti.rules.Board.repetition_counts`) and grow along the search path.
 
 The quiescence part needs no stand-pat: capture is compulsory, so a position where the
 side to move can capture is never a leaf; the search goes on through captures until the
@@ -32,7 +32,6 @@ from guti.rules import Board
 from guti.rules.movegen import capture_children, capture_sources, count_moves, step_children
 
 from .evaluate import NO_MOVES
-from .history import repetition_counts
 from .limits import Budget
 from .scores import INF, MATE, MATE_BOUND, MAX_PLY
 from .zobrist import BYTE_TABLES, CLOCK_KEYS, EXACT, LOWER, UPPER, TranspositionTable, zobrist_high
@@ -85,7 +84,7 @@ def build_tree(
     repetitions = game.repetitions
     turn_bit = 1 << (2 * size)
     wide_keys = 2 * size + 1 > 48  # keys past the six inline Zobrist bytes
-    reps = repetition_counts(board)
+    reps = board.repetition_counts()
     reps_get = reps.get
     slots = tt.slots
     tt_mask = tt.mask
