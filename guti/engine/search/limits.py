@@ -40,12 +40,6 @@ class SearchLimits:
         """(remaining ms, increment ms) of ``side`` ('w' or 'b')."""
         return (self.p1time, self.p1inc) if side == "w" else (self.p2time, self.p2inc)
 
-    @property
-    def is_timed(self) -> bool:
-        """True when a clock or movetime ends the search (not depth/nodes/infinite alone)."""
-        return not self.infinite and (
-            self.movetime is not None or self.p1time is not None or self.p2time is not None
-        )
 
 
 @dataclass(frozen=True)

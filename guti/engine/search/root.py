@@ -10,6 +10,12 @@ from .scores import INF
 from .tree import Tree
 
 
+def child_of(own: int, enemy: int, move: Move) -> tuple[int, int]:
+    """The mover's and the other side's masks after ``move``: the tree's form of a move."""
+    src, dst = 1 << (move.from_point - 1), 1 << (move.to_point - 1)
+    return (own & ~src) | dst, enemy & ~move.capture_mask
+
+
 class RootMoves:
     """The root moves (deduplicated child positions, most captures first, seeded order
     among equals) and the search over them at one depth.
@@ -29,8 +35,7 @@ class RootMoves:
         moves: list[tuple[int, int, str]] = []
         seen: set[tuple[int, int]] = set()
         for move in legal:
-            src, dst = 1 << (move.path[0] - 1), 1 << (move.path[-1] - 1)
-            child = ((own & ~src) | dst, enemy & ~move.capture_mask)
+            child = child_of(own, enemy, move)
             if child not in seen:
                 seen.add(child)
                 moves.append((child[0], child[1], str(move)))

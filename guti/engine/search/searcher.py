@@ -20,7 +20,7 @@ from guti.rules import Board, Move
 from .evaluate import build_evaluator
 from .level import LevelSettings, level_settings
 from .limits import Budget, SearchLimits
-from .root import RootMoves
+from .root import RootMoves, child_of
 from .scores import MATE, MATE_BOUND
 from .tree import PvChain, SearchAborted, Tree, build_tree
 from .zobrist import TranspositionTable
@@ -187,8 +187,7 @@ class Searcher:
             own, enemy = (work.white, work.black) if work.turn == "w" else (work.black, work.white)
             found = None
             for move in work.legal_moves:
-                src, dst = 1 << (move.path[0] - 1), 1 << (move.path[-1] - 1)
-                if (own & ~src) | dst == oa and enemy & ~move.capture_mask == ea:
+                if child_of(own, enemy, move) == (oa, ea):
                     found = move
                     break
             if found is None:

@@ -78,10 +78,3 @@ class TranspositionTable:
     def new_search(self) -> None:
         self.age = (self.age + 1) & 0xFFFF
 
-    def __len__(self) -> int:
-        return self.mask + 1
-
-    def fill_permille(self) -> int:
-        """How full the table is, in permille, from a sample of the first 1000 slots."""
-        sample = self.slots[:1000]
-        return sum(1 for s in sample if s is not None) * 1000 // len(sample)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from guti.referee.game.reasons import Reason
 from guti.referee.game.resources import EngineUse
+from guti.referee.ugi.search_info import Score as Score  # a record's scores, for its readers
 from guti.referee.ugi.search_info import SearchInfo
 from guti.rules.result import Result, Side
 

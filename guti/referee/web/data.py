@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from guti.referee.game.record import GameRecord
+from guti.referee.game.record import GameRecord, Score
 from guti.referee.stats.ratings import RatingError
 from guti.referee.stats.resources import ResourceTable
 from guti.referee.stats.sprt import SprtSpec
@@ -185,11 +185,17 @@ def white_evals(record: GameRecord) -> list[int | None]:
         if score is None:
             evals.append(None)
             continue
-        value = score.value if score.kind == "cp" else EVAL_BOUND
-        value = -value if score.kind == "loss" else value
-        value = max(-EVAL_BOUND, min(EVAL_BOUND, value))
-        evals.append(value if (ply % 2 == 0) == white_moves_first else -value)
+        evals.append(white_score(score, (ply % 2 == 0) == white_moves_first))
     return evals if any(v is not None for v in evals) else []
+
+
+def white_score(score: Score, white_moved: bool) -> int:
+    """An engine's score (from the mover's view) in centipieces from White's, within
+    :data:`EVAL_BOUND`: a forced win or loss at the bound, so a chart stays readable."""
+    value = score.value if score.kind == "cp" else EVAL_BOUND
+    value = -value if score.kind == "loss" else value
+    value = max(-EVAL_BOUND, min(EVAL_BOUND, value))
+    return value if white_moved else -value
 
 
 def compact_game(number: int, round_: int, white: int, black: int,

@@ -27,7 +27,7 @@ from typing import Any
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.stats.sprt import SprtSpec
-from guti.referee.web.data import EVAL_BOUND
+from guti.referee.web.data import white_score
 from guti.referee.web.live import remember_ply
 
 #: Bytes of feed the referee keeps for a server that is not reading, at most.
@@ -64,9 +64,7 @@ def _last_ply(record: GameRecord) -> dict[str, Any]:
     info = record.search[ply] if len(record.search) > ply else None
     if info is not None:
         if info.score is not None:
-            value = info.score.value if info.score.kind == "cp" else EVAL_BOUND
-            value = -value if info.score.kind == "loss" else value
-            out["score"] = value if white else -value
+            out["score"] = white_score(info.score, white)
         if info.depth is not None:
             out["depth"] = info.depth
     return out

@@ -105,10 +105,6 @@ class GameReader:
         """Stored games numbered ``after < seq <= upto`` (for a browser catching up)."""
         return [g for g in self._games(self._open(), after, None, count=False) if g[0] <= upto]
 
-    def snapshot(self) -> dict[str, Any] | None:
-        self._open()
-        return self.tally.snapshot() if self.tally is not None else None
-
     def _games(self, store: TournamentStore, after: int, limit: int | None,
                count: bool) -> list[tuple[int, list[Any]]]:
         games: list[tuple[int, list[Any]]] = []
