@@ -50,6 +50,21 @@ def settings_of(argv: list[str]):
 # --- an engine that cannot start ---------------------------------------------------------
 
 
+def test_a_tournament_whose_engine_cannot_start_leaves_nothing_in_the_way(tmp_path):
+    """The mistake corrected, the same command runs: the failed run left no database
+    (nor PDN) that would ask for ``-resume`` or call the new run a different tournament."""
+    good = ["-engine", "name=B", f"cmd={PY}", "args=-m guti.engine"]
+    rest = ["-each", "depth=1", "-games", "2", "-pdnout", "t.pdn"]
+    bad = guti("tournament", "-engine", "name=A", "cmd=./no-such-engine", *good, *rest,
+               cwd=tmp_path)
+    one_line(bad, 2, "engine A", "cannot start")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    fixed = guti("tournament", "-engine", "name=A", f"cmd={PY}", "args=-m guti.engine", *good,
+                 *rest, cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr
+    assert "2/2 games stored" in fixed.stdout
+
+
 def test_check_of_a_missing_engine_is_one_cannot_start_line(tmp_path):
     done = guti("check", "--", str(tmp_path / "no-such-engine"), cwd=tmp_path)
     one_line(done, 2, "guti check:", "cannot start", "no-such-engine", "No such file")

@@ -15,6 +15,7 @@ for both sources.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from guti.referee.config.args import CliError, ParsedArgs
@@ -161,12 +162,15 @@ class GivenOptions:
 
 
 def _whole_number(value: Scalar) -> int | None:
-    """A TOML integer as it is, a text as ``int()`` reads it; None for anything else."""
+    """A TOML integer as it is, a text of ASCII digits (a sign allowed, blanks around) as
+    the number it writes; None for anything else, non-ASCII digits and numbers past 18
+    digits included."""
     if isinstance(value, bool) or isinstance(value, float):
         return None
     if isinstance(value, int):
         return value
-    try:
-        return int(value)
-    except ValueError:
-        return None
+    match = _INTEGER.fullmatch(value.strip())
+    return int(match[0]) if match else None
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]{1,18}")

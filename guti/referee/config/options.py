@@ -141,12 +141,13 @@ def _counts(where: str, spec: dict[str, str], keys: tuple[str, ...]) -> dict[str
         if key not in spec:
             raise CliError(f"{where}: missing {key}=N")
         text = spec[key]
-        if not (text.isascii() and text.lstrip("+").isdigit()):
+        number = whole_number(text[1:] if text.startswith("+") else text)
+        if number is None:
             raise CliError(f"{where} {key}={text}: not a whole number >= 0")
         least = 1 if key == "movecount" else 0
-        if int(text) < least:
+        if number < least:
             raise CliError(f"{where} {key}={text}: must be at least {least}")
-        numbers[key] = int(text)
+        numbers[key] = number
     return numbers
 
 

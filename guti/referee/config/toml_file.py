@@ -57,6 +57,8 @@ def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
         raise CliError(f"config {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise CliError(f"config {path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise CliError(f"config {path}: not UTF-8 text (byte {exc.start})") from None
     base = os.path.dirname(os.path.abspath(path))
     known = {spec.name: spec for spec in specs}
     values: dict[str, GivenValue] = {}

@@ -17,6 +17,7 @@ command can never mix two tournaments.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 
@@ -106,14 +107,20 @@ def read_sprt(spec: dict[str, str], where: str = "-sprt") -> SprtSpec | None:
             try:
                 numbers[key] = float(spec[key])
             except ValueError:
-                raise CliError(f"{where} {key}={spec[key]}: not a number") from None
+                numbers[key] = math.nan
+            if not math.isfinite(numbers[key]):
+                raise CliError(f"{where} {key}={spec[key]}: not a number")
     model = spec.get("model", "normalized")
     if model not in _SPRT_MODELS:
         raise CliError(f"{where} model={model}: expected normalized or logistic")
     sprt = SprtSpec(**numbers, model=_SPRT_MODELS[model])
-    if not (0 < sprt.alpha < 1 and 0 < sprt.beta < 1) or sprt.elo1 <= sprt.elo0:
-        raise CliError(f"{where}: need 0 < alpha, beta < 1 and elo0 < elo1")
-    sprt.evaluate(wdl=(0, 0, 0))
+    if not (0 < sprt.alpha and 0 < sprt.beta and sprt.alpha + sprt.beta < 1) \
+            or sprt.elo1 <= sprt.elo0:
+        raise CliError(f"{where}: need alpha, beta > 0 with alpha + beta < 1, and elo0 < elo1")
+    try:
+        sprt.evaluate(wdl=(0, 0, 0))
+    except ValueError as exc:  # what the test itself refuses (a bound not finite, ...)
+        raise CliError(f"{where}: {exc}") from None
     return sprt
 
 

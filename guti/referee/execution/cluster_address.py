@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from guti.referee.process.errors import EngineStartError
 
 #: ``local:N``: a cluster of N worker processes started (and stopped) by guti itself.
-_LOCAL = re.compile(r"local:(\d+)")
+_LOCAL = re.compile(r"local:([0-9]{1,6})")
 #: ``SCHEME://HOST:PORT``: the address ``dask scheduler`` prints (tcp, tls, ws, ...).
 _REMOTE = re.compile(r"(tcp|tls|ws|wss|ucx|inproc)://\S+:\d+")
 

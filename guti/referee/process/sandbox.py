@@ -93,7 +93,7 @@ class Sandbox:
 
 def parse_size(key: str, text: str) -> int:
     """``256M`` / ``2G`` / ``1048576`` (bytes; units K, M, G, T are powers of 1024)."""
-    match = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)(i?B)?\s*", text, re.IGNORECASE)
+    match = re.fullmatch(r"\s*([0-9]{1,18})\s*([KMGT]?)(i?B)?\s*", text, re.IGNORECASE)
     if match is None:
         raise SandboxError(f"{key}={text}: expected a size such as 512M or 2G")
     size = int(match[1]) * _UNITS[match[2].upper()]

@@ -12,6 +12,7 @@ read the missing columns as NULL.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -56,6 +57,14 @@ def sqlite_message(exc: sqlite3.Error) -> str:
     if "malformed" in text or "not a database" in text:
         return f"{text} (the file is damaged)"
     return text
+
+
+def remove_database(path: str) -> None:
+    """Remove the SQLite file ``path`` and its side files (write-ahead log, shared
+    memory, rollback journal), those that exist."""
+    for name in (path, f"{path}-wal", f"{path}-shm", f"{path}-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
 
 
 def _open_read_only(path: str) -> sqlite3.Connection:

@@ -42,6 +42,7 @@ from guti.referee.process.traffic_log import TrafficLog
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.export import open_game_files, sync_epd, sync_pdn
 from guti.referee.storage.result_writer import ResultWriter
+from guti.referee.storage.sqlite_file import remove_database
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.events import (
     EventListener,
@@ -86,9 +87,9 @@ def standings_from_store(
 def open_tournament(
     settings: TournamentSettings, say: Callable[[str], None],
     fmt: TournamentFormat | None = None,
-) -> TournamentStore:
+) -> tuple[TournamentStore, bool]:
     """Create the tournament in its database (with the games its format schedules at
-    once), or reopen it for ``-resume``."""
+    once), or reopen it for ``-resume``; whether it was created now."""
     s = settings
     try:
         store = TournamentStore(s.db_path)
@@ -108,12 +109,12 @@ def open_tournament(
                     f"{s.db_path} holds a different tournament (other engines, games or "
                     "settings): resume it with its own command, or give another -db"
                 )
-            return store
+            return store, False
         if s.resume:
             say(f"no tournament in {s.db_path} yet: starting it")
         jobs = (fmt or tournament_format(s)).schedule()
         store.create({**s.describe(), "seed": s.seed}, s.fingerprint(), s.engines, jobs)
-        return store
+        return store, True
     except BaseException:
         store.close()
         raise
@@ -178,12 +179,15 @@ class _Run:
 
 
 async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution) -> Outcome:
-    """The locked part of a run: open the database, bring the PDN in line, play."""
+    """The locked part of a run: open the database, bring the PDN in line, play. A
+    tournament created by this run that fails before its first game is stored (an engine
+    that cannot start, say) is removed again: the corrected command starts it afresh."""
     fmt = tournament_format(s)
-    store = open_tournament(s, run.say, fmt)
+    store, created = open_tournament(s, run.say, fmt)
     traffic = TrafficLog(s.log_path) if s.log_path else None
     writers: list[GameFileWriter] = []
     results: ResultWriter | None = None
+    discard = False
     try:
         writers = _open_writers(s, store, run.say)
         results = ResultWriter(store, writers)
@@ -204,6 +208,9 @@ async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution)
         for line in feed.overview():
             run.say(line)
         return outcome
+    except Exception:
+        discard = created and not store.in_memory and store.count_finished() == 0
+        raise
     finally:
         if results is not None:
             results.close()
@@ -212,6 +219,8 @@ async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution)
         if traffic is not None:
             traffic.close()
         store.close()
+        if discard:
+            remove_database(s.db_path)
 
 
 def _feed(s: TournamentSettings, fmt: TournamentFormat, store: TournamentStore,
