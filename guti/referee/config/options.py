@@ -86,7 +86,7 @@ def engine_configs(given: GivenOptions) -> list[EngineConfig]:
     configs = []
     for entry in given.engines:
         try:
-            configs.append(engine_config_from_tokens(entry.settings, each_pairs, default_name=None,
+            configs.append(engine_config_from_tokens(entry.settings, each_pairs,
                                                      here=not given.has("cluster")))
         except EngineConfigError as exc:
             raise CliError(f"{entry.where}: {exc}") from None

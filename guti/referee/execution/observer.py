@@ -1,6 +1,7 @@
 """The optional watcher of a running tournament: games starting, moves, games stored.
 
-:class:`~guti.referee.execution.local.LocalExecutor` asks it for a per-game
+:class:`~guti.referee.execution.local.LocalExecutor` (and each referee process of a
+:class:`~guti.referee.execution.referee_pool.RefereePool`) asks it for a per-game
 :class:`~guti.referee.game.observer.MoveObserver` when a game starts, and
 :func:`~guti.referee.tournament.run.run_tournament` tells it each game it stored. Every call is
 made in the tournament's event loop and must return at once.

@@ -1,6 +1,6 @@
 """Game slots: N concurrent workers in one asyncio loop pulling scheduled games.
 
-The slots know how to *play* a :class:`~guti.referee.tournament.scheduler.ScheduledGame`
+The slots know how to *play* a :class:`~guti.referee.game.scheduled.ScheduledGame`
 and nothing about where the list came from or where results go: it pulls
 jobs from ``next_job()`` and hands each finished game to ``on_result(job,
 record)``, which the slot awaits before its next game (or, with ``ahead``, while it plays

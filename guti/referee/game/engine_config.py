@@ -60,14 +60,6 @@ class EngineConfig:
         return shlex.join(self.argv)
 
 
-def split_token(token: str) -> tuple[str, str]:
-    """``"key=value"`` -> ``("key", "value")``; one-line error if there is no ``=``."""
-    key, eq, value = token.partition("=")
-    if not eq or not key:
-        raise EngineConfigError(f"engine token {token!r} is not of the form key=value")
-    return key, value
-
-
 def _on_off(key: str, value: str) -> bool:
     low = value.lower()
     if low in ("on", "true", "yes", "1"):
@@ -99,7 +91,6 @@ def check_keys(tokens: Iterable[tuple[str, str]]) -> None:
 def engine_config_from_tokens(
     tokens: Iterable[tuple[str, str]],
     each: Iterable[tuple[str, str]] = (),
-    default_name: str | None = None,
     here: bool = True,
 ) -> EngineConfig:
     """Build an :class:`EngineConfig` from ``(key, value)`` pairs, ``each`` applied first;
@@ -136,7 +127,7 @@ def engine_config_from_tokens(
     cwd = settings.get("dir") or None
     if cwd is not None and here and not os.path.isdir(cwd):
         raise EngineConfigError(f"dir={cwd}: no such directory")
-    name = settings.get("name") or default_name or os.path.basename(cmd)
+    name = settings.get("name") or os.path.basename(cmd)
     try:
         limits = parse_limits(limit_tokens) if limit_tokens else None
         sandbox = parse_sandbox(sandbox_tokens) if sandbox_tokens else None

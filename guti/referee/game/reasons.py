@@ -39,7 +39,8 @@ class Reason(StrEnum):
 
     @property
     def is_rule(self) -> bool:
-        """True for the endings decided by the rules, False for engine faults."""
+        """True for the endings decided by the rules; False for engine faults and for
+        adjudication."""
         return self.value in _RULE_SPELLINGS
 
     @property

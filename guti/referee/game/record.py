@@ -104,12 +104,6 @@ class GameRecord:
             return None
         return self.white if side is Side.WHITE else self.black
 
-    def points_for(self, name: str) -> float:
-        """1, 0.5 or 0 for the engine called ``name`` (0 if unfinished)."""
-        if self.result is Result.DRAW:
-            return 0.5 if name in (self.white, self.black) else 0.0
-        return 1.0 if self.winner == name else 0.0
-
     def summary(self) -> str:
         """One terminal line: ``A vs B: 1-0 (no legal move, 57 plies)`` [+ the detail of a
         fault or an adjudication]."""

@@ -40,7 +40,8 @@ played.
 The loop is :class:`_Game`, one small method per step and per way a game ends;
 it is tested without processes through ``guti.referee.ugi.fake_transport``
 (``tests/test_ugi_client.py``). The engines stay running; starting, restarting and quitting them is the
-caller's job (see :mod:`guti.referee.tournament.match`).
+caller's job (see :mod:`guti.referee.execution.engine_pool` and
+:mod:`guti.referee.execution.pairing`).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ Typical use::
     await proc.start()
     sent_at = proc.send_lines(["isready"])
     line, at = await proc.read_stamped(time.monotonic() + 5)
-    await proc.quit()          # quit, grace, SIGTERM, SIGKILL the group, reap
+    await proc.quit()          # input closed, grace, SIGTERM, SIGKILL the group, reap
 """
 
 from __future__ import annotations
@@ -412,9 +412,10 @@ class EngineProcess:
 
     # -- the end ---------------------------------------------------------------------
     async def quit(self, grace: float = 1.0, term_grace: float = 1.0) -> None:
-        """End the engine for good: ``quit``, wait ``grace`` s, SIGTERM the group, wait
-        ``term_grace`` s, SIGKILL the group; then kill and reap anything left in the group.
-        Safe to call more than once and on an engine that never started."""
+        """End the engine for good: close its input (the UGI client has written ``quit``
+        first), wait ``grace`` s, SIGTERM the group, wait ``term_grace`` s, SIGKILL the
+        group; then kill and reap anything left in the group. Safe to call more than once
+        and on an engine that never started."""
         if self._closed:
             return
         self._closed = True
@@ -423,7 +424,6 @@ class EngineProcess:
             if handle is None:
                 return
             if not handle.exited.is_set():
-                self.send("quit")
                 self._close_stdin()  # end of input: an engine that missed quit sees EOF
             await handle.stop(grace, term_grace)
             if self._confinement is not None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import signal
 import sys
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -130,8 +129,3 @@ def children() -> list[int]:
             with contextlib.suppress(OSError), open(f"/proc/self/task/{tid}/children") as fh:
                 found += [int(pid) for pid in fh.read().split()]
     return found
-
-
-def kill_group_now(pgid: int) -> None:
-    """SIGKILL the group (best effort; used on the way out when waiting is impossible)."""
-    signal_group(pgid, signal.SIGKILL)

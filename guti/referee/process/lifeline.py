@@ -233,11 +233,6 @@ def is_registered(pgid: int) -> bool:
     return pgid in _registered
 
 
-def registered() -> list[int]:
-    """Process groups of engines started and not yet released."""
-    return sorted(_registered)
-
-
 def kill_registered() -> None:
     """SIGKILL every registered engine group now (safe in a signal handler: no locks)."""
     for pgid in list(_registered):

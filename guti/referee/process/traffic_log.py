@@ -39,7 +39,8 @@ class TrafficLog:
     def block(self, wall: float, direction: str, name: str, text: str) -> None:
         """Several lines that arrived together (``text``: joined by newlines), one stamp:
         the prefix is formatted once and the lines written in one string operation, so
-        an engine flooding output costs the log no Python work per line."""
+        an engine flooding output costs the log one write per chunk, not one per line
+        (each line is still made :func:`visible`)."""
         fh = self._fh
         if fh is None:
             return

@@ -139,10 +139,6 @@ class TournamentStore:
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(items.items())
         )
 
-    def set_meta(self, key: str, value: str) -> None:
-        with self._transaction():
-            self._put_meta({key: value})
-
     # -- tournament ----------------------------------------------------------
     def has_tournament(self) -> bool:
         return self.meta("settings") is not None

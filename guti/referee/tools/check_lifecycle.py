@@ -111,7 +111,7 @@ class LifecycleItems(CheckSession):
         eng = self.eng
         assert eng is not None
         pgid = eng.pid
-        eng.send("quit")
+        eng.ask_to_quit()
         start = time.monotonic()
         while eng.returncode is None and time.monotonic() - start < QUIT_LIMIT:
             await asyncio.sleep(0.02)

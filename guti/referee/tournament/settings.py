@@ -80,7 +80,7 @@ class MatchSettings:
 
 @dataclass
 class TournamentSettings:
-    """A whole tournament, checked; built by :func:`guti.referee.config.tournament.settings_from_argv`.
+    """A whole tournament, checked; built by :func:`guti.referee.config.tournament.tournament_settings`.
 
     The *fingerprint* is a hash of ``fingerprint_data``: everything that decides which
     games are played and how (engines, game, limits, format, rounds, games, openings,

@@ -195,7 +195,15 @@ class UgiEngine:
         await self.transport.start()
 
     async def quit(self, grace: float = 1.0, term_grace: float = 1.0) -> None:
+        """Ask the engine to quit (if it runs), then have the transport end it: its input
+        closed, ``grace`` s to exit, then SIGTERM and ``term_grace`` s, then SIGKILL."""
+        if self.transport.is_alive:
+            self.ask_to_quit()
         await self.transport.quit(grace, term_grace)
+
+    def ask_to_quit(self) -> None:
+        """``quit``: the only place that writes it."""
+        self.send("quit")
 
     def kill_now(self) -> None:
         self.transport.kill_now()

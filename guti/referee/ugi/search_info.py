@@ -32,11 +32,6 @@ class Score:
     kind: str  # "cp" | "win" | "loss"
     value: int
 
-    @property
-    def is_decisive(self) -> bool:
-        """A forced win or loss: beyond any centipiece threshold."""
-        return self.kind != "cp"
-
     def at_least(self, threshold: int) -> bool:
         """The mover is at least ``threshold`` centipieces up (a forced win always is)."""
         return self.kind == "win" or (self.kind == "cp" and self.value >= threshold)
