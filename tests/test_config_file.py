@@ -103,6 +103,18 @@ def test_reading_a_file_runs_no_build_and_the_build_step_does(tmp_path: Path) ->
                     "(not found on PATH)"]
 
 
+def test_a_failed_build_that_writes_bytes_not_utf8_is_one_line(tmp_path: Path) -> None:
+    build = (f'["{PY}", "-c", "import sys; sys.stderr.buffer.write(b\'cc: \\\\xff bad\\\\n\'); '
+             'sys.exit(1)"]')
+    (tmp_path / "t.toml").write_text(f'[[engine]]\nname = "A"\ncmd = "true"\nbuild = {build}\n')
+    given = read_tournament_options([str(tmp_path / "t.toml")])
+    said: list[str] = []
+    kept, _ = build_engines(given.engines, said.append)
+    assert kept == () and len(said) == 1
+    assert said[0].startswith("skipping engine A: build ") and said[0].endswith(
+        "failed: cc: \ufffd bad"), said
+
+
 def test_on_a_cluster_builds_are_handed_to_the_workers(tmp_path: Path) -> None:
     (tmp_path / "t.toml").write_text(
         'cluster = "local:1"\n[[engine]]\nname = "A"\ncmd = "true"\nbuild = "make -s"\n'

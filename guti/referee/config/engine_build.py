@@ -11,15 +11,11 @@ and a worker lacking one is left out of the run.
 from __future__ import annotations
 
 import shlex
-import shutil
-import subprocess
 from collections.abc import Callable
 
 from guti.referee.config.given import EngineEntry
+from guti.referee.execution.builds import first_missing, run_build
 from guti.referee.execution.cluster_address import EngineSetup
-
-#: Longest a build may take before the engine is skipped.
-BUILD_TIMEOUT = 300
 
 
 def build_engines(
@@ -30,10 +26,9 @@ def build_engines(
     kept: list[EngineEntry] = []
     setups: list[EngineSetup] = []
     for entry in engines:
-        missing = [] if on_cluster else [
-            tool for tool in entry.requires if shutil.which(tool) is None]
-        if missing:
-            report(f"skipping engine {entry.name}: {missing[0]} is not installed "
+        missing = None if on_cluster else first_missing(entry.requires)
+        if missing is not None:
+            report(f"skipping engine {entry.name}: {missing} is not installed "
                    "(not found on PATH)")
             continue
         if on_cluster:
@@ -41,7 +36,7 @@ def build_engines(
                 setups.append((entry.name, entry.build, entry.build_dir, entry.requires,
                                entry.upload))
         elif entry.build:
-            failure = build_failure(entry)
+            failure = run_build(entry.build, entry.build_dir)
             if failure is not None:
                 report(f"skipping engine {entry.name}: build {shlex.join(entry.build)} "
                        f"failed: {failure}")
@@ -49,15 +44,3 @@ def build_engines(
         kept.append(entry)
     return tuple(kept), tuple(setups)
 
-
-def build_failure(entry: EngineEntry) -> str | None:
-    """Run the engine's build in its folder; None when it worked, else why not (its
-    last line of output)."""
-    try:
-        done = subprocess.run(list(entry.build), cwd=entry.build_dir, capture_output=True,
-                              text=True, timeout=BUILD_TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return str(exc)
-    if done.returncode != 0:
-        return ((done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"])[0]
-    return None

@@ -15,13 +15,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import shlex
-import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from guti.referee.execution.builds import first_missing, run_build
 from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.execution.cluster_uploads import moved
 from guti.referee.execution.engine_pool import EnginePool
@@ -270,23 +269,18 @@ _BUILDS: dict[tuple[tuple[str, ...], str], str] = {}  # (argv, cwd) -> error (""
 def missing_requirement(setup: EngineSetup) -> str:
     """The first program an engine requires that is not on this worker's PATH, in a line."""
     engine, _build, _cwd, requires, _upload = setup
-    for tool in requires:
-        if shutil.which(tool) is None:
-            return f"engine {engine} requires {tool}, which is not installed here (not on PATH)"
-    return ""
+    tool = first_missing(requires)
+    if tool is None:
+        return ""
+    return f"engine {engine} requires {tool}, which is not installed here (not on PATH)"
 
 
 async def build_once(engine: str, argv: tuple[str, ...], cwd: str) -> str:
     """Run an engine's ``build`` once per worker process; the error line ("" if built)."""
     key = (argv, cwd)
     if key not in _BUILDS:
-        try:
-            done = await asyncio.to_thread(
-                subprocess.run, list(argv), cwd=cwd, capture_output=True, text=True, timeout=600)
-            last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-            _BUILDS[key] = "" if done.returncode == 0 else last[0]
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            _BUILDS[key] = str(exc)
+        failure = await asyncio.to_thread(run_build, argv, cwd)
+        _BUILDS[key] = failure or ""
     error = _BUILDS[key]
     return f"engine {engine}: build {shlex.join(argv)} failed: {error}" if error else ""
 
