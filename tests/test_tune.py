@@ -15,6 +15,7 @@ import json
 import random
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -138,6 +139,28 @@ def test_bad_parameter_specs_are_one_line_and_exit_2(tmp_path: Path, param: str,
     assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "t.db").exists()  # checked before any run is created
+
+
+@pytest.mark.parametrize("settings", ['{"tune": 5}', '{"tune": {"lag": "x"}, "seed": 1}',
+                                      '{"tune": {"lag": 1}, "seed": [1]}'])
+def test_a_resume_of_a_damaged_run_is_one_line(tmp_path: Path, settings: str) -> None:
+    """A run's stored settings that are not a run's (a damaged or tampered database):
+    ``-resume`` says so in one line, exit 2, and plays nothing."""
+    db = tmp_path / "t.db"
+    args = ["-param", "X=20,0,200,10,0.1", "-iterations", "1", "-pairs", "1"]
+    assert tune(*args, db=db, timeout=120).returncode == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (settings,))
+    conn.close()
+    done = tune(*args, "-resume", "-srand", "9" if "seed" in settings else "1", db=db,
+                timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and "t.db is damaged" in done.stderr, done.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone() == (
+            settings,)
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone() == (2,)
+    conn.close()
 
 
 def test_a_toml_file_gives_the_run(tmp_path: Path) -> None:

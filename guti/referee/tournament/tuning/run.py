@@ -117,7 +117,11 @@ def open_tuning(s: TuneSettings, say: Callable[[str], None]) -> TournamentStore:
                 raise TuneError(f"{s.db_path} already holds a run ({store.count_finished()}/"
                                 f"{store.count_scheduled()} games played): add -resume to "
                                 "continue it, or give another -db")
-            s.adopt(store.settings())
+            store.check()  # a damaged database is one line, not a traceback
+            try:
+                s.adopt(store.settings())
+            except ValueError as exc:
+                raise TuneError(f"{s.db_path} is damaged: {exc}") from None
             if store.meta("fingerprint") != s.fingerprint():
                 raise TuneError(f"{s.db_path} holds a different run (other engine, parameters "
                                 "or settings): resume it with its own command, or give another -db")

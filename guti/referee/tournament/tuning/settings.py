@@ -48,10 +48,18 @@ class TuneSettings:
 
     def adopt(self, stored: dict[str, Any]) -> None:
         """A resume goes on as the stored run was made: with its lag (which the
-        concurrency chose then) and, unless ``-srand`` was given, its seed."""
-        self.lag = int(stored.get("tune", {}).get("lag", self.lag))
+        concurrency chose then) and, unless ``-srand`` was given, its seed. ValueError
+        when what is stored is not such a run's settings (a damaged database)."""
+        tune = stored.get("tune", {})
+        lag = tune.get("lag", self.lag) if isinstance(tune, dict) else None
+        seed = stored.get("seed", self.seed)
+        for name, value in (("tune.lag", lag), ("seed", seed)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"its stored {name} is {value!r}, not a whole number")
+        assert isinstance(lag, int) and isinstance(seed, int)
+        self.lag = lag
         if not self.seed_given:
-            self.seed = int(stored.get("seed", self.seed))
+            self.seed = seed
 
     @property
     def games_per_iteration(self) -> int:
