@@ -407,6 +407,48 @@ tc = "10+0.1"
     assert not (folder / "built.txt").exists()
 
 
+def test_a_tuned_engines_folder_is_sent_to_the_workers(tmp_path, scheduler, workers):
+    """``guti tune -cluster`` with ``upload=``: every iteration's engines (new values, a
+    run of their own on the workers) start from the worker's copy of the folder."""
+    workers.append(start_worker(scheduler, "bare", nworkers=1))
+    workers_named(scheduler, "bare", 1)
+    folder, where = tmp_path / "eng", tmp_path / "where.txt"
+    folder.mkdir()
+    script = folder / "run.sh"
+    peaked = ROOT / "tests" / "engines" / "peaked.py"
+    script.write_text(f"""#!/bin/sh
+here=$(cd "$(dirname "$0")" && pwd)
+echo "$here" >> {where}
+exec {shlex.quote(PY)} {shlex.quote(str(peaked))}
+""")
+    script.chmod(0o755)
+    (tmp_path / "tune.toml").write_text(f"""
+cluster = "{scheduler}"
+iterations = 2
+maxmoves = 20
+[[engine]]
+name = "peaked"
+upload = "eng"
+dir = "eng"
+cmd = "./run.sh"
+[each]
+depth = 1
+[param]
+X = "20,0,200,10,0.1"
+""")
+    done = subprocess.run([*GUTI, "tune", "tune.toml", "-db", "t.db"], cwd=tmp_path, env=ENV,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert "values after 2/2 iterations" in done.stdout, done.stdout
+    assert games_stored(tmp_path / "t.db") == 4
+    # the client reads the engine's options from its own folder, once; every engine the
+    # worker started (its check's and each iteration's) ran from its copy
+    started = where.read_text().split()
+    assert started.count(str(folder)) == 1, started
+    copies = [path for path in started if path != str(folder)]
+    assert len(copies) >= 3 and all("guti-uploads" in path for path in copies), started
+
+
 def guti_plugins(address: str) -> list[str]:
     """The guti runs' worker plugins the scheduler holds (one per run)."""
     from distributed import Client

@@ -195,6 +195,10 @@ class ClusterExecutor:
         return self.client.submit(play_task, self.spec, batch, key=key, pure=False,
                                   resources={self.resource: 1})
 
+    async def _stop_runs(self) -> None:
+        """A graceful stop: every worker plays no new game of this run."""
+        await self.client.run(stop_run, self.spec.run_id, on_error="ignore")
+
     async def _settle(self, future: Future, batch: list[ScheduledGame]
                       ) -> list[GameOutcome] | Future:
         """The outcomes of a finished task, or the future of the same batch submitted again
@@ -323,7 +327,7 @@ class ClusterExecutor:
         async def on_stop() -> None:
             await stop.wait()
             with contextlib.suppress(Exception):
-                await self.client.run(stop_run, self.spec.run_id, on_error="ignore")
+                await self._stop_runs()
                 await book.withdraw((await book.untaken())[0])
 
         stopper = asyncio.ensure_future(on_stop())

@@ -118,7 +118,8 @@ def _run_for(spec: RunSpec) -> WorkerRun:
     with _LOCK:
         run = _RUNS.get(spec.run_id)
         if run is None:
-            run = _RUNS[spec.run_id] = WorkerRun(spec, _PLACES.get(spec.run_id))
+            places = _PLACES.get(spec.uploads_of or spec.run_id)
+            run = _RUNS[spec.run_id] = WorkerRun(spec, places)
             if count := worker_referee_count(spec):  # many games at once: over the cores
                 run.referees = WorkerReferees(spec, [p.config for p in run.pools], count)
         return run

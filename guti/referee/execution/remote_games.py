@@ -52,6 +52,7 @@ class RunSpec:
     setups: tuple[EngineSetup, ...] = ()  # requirements and builds, seen to once per worker
     per_worker: int = 0  # games at once on a worker (0: one per worker thread)
     python: str = ""  # the client's interpreter: ``{python}``, the worker's own there
+    uploads_of: str = ""  # the run whose sent folders its engines use ("": its own)
 
 
 @dataclass

@@ -59,19 +59,20 @@ class TuneCluster(ClusterExecutor):
         if iteration not in self.specs:
             engines = [self.config_for(iteration, side) for side in (0, 1)]
             self.specs[iteration] = dataclasses.replace(
-                self.spec, run_id=f"{self.spec.run_id}-{iteration}", engines=engines)
+                self.spec, run_id=f"{self.spec.run_id}-{iteration}", engines=engines,
+                uploads_of=self.spec.run_id)
         return self.specs[iteration]
 
     def _batch_size(self) -> int:
         return 1
 
-    def _submit(self, batch: list[ScheduledGame], worker: str = "") -> Any:
+    def _submit(self, batch: list[ScheduledGame]) -> Any:
+        """One game's task, with its iteration's engines, for a worker fit for the run."""
         first = batch[0].game_id
         spec = self._spec_of(first // self.games_per_iteration)
         key = f"guti-games-{spec.run_id}-{first}-{self.attempts.get(first, 0)}"
-        where = {"workers": [worker], "allow_other_workers": True} if worker else {}
         return self.client.submit(play_task, spec, batch, key=key, pure=False,
-                                  **where)
+                                  resources={self.resource: 1})
 
     async def release(self, iteration: int) -> None:
         """Every game of ``iteration`` is stored: quit its engines on every worker."""
@@ -81,8 +82,8 @@ class TuneCluster(ClusterExecutor):
                 await asyncio.wait_for(self.client.run(close_run, spec.run_id,
                                                        on_error="ignore"), RELEASE_TIMEOUT)
 
-    async def _stop_when(self, stop: asyncio.Event) -> None:
-        await stop.wait()
+    async def _stop_runs(self) -> None:
+        """A graceful stop: no worker starts a new game of any iteration."""
         for spec in list(self.specs.values()):
             with contextlib.suppress(Exception):
                 await self.client.run(stop_run, spec.run_id, on_error="ignore")
