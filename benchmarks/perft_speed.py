@@ -8,8 +8,8 @@ fresh subprocesses, several repetitions each, and the median of each. It prints
 are given by wall clock (what ``guti perft`` prints) and by the process's CPU time,
 which moves less when other jobs compete for the cores.
 
-Three measurements per game, each counting the same tree in both source trees (the
-node counts must agree, or the script stops):
+Four measurements, each counting the same tree in both source trees (the node counts
+must agree, or the script stops): three per game, and the engine's bench.
 
 - ``perft``: :func:`guti.rules.perft` as ``guti perft`` runs it; leaves are
   bulk-counted (the last ply's moves are counted, not made).
@@ -18,7 +18,8 @@ node counts must agree, or the script stops):
   counts updated): the generator's speed without the bulk-count shortcut.
 - ``board``: the referee's path, ``Board.legal_moves`` / ``push`` / ``pop`` on
   every node (move objects, legality check, repetition history), at a lower depth.
-- ``bench``: the reference engine's ``guti bench`` (both games, depth 8), whose node
+- ``bench``: the reference engine's ``guti bench`` (its positions of every game, depth
+  8), whose node
   count must be the same in both trees: search orders moves by the generator's order.
 
     python benchmarks/perft_speed.py [--baseline COMMIT] [--reps 5] [--only KIND]

@@ -6,7 +6,7 @@ The node count depends only on the search code (no clock is involved), so it is 
 signature of the search: a change that alters it changes the search, one that does not
 is a pure speed change.
 
-Usage: ``guti bench [DEPTH]`` (default 8). The last line is ``nodes N nps M``.
+Usage: ``guti bench [DEPTH]`` (default 8). The last line is ``nodes N nps M time T``.
 """
 
 from __future__ import annotations
@@ -83,9 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv:
         if argv[0] in ("-h", "--help"):
             print("usage: guti bench [DEPTH]\n"
-                  f"Searches a fixed set of positions of both games to DEPTH (1..30, default "
-                  f"{DEFAULT_DEPTH}).\nThe last line is 'nodes N nps M'; N is a signature of "
-                  "the search.")
+                  f"Searches a fixed set of positions of every game to DEPTH (1..30, default "
+                  f"{DEFAULT_DEPTH}).\nThe last line is 'nodes N nps M time T'; N is a "
+                  "signature of the search.")
             return 0
         if len(argv) > 1 or argv[0] not in {str(d) for d in range(1, 31)}:
             print(f"guti bench: expected one depth 1..30, got {' '.join(argv)!r}", file=sys.stderr)
