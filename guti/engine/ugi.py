@@ -2,9 +2,10 @@
 
 State: the selected game, the current :class:`~guti.rules.Board`, the option values.
 The command loop (:func:`run`) reads stdin on the main thread; every long job (a search,
-``go perft``, ``bench``) runs on one worker thread with its own stop flag, so ``isready``,
-``stop`` and ``quit`` are answered at once while it runs (``stop`` waits for the job's last
-line, so a ``bestmove`` always comes before the answer to the next command). Output lines
+``go perft``, ``bench``) runs on one worker thread with its own stop flag, so ``stop`` and
+``quit`` are answered at once while it runs, and ``isready`` too while a search runs (``go
+perft`` and ``bench`` write their lines first, as protocol.md asks; ``stop`` waits for the
+job's last line, so a ``bestmove`` always comes before the answer to the next command). Output lines
 from both threads go through one lock and are flushed one by one.
 
 This module knows nothing of how a move is found: it drives the search through
@@ -22,9 +23,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from guti.rules import Board, PerftStopped, RulesError, divide
+
+if TYPE_CHECKING:  # imported on first use at run time: start-up stays fast
+    from guti.engine.search import Iteration, Searcher, SearchLimits
 
 from .ugi_options import EVAL_OPTIONS, OPTIONS, OptionError, parse_setoption, ugi_answer
 
@@ -74,7 +78,7 @@ class UgiEngine:
         # (a game may default to other weights than the options' declared defaults).
         self.weights_set: dict[str, int] = {}
         self.board = Board(str(self.values["UGI_Variant"]))
-        self._searcher = None
+        self._searcher: Searcher | None = None
         self._worker: threading.Thread | None = None
         self._job_is_search = False  # the running job is a search (isready must not wait)
         self._stop = threading.Event()
@@ -100,7 +104,7 @@ class UgiEngine:
     def game(self) -> str:
         return str(self.values["UGI_Variant"])
 
-    def searcher(self):
+    def searcher(self) -> Searcher:
         """The searcher, created (and its table allocated) on first need."""
         if self._searcher is None:
             from guti.engine.search import Searcher
@@ -303,12 +307,12 @@ class UgiEngine:
         )
         self._start_search(limits)
 
-    def _start_search(self, limits) -> None:
+    def _start_search(self, limits: SearchLimits) -> None:
         board = self.board.copy()
         searcher = self.searcher()
         out = self.out
 
-        def on_info(it) -> None:
+        def on_info(it: Iteration) -> None:
             from guti.engine.search import describe_score
 
             score = describe_score(it.score)
