@@ -24,25 +24,33 @@ import sys
 from pathlib import Path
 
 from guti.referee.game.engine_config import EngineConfig
+from guti.referee.game.reasons import Reason
+from guti.referee.process.errors import EngineStartError, EngineTimeout
+from guti.referee.storage.errors import StoreError
+from guti.referee.storage.store import TournamentStore
 from guti.referee.ugi.client import Position, UgiEngine
 from guti.referee.ugi.go import Go
 from guti.rules import Board
+from guti.rules.result import Result
+
+#: The draws by the rules this looks into.
+DRAWS = (Reason.FIFTY_PLIES, Reason.REPETITION)
 
 
 def last_captures(db: Path) -> list[tuple[str, str]]:
     """``(game, fen)`` after the last capture of each drawn game, first met first."""
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute(
-            "SELECT game, start_fen, moves FROM games WHERE result = '1/2-1/2' "
-            "AND reason IN ('fifty plies', 'repetition') ORDER BY game_id").fetchall()
     found: dict[tuple[str, str], None] = {}
-    for game, start_fen, moves in rows:
-        board = Board(game, start_fen) if start_fen else Board(game)
-        last = board.fen()
-        for move in moves.split():
-            if board.push_str(move).is_capture:
-                last = board.fen()
-        found[(game, last)] = None
+    with TournamentStore.checked(str(db)) as store:
+        for _info, record in store.records_by_game():
+            if record.result is not Result.DRAW or record.reason not in DRAWS:
+                continue
+            board = Board(record.game, record.start_fen) if record.start_fen \
+                else Board(record.game)
+            last = board.fen()
+            for move in record.moves:
+                if board.push_str(move).is_capture:
+                    last = board.fen()
+            found[(record.game, last)] = None
     return list(found)
 
 
@@ -76,13 +84,21 @@ def main() -> None:
     args = parser.parse_args()
     if not args.db.is_file():
         parser.error(f"{args.db}: no such database")
-    options = dict(o.split("=", 1) for o in args.option if "=" in o)
+    bad = [o for o in args.option if "=" not in o]
+    if bad:
+        parser.error(f"--option {bad[0]!r}: expected NAME=VALUE")
+    options = dict(o.split("=", 1) for o in args.option)
     config = EngineConfig(name="judge", argv=[os.path.abspath(args.engine)],
                           options=options, stderr_path=os.devnull)
-    positions = last_captures(args.db)[: args.limit]
-    print(f"{len(positions)} positions after the last capture of a drawn game",
-          file=sys.stderr)
-    asyncio.run(search_all(positions, config, args.movetime))
+    try:
+        positions = last_captures(args.db)[: args.limit]
+    except (StoreError, sqlite3.Error) as exc:
+        parser.error(f"{args.db}: {exc}")
+    print(f"{len(positions)} positions after the last capture of a drawn game", flush=True)
+    try:
+        asyncio.run(search_all(positions, config, args.movetime))
+    except (EngineStartError, EngineTimeout) as exc:
+        sys.exit(f"drawn_endings.py: {exc}")
 
 
 if __name__ == "__main__":

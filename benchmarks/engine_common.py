@@ -77,6 +77,8 @@ def balanced_openings(game: str, count: int, seed: int, plies: tuple[int, int] =
         if result.score is None or abs(result.score) > max_cp:
             continue
         found.append(Opening(None, key, f"balanced {len(found) + 1}"))
+    if not found:
+        raise SystemExit(f"{game}: no balanced opening found (seed {seed})")
     if len(found) < count:  # a game with few balanced openings: reuse them
         found = [found[i % len(found)] for i in range(count)]
     return found

@@ -3,10 +3,10 @@
 For each step of the ladder (``--levels``, default every level from 0 to 20), the engine
 at level L plays the engine at level L-1 ``--games`` games (default 40) at ``--st``
 seconds a move (default 0.05), colours alternating and every balanced random opening
-played once with each colour (see ``engine_common``). The ladder is monotone when every
-level scores over 50 % against the one below it; a step at 50 % or under is marked, with
-the 95 % interval of its score, so a step too close to call is told from one that goes
-the wrong way.
+played once with each colour (see ``engine_common``). Each step's score is shown with
+its Elo and 95 % interval (guti's own, as the standings give it): ``ok`` when the upper
+level is ahead beyond the interval, ``ahead`` or ``behind`` when the match cannot tell,
+``WRONG WAY`` when the lower level is ahead beyond it.
 
     nice python benchmarks/level_ladder.py [--game egara-guti] [--games 40] [--st 0.05]
                                            [--levels 0,5,10,15,20] [--jobs 2] [--seed 1]
@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import time
 
 from engine_common import balanced_openings, engine_config, play_match
 
+from guti.engine.search.level import MAX_LEVEL
 from guti.referee.game.timecontrol import Limits
+from guti.referee.stats.stats import format_elo, score_elo
 from guti.rules import GAMES
 
 
@@ -42,23 +43,18 @@ async def step(game: str, upper: int, lower: int, games: int, st: float,
             "seconds": time.perf_counter() - began}
 
 
-def interval(points: float, wins: int, draws: int, losses: int) -> tuple[float, float]:
-    """The score's share and the half-width of its 95 % interval (normal approximation
-    over the games' outcomes)."""
-    n = wins + draws + losses
-    share = points / n
-    variance = (wins * (1 - share) ** 2 + draws * (0.5 - share) ** 2
-                + losses * share ** 2) / n
-    return share, 1.96 * math.sqrt(variance / n)
-
-
 def show(res: dict) -> None:
     s = res["score"]
-    share, half = interval(s.points, s.wins, s.draws, s.losses)
-    verdict = "ok" if share > 0.5 else ("too close" if share + half > 0.5 else "WRONG WAY")
+    elo = score_elo(s.wins, s.draws, s.losses)
+    if elo.elo - elo.margin > 0:
+        verdict = "ok"
+    elif elo.elo + elo.margin < 0:
+        verdict = "WRONG WAY"
+    else:
+        verdict = "ahead" if elo.elo > 0 else "behind"
     print(f"level {res['upper']:2d} vs {res['lower']:2d}: +{s.wins} ={s.draws} -{s.losses}"
-          f"  {100 * share:5.1f} % ± {100 * half:4.1f}  faults {res['faults']}"
-          f"  {res['seconds']:5.0f} s  {verdict}", flush=True)
+          f"  {100 * s.points / s.games:5.1f} %  {format_elo(elo.elo, elo.margin):>16} Elo"
+          f"  faults {res['faults']}  {res['seconds']:5.0f} s  {verdict}", flush=True)
 
 
 async def run_all(args: argparse.Namespace) -> None:
@@ -88,8 +84,12 @@ def main() -> None:
         args.levels = [int(v) for v in args.levels.split(",")]
     except ValueError:
         parser.error(f"--levels {args.levels!r}: whole numbers separated by commas")
-    if len(args.levels) < 2 or args.levels != sorted(set(args.levels)):
-        parser.error("--levels: at least two levels, each higher than the one before")
+    if len(args.levels) < 2 or args.levels != sorted(set(args.levels)) \
+            or not 0 <= args.levels[0] <= args.levels[-1] <= MAX_LEVEL:
+        parser.error(f"--levels: at least two levels of 0..{MAX_LEVEL}, each higher than the "
+                     "one before")
+    if args.games < 2 or args.jobs < 1 or args.st <= 0:
+        parser.error("--games must be at least 2, --jobs at least 1, --st above 0")
     asyncio.run(run_all(args))
 
 
