@@ -76,3 +76,13 @@ def test_the_site_page_carries_the_placeholder_the_hook_fills() -> None:
     assert hook.PLACEHOLDER not in rendered and "| `-engine` |" in rendered
     mkdocs = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "docs/hooks/cli_reference.py" in mkdocs
+
+
+@pytest.mark.parametrize("command", ["match", "tournament", "tune", "standings", "export",
+                                     "report", "serve", "board", "perft", "check", "console",
+                                     "bench", "engine"])
+def test_every_command_answers_h_as_help(command: str) -> None:
+    done = subprocess.run([*GUTI, command, "-h"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "usage" in done.stdout.lower(), done.stdout

@@ -117,6 +117,8 @@ def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
         name = option_name(word)
         if name is None:
             raise CliError(f"unexpected argument {word!r} (expected an option such as -games)")
+        if name == "h" and "help" in table:  # -h: help, as every command takes it
+            name = "help"
         spec = table.get(name)
         if spec is None:
             raise CliError(f"unknown option {word!r}{_nearest(name, table)}")
