@@ -52,8 +52,9 @@ from guti.referee.tournament.defaults import (
     DEFAULT_SEEDS,
     DEFAULT_TIEBREAK,
 )
+from guti.referee.tournament.formats import FORMATS
 from guti.referee.tournament.knockout import KNOCKOUT
-from guti.referee.tournament.scheduler import FORMATS, opening_slots
+from guti.referee.tournament.scheduler import opening_slots
 from guti.referee.tournament.settings import TournamentSettings
 
 #: Most games at once (each is two engine processes); more is a mistake, not a plan.
@@ -135,9 +136,9 @@ def tournament_settings(
     game = game_name(given)
     configs = engine_configs(given)
     fmt = given.text("tournament", "roundrobin") or "roundrobin"
-    if fmt not in (*FORMATS, KNOCKOUT):
+    if fmt not in FORMATS:
         raise CliError(f"{given.where('tournament')}: unknown format {fmt!r} "
-                       "(expected roundrobin, gauntlet or knockout)")
+                       f"(expected {', '.join(FORMATS)})")
     if len(configs) < 2:
         raise CliError(f"a tournament needs at least two engines, got {len(configs)}")
     check_limits(configs)

@@ -52,9 +52,8 @@ class LocalExecutor(GameSlots):
         ]
         self.traffic = traffic
         #: By pid, the engine process last pinned and its CPUs: a process that stays in one
-        #: slot is pinned by its first game only (pinning reads /proc, about 0.1 ms). The
-        #: process is kept to tell a pid used again by a new one (the compiled client's
-        #: objects take no weak references).
+        #: slot is pinned by its first game only (pinning walks its /proc tree, about
+        #: 0.1 ms a game). The process itself is kept, to tell a pid used again by a new one.
         self.pinned: dict[int, tuple[UgiEngine, tuple[int, ...]]] = {}
 
     async def check_engines(self) -> None:

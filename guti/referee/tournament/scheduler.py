@@ -34,7 +34,8 @@ from collections.abc import Iterator, Sequence
 from guti.referee.game.openings import Opening
 from guti.referee.game.scheduled import ScheduledGame
 
-FORMATS = ("roundrobin", "gauntlet")
+#: The formats that pair the engines once, before play (a knockout pairs round by round).
+PAIRINGS = ("roundrobin", "gauntlet")
 
 
 class ScheduleError(ValueError):
@@ -44,7 +45,7 @@ class ScheduleError(ValueError):
 def pairings(fmt: str, engines: int, seeds: int = 1) -> list[tuple[int, int]]:
     """The encounters: every pair ``(i, j)``, ``i < j`` (round-robin), or those with
     ``i`` one of the first ``seeds`` engines (gauntlet)."""
-    if fmt not in FORMATS:
+    if fmt not in PAIRINGS:
         raise ScheduleError(f"unknown tournament format {fmt!r} (expected roundrobin or gauntlet)")
     if engines < 2:
         raise ScheduleError(f"a tournament needs at least two engines, got {engines}")

@@ -71,6 +71,7 @@ class EngineSpec(Protocol):
 
 @functools.cache
 def _start_fen(game: str) -> str:
+    """``game``'s start FEN, worked out once per game name (it takes a board built)."""
     return Board(game).fen()
 
 
