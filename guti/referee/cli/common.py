@@ -1,7 +1,6 @@
-"""Small pieces every ``guti`` subcommand module shares.
-
-Why a module: the one-line error (untrusted text escaped, exit 2) and the leading
-``DB`` argument were written twice, and one copy forgot the escaping.
+"""Small pieces every ``guti`` subcommand module shares: the one-line error (untrusted
+text escaped, exit 2) and the leading ``DB`` argument, written once so that every
+command escapes and checks them alike.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The wall-clock time a command took, printed at its end instead of promised in the README.
+"""The wall-clock time a command took, printed at its end.
 
-Why measured: how long a tournament takes depends on the machine and its load (the
-bundled one took 12 s on an idle machine and 22-34 s on a loaded one), so the README
-states no figure and the command reports its own.
+Why measured: how long a tournament takes depends on the machine and its load (the same
+tournament can take twice as long on a loaded machine), so the command reports its own
+time rather than the docs promising one.
 """
 
 from __future__ import annotations

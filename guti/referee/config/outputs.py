@@ -2,9 +2,9 @@
 is written: none is a directory (or a block device or a socket), the database is a
 regular file, and no two are the same file, nor any of them the database.
 
-Why: ``-pdnout`` equal to ``-db`` turned the database into PDN text, ``-report`` equal to
-``-db`` into HTML, ``-log`` equal to ``-db`` lost the traffic log, and a ``-report`` naming
-a directory failed only after every game was played. Files that exist are compared by
+Why: unchecked, ``-pdnout`` equal to ``-db`` would turn the database into PDN text,
+``-report`` equal to ``-db`` into HTML, ``-log`` equal to ``-db`` would lose the traffic
+log, and a ``-report`` naming a directory would fail only after every game was played. Files that exist are compared by
 device and inode (every name of a file: symlinks, hard links, ``./x`` and ``x``); files
 that do not exist yet by their resolved path (``realpath``: symlinks, ``..``). The side
 files guti writes next to an output (the database's ``-wal``/``-shm``, the PDN's

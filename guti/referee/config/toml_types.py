@@ -5,11 +5,10 @@ A key takes exactly one kind of TOML value: ``games = 10`` (a whole number, not 
 ``"yes"`` or ``1``). Anything else is one line naming the file and the key, before
 anything runs.
 
-Why: the values used to be converted to text and read as the command line reads its
-words, so ``report = false`` wrote a file named ``false``, ``stderr = 7`` a file named
-``7``, and ``restart = 1`` or ``games = "10"`` passed unnoticed. On the command line
-every value is text; in a file its type is part of what it says, and a wrong one is a
-mistake to point at, not to guess around.
+Why: read as the command line reads its words, ``report = false`` would write a file
+named ``false``, ``stderr = 7`` a file named ``7``, and ``restart = 1`` or ``games =
+"10"`` would pass unnoticed. On the command line every value is text; in a file its type
+is part of what it says, and a wrong one is a mistake to point at, not to guess around.
 
 Keys not listed here keep what :mod:`guti.referee.config.toml_file` does with them
 (``args``, ``requires``, ``build``, ``options``, ``option.NAME``: any value an engine

@@ -72,8 +72,9 @@ CLOSE_GRACE = 10.0
 
 
 #: CPU seconds of every referee process this guti has closed, its engines not counted: the
-#: referee's own cost where ``getrusage`` of this process cannot see it
-#: (``benchmarks/referee_cpu.py`` adds it to this process's): refereeing, and starting.
+#: referee's own cost, which ``getrusage`` of this process cannot see (the engines'
+#: would be mixed in): refereeing, and starting. A measurement of what refereeing costs
+#: adds it to this process's own.
 _closed_cpu_seconds = {"run": 0.0, "start": 0.0}
 
 

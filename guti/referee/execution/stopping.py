@@ -2,8 +2,7 @@
 
 Why states and not task cancellation alone: in Python 3.11 ``asyncio.wait_for`` can
 swallow a cancellation when the awaited read completes in the same step, and a
-worker that swallowed it simply started the next game (17 of 34 SIGTERMs were
-ignored that way). So a stop is a flag every loop checks before it starts anything,
+worker that swallowed it would simply start the next game. So a stop is a flag every loop checks before it starts anything,
 and an abort is a flag plus an event every wait races against
 (:meth:`RunControl.unless_aborted`); the engines are SIGKILLed at once so whatever
 they were doing ends, and a hard deadline thread ends the process if, against all

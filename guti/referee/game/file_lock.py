@@ -8,7 +8,7 @@ them, by any name, gets :class:`FileBusy`: one line naming the holder's pid.
 
 Why on the file itself: a lock is then keyed on the file's device and inode, so it holds
 for every name of the file (a hard link, a symlink, ``./x.db`` beside ``x.db``); a lock file
-named after the path (the old ``DB.lock``) let two runs use one database through two
+named after the path (``DB.lock``) would let two runs use one database through two
 names. The kernel drops a flock when its holder dies, however it dies, so nothing stale
 is ever left to take over. A flock never conflicts with SQLite's own (``fcntl``) locks.
 The holder's pid, for the message, is read from ``/proc/locks`` (Linux; elsewhere the
