@@ -73,7 +73,8 @@ class _InstantExecution(Execution):
         self.slots = _InstantSlots([e.name for e in plan.engines])
 
     def open(self, traffic: TrafficHook | None = None,
-             observer: TournamentObserver | None = None) -> GameExecutor:
+             observer: TournamentObserver | None = None, trouble: object = None,
+             news: object = None) -> GameExecutor:
         return self.slots
 
 

@@ -8,6 +8,7 @@ highlighting, so engine names stay literal.
 
 from __future__ import annotations
 
+import sys
 import time
 
 from rich.console import Console
@@ -32,6 +33,7 @@ from guti.referee.tournament.events import (
     PlayStarted,
     ScheduleGrew,
     TournamentEvent,
+    Trouble,
 )
 from guti.referee.tournament.settings import TournamentSettings
 
@@ -58,6 +60,8 @@ class TournamentDisplay:
     def __call__(self, event: TournamentEvent) -> None:
         if isinstance(event, Note):
             say_plain(self.console, event.text)
+        elif isinstance(event, Trouble):
+            print(visible(event.text), file=sys.stderr, flush=True)
         elif isinstance(event, GameStored):
             self._stored(event)
         elif isinstance(event, ScheduleGrew):

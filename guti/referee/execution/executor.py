@@ -25,6 +25,7 @@ from guti.referee.execution.local import LocalExecutor
 from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.referee_choice import AUTO_REFEREES, referee_count
 from guti.referee.execution.referee_pool import RefereePool, fork_referees
+from guti.referee.execution.remote_games import say_error, say_out
 from guti.referee.execution.slots import ResultHandler
 from guti.referee.execution.stopping import RunControl
 from guti.referee.game.engine_config import EngineConfig
@@ -33,6 +34,8 @@ from guti.referee.game.settings import GameSettings
 from guti.referee.process.engine_process import TrafficHook
 from guti.referee.process.forked import ForkedChild, start_lifeline
 
+#: Where an executor tells a line (see :meth:`Execution.open`).
+Say = Callable[[str], None]
 
 class GameExecutor(Protocol):
     """What every way of running games does: start every engine once, play the jobs
@@ -106,17 +109,21 @@ class Execution:
         self._forked = tuple(forked)
 
     def open(
-        self, traffic: TrafficHook | None = None, observer: TournamentObserver | None = None
+        self, traffic: TrafficHook | None = None, observer: TournamentObserver | None = None,
+        trouble: Say = say_error, news: Say = say_out,
     ) -> GameExecutor:
         """The executor of the plan (not started: :meth:`GameExecutor.check_engines`
-        starts it); ``observer`` hears of every game start (not on a cluster)."""
+        starts it); ``observer`` hears of every game start (not on a cluster); ``trouble``
+        and ``news`` of what happens to the referee processes or the cluster's workers (a
+        process or worker lost, a game played again; workers joining or waited for)."""
         p = self.plan
         if p.cluster is not None:  # played by Dask workers; Dask is imported only here
-            return cluster_executor(p.cluster, p.engines, p.game, traffic, setups=p.setups)
+            return cluster_executor(p.cluster, p.engines, p.game, traffic, setups=p.setups,
+                                    trouble=trouble, news=news)
         if count := p.referee_processes():
             return RefereePool(p.engines, p.game, p.concurrency, count, traffic,
                                observer=observer, wait_ms=p.wait_ms, cpus=p.cpus,
-                               forked=self._forked)
+                               forked=self._forked, say=trouble)
         return LocalExecutor(p.engines, p.game, p.concurrency, traffic,
                              tag_processes=p.tag_processes, observer=observer,
                              wait_ms=p.wait_ms, cpus=p.cpus)
@@ -140,6 +147,8 @@ def cluster_executor(
     game: GameSettings,
     traffic: TrafficHook | None = None,
     setups: tuple[EngineSetup, ...] = (),
+    trouble: Say = say_error,
+    news: Say = say_out,
 ) -> GameExecutor:
     """A :class:`~guti.referee.execution.cluster.ClusterExecutor`; Dask is imported here,
     only when ``-cluster`` was given."""
@@ -149,4 +158,5 @@ def cluster_executor(
         raise ClusterError(
             f"-cluster {address.text} needs Dask: pip install 'guti[cluster]' ({exc})"
         ) from None
-    return ClusterExecutor(address, engines, game, traffic, setups=setups)
+    return ClusterExecutor(address, engines, game, traffic, say=trouble, setups=setups,
+                           tell=news)

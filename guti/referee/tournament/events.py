@@ -25,6 +25,15 @@ class Note:
 
 
 @dataclass(frozen=True, slots=True)
+class Trouble:
+    """One line about trouble met and handled on the way: a referee process or a worker
+    lost, a game played again. Told apart from :class:`Note` so that a terminal can put
+    it where warnings go."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class PlayStarted:
     """The games are about to be played: ``finished`` of ``total`` are stored already."""
 
@@ -58,7 +67,7 @@ class PlayEnded:
     """No further game will be played in this run (every one stored, or the run stopped)."""
 
 
-TournamentEvent = Note | PlayStarted | GameStored | ScheduleGrew | PlayEnded
+TournamentEvent = Note | Trouble | PlayStarted | GameStored | ScheduleGrew | PlayEnded
 #: Who hears a tournament's events.
 EventListener = Callable[[TournamentEvent], None]
 

@@ -51,6 +51,7 @@ from guti.referee.tournament.events import (
     PlayEnded,
     PlayStarted,
     ScheduleGrew,
+    Trouble,
     ignore,
 )
 from guti.referee.tournament.feed import FormatError, GameFeed
@@ -177,6 +178,9 @@ class _Run:
     def say(self, text: str) -> None:
         self.listener(Note(text))
 
+    def warn(self, text: str) -> None:
+        self.listener(Trouble(text))
+
 
 async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution) -> Outcome:
     """The locked part of a run: open the database, bring the PDN in line, play. A
@@ -202,7 +206,7 @@ async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution)
             return outcome
         if outcome.finished == outcome.total:
             return outcome
-        executor = execution.open(traffic, run.observer)
+        executor = execution.open(traffic, run.observer, run.warn, run.say)
         run.running.append(executor)
         await _play(s, executor, results, traffic, outcome, run, feed)
         for line in feed.overview():
