@@ -27,9 +27,12 @@ from guti.referee.game.defaults import (
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,
     DEFAULT_GAMES,
+    DEFAULT_ITERATIONS,
+    DEFAULT_PAIRS,
     DEFAULT_ROUNDS,
     DEFAULT_SEEDS,
     DEFAULT_TIEBREAK,
+    DEFAULT_TUNE_DB,
     DEFAULT_WAIT_MS,
 )
 from guti.rules.names import GAME_NAMES
@@ -202,13 +205,13 @@ TUNE_OPTIONS: list[OptionSpec] = [
     OptionSpec("param", Kind.TOKENS, repeatable=True,
                help="NAME=START,MIN,MAX,C_END,R_END: an engine option to tune (one or more; "
                     "C_END: the perturbation at the end, R_END: the learning rate there)"),
-    OptionSpec("iterations", Kind.VALUE, help="SPSA iterations (default 100)"),
-    OptionSpec("pairs", Kind.VALUE, help="game pairs per iteration (default 1)"),
+    OptionSpec("iterations", Kind.VALUE, help=f"SPSA iterations (default {DEFAULT_ITERATIONS})"),
+    OptionSpec("pairs", Kind.VALUE, help=f"game pairs per iteration (default {DEFAULT_PAIRS})"),
     OptionSpec("config", Kind.VALUE, help="TOML file with the run (flags override it)"),
     OptionSpec("concurrency", Kind.VALUE,
                help="games at once (default: number of cores); with -cluster: per worker"),
     OptionSpec("db", Kind.VALUE, help="SQLite database of every game and the values "
-               "(default guti-tune.db)"),
+               f"(default {DEFAULT_TUNE_DB})"),
     OptionSpec("resume", Kind.FLAG, help="continue the run stored in -db"),
     OptionSpec("quiet", Kind.FLAG, help="only the values at the end"),
 ]

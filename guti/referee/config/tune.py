@@ -25,12 +25,10 @@ from guti.referee.config.outputs import check_outputs
 from guti.referee.config.toml_file import read_toml
 from guti.referee.config.tournament import MAX_CONCURRENCY, split_config
 from guti.referee.execution.cluster_address import EngineSetup
+from guti.referee.tournament.defaults import DEFAULT_ITERATIONS, DEFAULT_PAIRS, DEFAULT_TUNE_DB
 from guti.referee.tournament.tuning.settings import TuneSettings
 from guti.referee.tournament.tuning.spsa import Param, ParamSpecError, parse_param
 
-DEFAULT_TUNE_DB = "guti-tune.db"
-DEFAULT_ITERATIONS = 100
-DEFAULT_PAIRS = 1
 #: The longest lag allowed: iterations in flight besides the oldest.
 MAX_LAG = 64
 

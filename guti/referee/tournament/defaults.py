@@ -22,3 +22,9 @@ DEFAULT_WAIT_MS = 0
 #: Processes that referee a tournament's game slots (``-referees``): 0, ``auto``, chosen by
 #: guti (:func:`guti.referee.execution.referee_choice.referee_count`).
 DEFAULT_REFEREES = 0
+#: A tuning run's SPSA iterations (``guti tune -iterations``).
+DEFAULT_ITERATIONS = 100
+#: Game pairs per tuning iteration (``guti tune -pairs``).
+DEFAULT_PAIRS = 1
+#: A tuning run's database (``guti tune -db``).
+DEFAULT_TUNE_DB = "guti-tune.db"
