@@ -41,6 +41,7 @@ import os
 import shlex
 import time
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from guti.referee.process.cpu_time import ProcessCpu, TickCachedCpu, cpu_seconds, cpu_unknown
 from guti.referee.process.deadline_timer import DeadlineTimer
@@ -58,7 +59,8 @@ from guti.referee.process.sandbox import Confinement, Sandbox
 from guti.referee.process.stderr_summary import StderrTail, telling_line
 from guti.referee.process.usage import peak_rss
 
-__all__ = ["LINE_LIMIT", "QUEUE_LIMIT", "EngineProcess", "ProcessSpec", "TrafficHook",
+__all__ = ["LINE_LIMIT", "QUEUE_LIMIT", "EngineProcess", "EngineSpec", "ProcessSpec",
+           "TrafficHook",
            "describe_exit"]
 
 #: After the engine process exits, how long its stdout may stay open (held by
@@ -71,10 +73,18 @@ TrafficHook = Callable[[float, str, str, str], None]
 TrafficBlockHook = Callable[[float, str, str, str], None]
 
 
+class EngineSpec(ProcessSpec, Protocol):
+    """What starting an engine needs: how to run it, and its limits (``limits.*``; None:
+    none), which it is started inside (an ``EngineConfig`` is one)."""
+
+    @property
+    def sandbox(self) -> Sandbox | None: ...
+
+
 class EngineProcess:
     """A running engine program. Create, then :meth:`start`; end with :meth:`quit`."""
 
-    def __init__(self, spec: ProcessSpec, traffic: TrafficHook | None = None) -> None:
+    def __init__(self, spec: EngineSpec, traffic: TrafficHook | None = None) -> None:
         self.spec = spec
         self.name = spec.name
         self.traffic = traffic
@@ -145,10 +155,10 @@ class EngineProcess:
         self._stderr.watch(loop, stderr_r)
         self._handle.when_exited(self._on_exit)
 
-    def _confined_argv(self, cfg: ProcessSpec) -> list[str]:
+    def _confined_argv(self, cfg: EngineSpec) -> list[str]:
         """The argv to start: the engine's own, or, when it has limits
         (``cfg.sandbox``), the one starting it inside them (its cgroup made now)."""
-        sandbox: Sandbox | None = getattr(cfg, "sandbox", None)
+        sandbox = cfg.sandbox
         if sandbox is None or not sandbox.active:
             return cfg.argv
         self._confinement = Confinement(sandbox)
@@ -172,7 +182,7 @@ class EngineProcess:
         if self._cpu_reading is None:
             if self.pid is None:
                 return cpu_unknown
-            sandbox: Sandbox | None = getattr(self.spec, "sandbox", None)
+            sandbox = self.spec.sandbox
             self._cpu_reading = TickCachedCpu(
                 self._read_cpu, exact=sandbox is not None and sandbox.ponder_off)
         return self._cpu_reading.seconds

@@ -67,6 +67,8 @@ class EngineSpec(Protocol):
     def stderr_path(self) -> str | None: ...
     @property
     def options(self) -> Mapping[str, str]: ...
+    @property
+    def sandbox(self) -> Sandbox | None: ...
 
 
 @functools.cache
@@ -170,7 +172,7 @@ class UgiEngine:
         self.info = Handshake()
         #: Its resource limits (``limits.*`` settings; None: none), for the game to judge
         #: what each move used.
-        self.sandbox: Sandbox | None = getattr(config, "sandbox", None)
+        self.sandbox: Sandbox | None = config.sandbox if config is not None else None
 
     # -- life cycle (delegated to the transport) ------------------------------------------
     @classmethod
