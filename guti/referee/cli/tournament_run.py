@@ -26,13 +26,8 @@ from guti.referee.cli.resources_view import print_resources, resources_from_stor
 from guti.referee.cli.standings_view import make_console, print_standings
 from guti.referee.cli.web import run_with_live_page, write_tournament_report
 from guti.referee.config.args import CliError, OptionSpec, ParsedArgs, parse_cli
-from guti.referee.config.engine_build import build_engines
 from guti.referee.config.outputs import check_outputs
-from guti.referee.config.tournament import (
-    read_tournament_options,
-    sprt_from_args,
-    tournament_settings,
-)
+from guti.referee.config.tournament import settings_from_argv, sprt_from_args
 from guti.referee.execution.executor import ExecutionPlan, prepared
 from guti.referee.process import event_loop
 from guti.referee.process.errors import EngineStartError
@@ -51,10 +46,7 @@ def run_tournament_command(argv: list[str]) -> int:
     """``guti tournament`` (its help aside)."""
     console = make_console(sys.stdout)
     try:
-        given = read_tournament_options(argv)  # the flags and the TOML file: nothing run
-        engines, setups = build_engines(given.engines, lambda line: print(line, flush=True),
-                                        on_cluster=given.has("cluster"))
-        settings = tournament_settings(given.with_engines(engines), setups)
+        settings = settings_from_argv(argv, lambda line: print(line, flush=True))
     except CliError as exc:
         return fail("tournament", str(exc))
     plan = settings.execution_plan(_games_left(settings))
