@@ -66,6 +66,7 @@ def opening_slots(rounds: int, games: int) -> int:
 
 
 def total_games(fmt: str, engines: int, rounds: int, games: int, seeds: int = 1) -> int:
+    """Games a round-robin or gauntlet schedules: each encounter's ``games``, per round."""
     return len(pairings(fmt, engines, seeds)) * rounds * games
 
 

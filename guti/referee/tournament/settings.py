@@ -27,7 +27,7 @@ from guti.referee.tournament.defaults import (
     DEFAULT_WAIT_MS,
 )
 from guti.referee.tournament.knockout import KNOCKOUT, minimum_games
-from guti.referee.tournament.scheduler import ScheduleError, pairings
+from guti.referee.tournament.scheduler import ScheduleError, total_games
 
 if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ... --help`
     from guti.referee.execution.executor import ExecutionPlan
@@ -120,7 +120,7 @@ class TournamentSettings:
         """Games to play (a knockout: the least, without tie-break pairs)."""
         if self.knockout:
             return minimum_games(len(self.engines), self.games)
-        return len(pairings(self.fmt, len(self.engines), self.seeds)) * self.rounds * self.games
+        return total_games(self.fmt, len(self.engines), self.rounds, self.games, self.seeds)
 
     def execution_plan(self, games_left: int | None = None) -> ExecutionPlan:
         """How the games are played: in this process, referee processes or a cluster.
