@@ -37,6 +37,7 @@ from guti.referee.process.forked import ForkedChild, start_lifeline
 #: Where an executor tells a line (see :meth:`Execution.open`).
 Say = Callable[[str], None]
 
+
 class GameExecutor(Protocol):
     """What every way of running games does: start every engine once, play the jobs
     ``next_job()`` gives (each result to ``on_result``) until none is left or the run
