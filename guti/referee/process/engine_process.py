@@ -26,7 +26,7 @@ over 1 MiB, or more than 16 MiB of unread output: see the line reader).
 
 Typical use::
 
-    proc = EngineProcess(config)          # anything with name, argv, cwd, stderr_path
+    proc = EngineProcess(config)  # anything with name, argv, cwd, stderr_path, sandbox
     await proc.start()
     sent_at = proc.send_lines(["isready"])
     line, at = await proc.read_stamped(time.monotonic() + 5)
@@ -60,8 +60,7 @@ from guti.referee.process.stderr_summary import StderrTail, telling_line
 from guti.referee.process.usage import peak_rss
 
 __all__ = ["LINE_LIMIT", "QUEUE_LIMIT", "EngineProcess", "EngineSpec", "ProcessSpec",
-           "TrafficHook",
-           "describe_exit"]
+           "TrafficHook", "describe_exit"]
 
 #: After the engine process exits, how long its stdout may stay open (held by
 #: a grandchild) before the group is killed so that EOF arrives.
