@@ -198,6 +198,8 @@ def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path, at: 
     record = asyncio.run(main())
     assert record.reason.is_rule, f"{record.reason}: {record.detail}"
     assert any("the move is void and asked again" in note for note in notes), notes
+    # and the record carries it, for whoever reports the game (a terminal, a tournament)
+    assert [n for n in record.notes if "void and asked again" in n], record.notes
 
 
 def test_the_watch_counts_a_stall_of_the_loop_whole() -> None:

@@ -78,6 +78,8 @@ def _print_game(settings: MatchSettings, used: ResourceTable
     from guti.referee.game.latency import latency_lines
 
     def show(index: int, record: GameRecord) -> None:
+        for note in record.notes:  # what the referee met in the game (a move voided, ...)
+            print(visible(f"guti: {note}"), file=sys.stderr, flush=True)
         print(visible(f"Game {index + 1}/{settings.games}: {record.summary()}"), flush=True)
         if settings.records.show_latency:
             for line in latency_lines(record):

@@ -69,6 +69,9 @@ class GameRecord:
     #: The cluster worker that played the game (its name, else its address); None: played
     #: by this machine.
     worker: str | None = None
+    #: What the referee met in the game that its user should hear of, a line each (a move
+    #: voided for the referee's own lateness): told when the game is reported, not stored.
+    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # Records are also built from stored text (database rows, tests): read the

@@ -46,7 +46,6 @@ caller's job (see :mod:`guti.referee.execution.engine_pool` and
 
 from __future__ import annotations
 
-import sys
 import time
 
 from guti.referee.game.adjudication import Adjudicator, Ruling
@@ -236,7 +235,8 @@ class _Game:
 
     def voided(self, side: Side, reply: GoReply, allowed: float | None) -> bool:
         """Whether ``reply``, over its time, would have been in time but for the referee's
-        own lateness while it was awaited; if so the event is logged and told."""
+        own lateness while it was awaited; if so the event is logged and noted in the
+        record."""
         late_ms = self.late_within(reply.sent_at, reply.received_at) * 1000
         if allowed is None or late_ms <= 0 or reply.elapsed_ms - late_ms > allowed:
             return False
@@ -245,8 +245,7 @@ class _Game:
                 f" {self.record.plies + 1} ({reply.elapsed_ms:.0f} ms measured,"
                 f" {allowed:.0f} ms allowed): the move is void and asked again")
         engine.note(f"{text} (reply was: {reply.line})")
-        print(f"guti: {self.record.white} vs {self.record.black}: {text}",
-              file=sys.stderr, flush=True)
+        self.record.notes.append(f"{self.record.white} vs {self.record.black}: {text}")
         return True
 
     def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:

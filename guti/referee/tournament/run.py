@@ -284,6 +284,8 @@ async def _play(
         return
 
     async def on_result(job: ScheduledGame, record: GameRecord) -> None:
+        for note in record.notes:  # what the referee met in the game, told first
+            run.warn(f"guti: {note}")
         # committed, then appended to the PDN, before it counts anywhere; a storage
         # failure stops the run at once (abort: the running games cannot be stored
         # either) with one line saying what is lost and what is safe

@@ -250,6 +250,8 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
     stored = Counter(row[0] // s.games_per_iteration for row in store.results())
 
     async def on_result(job: ScheduledGame, record: GameRecord) -> None:
+        for note in record.notes:  # what the referee met in the game (a move voided, ...)
+            listener.say(f"guti: {note}")
         try:
             store.record_game(job, record)
         except StoreError as exc:
