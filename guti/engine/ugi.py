@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from guti.rules import Board, PerftStopped, RulesError, divide
+from guti.rules.numbers import whole_number
 
 if TYPE_CHECKING:  # imported on first use at run time: start-up stays fast
     from guti.engine.search import Iteration, Searcher, SearchLimits
@@ -273,11 +274,10 @@ class UgiEngine:
                 raise CommandError(f"go {word}: missing value")
             text = tokens[i + 1]
             if word == "perft":
-                if not (text.isascii() and text.isdigit()) or len(text) > 6 \
-                        or int(text) > MAX_PERFT_DEPTH:
+                perft = whole_number(text, 6)
+                if perft is None or perft > MAX_PERFT_DEPTH:
                     raise CommandError(
                         f"go perft: depth must be a whole number >= 0, got {shown(text, 40)!r}")
-                perft = int(text)
             else:
                 args[word] = _whole_number(word, text)
             i += 2
@@ -398,10 +398,10 @@ class UgiEngine:
 
 def _whole_number(word: str, text: str) -> int:
     """The integer value of a ``go`` argument; times may be negative (read as 0)."""
-    raw = text[1:] if text.startswith("-") and word in _TIME_ARGS else text
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 15:
+    value = whole_number(text, 15, signed=word in _TIME_ARGS)
+    if value is None or text.startswith("+"):
         raise CommandError(f"go {word}: expected a whole number, got {shown(text, 40)!r}")
-    return 0 if text.startswith("-") else int(raw)
+    return max(0, value)
 
 
 def run(stdin: BinaryIO, stdout: TextIO,

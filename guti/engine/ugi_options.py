@@ -9,6 +9,7 @@ from __future__ import annotations
 # The games this engine plays: their names only, so the ``ugi`` answer needs no import
 # of the rules core's tables at start-up.
 from guti.rules.names import GAME_NAMES
+from guti.rules.numbers import whole_number
 
 ENGINE_NAME = "guti reference engine 1.0"
 ENGINE_AUTHOR = "the guti project"
@@ -47,11 +48,9 @@ class Option:
         """The value ``text`` stands for; OptionError says why it is not acceptable."""
         shown = text if len(text) <= 40 else text[:37] + "..."
         if self.kind == "spin":
-            raw = text.strip()
-            digits = raw[1:] if raw[:1] in "+-" else raw
-            if not digits.isdigit() or not digits.isascii() or len(digits) > 12:
+            value = whole_number(text.strip(), 12, signed=True)
+            if value is None:
                 raise OptionError(f"setoption {self.name}: expected a whole number, got {shown!r}")
-            value = int(raw)
             if not self.minimum <= value <= self.maximum:
                 raise OptionError(
                     f"setoption {self.name}: {value} is out of range {self.minimum}..{self.maximum}"

@@ -13,6 +13,7 @@ from .errors import RulesError
 from .fen import Position, format_fen, parse_fen
 from .games import Game, get_game
 from .move import Move
+from .numbers import whole_number
 from .picture import draw_board
 from .result import Outcome, Result, Side, Termination
 
@@ -212,10 +213,10 @@ class Board:
         if sources:
             return self._verified_capture(text, sources)
         a, dash, b = text.partition("-")
-        if not (dash and a.isascii() and b.isascii() and a.isdigit() and b.isdigit()) \
-                or len(a) > 3 or len(b) > 3:
+        first, last = whole_number(a, 3), whole_number(b, 3)
+        if not dash or first is None or last is None:
             return None
-        src, dst = int(a) - 1, int(b) - 1
+        src, dst = first - 1, last - 1
         own, enemy = self._sides()
         geo = self.game.geometry
         if not (0 <= src < geo.size and 0 <= dst < geo.size) or not (own >> src) & 1:
@@ -228,9 +229,10 @@ class Board:
     def _verified_capture(self, text: str, sources: int) -> Move | None:
         """A capture ``text`` found among the sequences of its own piece only."""
         first = text.partition("x")[0]
-        if not (first.isascii() and first.isdigit()) or len(first) > 3:
+        point = whole_number(first, 3)
+        if point is None:
             return None
-        src = int(first) - 1
+        src = point - 1
         if not 0 <= src < self.game.geometry.size or not (sources >> src) & 1:
             return None
         own, enemy = self._sides()

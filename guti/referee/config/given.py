@@ -15,10 +15,10 @@ for both sources.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from guti.referee.config.args import CliError, ParsedArgs
+from guti.rules.numbers import whole_number
 
 #: A value as a TOML file may give it; the command line gives strings.
 Scalar = str | int | float | bool
@@ -169,8 +169,4 @@ def _whole_number(value: Scalar) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    match = _INTEGER.fullmatch(value.strip())
-    return int(match[0]) if match else None
-
-
-_INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
+    return whole_number(value.strip(), signed=True)

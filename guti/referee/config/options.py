@@ -54,11 +54,11 @@ from guti.referee.game.settings import (
 )
 from guti.referee.process import affinity
 from guti.referee.process.sandbox import SANDBOX_KEYS, SandboxError, parse_sandbox
-from guti.referee.process.text import whole_number
 from guti.referee.tournament.defaults import DEFAULT_GAMES, DEFAULT_WAIT_MS
 from guti.referee.tournament.settings import RecordOutputs, Scheduling
 from guti.rules import GAMES, RulesError
 from guti.rules.names import canonical_game_name
+from guti.rules.numbers import whole_number
 
 
 def game_name(given: GivenOptions) -> str:

@@ -42,7 +42,6 @@ from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.execution.referee_choice import AUTO_REFEREES
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.settings import GameSettings
-from guti.referee.process.text import whole_number
 from guti.referee.stats.sprt import SprtModel, SprtSpec
 from guti.referee.tournament import knockout
 from guti.referee.tournament.defaults import (
@@ -56,6 +55,7 @@ from guti.referee.tournament.formats import FORMATS
 from guti.referee.tournament.knockout import KNOCKOUT
 from guti.referee.tournament.scheduler import opening_slots
 from guti.referee.tournament.settings import TournamentSettings
+from guti.rules.numbers import whole_number
 
 #: Most games at once (each is two engine processes); more is a mistake, not a plan.
 MAX_CONCURRENCY = 1024

@@ -26,7 +26,7 @@ import contextlib
 import os
 from collections.abc import Iterator, Sequence
 
-from guti.referee.process.text import whole_number
+from guti.rules.numbers import whole_number
 
 
 class CpuListError(ValueError):

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from guti.referee.process.cgroups import CgroupPlace, EngineCgroup, find_place, mib
-from guti.referee.process.text import whole_number
+from guti.rules.numbers import whole_number
 
 #: The engine settings read here.
 SANDBOX_KEYS = frozenset({"limits.memory", "limits.processes", "limits.network",

@@ -1,5 +1,4 @@
-"""Text from users and engines: made safe to show (:func:`visible`, the one function for
-it) and read as a whole number (:func:`whole_number`).
+"""Text from users and engines made safe to show: :func:`visible`, the one function for it.
 
 Why: engine names, ``id name`` lines, stderr tails and move lines are written by
 programs guti does not trust. Raw, an ``ESC [2J`` clears the user's screen, an
@@ -38,12 +37,3 @@ def visible(text: str) -> str:
         _escape(c) if c in _BIDI or unicodedata.category(c) == "Cc" else c for c in text
     )
 
-
-def whole_number(text: str, max_digits: int = 18) -> int | None:
-    """``text`` as a whole number written in ASCII digits alone (no sign, no blanks, at
-    most ``max_digits`` of them); None for anything else. Why not ``str.isdigit``: it also
-    passes digits ``int`` refuses (``"²"``) or reads (``"٣"``), and a number of thousands
-    of digits makes ``int`` raise; text from users, engines and browsers is checked here."""
-    if not (0 < len(text) <= max_digits and text.isascii() and text.isdigit()):
-        return None
-    return int(text)

@@ -15,12 +15,12 @@ import threading
 import time
 from collections.abc import Callable
 
-from guti.referee.process.text import whole_number
 from guti.referee.tools.console_session import ConsoleSession, Play
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.client import Position
 from guti.referee.ugi.go import Go
 from guti.rules import GAMES, Board, RulesError, divide
+from guti.rules.numbers import whole_number
 
 PERFT_TIMEOUT = 300.0
 DEFAULT_GO = "movetime 1000"

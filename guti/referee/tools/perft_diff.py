@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from guti.referee.process.text import whole_number
+from guti.rules.numbers import whole_number
 
 _MOVE_COUNT_RE = re.compile(r"^\s*(\S+):\s*(\S+)\s*$")
 _NODES_RE = re.compile(r"^\s*nodes\s+(\S+)\s*$")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from guti.referee.process.text import whole_number
+from guti.rules.numbers import whole_number
 
 
 class Go(NamedTuple):

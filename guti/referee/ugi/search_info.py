@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from guti.rules.numbers import whole_number
+
 #: Largest value a field may carry (protocol.md: numbers up to 15 digits); beyond it the
 #: field is ignored rather than stored, so one engine cannot make a record enormous.
 _MAX_DIGITS = 15
@@ -123,7 +125,4 @@ class SearchInfo:
 
 
 def _integer(text: str) -> int | None:
-    digits = text[1:] if text[:1] in "+-" else text
-    if not digits.isdigit() or not digits.isascii() or len(digits) > _MAX_DIGITS:
-        return None
-    return int(text)
+    return whole_number(text, _MAX_DIGITS, signed=True)

@@ -36,6 +36,7 @@ from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.web.data import report_data
 from guti.referee.web.live import CLIENT_QUEUE, LiveHub, Queued
 from guti.referee.web.report import render_page
+from guti.rules.numbers import whole_number
 
 #: Open connections at most (browsers hold one per event stream, plus page loads).
 MAX_CONNECTIONS = 200
@@ -150,7 +151,7 @@ async def _pdn(request: web.Request) -> web.Response:
     time."""
     hub = request.app[_HUB]
     wanted = request.query.get("game", "")
-    number = _whole_number(wanted, 9)
+    number = whole_number(wanted, 9)
     if wanted and not number:
         return web.Response(status=404, text="no such game\n", headers=_HEADERS)
     async with request.app[_PAGE]["lock"]:
@@ -177,7 +178,7 @@ def _games_pdn(db_path: str, number: int | None = None) -> str | None:
 
 def _since(request: web.Request) -> int | None:
     text = request.headers.get("Last-Event-ID") or request.query.get("since", "")
-    return _whole_number(text)
+    return whole_number(text)
 
 
 async def _events(request: web.Request) -> web.StreamResponse:
@@ -221,19 +222,11 @@ def make_app(hub: LiveHub, host: str = "127.0.0.1", port: int = 0) -> web.Applic
     return app
 
 
-def _whole_number(text: str, max_digits: int = 18) -> int | None:
-    """``text`` as a whole number in ASCII digits alone (at most ``max_digits``), else None:
-    a query or header from a browser is never trusted to be what ``int`` reads."""
-    if not (0 < len(text) <= max_digits and text.isascii() and text.isdigit()):
-        return None
-    return int(text)
-
-
 def parse_address(text: str) -> tuple[str, int]:
     """``[HOST:]PORT`` (host 127.0.0.1 unless given); ValueError with a one-line reason."""
     host, colon, port = text.rpartition(":")
     host = host.strip("[]") if colon else "127.0.0.1"
-    number = _whole_number(port, 5)
+    number = whole_number(port, 5)
     if number is None or number > 65535:
         raise ValueError(f"{text!r} is not [HOST:]PORT with PORT 0..65535")
     return host or "127.0.0.1", number
