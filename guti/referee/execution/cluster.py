@@ -190,10 +190,15 @@ class ClusterExecutor:
     # ------------------------------------------------------------------ playing
     def _submit(self, batch: list[ScheduledGame]) -> Future:
         """One task for ``batch``, for any worker that holds the run's resource."""
+        spec = self._spec_for(batch)
         first = batch[0].game_id
-        key = f"guti-games-{self.spec.run_id}-{first}-{self.attempts.get(first, 0)}"
-        return self.client.submit(play_task, self.spec, batch, key=key, pure=False,
+        key = f"guti-games-{spec.run_id}-{first}-{self.attempts.get(first, 0)}"
+        return self.client.submit(play_task, spec, batch, key=key, pure=False,
                                   resources={self.resource: 1})
+
+    def _spec_for(self, batch: list[ScheduledGame]) -> RunSpec:
+        """The run spec ``batch`` is played with: the run's own."""
+        return self.spec
 
     async def _stop_runs(self) -> None:
         """A graceful stop: every worker plays no new game of this run."""

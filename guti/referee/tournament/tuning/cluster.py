@@ -18,7 +18,7 @@ from typing import Any
 
 from guti.referee.execution.cluster import ClusterExecutor
 from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
-from guti.referee.execution.cluster_worker import abort_run, close_run, play_task, stop_run
+from guti.referee.execution.cluster_worker import abort_run, close_run, stop_run
 from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.execution.remote_games import RunSpec
 from guti.referee.game.engine_config import EngineConfig
@@ -66,13 +66,9 @@ class TuneCluster(ClusterExecutor):
     def _batch_size(self) -> int:
         return 1
 
-    def _submit(self, batch: list[ScheduledGame]) -> Any:
-        """One game's task, with its iteration's engines, for a worker fit for the run."""
-        first = batch[0].game_id
-        spec = self._spec_of(first // self.games_per_iteration)
-        key = f"guti-games-{spec.run_id}-{first}-{self.attempts.get(first, 0)}"
-        return self.client.submit(play_task, spec, batch, key=key, pure=False,
-                                  resources={self.resource: 1})
+    def _spec_for(self, batch: list[ScheduledGame]) -> RunSpec:
+        """Its iteration's spec: a task is one game, so never two iterations."""
+        return self._spec_of(batch[0].game_id // self.games_per_iteration)
 
     async def release(self, iteration: int) -> None:
         """Every game of ``iteration`` is stored: quit its engines on every worker."""
