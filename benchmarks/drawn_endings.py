@@ -28,8 +28,9 @@ from guti.referee.game.reasons import Reason
 from guti.referee.process.errors import EngineStartError, EngineTimeout
 from guti.referee.storage.errors import StoreError
 from guti.referee.storage.store import TournamentStore
-from guti.referee.ugi.client import Position, UgiEngine
+from guti.referee.ugi.client import UgiEngine
 from guti.referee.ugi.go import Go
+from guti.referee.ugi.lines import Position
 from guti.rules import Board
 from guti.rules.result import Result
 

@@ -27,8 +27,8 @@ from guti.referee.game.timecontrol import (
     parse_tc,
 )
 from guti.referee.process.engine_process import describe_exit
-from guti.referee.ugi.client import go_line
 from guti.referee.ugi.go import Go
+from guti.referee.ugi.lines import go_line
 from guti.referee.ugi.options import parse_option_line
 from guti.rules import Board
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from guti.referee.ugi.client import GoReply
+from guti.referee.ugi.lines import GoReply
 from guti.referee.ugi.search_info import Score, SearchInfo
 
 

@@ -23,14 +23,10 @@ from guti.referee.game.runner import play_game
 from guti.referee.game.settings import GameSpec, Timeouts
 from guti.referee.game.timecontrol import Limits, parse_limits
 from guti.referee.process.errors import EngineStartError, EngineTimeout
-from guti.referee.ugi.client import (
-    GoReply,
-    Position,
-    UgiEngine,
-    position_line,
-)
+from guti.referee.ugi.client import UgiEngine
 from guti.referee.ugi.fake_transport import Answer, FakeTransport, Reply
 from guti.referee.ugi.go import Go
+from guti.referee.ugi.lines import GoReply, Position, position_line
 from guti.rules import Board, RulesError
 
 GAME = "egara-guti"
@@ -334,7 +330,7 @@ def test_one_place_writes_each_command(word: str) -> None:
         if pattern.search(line)
     ]
     assert len(places) == 1, places
-    assert places[0].startswith("ugi/client.py:")
+    assert places[0].startswith("ugi/lines.py:")
 
 
 def test_elapsed_times_are_whole_nanoseconds_without_float_noise() -> None:

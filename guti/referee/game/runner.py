@@ -33,7 +33,7 @@ used more cores; one with ``limits.ponder=off``, at a ``go`` once its CPU off it
 in the game is past ``limits.offmove_cpu``.
 
 Per ply the referee only appends the move to the
-:class:`~guti.referee.ugi.client.Position` it keeps (no rebuilding from the
+:class:`~guti.referee.ugi.lines.Position` it keeps (no rebuilding from the
 board), so its own work per ply is that and the rules core's check of the one move
 played.
 
@@ -58,7 +58,8 @@ from guti.referee.game.settings import GameSpec, Timeouts
 from guti.referee.game.timecontrol import Clock, Limits, go_for_turn
 from guti.referee.process import lateness
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
-from guti.referee.ugi.client import GoReply, Position, UgiEngine
+from guti.referee.ugi.client import UgiEngine
+from guti.referee.ugi.lines import GoReply, Position
 from guti.rules import Board, Move, Result, RulesError, Side
 
 #: The reason a game is lost for, by the kind of engine-process fault.

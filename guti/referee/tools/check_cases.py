@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from guti.referee.ugi.client import Position
+from guti.referee.ugi.lines import Position
 from guti.rules import GAMES, Board, RulesError
 from guti.rules.fen import format_fen
 

@@ -23,8 +23,8 @@ from guti.referee.tools.check_session import (
     is_error,
     short,
 )
-from guti.referee.ugi.client import is_bestmove, position_line
 from guti.referee.ugi.go import Go
+from guti.referee.ugi.lines import is_bestmove, position_line
 from guti.rules import Board
 
 

@@ -18,8 +18,8 @@ from guti.referee.tools.check_session import (
     short,
 )
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
-from guti.referee.ugi.client import Position, position_line
 from guti.referee.ugi.go import Go
+from guti.referee.ugi.lines import Position, position_line
 from guti.rules import divide
 
 

@@ -27,8 +27,9 @@ from guti.referee.process.errors import (
 )
 from guti.referee.process.group import live_members
 from guti.referee.process.usage import UsageSample, sample
-from guti.referee.ugi.client import GoReply, Position, UgiEngine, position_line
+from guti.referee.ugi.client import UgiEngine
 from guti.referee.ugi.go import Go
+from guti.referee.ugi.lines import GoReply, Position, position_line
 from guti.referee.ugi.options import Handshake
 from guti.rules import Board, RulesError
 

@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from guti.referee.tools.console_session import ConsoleSession, Play
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
-from guti.referee.ugi.client import Position
 from guti.referee.ugi.go import Go
+from guti.referee.ugi.lines import Position
 from guti.rules import GAMES, Board, RulesError, divide
 from guti.rules.numbers import whole_number
 

@@ -26,8 +26,9 @@ from guti.referee.process.errors import (
 )
 from guti.referee.tools.check_session import said
 from guti.referee.tools.console_io import Screen
-from guti.referee.ugi.client import Position, UgiEngine, is_readyok
+from guti.referee.ugi.client import UgiEngine
 from guti.referee.ugi.go import Go
+from guti.referee.ugi.lines import Position, is_readyok
 from guti.referee.ugi.options import Handshake
 from guti.rules import Board
 

@@ -4,7 +4,7 @@
 ``go`` and :meth:`Go.parse` reads them back from text a person typed (the console).
 Which figures a game sends (the clocks, ``movestogo``) is decided by the game layer's
 time control (:func:`guti.referee.game.timecontrol.go_for_turn`); the line itself is
-written by :func:`guti.referee.ugi.client.go_line`.
+written by :func:`guti.referee.ugi.lines.go_line`.
 """
 
 from __future__ import annotations
