@@ -283,7 +283,7 @@ def test_a_game_started_at_midnight_is_dated_by_one_reading_of_the_clock(monkeyp
     # game must still belong together (not 2026.12.31 with 00:00:00)
     import time
 
-    from guti.referee.game.runner import start_failure_record
+    from guti.referee.game.game_start import start_failure_record
     from guti.referee.game.settings import GameSpec
     from guti.rules import Result, Side
 
@@ -307,8 +307,8 @@ def test_a_game_started_at_midnight_is_dated_by_one_reading_of_the_clock(monkeyp
 def test_settings_describe_each_scheduled_game():
     # the job's opening and round, the settings' tags, timeouts and adjudication; each side
     # plays with its engine's own limits, else the shared ones
+    from guti.referee.game.game_start import start_failure_record
     from guti.referee.game.openings import Opening
-    from guti.referee.game.runner import start_failure_record
     from guti.referee.game.scheduled import ScheduledGame
     from guti.referee.game.settings import Adjudication, GameSettings, Timeouts
     from guti.rules import Side

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game import runner
+from guti.referee.game import game_start
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.judge import Fault, judge_reply
 from guti.referee.game.reasons import Reason
@@ -350,5 +350,5 @@ def test_a_games_time_control_tag_follows_both_sides_limits() -> None:
     """The ``TimeControl`` tag is one time control when both sides have the same, else both."""
     a = parse_limits({"tc": "10+0.1"})
     b = parse_limits({"tc": "10+0.1"})
-    assert runner._time_control_tag(a, b) == "10+0.1"
-    assert runner._time_control_tag(parse_limits({"tc": "1+0"}), b) == "1:10+0.1"
+    assert game_start.time_control_tag(a, b) == "10+0.1"
+    assert game_start.time_control_tag(parse_limits({"tc": "1+0"}), b) == "1:10+0.1"

@@ -35,6 +35,7 @@ from guti.referee.game.engine_config import (
     engine_config_from_tokens,
     make_names_unique,
 )
+from guti.referee.game.game_start import start_board
 from guti.referee.game.limits import LIMIT_KEYS, TimeControlError, parse_limits
 from guti.referee.game.openings import (
     Opening,
@@ -184,8 +185,6 @@ def start_openings(
     if fen and spec:
         raise CliError("-fen and -openings cannot be used together")
     if fen:
-        from guti.referee.game.runner import start_board  # here: the game loop pulls in asyncio
-
         try:
             return start_board(game, fen).fen(), None
         except RulesError as exc:

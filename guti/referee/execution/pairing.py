@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from guti.referee.execution.engine_pool import EnginePool, engine_starts
+from guti.referee.game.game_start import start_failure_record
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
-from guti.referee.game.runner import play_game, start_failure_record
+from guti.referee.game.runner import play_game
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
 from guti.referee.process.errors import EngineStartError

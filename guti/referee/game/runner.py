@@ -49,13 +49,14 @@ from __future__ import annotations
 import time
 
 from guti.referee.game.adjudication import Adjudicator, Ruling
+from guti.referee.game.game_start import opening_record
 from guti.referee.game.judge import Fault, Verdict, judge_reply
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.resources import GameResources
 from guti.referee.game.settings import GameSpec, Timeouts
-from guti.referee.game.timecontrol import Clock, Limits, go_for_turn
+from guti.referee.game.timecontrol import Clock, go_for_turn
 from guti.referee.process import lateness
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
 from guti.referee.ugi.client import UgiEngine
@@ -75,11 +76,6 @@ REASON_OF_FAULT = {
 MAX_VOIDS = 3
 
 
-def start_board(game_name: str, start_fen: str | None) -> Board:
-    """The board a game starts from (RulesError for a bad name or FEN)."""
-    return Board(game_name) if start_fen is None else Board.from_fen(game_name, start_fen)
-
-
 async def play_game(
     white: UgiEngine, black: UgiEngine, spec: GameSpec, observer: MoveObserver | None = None
 ) -> GameRecord:
@@ -87,42 +83,13 @@ async def play_game(
     ``observer`` is told every move (the live page): a hook on the game as it goes, not
     part of its description. A bad ``spec.start_fen`` or opening move raises RulesError
     before any engine is touched (they are the caller's input)."""
-    board = start_board(spec.game, spec.start_fen)
-    date, start_time = date_and_time()
-    record = GameRecord(
-        game=spec.game,
-        white=white.name,
-        black=black.name,
-        start_fen=spec.start_fen,
-        round=spec.round_tag,
-        event=spec.event,
-        site=spec.site,
-        date=date,
-        start_time=start_time,
-        time_control=_time_control_tag(spec.white_limits, spec.black_limits),
-        first_side=board.turn,
-    )
-    for text in spec.opening_moves:
-        board.push_str(text)
-        record.moves.append(str(board.move_stack[-1]))
-        record.elapsed_ms.append(None)
-        record.clock_ms.append(None)
-        record.search.append(None)
-        record.cpu_ms.append(None)
-    record.opening_plies = len(record.moves)
+    board, record = opening_record(spec, white.name, black.name)
     game = _Game(board, record, {Side.WHITE: white, Side.BLACK: black},
                  {Side.WHITE: Clock(spec.white_limits), Side.BLACK: Clock(spec.black_limits)},
                  spec.timeouts, observer)
     if spec.adjudication.active:
         game.adjudicator = Adjudicator(spec.adjudication)
     return await game.play()
-
-
-def date_and_time() -> tuple[str, str]:
-    """The PDN ``Date`` and ``Time`` of a game starting now, from one reading of the clock:
-    two readings could straddle midnight and date a game a day early."""
-    stamp = time.strftime("%Y.%m.%d %H:%M:%S")
-    return stamp[:10], stamp[11:]
 
 
 class _Game:
@@ -394,35 +361,3 @@ def _error_reply(reply: GoReply) -> str:
     unread in the traffic log)."""
     errors = [line for line in reply.infos if line.startswith("info string error")]
     return f"; before it, the engine answered: {errors[0][:300]}" if errors else ""
-
-
-def _time_control_tag(white: Limits, black: Limits) -> str:
-    a, b = white.pdn_time_control(), black.pdn_time_control()
-    return a if a == b else f"{a}:{b}"
-
-
-def start_failure_record(
-    spec: GameSpec, white: str, black: str, failed_side: Side, detail: str
-) -> GameRecord:
-    """The record of the game ``spec`` describes, which could not start because
-    ``failed_side``'s engine did not; its ``TimeControl`` tag is that side's limits."""
-    date, start_time = date_and_time()
-    board = start_board(spec.game, spec.start_fen)
-    return GameRecord(
-        game=spec.game,
-        white=white,
-        black=black,
-        start_fen=spec.start_fen,
-        result=Result.loss_for(failed_side),
-        reason=Reason.START_FAILURE,
-        detail=detail,
-        fault=failed_side,
-        round=spec.round_tag,
-        event=spec.event,
-        site=spec.site,
-        date=date,
-        start_time=start_time,
-        time_control=spec.limits_of(failed_side).pdn_time_control(),
-        final_fen=board.fen(),
-        first_side=board.turn,
-    )
