@@ -86,10 +86,13 @@ def main() -> None:
     if mode in ("ignore-quit", "fork", "fork-crash"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if mode in ("fork", "fork-crash"):
+        recorded, told = os.pipe()
         if os.fork() == 0:  # grandchild: holds stdin/stdout/stderr, ignores SIGTERM
             record_pid(opts.pidfile)
+            os.write(told, b".")
             while True:
                 time.sleep(1)
+        os.read(recorded, 1)  # its pid is in the pidfile before the engine plays on
 
     from guti.rules import Board
 

@@ -43,8 +43,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from guti.referee.process.cpu_time import ProcessCpu, TickCachedCpu, cpu_seconds, cpu_unknown
 from guti.referee.process.deadline_timer import DeadlineTimer
+from guti.referee.process.engine_usage import EngineUsage
 from guti.referee.process.errors import (
     EngineDisconnected,
     EngineProtocolError,
@@ -55,9 +55,8 @@ from guti.referee.process.errors import (
 from guti.referee.process.line_reader import LINE_LIMIT, QUEUE_LIMIT, LineReader, line_text
 from guti.referee.process.pipes import PipeWriter, read_chunk
 from guti.referee.process.process_handle import ProcessHandle, ProcessSpec, describe_exit
-from guti.referee.process.sandbox import Confinement, Sandbox
+from guti.referee.process.sandbox import Sandbox
 from guti.referee.process.stderr_summary import StderrTail, telling_line
-from guti.referee.process.usage import peak_rss
 
 __all__ = ["LINE_LIMIT", "QUEUE_LIMIT", "EngineProcess", "EngineSpec", "ProcessSpec",
            "TrafficHook", "describe_exit"]
@@ -107,10 +106,8 @@ class EngineProcess:
         #: A whole reply handed to the waiting reader (see :meth:`_on_stdout`) and its
         #: arrival, until the reader takes it.
         self._handed: tuple[bytes, float] | None = None
-        #: The engine's limits in place (None: it has none).
-        self._confinement: Confinement | None = None
-        self._cpu: ProcessCpu | None = None  # the leading process's, opened at first use
-        self._cpu_reading: TickCachedCpu | None = None
+        #: Its limits in place and what it uses.
+        self._usage = EngineUsage(spec.sandbox)
 
     # -- life cycle ------------------------------------------------------------------
     async def start(self) -> None:
@@ -135,8 +132,7 @@ class EngineProcess:
                 os.close(fd)
             self._stderr.stop()
             self._closed = True
-            if self._confinement is not None:
-                await self._confinement.close()
+            await self._usage.release()
             if not isinstance(exc, OSError):
                 raise
             why = start_failure_reason(exc, cfg.argv[0], cfg.cwd)
@@ -146,7 +142,7 @@ class EngineProcess:
         finally:
             for fd in (stdin_r, stdout_w, stderr_w):  # the engine has its own copies
                 os.close(fd)
-        self.pid = self._handle.pid
+        self.pid = self._usage.pid = self._handle.pid
         self._stdin = PipeWriter(stdin_w, loop)
         self._out_fd = stdout_r
         os.set_blocking(stdout_r, False)
@@ -155,14 +151,9 @@ class EngineProcess:
         self._handle.when_exited(self._on_exit)
 
     def _confined_argv(self, cfg: EngineSpec) -> list[str]:
-        """The argv to start: the engine's own, or, when it has limits
-        (``cfg.sandbox``), the one starting it inside them (its cgroup made now)."""
-        sandbox = cfg.sandbox
-        if sandbox is None or not sandbox.active:
-            return cfg.argv
-        self._confinement = Confinement(sandbox)
+        """The argv to start: the engine's own, or the one starting it inside its limits."""
         try:
-            return self._confinement.prepare(cfg.argv, cfg.cwd)
+            return self._usage.confined_argv(cfg.argv, cfg.cwd)
         except OSError as exc:
             self._stderr.stop()
             self._closed = True
@@ -171,54 +162,18 @@ class EngineProcess:
             ) from None
 
     def cpu_clock(self) -> Callable[[], float | None]:
-        """A function that reads the CPU seconds the engine has used so far (None: not
-        known; :mod:`guti.referee.process.cpu_time`): all the processes of its cgroup when
-        it has one, else its leading process. A reading less than a clock tick old is used
-        again, except for an engine judged on the CPU it uses off its move
-        (``limits.ponder=off``): a move shorter than a tick would otherwise be counted as
-        CPU used after its ``bestmove``. The referee takes it once a game and reads it
-        before and after every move."""
-        if self._cpu_reading is None:
-            if self.pid is None:
-                return cpu_unknown
-            sandbox = self.spec.sandbox
-            self._cpu_reading = TickCachedCpu(
-                self._read_cpu, exact=sandbox is not None and sandbox.ponder_off)
-        return self._cpu_reading.seconds
+        """A reader of the CPU seconds the engine has used so far: see
+        :meth:`EngineUsage.cpu_clock <guti.referee.process.engine_usage.EngineUsage.cpu_clock>`."""
+        return self._usage.cpu_clock()
 
     def peak_memory(self) -> tuple[int | None, str]:
-        """The most memory the engine has held at once since it started (bytes; None: not
-        known) and where that comes from: ``cgroup`` (all its processes together, when it
-        has a memory cgroup) or ``VmHWM`` (the peak resident memory of its largest
-        process, read from /proc while it still runs)."""
-        cgroup = None if self._confinement is None else self._confinement.cgroup
-        if cgroup is not None:
-            peak = cgroup.peak_memory()
-            if peak is not None:
-                return peak, "cgroup"
-            others = cgroup.members() - {self.pid}
-            peaks = [peak_rss(others)] if others else []
-        else:
-            peaks = []
-        if self.pid is not None:
-            if self._cpu is None:
-                self._cpu = ProcessCpu(self.pid)
-            peaks.append(self._cpu.peak_memory())
-        known = [peak for peak in peaks if peak]
-        return (max(known) if known else None), "VmHWM"
-
-    def _read_cpu(self) -> float | None:
-        cgroup = None if self._confinement is None else self._confinement.cgroup
-        if cgroup is not None:
-            return cpu_seconds(cgroup.members())
-        if self._cpu is None and self.pid is not None:
-            self._cpu = ProcessCpu(self.pid)
-        return None if self._cpu is None else self._cpu.seconds()
+        """The most memory the engine has held at once, and where that figure comes from:
+        see :meth:`~guti.referee.process.engine_usage.EngineUsage.peak_memory`."""
+        return self._usage.peak_memory()
 
     def resource_breach(self) -> str | None:
-        """The limit the engine ran into (its memory, its processes), with its peak use,
-        or None (none, or not known: only a cgroup tells)."""
-        return None if self._confinement is None else self._confinement.breach()
+        """The limit the engine ran into, with its peak use, or None."""
+        return self._usage.breach()
 
     @property
     def returncode(self) -> int | None:
@@ -435,13 +390,11 @@ class EngineProcess:
             if not handle.exited.is_set():
                 self._close_stdin()  # end of input: an engine that missed quit sees EOF
             await handle.stop(grace, term_grace)
-            if self._confinement is not None:
-                await self._confinement.close()  # what left its group too
+            await self._usage.release()  # what left its group too
         finally:
             if handle is not None:
                 handle.abandon()  # (a no-op once it has exited)
-            if self._confinement is not None:
-                self._confinement.kill_now()  # cancelled before its cgroup was closed
+            self._usage.kill_now()  # cancelled before its cgroup was closed
             if self._timer is not None:
                 self._timer.close()
             self._close_pipes()
@@ -451,8 +404,7 @@ class EngineProcess:
         """SIGKILL the whole group at once (for emergencies such as Ctrl-C); no waiting."""
         if self._handle is not None and not self._closed:
             self._handle.kill_now()
-            if self._confinement is not None:
-                self._confinement.kill_now()
+            self._usage.kill_now()
 
     def _close_stdin(self) -> None:
         if self._stdin is not None:
@@ -461,8 +413,7 @@ class EngineProcess:
 
     def _close_pipes(self) -> None:
         self._close_stdin()
-        if self._cpu is not None:
-            self._cpu.close()
+        self._usage.close()
         if self._out_fd >= 0:
             self._unwatch_stdout()
             os.close(self._out_fd)
