@@ -26,28 +26,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from guti.rules import Board, PerftStopped, RulesError, divide
-from guti.rules.numbers import whole_number
 
 if TYPE_CHECKING:  # imported on first use at run time: start-up stays fast
     from guti.engine.search import Iteration, Searcher, SearchLimits
 
+from .ugi_go import CommandError, GoPerft, read_go, shown
 from .ugi_options import EVAL_OPTIONS, OPTIONS, OptionError, parse_setoption, ugi_answer
-
-ECHO_MAX = 200  # how much of an offending line is echoed back
-MAX_PERFT_DEPTH = 1000
-
-_INT_ARGS = ("p1time", "p2time", "p1inc", "p2inc", "movetime", "depth", "nodes", "movestogo")
-_TIME_ARGS = ("p1time", "p2time", "p1inc", "p2inc")
-
-
-class CommandError(ValueError):
-    """A known command with a bad argument; the message is one line."""
-
-
-def shown(text: str, limit: int = ECHO_MAX) -> str:
-    """``text`` made safe to echo on one line: control characters replaced, length capped."""
-    clean = "".join(ch if ch.isprintable() else "?" for ch in text[: limit + 1])
-    return clean if len(clean) <= limit else clean[: limit - 3] + "..."
 
 
 class Output:
@@ -256,56 +240,11 @@ class UgiEngine:
         return board
 
     def cmd_go(self, tokens: list[str], line: str, received: float) -> None:
-        from guti.engine.search import SearchLimits
-
-        args: dict[str, int] = {}
-        infinite = False
-        perft: int | None = None
-        i = 1
-        while i < len(tokens):
-            word = tokens[i]
-            if word == "infinite":
-                infinite = True
-                i += 1
-                continue
-            if word not in _INT_ARGS and word != "perft":
-                raise CommandError(f"go: unknown argument {shown(word, 40)!r}")
-            if i + 1 >= len(tokens):
-                raise CommandError(f"go {word}: missing value")
-            text = tokens[i + 1]
-            if word == "perft":
-                perft = whole_number(text, 6)
-                if perft is None or perft > MAX_PERFT_DEPTH:
-                    raise CommandError(
-                        f"go perft: depth must be a whole number >= 0, got {shown(text, 40)!r}")
-            else:
-                args[word] = _whole_number(word, text)
-            i += 2
-        if perft is not None:
-            self._start_perft(perft)
-            return
-        if "depth" in args and args["depth"] < 1:
-            raise CommandError(f"go depth: must be >= 1, got {args['depth']}")
-        for word in ("nodes", "movestogo"):
-            if word in args and args[word] < 1:
-                raise CommandError(f"go {word}: must be >= 1, got {args[word]}")
-        own_clock = "p1time" if self.board.turn == "w" else "p2time"
-        # Only depth, nodes, movetime and the mover's own clock end a search: a go with
-        # none of them (only increments, movestogo or the other side's clock) is infinite.
-        limited = any(word in args for word in ("depth", "nodes", "movetime", own_clock))
-        limits = SearchLimits(
-            depth=args.get("depth"),
-            nodes=args.get("nodes"),
-            movetime=args.get("movetime"),
-            p1time=args.get("p1time"),
-            p2time=args.get("p2time"),
-            p1inc=args.get("p1inc", 0),
-            p2inc=args.get("p2inc", 0),
-            movestogo=args.get("movestogo"),
-            infinite=infinite or not limited,
-            start=received,
-        )
-        self._start_search(limits)
+        request = read_go(tokens, self.board.turn, received)
+        if isinstance(request, GoPerft):
+            self._start_perft(request.depth)
+        else:
+            self._start_search(request)
 
     def _start_search(self, limits: SearchLimits) -> None:
         board = self.board.copy()
@@ -394,14 +333,6 @@ class UgiEngine:
 
     def cmd_quit(self, tokens: list[str], line: str, received: float) -> bool:
         return False
-
-
-def _whole_number(word: str, text: str) -> int:
-    """The integer value of a ``go`` argument; times may be negative (read as 0)."""
-    value = whole_number(text, 15, signed=word in _TIME_ARGS)
-    if value is None or text.startswith("+"):
-        raise CommandError(f"go {word}: expected a whole number, got {shown(text, 40)!r}")
-    return max(0, value)
 
 
 def run(stdin: BinaryIO, stdout: TextIO,
