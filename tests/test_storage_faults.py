@@ -171,6 +171,48 @@ def test_a_full_disk_under_the_pdn_file_names_the_file(tmp_path):
     assert len(set(ids) - reported - {failed}) <= 1, (ids, reported, failed)
 
 
+# ------------------------------------------------------------- the database file taken away
+#: guti itself, with the database file at its path deleted (argv[1] "-") or replaced by
+#: the file argv[1] right after the run stored its first game, as another process would.
+_DATABASE_TAKEN_GUTI = """
+import os, shutil, sys
+from guti.referee.storage import store
+replacement, real = sys.argv.pop(1), store.TournamentStore.insert_game_row
+def insert_then_take_away(self, row):
+    seq = real(self, row)
+    if seq == 1:
+        os.unlink(self.path)
+        if replacement != "-":
+            shutil.copy(replacement, self.path)
+    return seq
+store.TournamentStore.insert_game_row = insert_then_take_away
+from guti.referee.cli.main import main
+sys.exit(main())
+"""
+
+PEAKED = str(ROOT / "tests" / "engines" / "peaked.py")
+TUNE = ["tune", "-engine", f"cmd={PY}", f"args={PEAKED}", "name=peaked", "-each", "depth=1",
+        "-maxmoves", "60", "-param", "X=20,0,200,10,0.1", "-iterations", "2", "-pairs", "1"]
+
+
+@pytest.mark.parametrize("command, replaced", [("tournament", False), ("tournament", True),
+                                               ("tune", False)])
+def test_a_database_deleted_or_replaced_under_a_run_is_no_game_stored(
+        tmp_path, finished_db, command, replaced):
+    """The games a run stores after its database file was deleted (or another moved to
+    its path) go into a file nobody can open: the run stops at the next game with one
+    line, exit 1, and never says they are stored."""
+    args = [*PAIR, "-games", "4"] if command == "tournament" else TUNE[1:]
+    replacement = str(finished_db) if replaced else "-"
+    done = subprocess.run([PY, "-c", _DATABASE_TAKEN_GUTI, replacement, command, *args,
+                           "-db", "run.db", "-concurrency", "1"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env=ENV)
+    one_line(done, 1, "run.db", "deleted or replaced")
+    assert "stored in" not in done.stdout, done.stdout
+    if replaced:  # the file moved there is left as it was
+        assert stored(tmp_path / "run.db") == stored(finished_db)
+
+
 # ----------------------------------------------------------------------------- a slow disk
 #: guti itself, with every fsync of the game files made 0.6 s slower (a slow disk or a
 #: network file system) and counted in the file named by argv[1].

@@ -1,4 +1,4 @@
-"""The one error of the tournament database: :class:`StoreError`, one line for the user.
+"""The errors of the tournament database: :class:`StoreError`, one line for the user.
 
 Why a module of its own: the store and the checks of what it reads
 (:mod:`guti.referee.storage.integrity`) both raise it, and every command that reads a
@@ -11,6 +11,12 @@ from __future__ import annotations
 class StoreError(Exception):
     """The database cannot be used (not a guti database, unreadable, full, read-only,
     damaged, ...); one line."""
+
+
+class DatabaseGone(StoreError):
+    """The file at the database's path is no longer the one a run writes (deleted, or
+    another file moved there): what it stored went with the old file, so no game of the
+    run may be called safe."""
 
 
 def damaged(path: str, where: str, what: str) -> StoreError:

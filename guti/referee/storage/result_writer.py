@@ -35,8 +35,9 @@ from typing import NamedTuple
 from guti.referee.game.game_file import GameFileWriter
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
+from guti.referee.storage.errors import DatabaseGone, StoreError
 from guti.referee.storage.rows import GameRow, game_row
-from guti.referee.storage.store import StoreError, TournamentStore
+from guti.referee.storage.store import TournamentStore
 
 
 class Stored(NamedTuple):
@@ -98,6 +99,8 @@ def _write(store: TournamentStore, row: GameRow, entries: list[tuple[GameFileWri
     number = job.game_id + 1
     try:
         store.insert_game_row(row)
+    except DatabaseGone as exc:
+        return Stored(False, str(exc))
     except StoreError as exc:
         return Stored(False, f"{exc}; game {number} ({record.white} vs {record.black}) is "
                              "lost and is played again on -resume; every game stored before is safe")

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
@@ -46,7 +47,7 @@ from guti.referee.game.openings import Opening
 from guti.referee.game.record import GameRecord
 from guti.referee.game.resources import EngineUse
 from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.storage.errors import StoreError
+from guti.referee.storage.errors import DatabaseGone, StoreError
 from guti.referee.storage.integrity import (
     RESULTS,
     check_database,
@@ -76,6 +77,15 @@ _RESULTS = frozenset(RESULTS)
 BATCH = 256
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``; None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _number(game_id: object) -> str:
     """A game's number as guti shows it (ids are 0-based, numbers 1-based)."""
     return str(game_id + 1) if isinstance(game_id, int) else repr(game_id)
@@ -95,6 +105,11 @@ class TournamentStore:
         on read-only storage."""
         self.path = path
         self.conn, self._added = open_database(path, create)
+        #: The file written to (device, inode), for a run: a database deleted or replaced
+        #: while the run writes it is found at the next game stored (:meth:`_still_there`).
+        self._identity = _identity(path) if create and not self.in_memory else None
+        #: Its write-ahead log's (made by the first read): see :meth:`_still_there`.
+        self._wal_identity = _identity(f"{path}-wal") if self._identity else None
 
     @classmethod
     def checked(cls, path: str) -> TournamentStore:
@@ -263,7 +278,22 @@ class TournamentStore:
             raise StoreError(f"{self.path}: game {row[0]} not stored: {exc}") from None
         except sqlite3.Error as exc:  # full, read-only, damaged: the caller names the game
             raise StoreError(f"{self.path}: {sqlite_message(exc)}") from None
+        self._still_there()
         return int(cur.lastrowid or 0)
+
+    def _still_there(self) -> None:
+        """StoreError when the file at the database's path is no longer the one this run
+        writes (deleted, or another file moved there): the games stored went into a file
+        nobody can open any more, and the run must not say they are stored (one
+        ``stat`` a game)."""
+        if self._identity is not None and _identity(self.path) != self._identity:
+            # The log is found by name, next to whatever file is at the path now: emptied
+            # into the old file, so that its pages are never read as the new file's.
+            if _identity(f"{self.path}-wal") == self._wal_identity:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            raise DatabaseGone(f"{self.path} was deleted or replaced while the run wrote it: "
+                               "the games it stored are not in the file there now")
 
     _RECORD_COLUMNS = (
         "seq, game_id, pair_id, round, white, black, result, reason, detail, fault, game,"

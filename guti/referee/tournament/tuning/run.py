@@ -21,7 +21,8 @@ from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.file_lock import FileBusy, FileLocks
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.storage.store import StoreError, TournamentStore
+from guti.referee.storage.errors import DatabaseGone, StoreError
+from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.tuning.executor import ConfigFor, TuneExecutor, TuneSlots
 from guti.referee.tournament.tuning.settings import PLUS, TuneSettings
 from guti.referee.tournament.tuning.spsa import Param
@@ -254,6 +255,10 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
             listener.say(f"guti: {note}")
         try:
             store.record_game(job, record)
+        except DatabaseGone as exc:
+            outcome.failed = outcome.failed or str(exc)
+            control.abort()
+            return
         except StoreError as exc:
             outcome.failed = outcome.failed or (
                 f"{exc}; every game stored so far is safe, and -resume continues the run")
