@@ -143,6 +143,21 @@ def test_a_symlinked_output_is_written_through_to_its_target(tmp_path: Path) -> 
     assert "not from this database" in (tmp_path / "out" / "real.pdn.bak").read_text()
 
 
+def test_a_backup_of_an_output_is_never_overwritten(tmp_path: Path) -> None:
+    """Games an output file held that the database lacks may be in no other file: each
+    resume that finds such games keeps them in a backup of its own."""
+    args = ("tournament", *PAIR, "-games", "2", "-db", "t.db", "-pdnout", "t.pdn")
+    assert guti(*args, cwd=tmp_path).returncode == 0
+    for n, backup in enumerate(("t.pdn.bak", "t.pdn.bak.2", "t.pdn.bak.3"), 1):
+        (tmp_path / "t.pdn").write_text(f'[Event "the only copy {n}"]\n')
+        done = guti(*args, "-resume", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert f"kept it as {backup}" in done.stdout, done.stdout
+    for n, backup in enumerate(("t.pdn.bak", "t.pdn.bak.2", "t.pdn.bak.3"), 1):
+        assert (tmp_path / backup).read_text() == f'[Event "the only copy {n}"]\n'
+    assert len(parse_pdn((tmp_path / "t.pdn").read_text())) == 2
+
+
 def test_an_export_over_a_hard_linked_file_keeps_every_name(finished_db: Path) -> None:
     folder = finished_db.parent
     (folder / "a.pdn").write_text("old\n")
@@ -160,6 +175,30 @@ def test_a_report_naming_a_directory_is_refused_before_any_game(tmp_path: Path) 
                 cwd=tmp_path)
     one_line_exit_2(done, "-report d", "directory")
     assert not (tmp_path / "t.db").exists()
+
+
+def test_a_report_whose_folder_cannot_be_made_is_refused_before_any_game(
+        tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("a file where the report's folder should be\n")
+    done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-report", "f/r.html",
+                cwd=tmp_path)
+    one_line_exit_2(done, "f/r.html")
+    assert "Finished game" not in done.stdout and not (tmp_path / "t.db").exists()
+
+
+def test_a_file_being_written_whole_is_refused_to_a_second_writer(finished_db: Path) -> None:
+    """A whole-file write goes through ``FILE.tmp``: a second writer of a file that is not
+    there yet finds that side file locked, and is refused instead of sharing it."""
+    from guti.referee.game.file_lock import FileLocks
+
+    folder = finished_db.parent
+    with FileLocks() as locks:  # a first writer, in the middle of its write
+        locks.acquire([("export -pdn", str(folder / "new.pdn.tmp"))])
+        done = guti("export", "t.db", "-pdn", "new.pdn", cwd=folder)
+        one_line_exit_2(done, "new.pdn: in use", f"pid {os.getpid()}")
+    assert not (folder / "new.pdn").exists()
+    assert guti("export", "t.db", "-pdn", "new.pdn", cwd=folder).returncode == 0
+    assert len(parse_pdn((folder / "new.pdn").read_text())) == 2
 
 
 #: Outputs that name the database, or one another, each under some other name.
@@ -248,6 +287,15 @@ def test_the_database_lock_holds_for_every_name_of_the_file(tmp_path: Path) -> N
     assert not list(tmp_path.glob("*.lock"))  # the lock is the file's own: nothing left
     with sqlite3.connect(tmp_path / "t.db") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_a_report_named_by_a_running_tournament_is_refused_to_another(
+        tmp_path: Path) -> None:
+    with running(tmp_path, "-db", "a.db", "-report", "r.html") as first:
+        done = guti("tournament", *PAIR, "-games", "2", "-db", "b.db", "-report", "r.html",
+                    cwd=tmp_path)
+        one_line_exit_2(done, "r.html (-report) is in use", f"pid {first.pid}")
+    assert not (tmp_path / "b.db").exists()
 
 
 def test_the_lock_of_a_killed_guti_is_gone_with_it(tmp_path: Path) -> None:

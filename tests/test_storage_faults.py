@@ -171,6 +171,21 @@ def test_a_full_disk_under_the_pdn_file_names_the_file(tmp_path):
     assert len(set(ids) - reported - {failed}) <= 1, (ids, reported, failed)
 
 
+@needs_namespace
+def test_a_full_disk_while_a_resume_rewrites_the_pdn_names_it_and_leaves_nothing(
+        finished_db, tmp_path):
+    """A resume first makes the PDN file hold the database's games, through a side file:
+    on a full disk that is one line naming the PDN file, exit 1, and the side file gone."""
+    args = shlex.join(["tournament", *PAIR, "-games", "4", "-db", str(finished_db),
+                       "-resume", "-pdnout", "t.pdn"])
+    done = in_namespace(tmp_path, f"""
+        mount -t tmpfs -o size=64k tmpfs $M && cd $M
+        dd if=/dev/zero of=fill bs=4k 2>/dev/null; $GUTI {args}; echo "exit $?"; ls""")
+    assert "exit 1" in done.stdout, done.stdout + done.stderr
+    one_line(subprocess.CompletedProcess([], 1, "", done.stderr), 1, "t.pdn", "No space left")
+    assert "t.pdn.sync" not in done.stdout.split()
+
+
 # ------------------------------------------------------------- the database file taken away
 #: guti itself, with the database file at its path deleted (argv[1] "-") or replaced by
 #: the file argv[1] right after the run stored its first game, as another process would.

@@ -5,10 +5,14 @@ command escapes and checks them alike.
 
 from __future__ import annotations
 
+import errno
 import sys
 
 from guti.referee.config.args import CliError
 from guti.referee.process.text import visible
+
+#: Errors of the machine rather than of what the user asked for.
+_SYSTEM_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO)
 
 
 def fail(prog: str, text: str) -> int:
@@ -19,15 +23,17 @@ def fail(prog: str, text: str) -> int:
 
 def run_failed(prog: str, exc: Exception, db_path: str) -> int:
     """Report an error that ended a run's games (the run's own errors, the database's, the
-    system's) as one line on stderr; the exit status: 1 when the database failed under the
-    run (it can be resumed once fixed), else 2."""
+    system's) as one line on stderr; the exit status: 1 when the database or the machine
+    failed under the run (a full disk: it can be resumed once fixed), else 2."""
     import sqlite3  # here: the commands' --help should not pay for it
 
     if isinstance(exc, sqlite3.Error):  # the database failed under us (damaged, ...)
         fail(prog, f"{db_path}: {exc}; resume with -resume once it is fixed")
         return 1
     if isinstance(exc, OSError):
-        return fail(prog, f"{exc.filename or ''}: {exc.strerror or exc}")
+        fail(prog, f"{exc.filename or ''}: {exc.strerror or exc}")
+        # the machine failed under the run (a full disk, an I/O error): not a usage mistake
+        return 1 if exc.errno in _SYSTEM_FAULTS else 2
     return fail(prog, str(exc))
 
 

@@ -50,13 +50,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module_name, function, _ = COMMANDS[name]
     try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            print(f"guti: command {name!r} is not available in this build", file=sys.stderr)
-            return 2
-        raise
-    try:
+        try:  # a Ctrl-C while the command's modules load is an interrupt like any other
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                print(f"guti: command {name!r} is not available in this build",
+                      file=sys.stderr)
+                return 2
+            raise
         return int(getattr(module, function)(rest) or 0)
     except KeyboardInterrupt:
         print("guti: interrupted", file=sys.stderr)

@@ -27,7 +27,7 @@ import stat
 from collections.abc import Callable
 from typing import TextIO, TypeVar
 
-from guti.referee.game.file_lock import FileLocks
+from guti.referee.game.file_lock import FileBusy, FileLocks
 
 T = TypeVar("T")
 
@@ -99,6 +99,10 @@ def write_whole(path: str, write: Callable[[TextIO], T], what: str = "output") -
     with FileLocks() as locks:
         locks.acquire([(what, target)], create=False)
         tmp = f"{target}.tmp"
+        try:  # two writers of a file not there yet would otherwise share its FILE.tmp
+            locks.acquire([(what, tmp)])
+        except FileBusy as exc:
+            raise FileBusy(path, what, exc.pid) from None
         try:
             with open(tmp, "w", encoding="utf-8") as fh:
                 result = write(fh)

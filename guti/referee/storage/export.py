@@ -22,6 +22,7 @@ A device or a FIFO is left as it is (nothing to read back).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -200,21 +201,37 @@ def _sync(
     if kind(target) not in (None, "file"):
         return None  # a device or a FIFO: nothing to read back, appended to as it is
     fresh = f"{target}.sync"
-    with open(fresh, "w", encoding="utf-8") as fh:
-        _write_games(store.records(), fh, render)  # the live file is in finishing order
-        fh.flush()
-        os.fsync(fh.fileno())
     try:
+        with open(fresh, "w", encoding="utf-8") as fh:
+            _write_games(store.records(), fh, render)  # the live file is in finishing order
+            fh.flush()
+            os.fsync(fh.fileno())
         note = None
         keep = 0  # bytes of the live file that are already right
         if os.path.exists(target) and os.path.getsize(target):
             if _is_prefix(target, fresh):
                 keep = os.path.getsize(target)
             else:
-                backup = f"{target}.bak"
+                backup = _free_backup_name(target)
                 copy_into(target, backup)
                 note = f"{path} held games not in the database; kept it as {backup}"
         copy_into(fresh, target, keep)
+    except OSError as exc:  # a full disk names no file: the output it was for is named
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror, path) from None
     finally:
-        os.unlink(fresh)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(fresh)
     return note
+
+
+def _free_backup_name(target: str) -> str:
+    """Where an output file's games that the database lacks are kept: ``FILE.bak``, or
+    ``FILE.bak.2``, ``.3``, ... when that is taken (an earlier backup is never
+    overwritten: its games may be in no other file)."""
+    backup, number = f"{target}.bak", 1
+    while os.path.lexists(backup):
+        number += 1
+        backup = f"{target}.bak.{number}"
+    return backup

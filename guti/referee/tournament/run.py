@@ -26,7 +26,6 @@ as events (:mod:`guti.referee.tournament.events`), which the command line render
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -35,6 +34,7 @@ from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.stopping import RunControl
 from guti.referee.game.file_lock import FileBusy, FileLocks
 from guti.referee.game.game_file import GameFileWriter
+from guti.referee.game.output_paths import create_parent_dirs
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process.errors import EngineStartError
@@ -137,9 +137,9 @@ async def run_tournament(
     s = settings
     control = control or RunControl()
     execution = execution or Execution(s.execution_plan())
-    for path in (s.db_path, s.pdn_path, s.log_path, s.records.epd_path):
+    for path in (s.db_path, s.pdn_path, s.log_path, s.records.epd_path, s.report_path):
         if path:  # output folders are created, like cutechess-cli does for -pgnout
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            create_parent_dirs(path)
     run = _Run(listener, control, observer, [])
     with control.signals(run.say, lambda: sum(len(e.running) for e in run.running)):
         locks = FileLocks()
@@ -159,11 +159,12 @@ async def run_tournament(
 
 def run_files(s: TournamentSettings) -> list[tuple[str, str | None]]:
     """The files a run writes, each locked for the run: its database, ``-pdnout``,
-    ``-epdout``, ``-log`` and the engines' ``stderr=`` files (not on a cluster: those are
+    ``-epdout``, ``-log``, ``-report`` (written at the end, but known to be writable and
+    its own from the start) and the engines' ``stderr=`` files (not on a cluster: those are
     the workers' files, on their machines)."""
     stderr = [] if s.cluster is not None else [("stderr", c.stderr_path) for c in s.engines]
     return [("-db", s.db_path), ("-pdnout", s.pdn_path), ("-epdout", s.records.epd_path),
-            ("-log", s.log_path), *stderr]
+            ("-log", s.log_path), ("-report", s.report_path), *stderr]
 
 
 @dataclass
