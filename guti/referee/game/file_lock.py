@@ -1,9 +1,9 @@
 """One guti per file: exclusive locks on the files a run writes, keyed on the file itself.
 
 A run holds an ``fcntl.flock(LOCK_EX | LOCK_NB)`` on its database and on each of its output
-files (``-pdnout``, ``-epdout``, ``-log``, the engines' ``stderr=`` files) from before
+files (``-pdnout``, ``-epdout``, ``-log``, ``-report``, the engines' ``stderr=`` files) from before
 anything is written until it ends; a whole-file write (``-report``, ``guti export``, ``guti
-report``) holds one on the file it replaces while it writes. A second guti naming any of
+report``) holds one on the file it replaces, and on its ``FILE.tmp``, while it writes. A second guti naming any of
 them, by any name, gets :class:`FileBusy`: one line naming the holder's pid.
 
 Why on the file itself: a lock is then keyed on the file's device and inode, so it holds
