@@ -201,6 +201,18 @@ def test_crash_while_grandchild_holds_pipe_is_a_disconnect_not_a_hang(tmp_path):
     assert survivors(pids) == []
 
 
+def test_crash_while_a_child_of_another_session_holds_the_pipe_is_a_disconnect(tmp_path):
+    """The child left the engine's process group, so killing the group does not close the
+    pipe: it is found as guti's child (the subreaper's) with the engine's mark instead. No
+    clock: a missed end of output would be a wait of the whole move timeout, then "stalled"."""
+    pids = tmp_path / "pids"
+    record = play(config("A", "good", pids), config("B", "setsid-crash", pids, "--at", "2"),
+                  tc="depth=1")
+    assert (record.result, record.reason) == ("1-0", Reason.DISCONNECT)
+    assert "exit code 3" in record.detail
+    assert survivors(pids) == []
+
+
 def test_ten_megabyte_line_is_a_protocol_error(tmp_path):
     pids = tmp_path / "pids"
     record = play(config("A", "longline", pids), config("B", "good", pids), tc="tc=10+0")

@@ -16,6 +16,7 @@ Modes (N = the engine's N-th ``go``, 1-based, default 1):
   ignore-quit   ignores quit, SIGTERM and EOF on stdin
   fork          forks a grandchild that keeps the pipes open and ignores SIGTERM
   fork-crash    like fork, and the engine itself exits at go N
+  setsid-crash  like fork-crash, the grandchild in a session of its own (out of the group)
   longline      at go N writes 10 MB without a newline, then hangs
   close-stdout  at go N closes its stdout and keeps running
   exit-now      exits with status 0 before reading anything
@@ -83,11 +84,13 @@ def main() -> None:
         sys.exit(0)
     if mode == "startup-crash":
         raise RuntimeError("faulty engine: deliberate start-up crash")
-    if mode in ("ignore-quit", "fork", "fork-crash"):
+    if mode in ("ignore-quit", "fork", "fork-crash", "setsid-crash"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    if mode in ("fork", "fork-crash"):
+    if mode in ("fork", "fork-crash", "setsid-crash"):
         recorded, told = os.pipe()
         if os.fork() == 0:  # grandchild: holds stdin/stdout/stderr, ignores SIGTERM
+            if mode == "setsid-crash":
+                os.setsid()
             record_pid(opts.pidfile)
             os.write(told, b".")
             while True:
@@ -158,7 +161,7 @@ def main() -> None:
             if hit and opts.mark:
                 with open(opts.mark, "a") as fh:
                     fh.write(mode + "\n")
-            if hit and mode in ("crash", "fork-crash"):
+            if hit and mode in ("crash", "fork-crash", "setsid-crash"):
                 os._exit(3)
             if hit and mode == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)

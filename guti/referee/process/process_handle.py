@@ -127,6 +127,7 @@ class ProcessHandle:
         self._pidfd = -1
         self._poll_timer: asyncio.TimerHandle | None = None
         self._released = False
+        self._sweep: asyncio.Task[None] | None = None  # the kill of escaped children
         #: The engine mark in its environment (see :func:`lifeline.engine_environment`).
         self.mark: str | None = None
         try:
@@ -208,9 +209,12 @@ class ProcessHandle:
 
     def kill_leftovers(self) -> None:
         """SIGKILL what is still running in the group, noting it in :attr:`orphans_killed`
-        (the leader exited, but something of its group holds its pipes open)."""
+        (the leader exited, but something it started holds its pipes open), and start
+        killing what left the group too (:meth:`_kill_escaped`): the pipe only closes
+        once every holder is gone."""
         self.orphans_killed = live_members(self.pid)
         signal_group(self.pid, signal.SIGKILL)
+        self._sweep = asyncio.get_running_loop().create_task(self._kill_escaped())
 
     async def stop(self, grace: float, term_grace: float) -> None:
         """End the process for good: wait ``grace`` s for it to exit by itself, SIGTERM the
