@@ -23,10 +23,11 @@ from guti.referee.game.runner import play_game
 from guti.referee.game.settings import GameSpec, Timeouts
 from guti.referee.game.timecontrol import Limits, parse_limits
 from guti.referee.process.errors import EngineStartError, EngineTimeout
+from guti.referee.ugi import options
 from guti.referee.ugi.client import UgiEngine
 from guti.referee.ugi.fake_transport import Answer, FakeTransport, Reply
 from guti.referee.ugi.go import Go
-from guti.referee.ugi.lines import GoReply, Position, position_line
+from guti.referee.ugi.lines import MAX_INFOS, GoReply, Position, position_line
 from guti.rules import Board, RulesError
 
 GAME = "egara-guti"
@@ -258,6 +259,33 @@ def test_handshake_timeout_is_a_start_failure() -> None:
     eng = UgiEngine(FakeTransport("F", lambda line: []))
     with pytest.raises(EngineStartError, match="no complete handshake"):
         asyncio.run(eng.handshake(GAME, 0.02))
+
+
+def flooding_script(before_ugiok: list[str], before_readyok: list[str]):
+    def script(line: str) -> list[Answer]:
+        if line == "ugi":
+            return [*before_ugiok, "option name UGI_Variant type combo default pretwa var pretwa",
+                    "ugiok"]
+        return [*before_readyok, "readyok"] if line == "isready" else []
+    return script
+
+
+def test_what_a_handshake_keeps_is_bounded_however_much_the_engine_says() -> None:
+    """Lines before ``ugiok`` are noted as they come and those before ``readyok`` kept only
+    as the last few: a flood there costs the referee no memory."""
+    junk = [f"info string chatter {n}" for n in range(5 * options.MAX_OTHER_LINES)]
+    flood = [f"info depth {n}" for n in range(20 * MAX_INFOS)]
+    eng = UgiEngine(FakeTransport("F", flooding_script(junk, flood)))
+    asyncio.run(eng.handshake("pretwa", 5.0))
+    assert eng.info.other_lines == junk[-options.MAX_OTHER_LINES:]
+    assert asyncio.run(eng.sync(5.0)) == flood[-MAX_INFOS:]
+
+
+def test_an_engine_declaring_endless_options_is_a_start_failure() -> None:
+    many = [f"option name O{n} type check default false" for n in range(options.MAX_OPTIONS + 1)]
+    eng = UgiEngine(FakeTransport("F", flooding_script(many, [])))
+    with pytest.raises(EngineStartError, match="more than 10,000 options"):
+        asyncio.run(eng.handshake("pretwa", 30.0))
 
 
 def test_read_until_timeout_keeps_the_lines_seen() -> None:

@@ -48,9 +48,14 @@ from guti.referee.ugi.options import (
     EngineOption,
     Handshake,
     OptionValueError,
+    TooManyOptions,
     checked_option_value,
 )
 from guti.referee.ugi.transport import Transport
+
+#: Lines kept by a read up to a given line (the latest ones): more than any answer
+#: guti reads whole (``go perft`` with a move per line, ``d``) holds.
+MAX_KEPT_LINES = 1000
 
 
 class EngineSpec(Protocol):
@@ -211,16 +216,16 @@ class UgiEngine:
         return await self.transport.read_line(timeout)
 
     async def read_until(
-        self, done: Callable[[str], bool], timeout: float, keep: int | None = None
+        self, done: Callable[[str], bool], timeout: float, keep: int = MAX_KEPT_LINES
     ) -> list[str]:
         """Lines up to and including the first for which ``done`` is true, within ``timeout``
-        s (the last ``keep`` of them when given). On timeout the EngineTimeout's ``lines``
-        are those seen so far."""
+        s: the last ``keep`` of them (``done`` sees every one), so that a flood costs no
+        memory. On timeout the EngineTimeout's ``lines`` are the last ones seen."""
         lines, _ = await self._read_until(done, time.monotonic() + timeout, keep)
         return lines
 
     async def _read_until(
-        self, done: Callable[[str], bool], deadline: float, keep: int | None
+        self, done: Callable[[str], bool], deadline: float, keep: int
     ) -> tuple[list[str], float]:
         seen: deque[str] = deque(maxlen=keep)
         while True:
@@ -236,24 +241,32 @@ class UgiEngine:
         """Send ``ugi`` and read up to ``ugiok`` (EngineTimeout / EngineDisconnected);
         what the engine said is kept as :attr:`info` and returned."""
         start = time.monotonic()
+        info = Handshake()
+
+        def noted(line: str) -> bool:  # each line noted as it comes: nothing else is kept
+            if line.split()[:1] == ["ugiok"]:
+                return True
+            info.note(line)
+            return False
+
         self.transport.send("ugi")
         try:
-            lines = await self.read_until(lambda line: line.split()[:1] == ["ugiok"], timeout)
+            await self.read_until(noted, timeout, keep=MAX_INFOS)
         except EngineTimeout as exc:
             raise EngineTimeout(
                 f"engine {self.name}: no ugiok within {timeout:g} s of ugi", lines=exc.lines
             ) from None
-        info = Handshake()
-        for line in lines[:-1]:
-            info.note(line)
+        except TooManyOptions as exc:
+            raise EngineStartError(f"engine {self.name} {exc}") from None
         info.elapsed = time.monotonic() - start
         self.info = info
         return info
 
     async def sync(self, timeout: float) -> list[str]:
-        """``isready`` and the lines before ``readyok``, which must come within ``timeout``."""
+        """``isready`` and the lines before ``readyok`` (the last :data:`MAX_INFOS`), which
+        must come within ``timeout``."""
         self.ask_ready()
-        return (await self.read_until(is_readyok, timeout))[:-1]
+        return (await self.read_until(is_readyok, timeout, keep=MAX_INFOS + 1))[:-1]
 
     async def handshake(self, game: str, timeout: float = 10.0) -> None:
         """``ugi``/``ugiok``, options, ``UGI_Variant``, ``isready``/``readyok`` within ``timeout``."""

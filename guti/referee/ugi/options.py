@@ -70,9 +70,22 @@ def parse_option_line(line: str) -> EngineOption | None:
     )
 
 
+#: The most options an engine may declare (real engines declare a few dozen): past it the
+#: handshake fails, so that what is kept of a handshake stays bounded.
+MAX_OPTIONS = 10_000
+#: Lines of a handshake that are neither ``id`` nor a well-formed ``option``: the last
+#: ones are kept (for ``guti check``), the rest only counted.
+MAX_OTHER_LINES = 32
+
+
+class TooManyOptions(ValueError):
+    """The engine declared more than :data:`MAX_OPTIONS` options."""
+
+
 @dataclass
 class Handshake:
-    """What the engine said between ``ugi`` and ``ugiok`` and how long it took."""
+    """What the engine said between ``ugi`` and ``ugiok`` and how long it took; bounded
+    in size whatever the engine sends (:data:`MAX_OPTIONS`, :data:`MAX_OTHER_LINES`)."""
 
     id_name: str | None = None
     id_author: str | None = None
@@ -82,7 +95,8 @@ class Handshake:
 
     def note(self, line: str) -> None:
         """Record one handshake line (``ugiok`` excluded): an ``id name``/``id author``,
-        a well-formed ``option``, or anything else (kept in ``other_lines``)."""
+        a well-formed ``option``, or anything else (the last ones kept in ``other_lines``).
+        :class:`TooManyOptions` past :data:`MAX_OPTIONS` options."""
         tokens = line.split()
         if len(tokens) >= 2 and tokens[0] == "id" and tokens[1] in ("name", "author"):
             value = line.split(None, 2)[2].strip() if len(tokens) >= 3 else ""
@@ -94,8 +108,11 @@ class Handshake:
         opt = parse_option_line(line) if tokens[:1] == ["option"] else None
         if opt is not None:
             self.options[opt.name.lower()] = opt
+            if len(self.options) > MAX_OPTIONS:
+                raise TooManyOptions(f"declares more than {MAX_OPTIONS:,} options")
         elif line.strip():
             self.other_lines.append(line)
+            del self.other_lines[:-MAX_OTHER_LINES]
 
     @property
     def variant(self) -> EngineOption | None:
