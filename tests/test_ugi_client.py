@@ -175,6 +175,16 @@ def test_illegal_move() -> None:
     assert rec.final_fen == replay(rec).fen()  # the illegal move was not played
 
 
+@pytest.mark.parametrize("answer", [f"bestmove {'9' * 100_000}-12", f"bestmove {'@' * 100_000}",
+                                    f"bestmove 1-{'2' * 100_000}"])
+def test_a_huge_bad_move_is_clipped_in_the_games_detail(answer: str) -> None:
+    """The detail goes into the PDN, the database and the report with every copy of the
+    game: an engine's megabyte of move is shown as its first characters."""
+    rec = play(Scripted(), Scripted(on_ply(1, lambda board: [answer])))
+    assert rec.fault == "b" and rec.reason in (Reason.ILLEGAL_MOVE, Reason.PROTOCOL_ERROR)
+    assert answer[9:30] in rec.detail and len(rec.detail) < 500, rec.detail[:600]
+
+
 def test_bestmove_none_with_moves_is_illegal() -> None:
     rec = play(Scripted(on_ply(1, lambda b: ["bestmove none"])), Scripted())
     n = len(Board(GAME).legal_moves)

@@ -314,15 +314,15 @@ class _Game:
             used, limit = _ms_apart(reply.elapsed_ms, allowed or 0.0)
             detail = f"engine {name} used {used} ms, {limit} ms allowed"
         elif fault is Fault.NO_MOVE:
-            detail = f"engine {name} sent {reply.line!r}"
+            detail = f"engine {name} sent {_clipped(reply.line)!r}"
         elif fault is Fault.NONE_WITH_MOVES:
             n = len(self.board.legal_moves)
             detail = f"engine {name} sent bestmove none with {n} legal moves in {fen}"
         elif fault is Fault.MALFORMED:
-            shown = reply.line if len(reply.line) <= 80 else reply.line[:77] + "..."
-            detail = f"engine {name} sent malformed {shown!r}"
+            detail = f"engine {name} sent malformed {_clipped(reply.line)!r}"
         else:
-            detail = f"engine {name} played illegal {verdict.text} in {fen}: {verdict.error}"
+            detail = (f"engine {name} played illegal {_clipped(verdict.text or '')} in {fen}: "
+                      f"{_clipped(verdict.error or '', 200)}")
             earlier = self.asked_before(verdict.text)
             if earlier is not None:
                 detail += (f"; it answers a previous request (legal in {earlier}, the position"
@@ -352,6 +352,12 @@ def _ms_apart(used: float, allowed: float) -> tuple[str, str]:
         if a != b:
             break
     return a, b
+
+
+def _clipped(text: str, limit: int = 80) -> str:
+    """An engine's words as a game's detail shows them: at most ``limit`` characters (the
+    detail goes into the PDN, the database and the report with every copy of the game)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _error_reply(reply: GoReply) -> str:
