@@ -39,6 +39,7 @@ FAULTS: dict[str, tuple[str, str]] = {
     "none": ("egara-guti: go movetime", "saw bestmove none"),
     "chatter": ("egara-guti: go movetime", "thinking very hard"),
     "fork-crash": ("egara-guti: go movetime", "exit code 3"),
+    "setsid-crash": ("egara-guti: go movetime", "exit code 3"),
     "longline": ("egara-guti: go movetime", "longer than"),
     "close-stdout": ("egara-guti: go movetime", "closed its output"),
     "ignore-quit": ("quit", "still running"),
@@ -78,6 +79,9 @@ def runs(request: pytest.FixtureRequest) -> dict[str, Future | str | functools.p
             pool.submit, _run, [sys.executable, FAULTY, "--mode", mode, "--seed", "1", *threads],
             "egara-guti")
     futures["buggy"] = pool.submit(_run, [sys.executable, BUGGY], "egara-guti")
+    futures["long-name"] = functools.partial(
+        pool.submit, _run, [sys.executable, FAULTY, "--mode", "illegal", "--name", "N" * 100_000],
+        "egara-guti")
     # The good engines' runs (every game, every item) start when a test asks for them: the
     # slow tier's (the fast tier checks the reference engine in one game, in
     # test_check_first_hour.py).
@@ -123,6 +127,16 @@ def test_check_passes_good_engines(runs, name):
     assert len(perft) == len(declared), perft
     assert all(line.startswith(("PASS", "SKIP")) for line in perft), perft
     assert lines[-1].startswith("guti check:") and " 0 failed" in lines[-1]
+
+
+def test_check_shows_an_engines_huge_answers_by_their_start(runs):
+    """An ``id name`` of 100,000 characters, and FAIL lines quoting the engine: every
+    report line stays short."""
+    code, lines = _result(runs, "long-name")
+    assert code == 1 and any(line.startswith("FAIL") for line in lines), "\n".join(lines)
+    handshake = next(line for line in lines if line.startswith("PASS handshake ("))
+    assert "id name NNN" in handshake
+    assert max(map(len, lines)) < 2000, [len(line) for line in lines]
 
 
 #: Faults whose check waits for a timeout or a grace period to pass: the slow tier's.

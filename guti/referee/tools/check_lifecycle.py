@@ -17,6 +17,7 @@ from guti.referee.tools.check_session import (
     CheckSession,
     Fail,
     Gone,
+    clip,
     said,
     short,
 )
@@ -59,7 +60,7 @@ class LifecycleItems(CheckSession):
         if variant is not None and (variant.type != "combo" or not variant.vars):
             raise Fail("UGI_Variant of type combo with var values", f"type {variant.type} "
                        f"with vars {variant.vars}")
-        return (f"id name {hs.id_name}; {len(hs.options)} options; "
+        return (f"id name {clip(hs.id_name, 120)}; {len(hs.options)} options; "
                 f"games {', '.join(hs.games())}; ugiok in {hs.elapsed * 1000:.0f} ms")
 
     async def check_isready(self) -> str:

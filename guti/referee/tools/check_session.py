@@ -92,7 +92,7 @@ class Fail(Exception):
     """An item failed: what the protocol asks for and what the engine did."""
 
     def __init__(self, expected: str, saw: str) -> None:
-        super().__init__(f"expected {expected}, saw {saw}")
+        super().__init__(f"expected {clip(expected)}, saw {clip(saw)}")
 
 
 class Skip(Exception):
@@ -101,6 +101,12 @@ class Skip(Exception):
 
 class Gone(Exception):
     """The engine can no longer be talked to (exited, closed its output, flooded it)."""
+
+
+def clip(text: str, limit: int = 300) -> str:
+    """``text`` cut to ``limit`` characters for a report line: an engine's megabyte of
+    answer is shown by its start."""
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def short(lines: list[str], limit: int = 3) -> str:
