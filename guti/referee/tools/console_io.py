@@ -168,7 +168,7 @@ async def run_pipe(console: Console) -> None:
     threading.Thread(target=pump, daemon=True).start()
     while True:
         line = await queue.get()
-        if line is not None and line.strip() not in ("/stop", "stop", "quit"):
+        if line is not None and line.strip() not in ("/stop", "stop", "quit", "/quit"):
             await console.idle(SCRIPT_WAIT)  # a script's next line waits for the bestmove
         if line is None or not await console.command(line):
             return

@@ -190,10 +190,20 @@ class ConsoleSession:
             self.waiter = None
 
     async def idle(self, timeout: float) -> None:
-        """Wait until no search (nor a game's engine move) is pending, at most ``timeout`` s."""
+        """Wait until no search (nor a game's engine move) is pending, at most ``timeout`` s.
+        A search still pending then is given up (the engine is sent ``stop``, and a game
+        against it ends), so that the next line does not wait for it again."""
         deadline = time.monotonic() + timeout
         while (self.search is not None or self.play_pending) and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
+        if self.search is not None:
+            self.error(f"no bestmove within {timeout:g} s: the search is given up "
+                       "(the engine was sent stop)")
+            self.stop_engine(search_only=True)
+            self.search = None
+            if self.play is not None:
+                self.say("play ends", "bold red")
+                self.play = None
 
     async def ready(self) -> bool:
         self.eng.ask_ready()
