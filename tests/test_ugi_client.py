@@ -390,3 +390,13 @@ def test_a_games_time_control_tag_follows_both_sides_limits() -> None:
     b = parse_limits({"tc": "10+0.1"})
     assert game_start.time_control_tag(a, b) == "10+0.1"
     assert game_start.time_control_tag(parse_limits({"tc": "1+0"}), b) == "1:10+0.1"
+
+
+def test_a_mistyped_option_lists_a_few_of_the_engines_thousands() -> None:
+    declared = {f"o{n}": options.EngineOption(f"O{n}", "check", "false")
+                for n in range(5000)}
+    with pytest.raises(options.OptionValueError) as caught:
+        options.checked_option_value(declared, "Nope", "1")
+    message = str(caught.value)
+    assert "no option 'Nope'" in message and "O0, O1," in message
+    assert message.endswith("and 4,980 more)") and len(message) < 300

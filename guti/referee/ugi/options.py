@@ -159,8 +159,8 @@ def checked_option_value(declared: dict[str, EngineOption], name: str, value: st
     """
     opt = declared.get(name.lower())
     if opt is None:
-        names = ", ".join(o.name for o in declared.values() if o.name != "UGI_Variant")
-        raise OptionValueError(f"no option {name!r} (it declares: {names or 'none'})")
+        names = listed([o.name for o in declared.values() if o.name != "UGI_Variant"])
+        raise OptionValueError(f"no option {name!r} (it declares: {names})")
     kind = opt.type.lower()
     if kind == "check":
         sent = _CHECK_VALUES.get(value.strip().lower())
@@ -173,11 +173,20 @@ def checked_option_value(declared: dict[str, EngineOption], name: str, value: st
         match = [v for v in opt.vars if v.lower() == value.strip().lower()]
         if not match:
             raise OptionValueError(
-                f"{opt.name}={value!r}: not one of its values ({', '.join(opt.vars)})")
+                f"{opt.name}={value!r}: not one of its values ({listed(opt.vars)})")
         return match[0]
     if kind == "button":
         raise OptionValueError(f"{opt.name} is a button: it takes no value")
     return value
+
+
+def listed(names: list[str], most: int = 20) -> str:
+    """Names an engine declared, for a message: the first ``most`` of them and how many
+    more (an engine may declare thousands); ``none`` for none."""
+    if not names:
+        return "none"
+    shown = ", ".join(names[:most])
+    return shown if len(names) <= most else f"{shown} and {len(names) - most:,} more"
 
 
 def _spin_value(opt: EngineOption, value: str) -> str:

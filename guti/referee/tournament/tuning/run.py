@@ -27,7 +27,7 @@ from guti.referee.tournament.tuning.executor import ConfigFor, TuneExecutor, Tun
 from guti.referee.tournament.tuning.settings import PLUS, TuneSettings
 from guti.referee.tournament.tuning.spsa import Param
 from guti.referee.tournament.tuning.state import TuneState, plus_score, replay_results
-from guti.referee.ugi.options import EngineOption
+from guti.referee.ugi.options import EngineOption, listed
 
 
 class TuneError(Exception):
@@ -75,7 +75,7 @@ def check_params(params: tuple[Param, ...], declared: dict[str, EngineOption],
     for p in params:
         option = declared.get(p.name) or declared.get(p.name.lower())
         if option is None:
-            known = ", ".join(sorted(o.name for o in declared.values())) or "none"
+            known = listed(sorted(o.name for o in declared.values()))
             raise TuneError(f"-param {p.name}: {engine} declares no option {p.name!r} "
                             f"(its options: {known})")
         if option.type == "spin":
