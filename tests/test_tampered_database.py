@@ -134,3 +134,35 @@ def test_every_command_gives_one_line_for_a_tampered_database(
         if command != "resume":  # a run notes when it opened the database; these only read
             assert (folder / "t.db").read_bytes() == before, f"{command} changed the database"
     assert not (folder / "x.pdn").exists() and not (folder / "r.html").exists()
+
+
+#: Numbers guti never writes in a game's JSON columns (SQL, a word of the line): only the
+#: commands that read the games' columns meet them (``standings`` reads results alone).
+HUGE_NUMBERS = {
+    "clock_ms infinite": ("UPDATE games SET clock_ms = '[1e400]' WHERE game_id = 1", "finite"),
+    "search past 64 bits": ("UPDATE games SET search = '[[\"cp\", 1, 1, 1,"
+                            " 100000000000000000000, 1, 1]]' WHERE game_id = 1", "past any number"),
+    "resources infinite": ("UPDATE games SET resources = json_set(resources, '$.w.cpu_ms',"
+                           " json('1e400')) WHERE game_id = 1", "finite"),
+}
+
+
+@pytest.mark.parametrize(("case", "command"), [
+    (case, command) for case, command in zip(HUGE_NUMBERS, ("report", "export-pdn", "serve"),
+                                             strict=True)] + [
+    pytest.param(case, command, marks=pytest.mark.slow)
+    for case in HUGE_NUMBERS for command in ("report", "export-pdn", "export-json", "serve")])
+def test_a_number_guti_never_writes_is_one_line_not_a_crash(
+        stored_tournament: Path, tmp_path: Path, case: str, command: str) -> None:
+    how, word = HUGE_NUMBERS[case]
+    folder = tmp_path / "t"
+    shutil.copytree(stored_tournament, folder)
+    tamper(folder / "t.db", how)
+    done = subprocess.run([*GUTI, *COMMANDS[command]], cwd=folder, env=ENV,
+                          capture_output=True, text=True, timeout=120)
+    said = f"exit {done.returncode}\n{done.stdout}{done.stderr}"
+    assert done.returncode == 2 and "Traceback" not in done.stderr, said
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "t.db" in lines[0] and word in lines[0], said
+    assert not (folder / "x.pdn").exists() and not (folder / "r.html").exists()
+

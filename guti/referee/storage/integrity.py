@@ -21,7 +21,6 @@ each *distinct* scheduled opening replayed once with the rules core.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
@@ -30,6 +29,7 @@ from guti.referee.game.openings import Opening
 from guti.referee.game.reasons import Reason
 from guti.referee.game.timecontrol import Limits
 from guti.referee.storage.errors import StoreError, damaged
+from guti.referee.storage.rows import read_json
 from guti.rules import GAMES, Board, RulesError, Side, get_game
 
 #: The columns every command relies on, per table (``games.search``, ``cpu_ms``, ``worker``
@@ -61,9 +61,9 @@ def _json_value(path: str, where: str, text: object) -> Any:
     if not isinstance(text, str | bytes):
         raise damaged(path, where, f"{type(text).__name__} where JSON text belongs")
     try:
-        return json.loads(text)
-    except ValueError:
-        raise damaged(path, where, "not JSON") from None
+        return read_json(text)
+    except ValueError as exc:
+        raise damaged(path, where, f"not JSON guti writes ({exc})") from None
 
 
 def _kind(value: object) -> str:

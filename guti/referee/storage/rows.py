@@ -11,6 +11,7 @@ The database itself, its schema and its transactions are
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import asdict
 from typing import Any
@@ -85,12 +86,38 @@ def search_json(search: list[SearchInfo | None]) -> str:
     return json.dumps(rows, separators=(",", ":"))
 
 
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text[:20]} is not a finite number")
+    return number
+
+
+def _bounded(text: str) -> int:
+    number = int(text)
+    if not -(1 << 63) <= number < 1 << 63:
+        raise ValueError(f"{text[:20]}... is past any number guti stores")
+    return number
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number guti stores")
+
+
+def read_json(text: str | bytes) -> Any:
+    """A JSON column read back, refusing what guti never writes and later arithmetic would
+    trip on: numbers that are not finite (``1e400``, ``Infinity``, ``NaN``) and whole
+    numbers past 64 bits (ValueError: the caller names the damaged game)."""
+    return json.loads(text, parse_float=_finite, parse_int=_bounded,
+                      parse_constant=_no_constant)
+
+
 def search_from_json(text: str | None) -> list[SearchInfo | None]:
     """The inverse of :func:`search_json`; a game stored before the column existed
     (NULL) has none. A damaged entry raises ValueError/TypeError (the caller names the game)."""
     if text is None:
         return []
-    rows = json.loads(text)
+    rows = read_json(text)
     if not isinstance(rows, list):
         raise TypeError(f"search is a {type(rows).__name__}, not a list")
     search: list[SearchInfo | None] = []
@@ -111,7 +138,7 @@ def search_from_json(text: str | None) -> list[SearchInfo | None]:
 def _numbers(column: str, text: str) -> list[float | None]:
     """A per-ply JSON column: a list of numbers (null for a ply with none); TypeError if
     it is anything else (the caller names the game)."""
-    values = json.loads(text)
+    values = read_json(text)
     if not isinstance(values, list) or not all(
             v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in values):
         raise TypeError(f"{column} is not a list of numbers")
@@ -123,7 +150,7 @@ def cpu_from_json(text: str | None) -> list[float | None]:
     anything else); ``[]`` for a game stored before it was measured."""
     if not text:
         return []
-    values = json.loads(text)
+    values = read_json(text)
     if not isinstance(values, list) or not all(
             v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in values):
         raise ValueError(f"cpu_ms {text[:40]!r} is not a list of numbers")
@@ -145,7 +172,7 @@ def resources_from_json(text: str | None) -> dict[Side, EngineUse]:
     ValueError when it is not what :func:`resources_json` writes."""
     if not text:
         return {}
-    data = json.loads(text)
+    data = read_json(text)
     if not isinstance(data, dict):
         raise ValueError(f"resources {text[:40]!r} is not an object")
     return {Side(side): EngineUse.from_json(use) for side, use in data.items()}
