@@ -59,6 +59,9 @@ class ConsoleCommands(ConsoleSession):
         text = line.strip()
         if not text:
             return True
+        if not text.isascii() and not _is_text(text):
+            self.error("the line is not UTF-8 text; nothing was done with it")
+            return True
         if not text.startswith("/"):
             if self.play is not None and MOVE_RE.match(text):
                 await self.cmd_move([text])
@@ -319,3 +322,13 @@ def in_daemon_thread(job: Callable[[], list[tuple[str, int]]]) -> asyncio.Future
 
     threading.Thread(target=work, daemon=True).start()
     return fut
+
+
+def _is_text(line: str) -> bool:
+    """Whether ``line`` is text that can be sent (a script's bytes that are not UTF-8 come
+    in as lone surrogates, which cannot)."""
+    try:
+        line.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
