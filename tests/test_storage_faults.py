@@ -186,6 +186,18 @@ def test_a_full_disk_while_a_resume_rewrites_the_pdn_names_it_and_leaves_nothing
     assert "t.pdn.sync" not in done.stdout.split()
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_a_traffic_log_that_cannot_be_written_is_one_line_naming_it(tmp_path, command):
+    """``/dev/full`` takes no byte: the log's error is told once, naming it, exit 1, and
+    the games stored before are kept."""
+    db = ["-db", "t.db"] if command == "tournament" else []
+    done = guti(command, *PAIR, "-games", "2", *db, "-log", "file=/dev/full", cwd=tmp_path)
+    one_line(done, 1, "/dev/full", "No space left")
+    if command == "tournament":
+        assert len(stored(tmp_path / "t.db")) >= 1
+
+
 # ------------------------------------------------------------- the database file taken away
 #: guti itself, with the database file at its path deleted (argv[1] "-") or replaced by
 #: the file argv[1] right after the run stored its first game, as another process would.

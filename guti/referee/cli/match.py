@@ -148,6 +148,7 @@ def _report_limits(settings: MatchSettings) -> None:
 def _play(settings: MatchSettings, traffic: TrafficLog | None) -> int:
     """The match itself, once its options are checked and its files locked."""
     import asyncio
+    import contextlib
 
     from guti.referee.cli.elapsed import Stopwatch
     from guti.referee.execution.stopping import RunControl
@@ -161,6 +162,8 @@ def _play(settings: MatchSettings, traffic: TrafficLog | None) -> int:
     used = ResourceTable([settings.first.name, settings.second.name])
     try:
         score = event_loop.run(run_until_signalled(settings, control, used))
+        if traffic is not None:
+            traffic.close()  # here, so that a log that cannot be written is told as below
     except BrokenPipeError:
         raise  # stdout closed by its reader: guti's main ends the run quietly
     except (EngineStartError, OSError) as exc:
@@ -172,7 +175,8 @@ def _play(settings: MatchSettings, traffic: TrafficLog | None) -> int:
         return 130
     finally:
         if traffic is not None:
-            traffic.close()
+            with contextlib.suppress(OSError):  # told above, or another error is
+                traffic.close()
     print(visible(score.line()), flush=True)
     if settings.records.show_resources:
         from guti.referee.cli.resources_view import print_resources
