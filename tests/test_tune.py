@@ -141,6 +141,18 @@ def test_bad_parameter_specs_are_one_line_and_exit_2(tmp_path: Path, param: str,
     assert not (tmp_path / "t.db").exists()  # checked before any run is created
 
 
+def test_a_resume_on_a_tournaments_database_says_what_it_holds(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    played = subprocess.run([*GUTI, "tournament", "-engine", *ENGINE, "-engine", *ENGINE[:2],
+                             "name=other", *GAME, "-games", "2", "-db", str(db)],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert played.returncode == 0, played.stderr
+    done = tune("-param", "X=20,0,200,10,0.1", "-iterations", "1", "-resume", db=db,
+                timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
+    assert "holds a tournament, not a tuning run" in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize("settings", ['{"tune": 5}', '{"tune": {"lag": "x"}, "seed": 1}',
                                       '{"tune": {"lag": 1}, "seed": [1]}'])
 def test_a_resume_of_a_damaged_run_is_one_line(tmp_path: Path, settings: str) -> None:
