@@ -203,10 +203,15 @@ def test_engine_exit_is_reported_not_a_traceback(tmp_path):
 
 
 def test_unstartable_engine_is_one_clear_line(tmp_path):
+    """As ``guti check`` and ``guti match`` say it: one ``guti console:`` line on stderr,
+    exit status 2, nothing on stdout."""
     res = subprocess.run([*GUTI, "console", "--", str(tmp_path / "no-such-engine")],
-                         capture_output=True, text=True, timeout=30)
-    assert res.returncode == 1
-    assert "cannot start" in res.stdout and "Traceback" not in res.stdout + res.stderr
+                         capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert res.returncode == 2, res.stdout + res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("guti console: "), res.stderr
+    assert "cannot start" in lines[0] and "no-such-engine" in lines[0]
+    assert res.stdout == "" and "Traceback" not in res.stderr
 
 
 def test_script_on_stdin_pretwa_board_check_and_log(tmp_path):
@@ -241,3 +246,34 @@ def test_script_on_stdin_pretwa_board_check_and_log(tmp_path):
     logged = log.read_text()
     assert re.search(r"^\d\d:\d\d:\d\d\.\d{3} > go depth 2$", logged, re.M), logged
     assert re.search(r"^\d\d:\d\d:\d\d\.\d{3} < bestmove ", logged, re.M)
+
+
+def _script(engine_mode: str, *lines: str, timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run([*GUTI, "console", "--", sys.executable, FAULTY, "--mode", engine_mode],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          timeout=timeout, cwd=str(ROOT))
+
+
+def test_a_scripts_quit_does_not_wait_for_a_hung_search(tmp_path):
+    """``/quit`` ends a script at once, whatever search is pending (a line that waited for
+    the hung engine's bestmove would take a minute, past this run's bound)."""
+    res = _script("hang", "/go depth 1", "/quit", timeout=30)
+    assert res.returncode == 0 and "Traceback" not in res.stdout + res.stderr, res.stdout
+
+
+@pytest.mark.slow  # waits out the script's minute for a bestmove once
+def test_a_script_gives_up_a_hung_search_once_not_at_every_line(tmp_path):
+    res = _script("hang", "/go depth 1", "/board", "/fen", "/quit", timeout=100)
+    out = res.stdout
+    assert res.returncode == 0 and "Traceback" not in out + res.stderr, out
+    assert out.count("no bestmove within 60 s: the search is given up") == 1, out
+    assert f"fen {Board('egara-guti').fen()}" in out
+
+
+def test_a_script_line_that_is_not_utf8_is_one_error_and_the_script_goes_on(tmp_path):
+    res = subprocess.run([*GUTI, "console", "--", sys.executable, FAULTY],
+                         input=b"\xff\xfe\n/board\n/quit\n", capture_output=True, timeout=60,
+                         cwd=str(ROOT))
+    out = (res.stdout + res.stderr).decode()
+    assert res.returncode == 0 and b"Traceback" not in res.stdout + res.stderr, out
+    assert "the line is not UTF-8 text" in out and f"fen {Board('egara-guti').fen()}" in out

@@ -12,7 +12,13 @@ import math
 
 import pytest
 
-from guti.referee.stats.sprt import SprtState, sprt_bounds, sprt_decision, sprt_llr
+from guti.referee.stats.sprt import (
+    MAX_SPRT_ELO,
+    SprtState,
+    sprt_bounds,
+    sprt_decision,
+    sprt_llr,
+)
 from guti.referee.stats.stats import (
     NELO_PER_T,
     draw_ratio,
@@ -336,6 +342,36 @@ def test_lopsided_early_results_do_not_crash():
             assert math.isfinite(sprt_llr(0, 5, pentanomial=penta, model=model))
     assert sprt_llr(0, 5, wdl=(10, 0, 0)) > 0 > sprt_llr(0, 5, wdl=(0, 0, 10))
 
+
+def _counts_grid(n: int) -> list[tuple[int, ...]]:
+    """Every mix of empty, tiny, even and huge classes of ``n`` outcome counts."""
+    import itertools
+
+    sizes = [0, 1, 7, 100_000] if n == 3 else [0, 1, 300]
+    return list(itertools.product(sizes, repeat=n))
+
+
+@pytest.mark.parametrize("model", ["normalized", "logistic"])
+def test_sprt_within_the_largest_bounds_is_finite_for_any_counts(model):
+    """Up to MAX_SPRT_ELO (what ``-sprt`` accepts) the fit exists for any results: the
+    LLR is a real number, and lopsided results still lean the right way."""
+    most = MAX_SPRT_ELO[model]
+    for elo0, elo1 in [(0.0, most), (-most, 0.0), (-most, most), (most - 1, most)]:
+        for wdl in _counts_grid(3):
+            assert math.isfinite(sprt_llr(elo0, elo1, wdl=wdl, model=model))
+        for penta in _counts_grid(5):
+            assert math.isfinite(sprt_llr(elo0, elo1, pentanomial=penta, model=model))
+    assert sprt_llr(0, most, wdl=(0, 0, 1000), model=model) < 0
+    assert sprt_llr(-most, 0, wdl=(1000, 0, 0), model=model) > 0
+
+
+@pytest.mark.parametrize("model, elo1", [("normalized", 1000.0), ("logistic", 20000.0)])
+def test_sprt_past_any_fit_is_no_evidence_never_an_error(model, elo1):
+    """A hypothesis no distribution near the results reaches (fishtest asserts there)
+    gives LLR 0: no decision yet, the run plays on, where it used to raise mid-run."""
+    for wdl in [(3, 4, 5), (0, 0, 10), (10, 0, 0)]:
+        state = SprtState.evaluate(0.0, elo1, wdl=wdl, model=model)
+        assert state.llr == 0.0 and state.decision is None
 
 def test_sprt_llr_argument_errors():
     with pytest.raises(ValueError, match="exactly one"):

@@ -1,8 +1,9 @@
 """``guti console [--game GAME] -- ENGINE_CMD [ARGS...]``: its options, and the exit status.
 
 What the console does is :mod:`guti.referee.tools.console`. Exit status 0 when the
-console ended (``/quit`` or end of input), 1 when the engine could not be started or
-plays no game guti knows, 2 for a command-line mistake, 130 when interrupted.
+console ended (``/quit`` or end of input), 1 when the engine plays no game guti knows, 2
+for a command-line mistake or an engine that cannot be started (one ``guti console:``
+line on stderr, as ``guti check`` and ``guti match`` say it), 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import argparse
 import asyncio
 import sys
 
+from guti.referee.cli.common import fail
 from guti.referee.cli.engine_argv import game_argument, parse_options, split_engine_argv
 from guti.referee.tools.console import run_console
+from guti.referee.tools.console_session import ConsoleStartError
 from guti.rules import GAMES
 
 
@@ -32,5 +35,7 @@ def main(argv: list[str]) -> int:
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     try:
         return asyncio.run(run_console(cmd, opts.game, tty))
+    except ConsoleStartError as exc:
+        return fail("console", str(exc))
     except KeyboardInterrupt:
         return 130

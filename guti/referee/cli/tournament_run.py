@@ -149,6 +149,11 @@ def _report(settings) -> int:
     return 0
 
 
+#: The largest ``|ELO|`` of ``-anchor NAME=ELO``: far past any rating scale, and small
+#: enough that the ratings shifted by it keep their differences in a float.
+MAX_ANCHOR_ELO = 100_000
+
+
 def _rating_options(args: ParsedArgs) -> RatingOptions:
     """``-drawmodel`` and ``-anchor NAME=ELO`` (the name may itself hold ``=``)."""
     model = args.value("drawmodel") or DEFAULT_DRAW_MODEL
@@ -164,6 +169,9 @@ def _rating_options(args: ParsedArgs) -> RatingOptions:
         elo = float("nan")
     if not eq or not name or not math.isfinite(elo):
         raise CliError(f"-anchor: {text!r} is not of the form NAME=ELO")
+    if abs(elo) > MAX_ANCHOR_ELO:  # past it every rating prints the same, or inf
+        raise CliError(f"-anchor: {number} is out of range (at most {MAX_ANCHOR_ELO} "
+                       "either side of 0)")
     return RatingOptions(draw_model=model, anchor=(name, elo))
 
 

@@ -15,7 +15,11 @@ same option). Each option has a kind (:class:`Kind`):
 
 A word is an option when it is ``-`` or ``--`` followed by a letter, so
 values such as ``-1`` are not mistaken for options. Repeatable options
-collect every occurrence; a non-repeatable one given twice is an error.
+collect every occurrence; a non-repeatable one given twice is an error, and so is a key
+given twice in one TOKENS option (``-each tc=1 tc=5``: which one was meant?). A value
+given empty (``-db ''``, ``-pdnout file=``) is an error too, never read as "not given":
+only an engine option (``option.NAME=``, a string option may be empty) and ``args=``
+may be empty.
 Every mistake raises :class:`CliError` with a one-line message; the
 callers print it and exit with status 2.
 
@@ -140,11 +144,11 @@ def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
             if len(words) != 1:
                 what = "a value" if not words else f"one value, got {len(words)}: {' '.join(words)!r}"
                 raise CliError(f"-{name} needs {what}")
-            out.values.setdefault(name, []).append(words[0])
+            out.values.setdefault(name, []).append(_not_empty(words[0], f"-{name}"))
         elif spec.kind is Kind.TEXT:
             if not words:
                 raise CliError(f"-{name} needs a value")
-            out.values.setdefault(name, []).append(" ".join(words))
+            out.values.setdefault(name, []).append(_not_empty(" ".join(words), f"-{name}"))
         else:
             pairs: list[tuple[str, str]] = []
             for tok in words:
@@ -156,11 +160,28 @@ def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
                 if spec.keys is not None and key not in spec.keys:
                     allowed = ", ".join(sorted(spec.keys))
                     raise CliError(f"-{name}: unknown key {key!r} (allowed: {allowed})")
+                if any(key == seen for seen, _ in pairs):
+                    raise CliError(f"-{name}: {key}= given more than once")
+                if not may_be_empty(key):
+                    _not_empty(value, f"-{name} {key}=")
                 pairs.append((key, value))
             if not pairs:
                 raise CliError(f"-{name} needs key=value settings")
             out.tokens.setdefault(name, []).append(pairs)
     return out
+
+
+def may_be_empty(key: str) -> bool:
+    """Whether the key of a ``key=value`` setting may be given an empty value: an engine
+    option (a string option may be set to nothing) and ``args`` (no arguments)."""
+    return key.startswith("option.") or key == "args"
+
+
+def _not_empty(value: str, where: str) -> str:
+    """``value``, unless it is empty or blank: then a CliError naming ``where``."""
+    if not value.strip():
+        raise CliError(f"{where}: empty value (give one, or leave the option out)")
+    return value
 
 
 def _nearest(name: str, table: dict[str, OptionSpec]) -> str:

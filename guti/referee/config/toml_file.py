@@ -24,6 +24,8 @@ to them, as a step of its own):
 - ``args`` may be a list (joined with POSIX quoting) or a string;
 - ``options = { Level = 5 }`` is ``option.Level=5``.
 
+The file must be a regular file of at most :data:`MAX_CONFIG_BYTES` (a device such as
+``/dev/zero`` would otherwise be read until memory runs out, a FIFO wait for a writer).
 Every key has one TOML type (:mod:`guti.referee.config.toml_types`: ``games = 10``, not
 ``"10"``; ``restart = true``, not ``"yes"``). Every mistake is one line naming the file and
 the key (``t.toml: rounds: expected a whole number, got a list``).
@@ -37,7 +39,7 @@ import sys
 import tomllib
 from typing import Any
 
-from guti.referee.config.args import CliError, Kind, OptionSpec
+from guti.referee.config.args import CliError, Kind, OptionSpec, may_be_empty
 from guti.referee.config.given import EngineEntry, GivenOptions, GivenValue, Scalar, as_text
 from guti.referee.config.toml_types import (
     ENGINE_KEY_TYPES,
@@ -45,14 +47,25 @@ from guti.referee.config.toml_types import (
     TABLE_KEY_TYPES,
     check_type,
 )
+from guti.referee.game.output_paths import kind
+
+#: The largest configuration file read: a tournament's settings take a few kilobytes.
+MAX_CONFIG_BYTES = 1 << 20
 
 
 def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
     """The options the TOML file ``path`` gives, checked against ``specs`` (the options of
     the command it is for). Nothing is run: engines' builds and requirements are noted."""
+    found = kind(path)
+    if found not in (None, "file"):  # None: open() says what is wrong
+        raise CliError(f"config {path}: is a {found}, not a file")
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise CliError(f"config {path}: larger than {MAX_CONFIG_BYTES >> 20} MiB "
+                           "(a configuration file is small)")
+        data = tomllib.loads(raw.decode("utf-8"))
     except OSError as exc:
         raise CliError(f"config {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -96,7 +109,7 @@ def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue |
         return GivenValue(where, "" if spec.kind is Kind.OPTIONAL else True)
     if spec.kind is not Kind.TOKENS:
         check_type(value, OPTION_TYPES.get(spec.name), where)
-        return GivenValue(where, _scalar(value, where))
+        return GivenValue(where, _filled(_scalar(value, where), where))
     if isinstance(value, str) and spec.bare_key is not None:
         value = {spec.bare_key: value}  # pdnout = "out.pdn" == -pdnout file=out.pdn
     if not isinstance(value, dict):
@@ -112,6 +125,8 @@ def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue |
             raise CliError(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(spec.keys))})")
         check_type(item, TABLE_KEY_TYPES.get(spec.name, {}).get(key), f"{where}.{key}")
         scalar = _scalar(item, f"{where}.{key}")
+        if not may_be_empty(key):
+            _filled(scalar, f"{where}.{key}")
         if spec.name == "openings" and key == "file" and not as_text(scalar).startswith("random:"):
             scalar = os.path.join(base, as_text(scalar))
         pairs.append((key, scalar))
@@ -140,9 +155,14 @@ def _engine(entry: dict[str, Any], base: str, where: str) -> EngineEntry:
         if isinstance(build, list):
             command = [_text(w, f"{where}.build") for w in build]
         elif build:
-            command = shlex.split(_text(build, f"{where}.build"))
+            try:
+                command = shlex.split(_text(build, f"{where}.build"))
+            except ValueError as exc:  # No closing quotation, ...
+                raise CliError(f"{where}.build: {build!r}: {exc}") from None
     settings: list[tuple[str, str]] = []
     for key, value in entry.items():
+        if isinstance(value, str) and not may_be_empty(key):
+            _filled(value, f"{where}.{key}")
         if key in ("requires", "build", "upload"):
             continue
         if key == "options":
@@ -175,6 +195,14 @@ def _engine(entry: dict[str, Any], base: str, where: str) -> EngineEntry:
         upload is not None) else ""
     return EngineEntry(where, tuple(settings), name, tuple(requires), tuple(command), folder,
                        sent)
+
+
+def _filled(value: Scalar, where: str) -> Scalar:
+    """``value``, unless it is an empty (or blank) string: given, it must say something
+    (``db = ""`` is not "the default database")."""
+    if isinstance(value, str) and not value.strip():
+        raise CliError(f"{where}: empty string (give a value, or leave the key out)")
+    return value
 
 
 def _scalar(value: Any, where: str) -> Scalar:

@@ -42,7 +42,7 @@ from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.execution.referee_choice import AUTO_REFEREES
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.settings import GameSettings
-from guti.referee.stats.sprt import SprtModel, SprtSpec
+from guti.referee.stats.sprt import MAX_SPRT_ELO, SprtModel, SprtSpec
 from guti.referee.tournament import knockout
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,
@@ -99,7 +99,9 @@ def sprt_from_args(args: ParsedArgs) -> SprtSpec | None:
 
 
 def read_sprt(spec: dict[str, str], where: str = "-sprt") -> SprtSpec | None:
-    """The ``-sprt`` settings given at ``where``, checked (None when not given)."""
+    """The ``-sprt`` settings given at ``where``, checked (None when not given): elo0 and
+    elo1 within :data:`~guti.referee.stats.sprt.MAX_SPRT_ELO` of 0 for the model, where
+    an SPRT means something and its LLR can be computed for any results."""
     if not spec:
         return None
     numbers: dict[str, float] = {}
@@ -118,6 +120,11 @@ def read_sprt(spec: dict[str, str], where: str = "-sprt") -> SprtSpec | None:
     if not (0 < sprt.alpha and 0 < sprt.beta and sprt.alpha + sprt.beta < 1) \
             or sprt.elo1 <= sprt.elo0:
         raise CliError(f"{where}: need alpha, beta > 0 with alpha + beta < 1, and elo0 < elo1")
+    most = MAX_SPRT_ELO[sprt.model]
+    for key in ("elo0", "elo1"):
+        if abs(getattr(sprt, key)) > most:
+            raise CliError(f"{where} {key}={spec[key]}: out of range for model={model} "
+                           f"(at most {most:g} either side of 0)")
     try:
         sprt.evaluate(wdl=(0, 0, 0))
     except ValueError as exc:  # what the test itself refuses (a bound not finite, ...)

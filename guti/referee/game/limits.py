@@ -2,8 +2,11 @@
 
 :class:`Limits` is the value type of a time control (its PDN ``TimeControl`` tag, its
 margin), parsed from ``tc=``/``st=``/``depth=``/``nodes=``/``timemargin=`` tokens by
-:func:`parse_limits`. :mod:`guti.referee.game.timecontrol` keeps the clocks and turns
-limits and clocks into each ``go`` (:func:`~guti.referee.game.timecontrol.go_for_turn`).
+:func:`parse_limits`, which also bounds them: protocol.md lets a ``go`` number have at
+most 15 digits and says guti never sends more, so a setting that could make a ``go`` carry
+more is refused when it is read (one line naming it and the largest value allowed).
+:mod:`guti.referee.game.timecontrol` keeps the clocks and turns limits and clocks into
+each ``go`` (:func:`~guti.referee.game.timecontrol.go_for_turn`).
 """
 
 from __future__ import annotations
@@ -79,12 +82,24 @@ def _secs(ms: int) -> str:
 LIMIT_KEYS = frozenset({"tc", "st", "depth", "nodes", "timemargin"})
 
 
+#: The largest number a ``go`` may carry (protocol.md: at most 15 digits; guti never sends
+#: more): every time in milliseconds, ``depth``, ``nodes`` and ``movestogo``.
+MAX_GO_NUMBER = 999_999_999_999_999
+
+#: More moves than one side makes in any game guti referees (the no-capture rule ends a
+#: game long before): the clock of ``tc=`` is bounded over this many moves, so the time
+#: a ``go`` reports stays within :data:`MAX_GO_NUMBER` however the game goes.
+GAME_MOVES = 100_000
+
+
 class TimeControlError(ValueError):
     """A malformed time-control token; the message is one line naming it."""
 
 
-def _seconds_to_ms(text: str, what: str) -> int:
-    """Parse seconds (``1.5``, ``90``, ``1:30``) into whole milliseconds."""
+def _seconds_to_ms(text: str, what: str, most_ms: int = MAX_GO_NUMBER) -> int:
+    """Parse seconds (``1.5``, ``90``, ``1:30``) into whole milliseconds, at most
+    ``most_ms`` (checked on the milliseconds: ``1e308`` seconds is finite, its
+    milliseconds are not)."""
     raw = text
     try:
         if ":" in text:
@@ -94,21 +109,34 @@ def _seconds_to_ms(text: str, what: str) -> int:
             value = int(mins) * 60 + float(secs)
         else:
             value = float(text)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: minutes too many for a float
         raise TimeControlError(f"{what}: {raw!r} is not a number of seconds") from None
     if not math.isfinite(value) or value < 0:
         raise TimeControlError(f"{what}: {raw!r} must be a finite number >= 0")
-    return round(value * 1000)
+    ms = value * 1000
+    if ms > most_ms:
+        raise TimeControlError(f"{what}: {raw!r} is more than the largest allowed, "
+                               f"{_secs(most_ms)} s")
+    return round(ms)
 
 
-def _positive_int(text: str, what: str) -> int:
+def _positive_int(text: str, what: str, most: int = MAX_GO_NUMBER) -> int:
+    """A whole number from 1 to ``most``."""
     try:
         value = int(text)
-    except ValueError:
+    except ValueError:  # also a number of thousands of digits
         raise TimeControlError(f"{what}: {text!r} is not a whole number") from None
     if value < 1:
         raise TimeControlError(f"{what}: {text!r} must be at least 1")
+    if value > most:
+        raise TimeControlError(f"{what}: {text!r} is more than the largest allowed, {most}")
     return value
+
+
+def _periods(moves: int | None) -> int:
+    """How often a game can give the base time of ``tc=[MOVES/]BASE``: at the start and
+    again every ``MOVES`` moves, over :data:`GAME_MOVES` moves."""
+    return 1 + GAME_MOVES // moves if moves else 1
 
 
 def parse_tc(text: str) -> Limits:
@@ -123,8 +151,12 @@ def parse_tc(text: str) -> Limits:
         head, _, spec = spec.partition("/")
         moves = _positive_int(head, f"tc={text}: moves per period")
     base, plus, inc = spec.partition("+")
-    base_ms = _seconds_to_ms(base, f"tc={text}: base time")
-    inc_ms = _seconds_to_ms(inc, f"tc={text}: increment") if plus else 0
+    # the clock a go reports, every base time and increment of a whole game kept unspent,
+    # must stay a go number: base * periods + GAME_MOVES * inc <= MAX_GO_NUMBER
+    periods = _periods(moves)
+    base_ms = _seconds_to_ms(base, f"tc={text}: base time", MAX_GO_NUMBER // periods)
+    inc_most = (MAX_GO_NUMBER - base_ms * periods) // GAME_MOVES
+    inc_ms = _seconds_to_ms(inc, f"tc={text}: increment", inc_most) if plus else 0
     if base_ms == 0 and inc_ms == 0:
         raise TimeControlError(f"tc={text}: base time and increment are both zero")
     return Limits(base_ms=base_ms, inc_ms=inc_ms, moves_per_period=moves)
@@ -134,7 +166,8 @@ def parse_limits(tokens: dict[str, str], base: Limits | None = None) -> Limits:
     """Apply limit tokens (``tc``, ``st``, ``depth``, ``nodes``, ``timemargin``) onto ``base``.
 
     Later settings override earlier ones key by key, so ``-each tc=...`` can be
-    refined per engine with ``-engine ... depth=3``.
+    refined per engine with ``-engine ... depth=3``. Every number is bounded so that no
+    ``go`` carries more than 15 digits (:data:`MAX_GO_NUMBER`, :data:`GAME_MOVES`).
     """
     limits = base or Limits()
     for key, value in tokens.items():
@@ -162,6 +195,9 @@ def parse_limits(tokens: dict[str, str], base: Limits | None = None) -> Limits:
                 raise TimeControlError(f"timemargin: {value!r} is not a whole number of ms") from None
             if margin < 0:
                 raise TimeControlError(f"timemargin: {value!r} must be >= 0 ms")
+            if margin > MAX_GO_NUMBER:  # a deadline as far off as the longest go time
+                raise TimeControlError(f"timemargin: {value!r} is more than the largest "
+                                       f"allowed, {MAX_GO_NUMBER} ms")
             limits = replace(limits, margin_ms=margin)
         else:
             raise TimeControlError(f"unknown time-control key {key!r}")

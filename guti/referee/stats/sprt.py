@@ -18,6 +18,7 @@ from typing import Literal
 from guti.referee.stats.stats import NELO_PER_T, _penta, _real, _wdl, elo_to_score
 
 __all__ = [
+    "MAX_SPRT_ELO",
     "SprtModel",
     "SprtSpec",
     "SprtState",
@@ -32,6 +33,18 @@ keeps every log-probability finite so an early, lopsided result cannot crash."""
 
 SprtModel = Literal["normalized", "logistic"]
 Decision = Literal["H0", "H1"]
+
+#: The largest ``|elo0|``, ``|elo1|`` a test takes, by model. Past them a bound means
+#: nothing an SPRT could measure (normalized 200 is a t-value of 0.58 per game, a score
+#: far from even; logistic 1000 an expected score of 99.7 %), and the constrained
+#: maximum-likelihood fit of fishtest's method (from the uniform distribution) no longer
+#: exists for every count: a t-value near 1 (normalized ~340 per game, ~240 per pair) or a
+#: score rounding to 1 (logistic ~6400) leaves it nothing to solve.
+MAX_SPRT_ELO: dict[str, float] = {"normalized": 200.0, "logistic": 1000.0}
+
+
+class _Unfitted(ValueError):
+    """No distribution of the observed kind satisfies a hypothesis (see :func:`sprt_llr`)."""
 
 
 # --------------------------------------------------------------------------- #
@@ -99,7 +112,7 @@ def _secular(weights: Sequence[float], phi: Sequence[float]) -> float:
     """
     u, v = min(phi), max(phi)
     if not (u < 0.0 < v):
-        raise ValueError("SPRT hypothesis lies outside the range of possible scores")
+        raise _Unfitted("SPRT hypothesis lies outside the range of possible scores")
 
     def f(x: float) -> float:
         return sum(w * p / (1.0 + x * p) for w, p in zip(weights, phi, strict=True))
@@ -160,6 +173,11 @@ def sprt_llr(
     For pairs, a normalized bound is scaled by sqrt(2) because pair scores
     average two games. The BayesElo model is deliberately not offered: both
     tools consider it legacy, and it is undefined for pentanomial counts.
+
+    Never raises for valid counts: when a hypothesis lies outside what the fit can reach
+    from the observed scores (bounds past :data:`MAX_SPRT_ELO`, refused when the
+    options are read; fishtest asserts there), the LLR is 0.0, the value of no
+    evidence: no decision yet, and the run plays the games it was given.
     """
     e0, e1 = _real("elo0", elo0), _real("elo1", elo1)
     if not e0 < e1:
@@ -187,15 +205,19 @@ def sprt_llr(
     total = sum(counts)
     phat = [c / total for c in counts]
 
-    if model == "logistic":
-        p0 = _mle_expected(values, phat, elo_to_score(e0))
-        p1 = _mle_expected(values, phat, elo_to_score(e1))
-    else:
-        p0 = _mle_t_value(values, phat, t_scale * e0 / NELO_PER_T)
-        p1 = _mle_t_value(values, phat, t_scale * e1 / NELO_PER_T)
-    return total * sum(
-        q * (math.log(b) - math.log(a)) for q, a, b in zip(phat, p0, p1, strict=True)
-    )
+    try:
+        if model == "logistic":
+            p0 = _mle_expected(values, phat, elo_to_score(e0))
+            p1 = _mle_expected(values, phat, elo_to_score(e1))
+        else:
+            p0 = _mle_t_value(values, phat, t_scale * e0 / NELO_PER_T)
+            p1 = _mle_t_value(values, phat, t_scale * e1 / NELO_PER_T)
+        llr = total * sum(
+            q * (math.log(b) - math.log(a)) for q, a, b in zip(phat, p0, p1, strict=True)
+        )
+    except (ValueError, ArithmeticError):  # _Unfitted, or a fit beyond the floats
+        return 0.0
+    return llr if math.isfinite(llr) else 0.0
 
 
 @dataclass(frozen=True)

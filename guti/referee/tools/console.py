@@ -34,8 +34,10 @@ from guti.referee.tools.console_io import Screen, run_pipe, run_tty
 
 async def run_console(argv: list[str], game: str | None, tty: bool) -> int:
     """A console session with the engine ``argv`` until ``/quit`` or the end of input: 0,
-    or 1 when the engine could not be started (said on the screen). ``tty``: read lines
-    with prompt_toolkit (history, completion), else one at a time from stdin."""
+    or 1 when the engine plays no game guti knows (said on the screen);
+    :class:`~guti.referee.tools.console_session.ConsoleStartError` when it could not be
+    started. ``tty``: read lines with
+    prompt_toolkit (history, completion), else one at a time from stdin."""
     if tty:
         from prompt_toolkit.patch_stdout import patch_stdout
 

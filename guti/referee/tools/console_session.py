@@ -36,6 +36,12 @@ HANDSHAKE_TIMEOUT = 10.0
 READY_TIMEOUT = 10.0
 
 
+class ConsoleStartError(Exception):
+    """The engine could not be started, or did not finish its ``ugi`` handshake: one line
+    saying why, which ``guti console`` prints as every command reports an engine that
+    cannot start (``guti check``, ``guti match``: on stderr, exit status 2)."""
+
+
 @dataclass
 class Search:
     """A ``go`` the console sent and is waiting to judge."""
@@ -107,13 +113,13 @@ class ConsoleSession:
 
     # -- start and stop ----------------------------------------------------------------
     async def start(self, game: str | None) -> bool:
-        """Start the engine and shake hands; False (with a message) if it cannot."""
+        """Start the engine and shake hands: :class:`ConsoleStartError` if it cannot; False
+        (with a message) if it plays no game it can be talked to in."""
         try:
             await self.eng.start()
             self.hs = await self.eng.read_handshake(HANDSHAKE_TIMEOUT)
         except EngineError as exc:
-            self.error(said(exc))
-            return False
+            raise ConsoleStartError(said(exc)) from None
         hs = self.hs
         self.alive = True
         self.say(f"engine: {hs.id_name or '(no id name)'} by {hs.id_author or '(no id author)'};"

@@ -32,6 +32,11 @@ GAMMA = 0.101
 A_RATIO = 0.1
 
 
+#: The largest magnitude of a parameter spec's numbers: far beyond any engine option's
+#: range, and small enough that the gains (``C_END ** 2 * R_END`` and so on) stay finite.
+PARAM_LIMIT = 1e15
+
+
 class ParamSpecError(ValueError):
     """A parameter spec that cannot be tuned; one line naming it."""
 
@@ -72,6 +77,9 @@ def parse_param(text: str) -> Param:
             number = math.nan
         if not math.isfinite(number):
             raise ParamSpecError(f"{name}: {label} {word.strip()!r} is not a number")
+        if abs(number) > PARAM_LIMIT:
+            raise ParamSpecError(f"{name}: {label} {word.strip()!r} is out of range "
+                                 f"(at most {PARAM_LIMIT:g} either side of 0)")
         numbers.append(number)
     start, low, high, c_end, r_end = numbers
     if low > high:
