@@ -158,6 +158,17 @@ def test_a_backup_of_an_output_is_never_overwritten(tmp_path: Path) -> None:
     assert len(parse_pdn((tmp_path / "t.pdn").read_text())) == 2
 
 
+def test_one_database_under_two_names_is_refused_by_standings(finished_db: Path) -> None:
+    """Its games would count twice, whichever names are given: a hard link, a symlink,
+    ``./t.db`` for ``t.db``."""
+    folder = finished_db.parent
+    os.link(finished_db, folder / "hard.db")
+    (folder / "link.db").symlink_to("t.db")
+    for other in ("hard.db", "link.db", "./t.db"):
+        done = guti("standings", "t.db", other, cwd=folder)
+        one_line_exit_2(done, f"{other} is given twice")
+
+
 def test_an_export_over_a_hard_linked_file_keeps_every_name(finished_db: Path) -> None:
     folder = finished_db.parent
     (folder / "a.pdn").write_text("old\n")

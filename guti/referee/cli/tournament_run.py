@@ -183,11 +183,16 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
     """
     options = _rating_options(args)
     sprt = sprt_from_args(args)
-    seen: set[str] = set()
-    for path in paths:
-        if os.path.realpath(path) in seen:
+    seen: set[object] = set()
+    for path in paths:  # one file under two names (a link, a hard link) is given twice too
+        try:
+            st = os.stat(path)
+            key: object = (st.st_dev, st.st_ino)
+        except OSError:
+            key = os.path.realpath(path)  # not there: opening it says so
+        if key in seen:
             raise CliError(f"{path} is given twice: its games would count twice")
-        seen.add(os.path.realpath(path))
+        seen.add(key)
     stores: list[TournamentStore] = []
     try:
         for path in paths:
