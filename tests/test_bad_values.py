@@ -234,3 +234,18 @@ def test_a_key_given_twice_in_one_option_is_refused(tmp_path, option, key):
     done = guti("match", *PAIR, "-games", "2", *each, *option, cwd=tmp_path)
     one_line_exit_2(done, "match", option[0], key, "more than once")
     nothing_written(tmp_path)
+
+
+# ---------------------------------------------------------- a schedule past what a run holds
+@pytest.mark.parametrize("args", [
+    ["tournament", *PAIR, "-each", "depth=1", "-games", "999999999"],
+    ["tournament", *PAIR, *GREEDY[:-1], "name=G2", "-each", "depth=1", "-rounds", "400000"],
+    ["tune", *RANDOM, "-each", "depth=1", "-param", "X=1,0,10,1,0.1", "-iterations",
+     "99999999999"],
+])
+def test_a_schedule_past_a_million_games_is_refused_at_once(tmp_path: Path, args) -> None:
+    """The whole schedule is written before the first game: a mistyped count would fill
+    the disk for minutes before playing anything."""
+    done = guti(*args, "-db", "t.db", cwd=tmp_path, timeout=60)
+    one_line_exit_2(done, args[0], "more than", "1,000,000")
+    nothing_written(tmp_path)

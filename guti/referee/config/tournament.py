@@ -50,10 +50,11 @@ from guti.referee.tournament.defaults import (
     DEFAULT_ROUNDS,
     DEFAULT_SEEDS,
     DEFAULT_TIEBREAK,
+    MAX_GAMES,
 )
 from guti.referee.tournament.formats import FORMATS
 from guti.referee.tournament.knockout import KNOCKOUT
-from guti.referee.tournament.scheduler import opening_slots
+from guti.referee.tournament.scheduler import opening_slots, total_games
 from guti.referee.tournament.settings import TournamentSettings
 from guti.rules.numbers import whole_number
 
@@ -169,6 +170,11 @@ def tournament_settings(
                    *(("stderr", c.stderr_path) for c in configs)])
     tiebreak = knockout_tiebreak(given, fmt, games)
     seeds = seeds_count(given, fmt)
+    scheduled = (knockout.minimum_games(len(configs), games) if fmt == KNOCKOUT
+                 else total_games(fmt, len(configs), rounds, games, seeds))
+    if scheduled > MAX_GAMES:
+        raise CliError(f"{given.where('games')}: {scheduled:,} games is more than a tournament "
+                       f"schedules ({MAX_GAMES:,}); play it as several tournaments")
     rules = scheduling(given, concurrency)
     slots = (knockout.opening_slots(len(configs), games, tiebreak) if fmt == KNOCKOUT
              else opening_slots(rounds, games))

@@ -25,7 +25,12 @@ from guti.referee.config.outputs import check_outputs
 from guti.referee.config.toml_file import read_toml
 from guti.referee.config.tournament import MAX_CONCURRENCY, split_config
 from guti.referee.execution.cluster_address import EngineSetup
-from guti.referee.tournament.defaults import DEFAULT_ITERATIONS, DEFAULT_PAIRS, DEFAULT_TUNE_DB
+from guti.referee.tournament.defaults import (
+    DEFAULT_ITERATIONS,
+    DEFAULT_PAIRS,
+    DEFAULT_TUNE_DB,
+    MAX_GAMES,
+)
 from guti.referee.tournament.tuning.settings import TuneSettings
 from guti.referee.tournament.tuning.spsa import Param, ParamSpecError, parse_param
 
@@ -76,6 +81,10 @@ def tune_settings(given: GivenOptions, setups: tuple[EngineSetup, ...] = ()) -> 
             raise CliError(f"-param {p.name}: also set by option.{p.name}= (drop one)")
     iterations = given.whole("iterations", DEFAULT_ITERATIONS, minimum=1)
     pairs = given.whole("pairs", DEFAULT_PAIRS, minimum=1)
+    if 2 * iterations * pairs > MAX_GAMES:
+        raise CliError(f"-iterations {iterations} of -pairs {pairs}: "
+                       f"{2 * iterations * pairs:,} games is more than a run schedules "
+                       f"({MAX_GAMES:,})")
     seed = given.whole("srand", 0) if given.has("srand") else int.from_bytes(os.urandom(4), "little")
     address = cluster_address(given)
     concurrency = given.whole("concurrency", os.cpu_count() or 1, minimum=1)

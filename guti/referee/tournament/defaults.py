@@ -28,3 +28,7 @@ DEFAULT_ITERATIONS = 100
 DEFAULT_PAIRS = 1
 #: A tuning run's database (``guti tune -db``).
 DEFAULT_TUNE_DB = "guti-tune.db"
+#: The most games one tournament or tuning run schedules: its whole schedule is written to
+#: its database before the first game (so a resume plays exactly what is missing), and a
+#: million rows take seconds; more is a mistyped number or several runs' worth.
+MAX_GAMES = 1_000_000
