@@ -22,20 +22,8 @@ def opening_record(spec: GameSpec, white: str, black: str) -> tuple[Board, GameR
     far: the tags, and the opening moves with no time, clock, search or CPU of their own.
     RulesError for a bad start FEN or opening move."""
     board = start_board(spec.game, spec.start_fen)
-    date, start_time = date_and_time()
-    record = GameRecord(
-        game=spec.game,
-        white=white,
-        black=black,
-        start_fen=spec.start_fen,
-        round=spec.round_tag,
-        event=spec.event,
-        site=spec.site,
-        date=date,
-        start_time=start_time,
-        time_control=time_control_tag(spec.white_limits, spec.black_limits),
-        first_side=board.turn,
-    )
+    record = _begun(spec, white, black, board,
+                    time_control_tag(spec.white_limits, spec.black_limits))
     for text in spec.opening_moves:
         board.push_str(text)
         record.moves.append(str(board.move_stack[-1]))
@@ -65,23 +53,19 @@ def start_failure_record(
 ) -> GameRecord:
     """The record of the game ``spec`` describes, which could not start because
     ``failed_side``'s engine did not; its ``TimeControl`` tag is that side's limits."""
-    date, start_time = date_and_time()
     board = start_board(spec.game, spec.start_fen)
-    return GameRecord(
-        game=spec.game,
-        white=white,
-        black=black,
-        start_fen=spec.start_fen,
-        result=Result.loss_for(failed_side),
-        reason=Reason.START_FAILURE,
-        detail=detail,
-        fault=failed_side,
-        round=spec.round_tag,
-        event=spec.event,
-        site=spec.site,
-        date=date,
-        start_time=start_time,
-        time_control=spec.limits_of(failed_side).pdn_time_control(),
-        final_fen=board.fen(),
-        first_side=board.turn,
-    )
+    record = _begun(spec, white, black, board, spec.limits_of(failed_side).pdn_time_control())
+    record.result = Result.loss_for(failed_side)
+    record.reason, record.detail, record.fault = Reason.START_FAILURE, detail, failed_side
+    record.final_fen = board.fen()
+    return record
+
+
+def _begun(spec: GameSpec, white: str, black: str, board: Board,
+           time_control: str) -> GameRecord:
+    """The record every game of ``spec`` starts with, from ``board``: who, what and when."""
+    date, start_time = date_and_time()
+    return GameRecord(game=spec.game, white=white, black=black, start_fen=spec.start_fen,
+                      round=spec.round_tag, event=spec.event, site=spec.site, date=date,
+                      start_time=start_time, time_control=time_control,
+                      first_side=board.turn)
