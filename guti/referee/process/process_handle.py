@@ -226,6 +226,8 @@ class ProcessHandle:
                 signal_group(self.pid, signal.SIGKILL)
                 await self.wait_exit(5.0)
         await self._clean_group()
+        if self._sweep is not None:
+            await self._sweep  # the one :meth:`kill_leftovers` started
         await self._kill_escaped()
         lifeline.release(self.pid)
         self._released = True
