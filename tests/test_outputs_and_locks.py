@@ -307,6 +307,7 @@ def test_a_report_named_by_a_running_tournament_is_refused_to_another(
                     cwd=tmp_path)
         one_line_exit_2(done, "r.html (-report) is in use", f"pid {first.pid}")
     assert not (tmp_path / "b.db").exists()
+    assert not (tmp_path / "r.html").exists()  # held empty, and not written: interrupted
 
 
 def test_the_lock_of_a_killed_guti_is_gone_with_it(tmp_path: Path) -> None:

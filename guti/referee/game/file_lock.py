@@ -25,6 +25,7 @@ import errno
 import fcntl
 import os
 import stat
+from collections.abc import Collection
 
 
 class FileBusy(OSError):
@@ -92,11 +93,13 @@ class FileLocks:
             return
         raise OSError(errno.EBUSY, "cannot lock it: it keeps being replaced", path)
 
-    def release(self, discard_created: bool = False) -> None:
+    def release(self, discard_created: bool = False, discard: Collection[str] = ()) -> None:
         """Let go of every lock; ``discard_created``: first remove the files this object
-        created that are still empty (a run refused before it wrote anything)."""
-        if discard_created:
-            for path, key in self._created:
+        created that are still empty (a run refused before it wrote anything); ``discard``:
+        those of them named there, whatever happened (a report written only after the
+        run, by a whole-file write of its own)."""
+        for path, key in self._created:
+            if discard_created or path in discard:
                 with contextlib.suppress(OSError):
                     st = os.stat(path)
                     if (st.st_dev, st.st_ino) == key and st.st_size == 0:

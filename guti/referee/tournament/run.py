@@ -153,8 +153,8 @@ async def run_tournament(
             outcome = await _open_and_play(s, run, execution)
             refused = False
             return outcome
-        finally:
-            locks.release(discard_created=refused)
+        finally:  # the report, held from the start, is written after the run (or not)
+            locks.release(discard_created=refused, discard=[s.report_path or ""])
 
 
 def run_files(s: TournamentSettings) -> list[tuple[str, str | None]]:
