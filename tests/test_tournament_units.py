@@ -49,6 +49,19 @@ def test_schedule_counts_ids_and_colours(engines, rounds, games):
         assert len(set(whites.values())) == 1
 
 
+@pytest.mark.parametrize("engines, rounds, games", [(2, 6, 1), (2, 4, 3), (3, 4, 1), (3, 2, 5)])
+def test_colours_alternate_game_after_game_across_rounds(engines, rounds, games):
+    """As cutechess-cli reverses colours after every game: an odd -games does not give
+    one engine White in every round; over an even number of an encounter's games each
+    engine is White in half."""
+    jobs = list(schedule("roundrobin", engines, rounds, games))
+    for pair in pairings("roundrobin", engines):
+        mine = [j for j in jobs if {j.white, j.black} == set(pair)]
+        assert all(a.white != b.white for a, b in zip(mine, mine[1:])), mine
+        whites = Counter(j.white for j in mine)
+        assert whites[pair[0]] == whites[pair[1]] == len(mine) // 2
+
+
 def test_pairs_share_an_opening_with_colours_reversed():
     openings = [Opening(None, (m,), m) for m in ("13-12", "14-12", "15-12")]
     jobs = list(schedule("roundrobin", 3, 2, 4, openings))

@@ -95,9 +95,13 @@ def schedule(
             opening = openings[k % len(openings)] if openings else None
             in_pair = 2 if 2 * slot + 1 < games else 1
             for index, (a, b) in enumerate(encounters):
-                # Alternate who is White first across pairings and slots, so that
-                # a stop after the first game of a pair does not favour engine a.
-                first, second = (a, b) if noswap or (slot + index) % 2 == 0 else (b, a)
+                # Colours alternate game after game within an encounter, across its pairs
+                # and rounds (as cutechess-cli reverses them after every game: an odd
+                # -games no longer gives one engine White in every round), and start the
+                # other way round from one pairing to the next, so that a stop after the
+                # first game of a pair does not favour the engines listed first.
+                played = rnd * games + 2 * slot  # the encounter's games before this pair
+                first, second = (a, b) if noswap or (played + index) % 2 == 0 else (b, a)
                 for g in range(in_pair):
                     white, black = (first, second) if g == 0 or noswap else (second, first)
                     if reverse:
