@@ -249,3 +249,16 @@ def test_a_schedule_past_a_million_games_is_refused_at_once(tmp_path: Path, args
     done = guti(*args, "-db", "t.db", cwd=tmp_path, timeout=60)
     one_line_exit_2(done, args[0], "more than", "1,000,000")
     nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("extra, words", [
+    ([*GREEDY[:-1], "name=G2"], ["tests one pair of engines", "got 3"]),
+    (["-games", "1", "-rounds", "4"], ["-games must be even", "got 1"]),
+])
+def test_an_sprt_it_could_never_decide_is_refused(tmp_path: Path, extra, words) -> None:
+    """The SPRT counts one pair of engines' game pairs: with a third engine, or single
+    games, it would run every game and never decide."""
+    done = guti("tournament", *PAIR, *extra, "-each", "depth=1", "-sprt", "elo0=0",
+                "elo1=20", "-db", "t.db", cwd=tmp_path)
+    one_line_exit_2(done, "tournament", "-sprt", *words)
+    nothing_written(tmp_path)

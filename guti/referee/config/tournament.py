@@ -169,6 +169,13 @@ def tournament_settings(
                    ("-epdout", records.epd_path), ("-report", given.text("report")),
                    *(("stderr", c.stderr_path) for c in configs)])
     tiebreak = knockout_tiebreak(given, fmt, games)
+    if given.has("sprt") and fmt != KNOCKOUT:  # (a knockout refuses it above)
+        if len(configs) != 2:
+            raise CliError(f"{given.where('sprt')}: an SPRT tests one pair of engines, "
+                           f"got {len(configs)} engines")
+        if games % 2:
+            raise CliError(f"{given.where('sprt')}: an SPRT counts game pairs (colours "
+                           f"reversed), so -games must be even, got {games}")
     seeds = seeds_count(given, fmt)
     scheduled = (knockout.minimum_games(len(configs), games) if fmt == KNOCKOUT
                  else total_games(fmt, len(configs), rounds, games, seeds))
