@@ -262,3 +262,20 @@ def test_an_sprt_it_could_never_decide_is_refused(tmp_path: Path, extra, words) 
                 "elo1=20", "-db", "t.db", cwd=tmp_path)
     one_line_exit_2(done, "tournament", "-sprt", *words)
     nothing_written(tmp_path)
+
+
+def test_a_knockout_tiebreak_past_a_million_games_is_refused_at_once(tmp_path: Path) -> None:
+    done = guti("tournament", "-tournament", "knockout", *PAIR, *GREEDY[:-1], "name=G2",
+                "-each", "depth=1", "-tiebreak", "1000000000000", "-openings", "random:4",
+                "-db", "t.db", cwd=tmp_path, timeout=60)
+    one_line_exit_2(done, "tournament", "-tiebreak", "more than")
+    nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("command", ["tournament", "match"])
+def test_a_start_position_where_the_game_is_over_is_refused(tmp_path: Path, command) -> None:
+    """Every game would end before its first move, and be scored."""
+    over = "3ww/3/3/1/3/w2/w2w1 b 0 18"  # Black has no piece: nothing to move
+    done = guti(command, *PAIR, "-each", "depth=1", "-fen", over, cwd=tmp_path)
+    one_line_exit_2(done, command, "-fen", "already over")
+    nothing_written(tmp_path)

@@ -186,9 +186,12 @@ def start_openings(
         raise CliError("-fen and -openings cannot be used together")
     if fen:
         try:
-            return start_board(game, fen).fen(), None
+            board = start_board(game, fen)
         except RulesError as exc:
             raise CliError(f"{given.where('fen')}: {exc}") from None
+        if board.is_game_over():  # every game would end before a move, and be scored
+            raise CliError(f"{given.where('fen')}: the game is already over in this position")
+        return board.fen(), None
     if not spec:
         return None, None
     if spec.get("file", "").startswith("random:"):  # random:K == K random plies

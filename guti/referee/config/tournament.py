@@ -185,6 +185,9 @@ def tournament_settings(
     rules = scheduling(given, concurrency)
     slots = (knockout.opening_slots(len(configs), games, tiebreak) if fmt == KNOCKOUT
              else opening_slots(rounds, games))
+    if 2 * slots > MAX_GAMES:  # (the tie-breaks of a knockout: its games are checked above)
+        raise CliError(f"{given.where('tiebreak')}: {2 * slots:,} openings is more than a "
+                       f"tournament schedules ({MAX_GAMES:,} games)")
     settings = game_settings(given, game, seed, 2 * slots, default_event="guti tournament")
     fingerprint = resume_fingerprint(given, configs, settings, fmt, rounds, games, spec,
                                      tiebreak, seeds)
