@@ -169,3 +169,20 @@ def test_random_order_on_a_pipe_is_one_line(tmp_path: Path) -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "not a pipe" in lines[0], done.stderr
     assert not feeder.is_alive()
+
+
+def test_guti_epd_output_reads_back_as_openings(tmp_path: Path) -> None:
+    """``-epdout`` writes a game's last position with EPD operations after it; those lines
+    are openings again (the operations ignored), and one naming another game is skipped."""
+    played = guti(*MATCH, "-maxmoves", "8", "-epdout", "file=out.epd", cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    lines = (tmp_path / "out.epd").read_text().splitlines()
+    assert len(lines) == 2 and all("; variant" in line for line in lines)
+    found = load_openings(str(tmp_path / "out.epd"), GAME, None)
+    assert [o.fen for o in found] == [line.split(";")[0].strip() for line in lines]
+    other = tmp_path / "other.epd"
+    other.write_text(lines[0].replace('variant "egara-guti"', 'variant "pretwa"') + "\n"
+                     + lines[1] + "\n")
+    said: list[str] = []
+    assert len(load_openings(str(other), GAME, None, on_error=said.append)) == 1
+    assert len(said) == 1 and "an opening of \"pretwa\"" in said[0], said

@@ -11,7 +11,10 @@ Lines (one opening per line, UTF-8):
 - or a move sequence from the game's start position: ``17-12 9-13 ...``
   (an optional leading ``moves`` word and PDN-style move numbers such as
   ``1.`` are ignored);
-- blank lines and ``#`` comments (whole line or the rest of a line) are skipped.
+- blank lines and ``#`` comments (whole line or the rest of a line) are skipped;
+- EPD operations after the position (``FEN; variant "pretwa"; ...``, as ``-epdout`` and
+  ``guti export -epd`` write them) are ignored, except a ``variant`` naming another game,
+  which makes the line one of that game's.
 
 Every line is checked with the rules core: the FEN must be valid, every move
 legal, and the position reached must not be finished. A bad line is
@@ -67,6 +70,11 @@ class Opening:
 
 def parse_opening(text: str, game: str, plies: int | None = None, source: str = "") -> Opening:
     """Parse one opening line (comments already removed); RulesError/ValueError if bad."""
+    text, *operations = text.split(";")
+    for operation in operations:  # EPD operations: only a variant matters here
+        name, _, value = operation.strip().partition(" ")
+        if name == "variant" and value.strip().strip('"') not in ("", game):
+            raise ValueError(f"an opening of {value.strip()[:40]}, not of {game}")
     words = text.split()
     if not words:
         raise ValueError("empty opening")
