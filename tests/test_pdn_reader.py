@@ -206,3 +206,14 @@ def test_a_pdn_game_that_ends_is_reported_and_skipped(tmp_path: Path) -> None:
     path.write_text(_one_game(f"1. {FIRST[0]}\n17-1 *"))
     with pytest.raises(OpeningsError, match=r"g\.pdn:4: game 1: ply 2: illegal move"):
         load_openings(str(path), "egara-guti")
+
+
+def test_rest_of_line_comments_and_escape_lines_are_skipped() -> None:
+    """PGN's other two kinds of comment: ``;`` to the end of the line (in a variation too,
+    where it may hide a bracket) and a line starting with ``%``."""
+    text = ('% an escape line: [not a tag]\n[GameType "egara-guti"]\n\n'
+            "1. 14-12 10x14 ; a comment {not one} (nor a variation\n"
+            "2. 17x12; glued to the move\n(2. 13-12 ; inside ) the variation\n) *\n")
+    game = parse_pdn(text)[0]
+    assert [m.text for m in game.moves] == ["14-12", "10x14", "17x12"]
+    assert game.notes == []

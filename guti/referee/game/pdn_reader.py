@@ -7,8 +7,9 @@ What is read, in any layout of spaces and line breaks:
 - movetext: move numbers (``1.``, ``1...``, also glued to the move: ``1.17-12``), moves
   in the rules core's notation (a trailing ``!`` or ``?`` is dropped), comments
   ``{...}`` (over several lines too), numeric annotations ``$N`` (dropped), variations
-  ``(...)`` (skipped: the main line is the game), and the result that ends the game:
-  ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``;
+  ``(...)`` (skipped: the main line is the game), comments from ``;`` to the end of the
+  line and escape lines starting with ``%`` (both skipped, as the PGN standard has them),
+  and the result that ends the game: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``;
 - any number of games, one after the other.
 
 Which game is played comes from the caller (the game of a run) or else from the
@@ -41,7 +42,7 @@ PDN_RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
 _TAG = re.compile(r'\[[ \t]*(\w+)[ \t]+"((?:[^"\\\n]|\\.)*)"[ \t]*\]')
 _UNESCAPE = re.compile(r"\\(.)")
-_WORD = re.compile(r"[^\s\[\]{}()]+")
+_WORD = re.compile(r"[^\s\[\]{}();]+")
 _SPACE = re.compile(r"\s+")
 _MOVE_NUMBER = re.compile(r"\d+\.+")
 _NAG = re.compile(r"\$\d+")
@@ -110,6 +111,9 @@ def _tokens(text: str, source: str) -> Iterator[_Token]:
         line += text.count("\n", counted, pos)
         counted = pos
         char = text[pos]
+        if char == ";" or (char == "%" and (pos == 0 or text[pos - 1] in "\r\n")):
+            pos = _end_of_line(text, pos)  # a rest-of-line comment, an escape line
+            continue
         if char == "[":
             tag = _TAG.match(text, pos)
             if tag is None:
@@ -136,6 +140,12 @@ def _tokens(text: str, source: str) -> Iterator[_Token]:
                 yield _Token("word", word.group(), line, word.start(), pos)
 
 
+def _end_of_line(text: str, pos: int) -> int:
+    """The offset of the line break that ends the line holding ``pos`` (or of the end)."""
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
 def _skip_variation(text: str, pos: int, source: str, line: int) -> int:
     """The offset after the variation that opens at ``pos`` (nested ones and comments
     inside it included)."""
@@ -147,6 +157,8 @@ def _skip_variation(text: str, pos: int, source: str, line: int) -> int:
             if close < 0:
                 break
             pos = close
+        elif char == ";":
+            pos = _end_of_line(text, pos) - 1
         elif char == "(":
             depth += 1
         elif char == ")":
