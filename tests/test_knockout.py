@@ -341,6 +341,23 @@ def test_a_kill_between_a_stored_game_and_the_next_round_is_scheduled_on_resume(
     assert rows(db, "SELECT COUNT(*) FROM games WHERE round = 2")[0][0] == 2
 
 
+def test_a_resume_schedules_the_later_rounds_on_the_openings_drawn_at_the_start(tmp_path):
+    """Without -srand the openings' seed is drawn once and stored: the rounds a resume
+    schedules get the openings they would have had without the kill."""
+    args = [*bot("a"), *bot("b"), *bot("c"), "-tournament", "knockout", "-games", "2",
+            "-tiebreak", "0", "-each", "tc=2+0.02", "-openings", "random:6"]
+    assert guti(*args, cwd=tmp_path).returncode == 0
+    db = tmp_path / "guti.db"
+    final = "SELECT game_id, opening_fen, opening_moves FROM schedule WHERE round = 2"
+    planned = rows(db, final)
+    with sqlite3.connect(db) as conn:  # as a kill right after round 1 leaves it
+        conn.execute("DELETE FROM games WHERE round = 2")
+        conn.execute("DELETE FROM schedule WHERE round = 2")
+    again = guti(*args, "-resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert rows(db, final) == planned and len(planned) == 2
+
+
 @pytest.mark.signals
 def test_ctrl_c_mid_bracket_lets_running_games_finish_and_resume_completes(tmp_path):
     # Concurrency 3 for round 1's four games: once the fourth starts, a worker waits for

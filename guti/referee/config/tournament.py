@@ -43,6 +43,7 @@ from guti.referee.execution.referee_choice import AUTO_REFEREES
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.settings import GameSettings
 from guti.referee.stats.sprt import MAX_SPRT_ELO, SprtModel, SprtSpec
+from guti.referee.storage.store import stored_seed
 from guti.referee.tournament import knockout
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,
@@ -152,16 +153,13 @@ def tournament_settings(
     check_limits(configs)
     rounds = given.whole("rounds", DEFAULT_ROUNDS, minimum=1)
     games = games_count(given)
-    seed = given.whole("srand", 0) if given.has("srand") else None
     spec = given.table("openings")
-    randomized = spec.get("order") == "random" or spec.get("file", "random:").startswith("random:")
-    if seed is None and spec and randomized:
-        seed = int.from_bytes(os.urandom(4), "little")  # stored, so a resume replays it
+    db_path = given.text("db", DEFAULT_DB) or DEFAULT_DB
+    seed = openings_seed(given, db_path)
     concurrency = given.whole("concurrency", os.cpu_count() or 1, minimum=1)
     if concurrency > MAX_CONCURRENCY:
         raise CliError(f"{given.where('concurrency')}: {concurrency} is more than {MAX_CONCURRENCY} games at once")
     referees = referees_option(given, concurrency)
-    db_path = given.text("db", DEFAULT_DB) or DEFAULT_DB
     pdn = pdn_path(given)
     log = given.table("log").get("file") or None
     records = record_outputs(given)
@@ -262,6 +260,20 @@ def resume_fingerprint(
     if settings.adjudication.active:  # only then: older databases keep their fingerprint
         fingerprint["adjudication"] = settings.adjudication.describe()
     return fingerprint
+
+
+def openings_seed(given: GivenOptions, db_path: str) -> int | None:
+    """``-srand``; without it, for openings drawn at random, a seed drawn now and stored,
+    or the stored one on ``-resume``, so that a resume replays the same openings (a
+    knockout draws its later rounds' openings as the bracket advances)."""
+    if given.has("srand"):
+        return given.whole("srand", 0)
+    spec = given.table("openings")
+    if not spec or not (spec.get("order") == "random"
+                        or spec.get("file", "random:").startswith("random:")):
+        return None
+    seed = stored_seed(db_path) if given.has("resume") else None
+    return int.from_bytes(os.urandom(4), "little") if seed is None else seed
 
 
 def knockout_tiebreak(given: GivenOptions, fmt: str, games: int) -> int:

@@ -77,6 +77,19 @@ _RESULTS = frozenset(RESULTS)
 BATCH = 256
 
 
+def stored_seed(path: str) -> int | None:
+    """The seed the tournament in the database ``path`` was made with; None when there is
+    no such database or seed, or it cannot be read (opening it for the run says why)."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        with TournamentStore(path, create=False) as store:
+            seed = store.settings().get("seed") if store.has_tournament() else None
+    except StoreError:
+        return None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
 def _identity(path: str) -> tuple[int, int] | None:
     """(device, inode) of the file at ``path``; None when there is none."""
     try:
