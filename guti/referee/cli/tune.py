@@ -16,6 +16,7 @@ another run or an engine that cannot start, 1 when storing failed, 130 when inte
 from __future__ import annotations
 
 import contextlib
+import shlex
 import sqlite3
 import sys
 
@@ -99,7 +100,7 @@ def _print_values(s: TuneSettings, outcome: TuneOutcome, values: str) -> None:
           f"values after {applied}/{s.iterations} iterations: {values}",
           flush=True)
     options = tuned_options(s.params, outcome.theta, outcome.rounded)
-    print("as flags:", visible(" ".join(f"option.{k}={v}" for k, v in options.items())))
+    print("as flags:", visible(" ".join(shlex.quote(f"option.{k}={v}") for k, v in options.items())))
     print("as TOML (in the engine's [[engine]] table):")
     toml = ", ".join(f"{_toml_key(k)} = {v if k in outcome.rounded else repr(v)}"
                      for k, v in options.items())
