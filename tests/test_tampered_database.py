@@ -166,3 +166,18 @@ def test_a_number_guti_never_writes_is_one_line_not_a_crash(
     assert len(lines) == 1 and "t.db" in lines[0] and word in lines[0], said
     assert not (folder / "x.pdn").exists() and not (folder / "r.html").exists()
 
+
+
+def test_a_row_changed_after_the_check_is_a_damaged_game_when_read(
+        stored_tournament: Path, tmp_path: Path) -> None:
+    """What a live page reads as games come (after its one check at the start): a row
+    whose id is not a number names the game, instead of failing where it is used."""
+    from guti.referee.storage.store import StoreError, TournamentStore
+
+    folder = tmp_path / "t"
+    shutil.copytree(stored_tournament, folder)
+    with TournamentStore(str(folder / "t.db"), create=False) as store:
+        store.check()
+        tamper(folder / "t.db", "UPDATE games SET game_id = 'abc' WHERE seq = 3")
+        with pytest.raises(StoreError, match="game_id 'abc' is not a whole number"):
+            list(store.records_after(0))

@@ -9,6 +9,7 @@ import asyncio
 import io
 import json
 import re
+import os
 import signal
 import socket
 import subprocess
@@ -409,6 +410,28 @@ def test_a_dead_server_process_costs_the_referee_nothing(
 
     asyncio.run(scenario())
     assert capfd.readouterr().err == ""
+
+
+def test_a_stopped_server_process_is_killed_at_the_end_and_the_run_ends_well(
+        small_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server stopped (SIGSTOP) while the referee fed it: its input fills up and never
+    drains. Closing the feed waits a while for it, then kills it; nothing is raised (the
+    run ends as it would have), nothing is left running."""
+    from guti.referee.web import feed as feed_module
+    from guti.referee.web.feed import start_live_server
+
+    monkeypatch.setattr(feed_module, "STOP_TIMEOUT", 0.5)  # the waits, shortened
+
+    async def scenario() -> None:
+        feed, _ = await start_live_server(str(small_db), "127.0.0.1", 0, None)
+        os.kill(feed.process.pid, signal.SIGSTOP)
+        for n in range(20_000):  # past the pipe's and the feed's buffers
+            feed.send({"t": "move", "id": 1, "move": f"{n:08d}" * 8})
+        assert feed.behind
+        await feed.close("every game played", None)
+        assert feed.process.returncode == -signal.SIGKILL
+
+    asyncio.run(scenario())
 
 
 def test_a_port_in_use_is_one_line(small_db: Path) -> None:

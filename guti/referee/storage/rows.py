@@ -216,4 +216,8 @@ def row_to_record(row: tuple) -> tuple[dict[str, Any], GameRecord]:
         first_side=first_side,
         worker=worker,
     )
+    for name, number in (("seq", seq), ("game_id", game_id), ("pair_id", pair_id),
+                         ("round", rnd)):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise ValueError(f"{name} {str(number)[:20]!r} is not a whole number >= 0")
     return {"seq": seq, "game_id": game_id, "pair_id": pair_id, "round": rnd}, record

@@ -130,7 +130,9 @@ class LiveFeed:
         """The run ended: tell the server, close its input and wait for it to stop."""
         stdin = self.process.stdin
         if stdin is not None and not stdin.is_closing():
-            with contextlib.suppress(ConnectionError, RuntimeError):
+            # a server that is stopped (SIGSTOP) or stuck never drains its input: waited for
+            # a while, then killed below, never an error of the run
+            with contextlib.suppress(ConnectionError, RuntimeError, TimeoutError):
                 stdin.write(_line({"t": "over", "stopped": stopped, "report": report}))
                 stdin.close()
                 await asyncio.wait_for(stdin.wait_closed(), STOP_TIMEOUT)
@@ -151,10 +153,14 @@ async def start_live_server(db_path: str, host: str, port: int, sprt: SprtSpec |
     """Start the server process; returns its feed and the page's URL once it listens."""
     spec = json.dumps({"db": db_path, "host": host, "port": port, "commands": show_commands,
                        "sprt": asdict(sprt) if sprt is not None else None})
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "guti.referee.web.feed", spec,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, start_new_session=True)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "guti.referee.web.feed", spec,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        raise LiveServerError(f"cannot start the live page's server ({sys.executable}: "
+                              f"{exc.strerror or exc})") from None
     assert process.stdout is not None
     try:
         line = (await asyncio.wait_for(process.stdout.readline(), START_TIMEOUT)).decode()
