@@ -4,6 +4,7 @@ when a game slot goes on to its next game."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import sqlite3
 from collections import Counter
 from itertools import islice
@@ -57,7 +58,7 @@ def test_colours_alternate_game_after_game_across_rounds(engines, rounds, games)
     jobs = list(schedule("roundrobin", engines, rounds, games))
     for pair in pairings("roundrobin", engines):
         mine = [j for j in jobs if {j.white, j.black} == set(pair)]
-        assert all(a.white != b.white for a, b in zip(mine, mine[1:])), mine
+        assert all(a.white != b.white for a, b in itertools.pairwise(mine)), mine
         whites = Counter(j.white for j in mine)
         assert whites[pair[0]] == whites[pair[1]] == len(mine) // 2
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import re
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -430,6 +430,47 @@ def test_a_stopped_server_process_is_killed_at_the_end_and_the_run_ends_well(
         assert feed.behind
         await feed.close("every game played", None)
         assert feed.process.returncode == -signal.SIGKILL
+
+    asyncio.run(scenario())
+
+
+def test_the_games_pdn_is_made_once_for_many_asking_and_never_holds_the_page_up(
+        small_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the whole-file PDN is being made (held here until the page has answered),
+    the page answers; the five clients that asked for the PDN meanwhile all get the one
+    file made."""
+    import threading
+
+    import aiohttp
+
+    from guti.referee.web import server
+
+    made: list[int] = []
+    page_done = threading.Event()
+    real = server._games_pdn
+
+    def held_export(db_path: str, number: int | None = None) -> str | None:
+        if number is None:
+            made.append(1)
+            assert page_done.wait(60), "the page never answered while the PDN was made"
+        return real(db_path, number)
+
+    monkeypatch.setattr(server, "_games_pdn", held_export)
+
+    async def scenario() -> None:
+        hub = LiveHub(str(small_db))
+        async with serving(hub, "127.0.0.1", 0) as url, aiohttp.ClientSession() as http:
+            async def pdn() -> str:
+                async with http.get(url + "games.pdn") as answer:
+                    assert answer.status == 200
+                    return await answer.text()
+
+            exports = [asyncio.create_task(pdn()) for _ in range(5)]
+            async with http.get(url) as page:
+                assert page.status == 200 and "<html" in (await page.text())
+            page_done.set()
+            texts = await asyncio.gather(*exports)
+        assert made == [1] and len(set(texts)) == 1 and texts[0].count("[Event ") >= 2
 
     asyncio.run(scenario())
 

@@ -10,10 +10,15 @@ exhaust it or fill guti's terminal:
 - a request line or header over 8 KB, or more than :data:`MAX_HEADERS` headers, gets 400;
 - a ``Host`` header that names neither the bound address nor, on loopback, ``localhost``
   gets 421 (a page on another site cannot reach this one by DNS rebinding);
-- no request is ever logged, and no error is printed: the server's loggers are silenced.
+- no request is ever logged, and no error is printed: the server's loggers are silenced;
+- an answer is written :data:`SEND_PIECE` bytes at a time, each piece once the client has
+  taken the one before, so a client that does not read holds a piece of it, not all of
+  it; one that takes nothing for :data:`SEND_TIMEOUT` seconds is dropped.
 
-The page itself is rendered in a thread, one at a time, and kept until a game is stored,
-so many browsers reloading cost one rendering per stored game.
+The page itself is rendered in a thread, one at a time, and kept (as bytes, shared by
+every client) until a game is stored, so many browsers reloading cost one rendering per
+stored game; the PDN of every game likewise, apart from the page, so that a long export
+never holds the page up.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import ipaddress
 import logging
 import os
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from aiohttp import web
@@ -40,6 +45,9 @@ from guti.rules.numbers import whole_number
 
 #: Open connections at most (browsers hold one per event stream, plus page loads).
 MAX_CONNECTIONS = 200
+#: Bytes of an answer written at a time, and how long a client may take none of them.
+SEND_PIECE = 1 << 16
+SEND_TIMEOUT = 30.0
 #: Seconds a connection may stay open without a complete request (then closed).
 IDLE_TIMEOUT = 10.0
 #: Seconds a page request waits for the database to exist (a run being created).
@@ -61,6 +69,7 @@ QUIET.disabled = True
 _HUB = web.AppKey("hub", LiveHub)
 _HOSTS = web.AppKey("hosts", tuple)
 _PAGE = web.AppKey("page", dict)
+_PDN = web.AppKey("pdn", dict)
 
 
 def allowed_hosts(host: str, port: int) -> tuple[frozenset[str], int]:
@@ -110,7 +119,7 @@ async def _check_host(request: web.Request, handler: Any) -> web.StreamResponse:
     return response
 
 
-async def _page(request: web.Request) -> web.Response:
+async def _page(request: web.Request) -> web.StreamResponse:
     hub = request.app[_HUB]
     cache = request.app[_PAGE]
     if not hub.ready.is_set():
@@ -122,7 +131,7 @@ async def _page(request: web.Request) -> web.Response:
     async with cache["lock"]:
         if cache.get("key") != key:
             try:
-                cache["text"] = await asyncio.to_thread(_render, hub)
+                cache["body"] = (await asyncio.to_thread(_render, hub)).encode()
                 cache["key"] = key
             except StoreError as exc:
                 # The tournament is being created: a plain page that looks again in a second.
@@ -131,8 +140,27 @@ async def _page(request: web.Request) -> web.Response:
                            f"<p>no tournament to show yet ({html.escape(str(exc))})")
                 return web.Response(text=waiting, status=503, content_type="text/html",
                                     headers=_HEADERS)
-        text = cache["text"]
-    return web.Response(text=text, content_type="text/html", headers=_HEADERS)
+        body = cache["body"]
+    return await _send(request, body, "text/html; charset=utf-8")
+
+
+async def _send(request: web.Request, body: bytes, content_type: str,
+                headers: dict[str, str] = _HEADERS) -> web.StreamResponse:
+    """``body`` as the answer, :data:`SEND_PIECE` bytes at a time (see the module's
+    docstring): the client is dropped when a piece waits :data:`SEND_TIMEOUT` s."""
+    response = web.StreamResponse(headers={**headers, "Content-Type": content_type})
+    response.content_length = len(body)
+    await response.prepare(request)
+    view = memoryview(body)
+    try:
+        for start in range(0, len(body), SEND_PIECE):
+            await asyncio.wait_for(response.write(view[start:start + SEND_PIECE]), SEND_TIMEOUT)
+    except TimeoutError:
+        if request.transport is not None:
+            request.transport.abort()  # what it was sent, unread, goes with it
+    except ConnectionError:
+        pass
+    return response
 
 
 def _render(hub: LiveHub) -> str:
@@ -145,25 +173,34 @@ def _render(hub: LiveHub) -> str:
     return render_page(data, live=True)
 
 
-async def _pdn(request: web.Request) -> web.Response:
+async def _pdn(request: web.Request) -> web.StreamResponse:
     """Every stored game as one PDN file (as ``guti export -pdn`` writes it), or with
     ``?game=N`` game N's record alone (as that file has it), made in a thread, one at a
-    time."""
+    time; the whole file is kept until a game is stored, as the page is."""
     hub = request.app[_HUB]
+    cache = request.app[_PDN]
     wanted = request.query.get("game", "")
     number = whole_number(wanted, 9)
     if wanted and not number:
         return web.Response(status=404, text="no such game\n", headers=_HEADERS)
-    async with request.app[_PAGE]["lock"]:
+    async with cache["lock"]:
         try:
-            text = await asyncio.to_thread(_games_pdn, hub.db_path, number)
+            if number is not None:
+                text = await asyncio.to_thread(_games_pdn, hub.db_path, number)
+                body = None if text is None else text.encode()
+            elif cache.get("key") != hub.seq or not hub.ready.is_set():
+                body = cache["body"] = (await asyncio.to_thread(_games_pdn, hub.db_path)
+                                        or "").encode()
+                cache["key"] = hub.seq if hub.ready.is_set() else None
+            else:
+                body = cache["body"]
         except StoreError as exc:
             return web.Response(status=503, text=f"no games to give yet ({exc})\n",
                                 headers=_HEADERS)
-    if text is None:
+    if body is None:
         return web.Response(status=404, text="no such game\n", headers=_HEADERS)
     name = "games.pdn" if number is None else f"game-{number}.pdn"
-    return web.Response(text=text, content_type="application/x-pdn", headers={
+    return await _send(request, body, "application/x-pdn", {
         **_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
 
 
@@ -188,12 +225,12 @@ async def _events(request: web.Request) -> web.StreamResponse:
     queue: asyncio.Queue[Queued] = asyncio.Queue(CLIENT_QUEUE)
     hub.clients.add(queue)
     try:
-        await response.write(hub.hello())
+        await _within(response.write(hub.hello()))
         sent = since = _since(request)
         if since is not None:
             sent = max(since, hub.seq)
             for message in await hub.missed(since):
-                await response.write(message)
+                await _within(response.write(message))
         while True:
             item = await queue.get()
             if item is None:
@@ -201,12 +238,20 @@ async def _events(request: web.Request) -> web.StreamResponse:
             seq, message = item
             if seq and sent is not None and seq <= sent:
                 continue  # a stored game (or standings) this browser has already
-            await response.write(message)
+            await _within(response.write(message))
+    except TimeoutError:  # it reads nothing: dropped, with what it was sent
+        if request.transport is not None:
+            request.transport.abort()
     except (ConnectionError, asyncio.CancelledError):
         pass
     finally:
         hub.clients.discard(queue)
     return response
+
+
+async def _within(write: Awaitable[None]) -> None:
+    """A write to a client, which must take it within :data:`SEND_TIMEOUT` s."""
+    await asyncio.wait_for(write, SEND_TIMEOUT)
 
 
 def make_app(hub: LiveHub, host: str = "127.0.0.1", port: int = 0) -> web.Application:
@@ -216,6 +261,7 @@ def make_app(hub: LiveHub, host: str = "127.0.0.1", port: int = 0) -> web.Applic
     app[_HUB] = hub
     app[_HOSTS] = allowed_hosts(host, port)
     app[_PAGE] = {"lock": asyncio.Lock()}
+    app[_PDN] = {"lock": asyncio.Lock()}
     app.router.add_get("/", _page)
     app.router.add_get("/events", _events)
     app.router.add_get("/games.pdn", _pdn)
