@@ -227,13 +227,33 @@ def test_without_cluster_dask_is_never_imported(tmp_path):
     assert "DASK []" in done.stdout
 
 
-@pytest.mark.parametrize("value", ["local:0", "tcp://nowhere", "cluster9"])
+@pytest.mark.parametrize("value", ["local:0", "local:65", "tcp://nowhere", "cluster9",
+                                   "ucx://127.0.0.1:1", "inproc://x:1"])
 def test_a_bad_cluster_address_is_one_line(tmp_path, value):
     pids = tmp_path / "pids"
     done = guti("tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=1+0.1",
                 "-cluster", value, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "-cluster" in done.stderr
+
+
+def test_a_scheduler_that_never_answers_is_one_line_within_the_connect_timeout(tmp_path):
+    """A socket that listens and never speaks: Dask's client would wait for its handshake
+    for ever; guti gives up after its connect timeout, in one line, with no warning of a
+    half-made client after it."""
+    from guti.referee.execution.cluster_connect import CONNECT_TIMEOUT
+
+    pids = tmp_path / "pids"
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        done = guti("tournament", *instant("A", pids), *instant("B", pids), "-each",
+                    "tc=1+0.1", "-cluster", address, cwd=tmp_path,
+                    timeout=CONNECT_TIMEOUT + 60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (f"guti tournament: cannot reach the Dask scheduler at {address}: "
+                           f"no answer within {CONNECT_TIMEOUT:g} s\n")
 
 
 # --------------------------------------------------------------------- real dask processes

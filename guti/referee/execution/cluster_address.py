@@ -14,8 +14,11 @@ from guti.referee.process.errors import EngineStartError
 
 #: ``local:N``: a cluster of N worker processes started (and stopped) by guti itself.
 _LOCAL = re.compile(r"local:([0-9]{1,6})")
-#: ``SCHEME://HOST:PORT``: the address ``dask scheduler`` prints (tcp, tls, ws, ...).
-_REMOTE = re.compile(r"(tcp|tls|ws|wss|ucx|inproc)://\S+:\d+")
+#: The most workers of a local cluster: each is a process of its own on this machine.
+MAX_LOCAL_WORKERS = 64
+#: ``SCHEME://HOST:PORT``: the address ``dask scheduler`` prints (tcp, tls, ws, wss; not
+#: ``inproc``, which is within one process, nor ``ucx``, which needs UCX installed).
+_REMOTE = re.compile(r"(tcp|tls|ws|wss)://\S+:\d+")
 
 
 #: What every worker checks and does for one engine before the first game: (engine name,
@@ -54,6 +57,9 @@ def parse_cluster(text: str) -> ClusterAddress:
         workers = int(local.group(1))
         if workers < 1:
             raise ClusterAddressError(f"-cluster {text}: a local cluster needs at least 1 worker")
+        if workers > MAX_LOCAL_WORKERS:
+            raise ClusterAddressError(f"-cluster {text}: at most {MAX_LOCAL_WORKERS} local "
+                                      "workers (each is a process on this machine)")
         return ClusterAddress(text, local=workers)
     if _REMOTE.fullmatch(text):
         return ClusterAddress(text, scheduler=text)

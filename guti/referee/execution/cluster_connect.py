@@ -10,6 +10,7 @@ retries for its whole timeout), an unreachable one within :data:`CONNECT_TIMEOUT
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -80,16 +81,26 @@ async def connect_remote(address: ClusterAddress) -> Any:
                            f"({TLS_SETTINGS}); see the clusters guide")
     if scheme in ("tcp", "tls"):
         await _reachable(text, scheduler)
+    client: Any = None
     try:
-        client = await Client(scheduler, asynchronous=True, set_as_default=False,
-                              timeout=CONNECT_TIMEOUT)
+        client = Client(scheduler, asynchronous=True, set_as_default=False,
+                        timeout=CONNECT_TIMEOUT)
+        # bounded here too: Dask's own timeout does not cover a scheduler that accepts
+        # the connection and never answers
+        await asyncio.wait_for(_started(client), CONNECT_TIMEOUT)
     except (TypeError, ValueError) as exc:
+        await _closed(client)
         if scheme == "tls":
             raise ClusterError(f"-cluster {text}: TLS needs Dask's certificate settings "
                                f"({TLS_SETTINGS}); see the clusters guide") from None
         raise ClusterError(f"-cluster {text}: {exc}") from None
     except (OSError, TimeoutError) as exc:
-        raise ClusterError(f"cannot reach the Dask scheduler at {text}: {exc}") from None
+        await _closed(client)
+        why = str(exc) or f"no answer within {CONNECT_TIMEOUT:g} s"
+        raise ClusterError(f"cannot reach the Dask scheduler at {text}: {why}") from None
+    except BaseException:
+        await _closed(client)
+        raise
     try:
         await client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError) as exc:
@@ -100,6 +111,18 @@ async def connect_remote(address: ClusterAddress) -> Any:
         await asyncio.shield(client.close())
         raise
     return client
+
+
+async def _started(client: Any) -> None:
+    await client
+
+
+async def _closed(client: Any) -> None:
+    """Close a client that did not start (so that none of its coroutines is left never
+    awaited); whatever closing it says is of no use to the run."""
+    if client is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(client.close(timeout=5)), 10)
 
 
 async def _reachable(text: str, scheduler: str) -> None:
