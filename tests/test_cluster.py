@@ -237,6 +237,22 @@ def test_a_bad_cluster_address_is_one_line(tmp_path, value):
     assert done.stderr.count("\n") == 1 and "-cluster" in done.stderr
 
 
+def test_a_local_cluster_takes_no_fixed_port_and_says_nothing_of_one_in_use(tmp_path):
+    """Dask's default port for its scheduler's HTTP server, 8787, held by someone else
+    (another run, another program): the run plays, and stderr stays empty."""
+    pids = tmp_path / "pids"
+    with socket.socket() as held:
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            held.bind(("127.0.0.1", 8787))
+        except OSError:
+            pytest.skip("port 8787 is taken here already")
+        held.listen()
+        done = guti("tournament", *instant("A", pids), *instant("B", pids), "-each",
+                    "tc=1+0.1", "-games", "2", "-cluster", "local:1", cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
 def test_a_scheduler_that_never_answers_is_one_line_within_the_connect_timeout(tmp_path):
     """A socket that listens and never speaks: Dask's client would wait for its handshake
     for ever; guti gives up after its connect timeout, in one line, with no warning of a

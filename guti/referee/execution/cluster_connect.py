@@ -54,9 +54,11 @@ async def start_local(workers: int, keep: Callable[[Any], None]) -> Any:
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         with dask.config.set(LOCAL_CONFIG):
+            # its scheduler's HTTP server on a port the system picks: the default, 8787,
+            # may be another run's (Dask then warns on stderr) or anything else's
             cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, asynchronous=True,
-                dashboard_address=None, silence_logs=logging.CRITICAL)
+                dashboard_address=":0", silence_logs=logging.CRITICAL)
             keep(cluster)
             try:
                 await cluster
