@@ -425,6 +425,34 @@ def test_a_worker_without_an_engine_is_named_and_left_out_of_the_run(tmp_path, d
     check_tournament(tmp_path, 4)  # the other workers played every game
 
 
+def test_a_worker_builds_an_engine_again_for_each_run(tmp_path, dask_cluster):
+    """As a machine does: a build's result is the run's, not the worker's for life (a
+    fixed source would otherwise keep its old failure, a deleted program its success)."""
+    address, _folder = dask_cluster
+    (tmp_path / "t.toml").write_text(f"""
+cluster = "{address}"
+games = 2
+[each]
+tc = "10+0.1"
+[[engine]]
+name = "A"
+cmd = "{{python}}"
+args = [{str(FAULTY)!r}, "--mode", "good"]
+build = ["sh", "-c", "echo built >> {tmp_path / 'builds.txt'}"]
+[[engine]]
+name = "B"
+cmd = "{{python}}"
+args = [{str(FAULTY)!r}, "--mode", "good"]
+""")
+    counts = []
+    for db in ("a.db", "b.db"):
+        done = guti("tournament", "t.toml", "-db", db, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        counts.append(len((tmp_path / "builds.txt").read_text().split()))
+    workers = counts[0]
+    assert workers >= 1 and counts[1] == 2 * workers  # once per worker, in each run
+
+
 def test_a_requirement_missing_on_the_workers_is_named_and_refused(tmp_path, dask_cluster):
     address, _folder = dask_cluster
     here = tmp_path / "bin"  # on this guti's PATH only, not on the workers'

@@ -183,3 +183,21 @@ def test_a_second_guti_on_a_database_in_use_refuses_naming_the_first(tmp_path):
     assert again.returncode == 0, again.stderr
     again = guti("tournament", *PAIR, "-games", "2", "-db", "u.db", "-resume", cwd=tmp_path)
     assert again.returncode == 0 and "2/2 games stored" in again.stdout, again.stderr
+
+
+def test_a_build_that_runs_too_long_is_killed_with_what_it_started(tmp_path, monkeypatch):
+    """A build is a process group of its own: past its time, everything in it is killed
+    (a ``make -j``'s compilers too), not only the command guti started."""
+    from guti.referee.execution import builds
+
+    monkeypatch.setattr(builds, "BUILD_TIMEOUT", 0.5)
+    child = tmp_path / "child"
+    why = builds.run_build(["sh", "-c", f"sleep 60 & echo $! > {child}; wait"], None)
+    assert why is not None and "took more than 0.5 s" in why
+    pid = int(child.read_text())
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        state = "gone"
+    assert state in ("Z", "gone"), state  # killed (a zombie until its reaper looks)

@@ -4,7 +4,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shlex
 import shutil
+import signal
 import subprocess
 from collections.abc import Sequence
 
@@ -14,15 +18,32 @@ BUILD_TIMEOUT = 300
 
 def run_build(argv: Sequence[str], cwd: str | None) -> str | None:
     """Run a build command in ``cwd``; None when it worked, else why not (its last line of
-    output; bytes that are not UTF-8 are shown replaced, never a crash)."""
+    output; bytes that are not UTF-8 are shown replaced, never a crash). The build runs in
+    a process group of its own, killed whole when it takes too long or the caller is
+    interrupted: what it started (a ``make -j``'s compilers) does not outlive it."""
     try:
-        done = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True,
-                              errors="replace", timeout=BUILD_TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, errors="replace",
+                                start_new_session=True)
+    except OSError as exc:
         return str(exc)
-    if done.returncode != 0:
-        return ((done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"])[0]
+    try:
+        stdout, stderr = proc.communicate(timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        return f"{shlex.join(argv)} took more than {BUILD_TIMEOUT} s"
+    except BaseException:
+        _kill_group(proc)
+        raise
+    if proc.returncode != 0:
+        return ((stderr or stdout).strip().splitlines()[-1:] or ["no output"])[0]
     return None
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
 
 
 def first_missing(programs: Sequence[str]) -> str | None:

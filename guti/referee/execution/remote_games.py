@@ -152,7 +152,8 @@ class WorkerRun:
                 setups = self.setups
                 errors = [e for s in setups if (e := missing_requirement(s))] or [
                     e for name, argv, cwd, _, _ in setups if argv
-                    and (e := await build_once(name, argv, cwd))]
+                    and (e := await build_once(name, argv, cwd,
+                                               self.spec.uploads_of or self.spec.run_id))]
                 if not errors and self.referees is not None:
                     errors = await self.referees.check()
                 elif not errors:
@@ -264,7 +265,10 @@ def _here(config: EngineConfig, client_python: str, places: dict[str, str]) -> E
     return dataclasses.replace(config, argv=argv, cwd=cwd)
 
 
-_BUILDS: dict[tuple[tuple[str, ...], str], str] = {}  # (argv, cwd) -> error ("" = built)
+#: (run, argv, cwd) -> the build, done or under way (its error; "" = built). By run: a
+#: worker that lives on builds again for the next run, as a machine does; the iterations
+#: of a tuning run (which share its sent folders) build once.
+_BUILDS: dict[tuple[str, tuple[str, ...], str], asyncio.Future[str | None]] = {}
 
 
 def missing_requirement(setup: EngineSetup) -> str:
@@ -276,13 +280,13 @@ def missing_requirement(setup: EngineSetup) -> str:
     return f"engine {engine} requires {tool}, which is not installed here (not on PATH)"
 
 
-async def build_once(engine: str, argv: tuple[str, ...], cwd: str) -> str:
-    """Run an engine's ``build`` once per worker process; the error line ("" if built)."""
-    key = (argv, cwd)
+async def build_once(engine: str, argv: tuple[str, ...], cwd: str, run: str) -> str:
+    """Run an engine's ``build`` once per run on this worker (a second check while it is
+    under way waits for the same build); the error line ("" if built)."""
+    key = (run, argv, cwd)
     if key not in _BUILDS:
-        failure = await asyncio.to_thread(run_build, argv, cwd)
-        _BUILDS[key] = failure or ""
-    error = _BUILDS[key]
+        _BUILDS[key] = asyncio.ensure_future(asyncio.to_thread(run_build, argv, cwd))
+    error = await asyncio.shield(_BUILDS[key])
     return f"engine {engine}: build {shlex.join(argv)} failed: {error}" if error else ""
 
 
