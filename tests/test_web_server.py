@@ -166,11 +166,19 @@ def test_hub_pushes_each_stored_game_with_new_standings(small_db: Path) -> None:
         await hub.refresh()  # nothing new: nothing read again, nothing pushed
         assert queue.empty()
         # A browser that had seen only the first game is sent the rest, then the standings.
-        missed = [m.decode() for m in await hub.missed(ends[0]["seq"])]
+        missed = [m.decode() async for m in hub.missed(ends[0]["seq"])]
         assert len(missed) == len(stored)
         assert missed[0].startswith(f"id: {ends[1]['seq']}\nevent: end")
         assert "event: tally" in missed[-1]
-        assert await hub.missed(hub.seq) == []
+        assert [m async for m in hub.missed(hub.seq)] == []
+        # read a game at a time, the browser is sent the same
+        from guti.referee.web import live as live_module
+
+        batch, live_module.MISSED_BATCH = live_module.MISSED_BATCH, 1
+        try:
+            assert [m.decode() async for m in hub.missed(ends[0]["seq"])] == missed
+        finally:
+            live_module.MISSED_BATCH = batch
         hub.apply({"t": "over", "stopped": "SPRT: H1 accepted", "report": "/x/r.html"})
         kind, state = _events(queue)[-1]
         assert (kind, state) == ("state", {"state": "over", "stopped": "SPRT: H1 accepted",

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -40,6 +41,8 @@ CLIENT_QUEUE = 256
 WATCH_INTERVAL = 1.0
 #: Stored games read per pass; a larger backlog is read over several passes.
 READ_BATCH = 2000
+#: Games a browser catching up is sent per read of the database.
+MISSED_BATCH = 500
 
 #: What a client's queue holds: (finishing number of a stored game or 0, the event), or
 #: None to tell its handler to stop.
@@ -101,9 +104,10 @@ class GameReader:
         snapshot = self.tally.snapshot() if games else None
         return games, snapshot, store.count_scheduled()
 
-    def games_between(self, after: int, upto: int) -> list[tuple[int, list[Any]]]:
-        """Stored games numbered ``after < seq <= upto`` (for a browser catching up)."""
-        return [g for g in self._games(self._open(), after, None, count=False) if g[0] <= upto]
+    def games_between(self, after: int, upto: int, most: int) -> list[tuple[int, list[Any]]]:
+        """The first ``most`` stored games numbered ``after < seq <= upto`` (for a browser
+        catching up)."""
+        return [g for g in self._games(self._open(), after, most, count=False) if g[0] <= upto]
 
     def _games(self, store: TournamentStore, after: int, limit: int | None,
                count: bool) -> list[tuple[int, list[Any]]]:
@@ -222,17 +226,23 @@ class LiveHub:
                 if len(games) < READ_BATCH:
                     return
 
-    async def missed(self, after: int) -> list[bytes]:
+    async def missed(self, after: int) -> AsyncIterator[bytes]:
         """The events a browser that has seen up to ``after`` lacks: the games stored since,
-        and the standings."""
-        if after >= self.seq:
-            return []
+        and the standings. Read :data:`MISSED_BATCH` games at a time, each batch once the
+        last was taken: a browser catching up on thousands of games holds one batch."""
         upto = self.seq
-        games = await asyncio.get_running_loop().run_in_executor(
-            self._worker, self._reader.games_between, after, upto)
-        out = [event("end", {"seq": seq, "game": game}, seq) for seq, game in games]
-        out.append(event("tally", self.tally_data(), upto))
-        return out
+        if after >= upto:
+            return
+        loop = asyncio.get_running_loop()
+        while after < upto:
+            games = await loop.run_in_executor(
+                self._worker, self._reader.games_between, after, upto, MISSED_BATCH)
+            for seq, game in games:
+                yield event("end", {"seq": seq, "game": game}, seq)
+            if len(games) < MISSED_BATCH:
+                break
+            after = games[-1][0]
+        yield event("tally", self.tally_data(), upto)
 
     def check_state(self) -> None:
         """``guti serve``: live while a guti holds the database (told when it changes)."""

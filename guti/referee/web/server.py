@@ -229,7 +229,7 @@ async def _events(request: web.Request) -> web.StreamResponse:
         sent = since = _since(request)
         if since is not None:
             sent = max(since, hub.seq)
-            for message in await hub.missed(since):
+            async for message in hub.missed(since):
                 await _within(response.write(message))
         while True:
             item = await queue.get()
