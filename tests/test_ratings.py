@@ -443,6 +443,23 @@ def test_standings_print_includes_the_ratings():
     assert list(rows) == ["x", "z", "y"] and [rows[n][2] for n in "xzy"] == [3, 2, 3]
 
 
+def test_all_draws_rate_every_engine_0_in_name_order_and_the_idle_engine_last():
+    """Equal ratings print as 0.0 (never -0.0) and stand in name order, not in the order
+    the fit's last digits happen to give; an engine that has played no game stands after
+    every engine that has, even one with 0 points."""
+    table = Standings(["d", "c", "b", "a", "idle"])
+    for white, black in [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3)]:
+        table.add(white, black, "1/2-1/2", None, None)
+    out = io.StringIO()
+    print_standings(table, make_console(out))
+    rows = parse_ratings(out.getvalue())
+    assert list(rows) == ["a", "b", "c", "d"] and all(r[0] == 0.0 for r in rows.values())
+    assert "-0.0" not in out.getvalue()
+    lost = Standings(["winner", "loser", "idle"])
+    lost.add(0, 1, "1-0", None, None)
+    assert [line.name for line in lost.ranking()] == ["winner", "loser", "idle"]
+
+
 # --------------------------------------------------------------------------- #
 # guti standings DB...
 # --------------------------------------------------------------------------- #

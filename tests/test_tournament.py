@@ -245,6 +245,9 @@ def test_sprt_stops_when_a_bound_is_crossed(tmp_path):
     assert "SPRT: H1 accepted" in done.stdout
     played = rows(tmp_path / "guti.db", "SELECT COUNT(*) FROM games")[0][0]
     assert 4 <= played < 200
+    # the standings of the database say what the run said, without -sprt given again
+    table = guti("standings", "guti.db", cwd=tmp_path)
+    assert table.returncode == 0 and "H1 accepted" in table.stdout, table.stdout
 
 
 def test_toml_config_skips_missing_toolchains_and_flags_override(tmp_path):

@@ -65,8 +65,8 @@ def ratings_table(standings: Standings) -> Table | str | None:
         t.add_column(head, justify="left" if head == "engine" else "right")
     for rank, r in enumerate(field.ratings, 1):
         t.add_row(
-            str(rank), visible(r.name), f"{r.elo:.1f}", f"{r.margin:.1f}", str(r.games),
-            f"{r.points:g}", f"{100 * r.points / r.games:.1f}%", f"{r.opponents:.1f}",
+            str(rank), visible(r.name), f"{round(r.elo, 1) + 0.0:.1f}", f"{r.margin:.1f}", str(r.games),
+            f"{r.points:g}", f"{100 * r.points / r.games:.1f}%", f"{round(r.opponents, 1) + 0.0:.1f}",
         )
     t.caption = _ratings_caption(field)
     t.caption_justify = "left"

@@ -202,6 +202,10 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
         for store in stores:
             formats.add(store.settings().get("format", "roundrobin"))
             names += [n for n in store.engine_names() if n not in names]
+        if sprt is None and len(stores) == 1:  # the SPRT the tournament ran, as its report
+            from guti.referee.web.data import sprt_from_settings
+
+            sprt = sprt_from_settings(stores[0].settings())
         if options.anchor is not None and options.anchor[0] not in names:
             raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
                            f"{', '.join(paths)} (engines: {', '.join(names)})")

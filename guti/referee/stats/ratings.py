@@ -291,4 +291,6 @@ def _rating_rows(
         )
         for k, engine in enumerate(played)
     ]
-    return sorted(rows, key=lambda r: (-r.elo, r.name))
+    # by the rating as shown (one decimal): engines the fit rates equal are equal, in name
+    # order, whatever noise its last digits carry
+    return sorted(rows, key=lambda r: (-round(r.elo, 1), r.name))

@@ -154,7 +154,9 @@ class Standings:
 
     # -- queries -------------------------------------------------------------
     def ranking(self) -> list[EngineLine]:
-        return sorted(self.lines, key=lambda ln: (-ln.points, ln.losses, ln.name))
+        """By points, then fewer losses, then name; an engine without a game after every
+        engine that has played (0 points from 2 games is a result, none is not)."""
+        return sorted(self.lines, key=lambda ln: (not ln.games, -ln.points, ln.losses, ln.name))
 
     def leader(self) -> EngineLine | None:
         ranked = self.ranking()
