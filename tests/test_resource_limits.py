@@ -13,6 +13,7 @@ normally, and nothing of it may be left: no process, no cgroup.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import re
@@ -47,7 +48,8 @@ def test_limits_are_engine_settings_merged_with_each():
 @pytest.mark.parametrize(("key", "value", "message"), [
     ("limits.memory", "lots", "limits.memory=lots: expected a size such as 512M or 2G"),
     ("limits.memory", "512", "limits.memory=512: at least 16 MiB (give a unit: 512M)"),
-    ("limits.processes", "0", "limits.processes=0: expected a whole number of at least 1"),
+    ("limits.processes", "0", "limits.processes=0: expected a whole number from 1 to 4194304 "
+                              "(the most processes Linux can have)"),
     ("limits.network", "maybe", "limits.network=maybe: expected on or off"),
     ("limits.required", "1", "limits.required=1: expected true or false"),
 ])
@@ -100,6 +102,22 @@ def test_cpu_judged_limits_say_off_linux_that_they_are_not_enforced(monkeypatch)
         for key in ("limits.cpus", "limits.ponder")]
     with pytest.raises(SandboxError, match="limits.cpus is not enforced"):
         report_lines([("x", Sandbox(cpus=1.0, required=True))])
+
+
+def test_cpu_judged_limits_under_bubblewrap_without_a_cgroup_say_they_are_not_enforced():
+    """There guti can read only bubblewrap's own process, not the engine inside it."""
+    box = parse_sandbox({"limits.cpus": "1", "limits.ponder": "off", "limits.files": "private"})
+    no_cgroup = dataclasses.replace(_nothing_enforced(), bubblewrap="/usr/bin/bwrap")
+    why = "with limits.files=private and no cgroup, the process guti can read is bubblewrap's"
+    assert [line.split(": ", 2)[1:] for line in sandbox.unenforced("x", box, no_cgroup)] == [
+        [f"{key} is not enforced on this machine", f"{why}, not the engine's"]
+        for key in ("limits.cpus", "limits.ponder")]
+
+
+def test_a_process_limit_past_what_linux_can_have_is_refused():
+    with pytest.raises(SandboxError, match="from 1 to 4194304"):
+        parse_sandbox({"limits.processes": "4194305"})
+    assert parse_sandbox({"limits.processes": "4194304"}).processes == 4194304
 
 
 def test_the_rlimit_fallback_refuses_memory_past_the_limit():

@@ -157,8 +157,9 @@ class EngineProcess:
         except OSError as exc:
             self._stderr.stop()
             self._closed = True
+            where = f"{exc.filename}: " if exc.filename else ""
             raise EngineStartError(
-                f"engine {self.name}: cannot set up its limits: {exc.filename}: {exc.strerror}"
+                f"engine {self.name}: cannot set up its limits: {where}{exc.strerror or exc}"
             ) from None
 
     def cpu_clock(self) -> Callable[[], float | None]:

@@ -126,6 +126,10 @@ def _number(tokens: Mapping[str, str], key: str, expected: str, zero_ok: bool) -
     return value
 
 
+#: The most ``limits.processes`` may be: Linux's largest process count (``pid_max``).
+MAX_PROCESSES = 4_194_304
+
+
 def parse_sandbox(tokens: Mapping[str, str]) -> Sandbox:
     """The limits among ``tokens`` (``limits.*`` keys); SandboxError names a bad one."""
     memory = processes = None
@@ -134,8 +138,9 @@ def parse_sandbox(tokens: Mapping[str, str]) -> Sandbox:
     if "limits.processes" in tokens:
         text = tokens["limits.processes"].strip()
         processes = whole_number(text, 9)
-        if processes is None or processes < 1:
-            raise SandboxError(f"limits.processes={text}: expected a whole number of at least 1")
+        if processes is None or not 1 <= processes <= MAX_PROCESSES:
+            raise SandboxError(f"limits.processes={text}: expected a whole number from 1 to "
+                               f"{MAX_PROCESSES} (the most processes Linux can have)")
     network_off = ("limits.network" in tokens
                    and not _flag("limits.network", tokens["limits.network"], "on", "off"))
     required = ("limits.required" in tokens
@@ -221,12 +226,17 @@ def unenforced(name: str, sandbox: Sandbox, how: Enforcement) -> list[str]:
             (sandbox.files_private, how.bubblewrap, how.files_why, "limits.files")):
         if wanted and means is None:
             lines.append(f"engine {name}: {key} is not enforced on this machine: {why}")
+    cpu_why = None
     if not sys.platform.startswith("linux"):
+        cpu_why = "CPU times are read from Linux's /proc"
+    elif sandbox.files_private and how.bubblewrap is not None and how.place is None:
+        cpu_why = ("with limits.files=private and no cgroup, the process guti can read is "
+                   "bubblewrap's, not the engine's")
+    if cpu_why is not None:
         for wanted, key in ((sandbox.cpus is not None, "limits.cpus"),
                             (sandbox.ponder_off, "limits.ponder")):
             if wanted:
-                lines.append(f"engine {name}: {key} is not enforced on this machine: CPU "
-                             "times are read from Linux's /proc")
+                lines.append(f"engine {name}: {key} is not enforced on this machine: {cpu_why}")
     return lines
 
 
