@@ -206,6 +206,16 @@ def test_a_memory_hog_is_killed_at_its_limit_and_charged_alone(tmp_path):
             assert hog["memory_from"] == "cgroup" and 0 < hog["peak_memory"] <= 256 << 20, hog
 
 
+def test_a_process_killed_for_memory_loses_the_game_though_the_engine_plays_on(tmp_path):
+    """The kernel killed a child of the engine at its memory limit; the engine went on
+    answering. It loses at that move all the same, as the limit says."""
+    _needs("memory")
+    _done, games = _tournament(
+        tmp_path, _engine("hoarder", "child-memory", tmp_path, "limits.memory=128M"),
+        _engine("good1", "good", tmp_path), _engine("good2", "good", tmp_path))
+    _check_contained(tmp_path, games, "hoarder", "memory limit 128 MiB reached")
+
+
 def test_a_fork_bomb_is_refused_at_its_limit_and_charged_alone(tmp_path):
     _needs("pids")
     _done, games = _tournament(

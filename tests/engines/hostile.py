@@ -73,6 +73,16 @@ def attack(mode: str, opts: argparse.Namespace) -> None:
         hoard = []
         for _ in range(2048):
             hoard.append(b"\x01" * (1 << 20))  # written, so really held
+    elif mode == "child-memory":  # a child hoards; the engine waits for it, plays on
+        note(opts.mark, mode)
+        child = os.fork()
+        if child == 0:
+            record_pid(opts.pidfile)
+            hoard = []
+            for _ in range(2048):
+                hoard.append(b"\x01" * (1 << 20))
+            os._exit(0)
+        os.waitpid(child, 0)
     elif mode == "forkbomb":
         note(opts.mark, mode)
         for _ in range(64):

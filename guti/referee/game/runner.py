@@ -154,7 +154,7 @@ class _Game:
             if verdict.move is None:
                 return self.bad_reply(side, verdict, reply, allowed)
             self.play_move(side, verdict.move, verdict.text or str(verdict.move), reply)
-            excess = self.cpu_excess(side, reply)
+            excess = self.limit_excess(side, reply)
             if excess is not None:
                 return self.lose(side, Reason.RESOURCE_LIMIT, excess)
             ruling = self.adjudicate(side, verdict.move, reply)
@@ -231,12 +231,16 @@ class _Game:
         if self.observer is not None:
             self.observer.moved(self.record, self.board)
 
-    def cpu_excess(self, side: Side, reply: GoReply) -> str | None:
-        """Why the move just played broke the engine's ``limits.cpus``, or None."""
+    def limit_excess(self, side: Side, reply: GoReply) -> str | None:
+        """Why the engine broke a limit by the move just played, or None: its
+        ``limits.cpus``, or its ``limits.memory`` (the kernel killed a process of it for
+        memory, though the engine answered: it loses all the same)."""
         engine = self.engines[side]
         if engine.sandbox is None:
             return None
         why = engine.sandbox.cpu_excess(self.cpu.last_move_ms(side), reply.elapsed_ms)
+        if why is None and engine.sandbox.memory is not None:
+            why = engine.resource_breach(memory_only=True)
         return None if why is None else f"engine {engine.name}: {why}"
 
     def adjudicate(self, side: Side, move: Move, reply: GoReply) -> Ruling | None:
@@ -267,7 +271,7 @@ class _Game:
         it ran into (a process killed for memory, process starts refused), the reason is
         that limit, named in the detail, and what happened then follows."""
         breach = self.engines[side].resource_breach()
-        if breach is not None:
+        if breach is not None and breach not in detail:
             reason = Reason.RESOURCE_LIMIT
             detail = f"engine {self.engines[side].name}: {breach}; then: {detail}"
         record = self.record

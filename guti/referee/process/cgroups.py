@@ -165,6 +165,7 @@ class EngineCgroup:
         self.memory = memory if place.memory else None
         self.processes = processes if place.pids else None
         name = f"guti-{os.getpid()}-{next(_counter)}"
+        self._kills_told = 0  # processes killed for memory that a per-move look has seen
         self.dirs: dict[str, str] = {}
         if self.memory is not None and place.memory:
             self.dirs["memory"] = os.path.join(place.memory, name)
@@ -215,19 +216,23 @@ class EngineCgroup:
         text = _read(os.path.join(folder, name)).strip()
         return int(text) if text.isdigit() else None
 
-    def breach(self) -> str | None:
-        """Which limit the engine ran into, with its peak use, or None."""
+    def breach(self, memory_only: bool = False) -> str | None:
+        """Which limit the engine ran into, with its peak use, or None; ``memory_only``:
+        only the memory limit (past which the kernel killed a process of the engine)."""
         folder = self.dirs.get("memory")
         if folder is not None and self.memory is not None:
             events = (_read(os.path.join(folder, "memory.events")) if self.place.version == 2
                       else _read(os.path.join(folder, "memory.oom_control")))
-            if _field(events, "oom_kill") or _field(events, "oom"):
+            kills = _field(events, "oom_kill") or _field(events, "oom")
+            if memory_only:  # asked after every move: only a kill since the last asking
+                kills, self._kills_told = kills - self._kills_told, kills
+            if kills:
                 peak = self.peak_memory()
                 seen = f" (peak {mib(peak)})" if peak else ""
                 return (f"memory limit {mib(self.memory)} reached{seen}: the kernel killed "
                         "a process of the engine")
         folder = self.dirs.get("pids")
-        if folder is not None and self.processes is not None:
+        if folder is not None and self.processes is not None and not memory_only:
             refused = _field(_read(os.path.join(folder, "pids.events")), "max")
             if refused:
                 starts = "start" if refused == 1 else "starts"

@@ -172,9 +172,10 @@ class EngineProcess:
         see :meth:`~guti.referee.process.engine_usage.EngineUsage.peak_memory`."""
         return self._usage.peak_memory()
 
-    def resource_breach(self) -> str | None:
-        """The limit the engine ran into, with its peak use, or None."""
-        return self._usage.breach()
+    def resource_breach(self, memory_only: bool = False) -> str | None:
+        """The limit the engine ran into, with its peak use, or None (``memory_only``:
+        only its memory limit)."""
+        return self._usage.breach(memory_only)
 
     @property
     def returncode(self) -> int | None:

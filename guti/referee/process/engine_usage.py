@@ -85,10 +85,10 @@ class EngineUsage:
         known = [peak for peak in peaks if peak]
         return (max(known) if known else None), "VmHWM"
 
-    def breach(self) -> str | None:
-        """The limit the engine ran into (its memory, its processes), with its peak use,
-        or None (none, or not known: only a cgroup tells)."""
-        return None if self.confinement is None else self.confinement.breach()
+    def breach(self, memory_only: bool = False) -> str | None:
+        """The limit the engine ran into (its memory, its processes; ``memory_only``: its
+        memory), with its peak use, or None (none, or not known: only a cgroup tells)."""
+        return None if self.confinement is None else self.confinement.breach(memory_only)
 
     async def release(self) -> None:
         """The engine is gone: kill what is left in its cgroup, and remove the cgroup."""

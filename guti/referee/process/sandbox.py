@@ -301,9 +301,10 @@ class Confinement:
                 options += ["--writable", os.path.abspath(cwd)]
         return [sys.executable, "-I", "-S", _LIMITED, *options, "--", *argv]
 
-    def breach(self) -> str | None:
-        """Which limit the engine ran into (cgroups only know), or None."""
-        return None if self.cgroup is None else self.cgroup.breach()
+    def breach(self, memory_only: bool = False) -> str | None:
+        """Which limit the engine ran into (cgroups only know; ``memory_only``: whether
+        it ran into its memory limit), or None."""
+        return None if self.cgroup is None else self.cgroup.breach(memory_only)
 
     def kill_now(self) -> None:
         """SIGKILL everything in the engine's cgroup at once (no waiting, nothing removed)."""

@@ -152,9 +152,10 @@ class UgiEngine:
         known), cheap enough to call before and after every move."""
         return self.transport.cpu_clock()
 
-    def resource_breach(self) -> str | None:
-        """The resource limit the engine ran into (with its peak use), or None."""
-        return self.transport.resource_breach()
+    def resource_breach(self, memory_only: bool = False) -> str | None:
+        """The resource limit the engine ran into (with its peak use), or None;
+        ``memory_only``: only its memory limit (a process of it killed for it)."""
+        return self.transport.resource_breach(memory_only)
 
     def peak_memory(self) -> tuple[int | None, str]:
         """The most memory the engine has held at once (bytes; None: not known), and from

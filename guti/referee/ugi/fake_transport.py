@@ -131,7 +131,7 @@ class FakeTransport:
     def cpu_clock(self) -> Callable[[], float | None]:
         return cpu_unknown
 
-    def resource_breach(self) -> str | None:
+    def resource_breach(self, memory_only: bool = False) -> str | None:
         return None
 
     def peak_memory(self) -> tuple[int | None, str]:

@@ -60,8 +60,9 @@ class Transport(Protocol):
         known), cheap enough to call before and after every move."""
         ...
 
-    def resource_breach(self) -> str | None:
-        """The resource limit the engine ran into (with its peak use), or None."""
+    def resource_breach(self, memory_only: bool = False) -> str | None:
+        """The resource limit the engine ran into (with its peak use), or None;
+        ``memory_only``: only its memory limit."""
         ...
 
     def peak_memory(self) -> tuple[int | None, str]:
