@@ -425,15 +425,16 @@ def test_a_worker_without_an_engine_is_named_and_left_out_of_the_run(tmp_path, d
     check_tournament(tmp_path, 4)  # the other workers played every game
 
 
+def two_games_on(address: str) -> str:
+    """A TOML file's start: two games at 10+0.1 on the cluster at ``address``."""
+    return f'cluster = "{address}"\ngames = 2\n[each]\ntc = "10+0.1"\n'
+
+
 def test_a_worker_builds_an_engine_again_for_each_run(tmp_path, dask_cluster):
     """As a machine does: a build's result is the run's, not the worker's for life (a
     fixed source would otherwise keep its old failure, a deleted program its success)."""
     address, _folder = dask_cluster
-    (tmp_path / "t.toml").write_text(f"""
-cluster = "{address}"
-games = 2
-[each]
-tc = "10+0.1"
+    (tmp_path / "t.toml").write_text(two_games_on(address) + f"""
 [[engine]]
 name = "A"
 cmd = "{{python}}"
@@ -459,11 +460,7 @@ def test_a_requirement_missing_on_the_workers_is_named_and_refused(tmp_path, das
     here.mkdir()
     (here / "guti-client-only-tool").write_text("#!/bin/sh\n")
     (here / "guti-client-only-tool").chmod(0o755)
-    (tmp_path / "t.toml").write_text(f"""
-cluster = "{address}"
-games = 2
-[each]
-tc = "10+0.1"
+    (tmp_path / "t.toml").write_text(two_games_on(address) + """
 [[engine]]
 name = "A"
 cmd = "guti-test-engine"
