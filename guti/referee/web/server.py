@@ -200,7 +200,7 @@ async def _pdn(request: web.Request) -> web.StreamResponse:
     if body is None:
         return web.Response(status=404, text="no such game\n", headers=_HEADERS)
     name = "games.pdn" if number is None else f"game-{number}.pdn"
-    return await _send(request, body, "application/x-pdn", {
+    return await _send(request, body, "application/x-pdn; charset=utf-8", {
         **_HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
 
 
