@@ -186,6 +186,10 @@ def test_live_page_shows_moves_and_standings_as_they_happen(browser: BrowserPage
         page.wait_for_function(
             "() => /^[1-9]\\/4 games/.test(document.getElementById('progress').textContent)",
             timeout=120_000)
+        # the standings come as an event of their own, just after the game's
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#standings tbody tr td:nth-child(3)')]"
+            ".reduce((n, e) => n + +e.textContent, 0) >= 2", timeout=60_000)
         played = page.locator("#standings tbody tr td:nth-child(3)").all_text_contents()
         assert sum(map(int, played)) >= 2  # each game counts for both engines
         assert page.locator("#games-body tr").count() >= 1
