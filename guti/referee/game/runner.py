@@ -30,7 +30,8 @@ Each engine's CPU time is read before ``uginewgame``, after its ``readyok``, bef
 the caller stops it): the record's per-ply ``cpu_ms`` and its per-engine ``resources``
 (:mod:`guti.referee.game.resources`). An engine with ``limits.cpus`` loses at a move that
 used more cores; one with ``limits.ponder=off``, at a ``go`` once its CPU off its moves
-in the game is past ``limits.offmove_cpu``.
+in the game is past ``limits.offmove_cpu``; one with ``limits.memory``, at the move after
+the kernel killed a process of it for memory (its cgroup counts the kills).
 
 Per ply the referee only appends the move to the
 :class:`~guti.referee.ugi.lines.Position` it keeps (no rebuilding from the
