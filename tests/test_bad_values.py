@@ -57,8 +57,16 @@ def played(tmp_path_factory) -> Path:
     return folder / "t.db"
 
 
+def first_fast(cases: list, keep: int = 3) -> list:
+    """The first ``keep`` cases in the fast tier, the others (the same rule on other
+    options) in the slow tier."""
+    return [case if n < keep else pytest.param(*(case if isinstance(case, tuple) else (case,)),
+                                               marks=pytest.mark.slow)
+            for n, case in enumerate(cases)]
+
+
 # ------------------------------------------------------------------ 1, 2: limits
-@pytest.mark.parametrize("setting, words", [
+@pytest.mark.parametrize("setting, words", first_fast([
     ("tc=1e308", ["tc=1e308", "base time", "999999999999.999 s"]),
     ("tc=1+1e308", ["tc=1+1e308", "increment", "largest allowed"]),
     ("st=1e308", ["st", "999999999999.999 s"]),
@@ -70,7 +78,7 @@ def played(tmp_path_factory) -> Path:
     ("tc=10000000000000000/1", ["moves per period", "999999999999999"]),
     ("tc=1/1e10", ["tc=1/1e10", "base time", "9999900 s"]),
     ("timemargin=10000000000000000", ["timemargin", "999999999999999 ms"]),
-])
+]))
 def test_a_limit_past_what_go_carries_is_refused(tmp_path, setting, words):
     done = guti("match", *PAIR, "-games", "2", "-each", setting, cwd=tmp_path)
     one_line_exit_2(done, "match", "-each", *words)
@@ -185,11 +193,11 @@ def test_the_largest_anchor_is_accepted(played, tmp_path):
 
 
 # ------------------------------------------------------------------ 9: empty values
-@pytest.mark.parametrize("option", [
-    ["-pdnout", ""], ["-pdnout", "file="], ["-report", ""], ["-epdout", "file="],
+@pytest.mark.parametrize("option", first_fast([
+    ["-pdnout", ""], ["-pdnout", "file="], ["-db", ""], ["-report", ""], ["-epdout", "file="],
     ["-log", "file="], ["-fen", ""], ["-game", ""], ["-tournament", ""], ["-cluster", ""],
-    ["-db", ""], ["-db", "  "], ["-openings", "file="], ["-event", ""],
-])
+    ["-db", "  "], ["-openings", "file="], ["-event", ""],
+]))
 def test_an_empty_value_is_a_usage_mistake_naming_the_option(tmp_path, option):
     done = guti("tournament", *PAIR, "-games", "2", "-each", "tc=10", *option, cwd=tmp_path)
     one_line_exit_2(done, "tournament", option[0], "empty value")
