@@ -26,7 +26,7 @@ from guti.referee.cli.resources_view import print_resources, resources_from_stor
 from guti.referee.cli.standings_view import make_console, print_standings
 from guti.referee.cli.web import run_with_live_page, write_tournament_report
 from guti.referee.config.args import CliError, OptionSpec, ParsedArgs, parse_cli
-from guti.referee.config.outputs import check_outputs
+from guti.referee.config.outputs import check_outputs, output_identity
 from guti.referee.config.tournament import settings_from_argv, sprt_from_args
 from guti.referee.execution.executor import ExecutionPlan, prepared
 from guti.referee.process import event_loop
@@ -183,13 +183,9 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
     """
     options = _rating_options(args)
     sprt = sprt_from_args(args)
-    seen: set[object] = set()
+    seen: set[tuple[object, ...]] = set()
     for path in paths:  # one file under two names (a link, a hard link) is given twice too
-        try:
-            st = os.stat(path)
-            key: object = (st.st_dev, st.st_ino)
-        except OSError:
-            key = os.path.realpath(path)  # not there: opening it says so
+        key = output_identity(path)
         if key in seen:
             raise CliError(f"{path} is given twice: its games would count twice")
         seen.add(key)

@@ -29,7 +29,7 @@ _SIDE_FILES = {"-db": _DATABASE_SIDE, "database": _DATABASE_SIDE,
 _DATABASES = ("-db", "database")
 
 
-def _identity(path: str) -> tuple[object, ...]:
+def output_identity(path: str) -> tuple[object, ...]:
     """The file ``path`` names: its device and inode when it exists, else its resolved
     path."""
     try:
@@ -60,7 +60,7 @@ def check_outputs(outputs: list[tuple[str, str | None]]) -> None:
             continue  # /dev/null takes any number of outputs
         target = write_target(path)
         names = [path] + [target + suffix for suffix in _SIDE_FILES.get(what, ())]
-        mine = [(name, _identity(name)) for name in names]
+        mine = [(name, output_identity(name)) for name in names]
         for name, identity in mine:
             for other_what, other, other_identity in seen:
                 if what == other_what == "stderr" and name == path:

@@ -4,13 +4,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shlex
 import shutil
 import signal
 import subprocess
 from collections.abc import Sequence
+
+from guti.referee.process.group import signal_group
 
 #: Longest a build may take before the engine is skipped.
 BUILD_TIMEOUT = 300
@@ -41,8 +41,7 @@ def run_build(argv: Sequence[str], cwd: str | None) -> str | None:
 
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    signal_group(proc.pid, signal.SIGKILL)
     proc.communicate()
 
 

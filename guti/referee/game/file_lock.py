@@ -84,7 +84,7 @@ class FileLocks:
             except OSError as exc:
                 os.close(fd)
                 raise OSError(exc.errno, f"cannot lock it ({exc.strerror})", path) from None
-            if _identity(path) != key:  # replaced under us after we opened it: again
+            if file_identity(path) != key:  # replaced under us after we opened it: again
                 os.close(fd)
                 continue
             self._held[key] = fd
@@ -116,7 +116,8 @@ class FileLocks:
         self.release(discard_created=kind is not None)
 
 
-def _identity(path: str) -> tuple[int, int] | None:
+def file_identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``, links followed; None when there is none."""
     try:
         st = os.stat(path)
     except OSError:

@@ -43,6 +43,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from guti.referee.game.engine_config import EngineConfig
+from guti.referee.game.file_lock import file_identity
 from guti.referee.game.openings import Opening
 from guti.referee.game.record import GameRecord
 from guti.referee.game.resources import EngineUse
@@ -90,15 +91,6 @@ def stored_seed(path: str) -> int | None:
     return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
-def _identity(path: str) -> tuple[int, int] | None:
-    """(device, inode) of the file at ``path``; None when there is none."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
 def _number(game_id: object) -> str:
     """A game's number as guti shows it (ids are 0-based, numbers 1-based)."""
     return str(game_id + 1) if isinstance(game_id, int) else repr(game_id)
@@ -120,9 +112,9 @@ class TournamentStore:
         self.conn, self._added = open_database(path, create)
         #: The file written to (device, inode), for a run: a database deleted or replaced
         #: while the run writes it is found at the next game stored (:meth:`_still_there`).
-        self._identity = _identity(path) if create and not self.in_memory else None
+        self._identity = file_identity(path) if create and not self.in_memory else None
         #: Its write-ahead log's (made by the first read): see :meth:`_still_there`.
-        self._wal_identity = _identity(f"{path}-wal") if self._identity else None
+        self._wal_identity = file_identity(f"{path}-wal") if self._identity else None
 
     @classmethod
     def checked(cls, path: str) -> TournamentStore:
@@ -299,10 +291,10 @@ class TournamentStore:
         writes (deleted, or another file moved there): the games stored went into a file
         nobody can open any more, and the run must not say they are stored (one
         ``stat`` a game)."""
-        if self._identity is not None and _identity(self.path) != self._identity:
+        if self._identity is not None and file_identity(self.path) != self._identity:
             # The log is found by name, next to whatever file is at the path now: emptied
             # into the old file, so that its pages are never read as the new file's.
-            if _identity(f"{self.path}-wal") == self._wal_identity:
+            if file_identity(f"{self.path}-wal") == self._wal_identity:
                 with contextlib.suppress(sqlite3.Error):
                     self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             raise DatabaseGone(f"{self.path} was deleted or replaced while the run wrote it: "

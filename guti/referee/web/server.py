@@ -154,7 +154,7 @@ async def _send(request: web.Request, body: bytes, content_type: str,
     view = memoryview(body)
     try:
         for start in range(0, len(body), SEND_PIECE):
-            await asyncio.wait_for(response.write(view[start:start + SEND_PIECE]), SEND_TIMEOUT)
+            await _within(response.write(view[start:start + SEND_PIECE]))
     except TimeoutError:
         if request.transport is not None:
             request.transport.abort()  # what it was sent, unread, goes with it
