@@ -5,6 +5,7 @@ each is one line and exit 2, found before anything is written (README, reliabili
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sqlite3
 import subprocess
@@ -195,9 +196,14 @@ def test_a_build_that_runs_too_long_is_killed_with_what_it_started(tmp_path, mon
     why = builds.run_build(["sh", "-c", f"sleep 60 & echo $! > {child}; wait"], None)
     assert why is not None and "took more than 0.5 s" in why
     pid = int(child.read_text())
+    # SIGKILL takes effect when the process next runs; its pidfd turns readable once it
+    # has ended (a zombie until its reaper looks), so wait on that event, not on a clock.
     try:
-        with open(f"/proc/{pid}/stat") as fh:
-            state = fh.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        state = "gone"
-    assert state in ("Z", "gone"), state  # killed (a zombie until its reaper looks)
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return  # already ended and reaped
+    try:
+        ended, _, _ = select.select([pidfd], [], [], 30)
+    finally:
+        os.close(pidfd)
+    assert ended, f"pid {pid}, started by the build, outlived its kill"
