@@ -506,3 +506,49 @@ def test_a_match_goes_on_when_its_only_worker_is_replaced(tmp_path, scheduler, w
     assert proc.returncode == 0, err
     assert "Game 8/8" in out
     assert replay_all(pdn) == 8
+
+
+def test_a_result_lost_with_its_worker_goes_again_instead_of_being_waited_for(
+        tmp_path, scheduler, workers):
+    """A task that finished on a worker killed before its result reached guti: Dask resets
+    it, and with no worker fit for the run it is parked for good. Its settling hands the
+    task back to the run's book (where a parked task is submitted again) instead of
+    waiting on it: the run's loop waited for ever there, and no result was stored
+    again. Played in this process, to kill the worker between the two steps."""
+    import asyncio
+
+    from distributed import Future, as_completed
+
+    from guti.referee.execution.cluster import ClusterExecutor
+    from guti.referee.execution.cluster_address import parse_cluster
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.limits import parse_limits
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
+
+    workers.append(start_worker(scheduler, "first", nworkers=1))
+    workers_named(scheduler, "first", 1)
+    argv = [PY, str(FAULTY), "--mode", "good", "--pidfile", str(tmp_path / "pids")]
+    engines = [EngineConfig("A", argv), EngineConfig("B", argv)]
+    said: list[str] = []
+    executor = ClusterExecutor(
+        parse_cluster(scheduler), engines,
+        GameSettings("egara-guti", limits=parse_limits({"tc": "10+0.1"})),
+        say=said.append, tell=said.append)
+    job = ScheduledGame(0, 0, 1, 0, 1, None)
+
+    async def lose_a_result() -> object:
+        await executor.check_engines()
+        try:
+            future = executor._submit([job])
+            async for _ in as_completed([future], loop=executor.client.loop):
+                pass  # until the task has finished
+            assert future.status == "finished"
+            kill_session(workers[0])  # the result dies with its worker, not yet gathered
+            return await asyncio.wait_for(executor._settle(future, [job]), 120)
+        finally:
+            await executor.close()
+
+    settled = asyncio.run(lose_a_result())
+    assert isinstance(settled, Future), settled  # back to the book, not waited for
+    wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 30)

@@ -55,7 +55,7 @@ from distributed.scheduler import KilledWorker
 from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
 from guti.referee.execution.cluster_connect import connect_remote, quiet_dask, start_local
 from guti.referee.execution.cluster_roster import WorkerRoster
-from guti.referee.execution.cluster_tasks import JobFeed, TaskBook, set_when_stopping
+from guti.referee.execution.cluster_tasks import JobFeed, TaskBook, gathered, set_when_stopping
 from guti.referee.execution.cluster_uploads import pack_folders
 from guti.referee.execution.cluster_worker import (
     GutiWorkerPlugin,
@@ -209,11 +209,13 @@ class ClusterExecutor:
         """The outcomes of a finished task, or the future of the same batch submitted again
         (a worker kept dying under it, or the worker cannot play the run)."""
         if future.status == "finished":
-            outcomes: list[GameOutcome] = await future
-            return outcomes
+            outcomes: list[GameOutcome] | None = await gathered(future, WORKERS_INTERVAL)
+            if outcomes is not None:
+                return outcomes
         if future.status in ("pending", "lost"):
             # done, but its result died with its worker before it reached this client
-            # ("Couldn't gather ... rescheduling"): Dask plays the batch again; wait for it
+            # ("Couldn't gather ... rescheduling"): Dask plays the batch again, or parks it
+            # until a worker is there (then it goes again); wait for it in the book
             return future
         exc = await future.exception() if future.status == "error" else None
         first = batch[0].game_id
