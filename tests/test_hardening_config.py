@@ -186,6 +186,20 @@ def test_a_second_guti_on_a_database_in_use_refuses_naming_the_first(tmp_path):
     assert again.returncode == 0 and "2/2 games stored" in again.stdout, again.stderr
 
 
+def ended(pid: int) -> bool:
+    """Whether process ``pid`` ends within 30 s (a zombie until its reaper looks counts):
+    waited for on its pidfd, which turns readable when it has ended."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True  # already ended and reaped
+    try:
+        readable, _, _ = select.select([pidfd], [], [], 30)
+    finally:
+        os.close(pidfd)
+    return bool(readable)
+
+
 def test_a_build_that_runs_too_long_is_killed_with_what_it_started(tmp_path, monkeypatch):
     """A build is a process group of its own: past its time, everything in it is killed
     (a ``make -j``'s compilers too), not only the command guti started."""
@@ -195,15 +209,60 @@ def test_a_build_that_runs_too_long_is_killed_with_what_it_started(tmp_path, mon
     child = tmp_path / "child"
     why = builds.run_build(["sh", "-c", f"sleep 60 & echo $! > {child}; wait"], None)
     assert why is not None and "took more than 0.5 s" in why
-    pid = int(child.read_text())
-    # SIGKILL takes effect when the process next runs; its pidfd turns readable once it
-    # has ended (a zombie until its reaper looks), so wait on that event, not on a clock.
+    assert ended(int(child.read_text())), "what the build started outlived its kill"
+
+
+def test_what_a_finished_build_left_running_is_killed(tmp_path):
+    """A build that worked but left a process behind (a build tool's daemon): the build
+    counts as done, and the process is killed with the build's group."""
+    from guti.referee.execution import builds
+
+    child = tmp_path / "child"
+    why = builds.run_build(["sh", "-c", f"sleep 60 >/dev/null 2>&1 & echo $! > {child}"], None)
+    assert why is None
+    assert ended(int(child.read_text())), "the build's daemon outlived it"
+
+
+def test_an_aborted_run_kills_its_build_and_no_other(tmp_path):
+    """``kill_builds(run)`` (a cluster run aborted or closed on a worker) kills that run's
+    build under way, with what it started; another run's build goes on."""
+    import threading
+
+    from guti.referee.execution import builds
+
+    results: dict[str, str | None] = {}
+
+    def build(run: str) -> None:
+        script = f"sleep 60 & echo $! > {tmp_path / run}; wait"
+        results[run] = builds.run_build(["sh", "-c", script], None, run=run)
+
+    threads = {run: threading.Thread(target=build, args=(run,)) for run in ("r1", "r2")}
+    for thread in threads.values():
+        thread.start()
+    wait_for(lambda: all((tmp_path / r).exists() and (tmp_path / r).read_text().strip()
+                         for r in threads), "both builds under way")
+    builds.kill_builds("r1")
+    threads["r1"].join(30)
+    assert results.get("r1") == "stopped: its run was aborted"
+    assert ended(int((tmp_path / "r1").read_text()))
+    assert threads["r2"].is_alive() and "r2" not in results  # the other run's build goes on
+    builds.kill_builds("r2")
+    threads["r2"].join(30)
+    assert results.get("r2") == "stopped: its run was aborted"
+
+
+def test_a_build_dies_with_the_process_that_started_it_even_by_sigkill(tmp_path):
+    """The process running a build is SIGKILLed (a worker gone): the lifeline kills the
+    build's group, so nothing it started is left to init."""
+    child = tmp_path / "child"
+    code = ("from guti.referee.execution.builds import run_build; "
+            f"run_build(['sh', '-c', 'sleep 60 & echo $! > {child}; wait'], None)")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
-        pidfd = os.pidfd_open(pid)
-    except ProcessLookupError:
-        return  # already ended and reaped
-    try:
-        ended, _, _ = select.select([pidfd], [], [], 30)
+        wait_for(lambda: child.exists() and child.read_text().strip() != "",
+                 "the build under way")
     finally:
-        os.close(pidfd)
-    assert ended, f"pid {pid}, started by the build, outlived its kill"
+        proc.kill()
+        proc.wait(30)
+    assert ended(int(child.read_text())), "the build outlived the process that started it"

@@ -201,8 +201,10 @@ class ClusterExecutor:
         return self.spec
 
     async def _stop_runs(self) -> None:
-        """A graceful stop: every worker plays no new game of this run."""
-        await self.client.run(stop_run, self.spec.run_id, on_error="ignore")
+        """A graceful stop: every worker plays no new game of this run (bounded: a
+        worker that does not answer is not waited for)."""
+        await asyncio.wait_for(
+            self.client.run(stop_run, self.spec.run_id, on_error="ignore"), CLOSE_TIMEOUT)
 
     async def _settle(self, future: Future, batch: list[ScheduledGame]
                       ) -> list[GameOutcome] | Future:

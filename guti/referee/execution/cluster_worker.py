@@ -53,6 +53,7 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker, secede
 
+from guti.referee.execution.builds import kill_builds
 from guti.referee.execution.cluster_uploads import unpack_folders
 from guti.referee.execution.remote_games import (
     GameOutcome,
@@ -192,14 +193,17 @@ def stop_run(run_id: str) -> None:
 
 
 def abort_run(run_id: str) -> None:
-    """``client.run``: kill this run's running games and engines."""
+    """``client.run``: kill this run's running games and engines, and its builds."""
+    kill_builds(run_id)
     run = _RUNS.get(run_id)
     if run is not None and _LOOP is not None:
         _LOOP.call_soon_threadsafe(run.abort)
 
 
 async def close_run(run_id: str) -> None:
-    """``client.run`` at the end: quit every engine of this run on this worker."""
+    """``client.run`` at the end: quit every engine of this run on this worker (a build
+    of it still under way is killed)."""
+    kill_builds(run_id)
     with _LOCK:
         run = _RUNS.pop(run_id, None)
     if run is not None:

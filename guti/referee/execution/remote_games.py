@@ -285,7 +285,7 @@ async def build_once(engine: str, argv: tuple[str, ...], cwd: str, run: str) -> 
     under way waits for the same build); the error line ("" if built)."""
     key = (run, argv, cwd)
     if key not in _BUILDS:
-        _BUILDS[key] = asyncio.ensure_future(asyncio.to_thread(run_build, argv, cwd))
+        _BUILDS[key] = asyncio.ensure_future(asyncio.to_thread(run_build, argv, cwd, run))
     error = await asyncio.shield(_BUILDS[key])
     return f"engine {engine}: build {shlex.join(argv)} failed: {error}" if error else ""
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import os
 import select
@@ -204,7 +205,8 @@ def start_lifeline() -> None:
     if lifeline.has_watcher() or not can_fork():
         return
     try:
-        child = fork_child(lifeline.run_watcher, "guti-lifeline", die_with_parent=False)
+        child = fork_child(functools.partial(lifeline.run_watcher, os.getpid()),
+                           "guti-lifeline", die_with_parent=False)
     except OSError:
         return  # started with the first engine, then
     os.close(child.from_child)

@@ -37,15 +37,18 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from typing import IO, Any
 
 _PR_SET_PDEATHSIG = 1
 
+# Run with ``referee`` set to guti's pid (not read from ``getppid()``, which is another
+# process's once guti has died before the watcher got to its first line).
 _WATCHER = r"""
 import os, signal
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGHUP, signal.SIG_IGN)
-mark = b"\0GUTI_ENGINE_OF=%d:" % os.getppid()
+mark = b"\0GUTI_ENGINE_OF=%d:" % referee
 groups, rest = set(), b""
 while True:
     try:
@@ -86,6 +89,9 @@ for _ in range(3):
 """
 
 _registered: set[int] = set()
+#: Held while the registry or the watcher changes: builds register their groups from
+#: worker threads while the event loop's thread registers engines.
+_lock = threading.Lock()
 _watcher: subprocess.Popen[bytes] | _ForkedWatcher | None = None
 _pipe: IO[bytes] | None = None
 #: Linux's ``prctl`` from the C library (None elsewhere): the parent-death signal here, and
@@ -156,14 +162,15 @@ def has_watcher() -> bool:
     return _pipe is not None and _watcher is not None and _watcher.poll() is None
 
 
-def run_watcher() -> int:
-    """The watcher's own loop, in a child forked from guti (the same code as the watcher
-    started as a new Python, and like it writing to nothing of guti's)."""
+def run_watcher(referee: int) -> int:
+    """The watcher's own loop, in a child forked from guti, ``referee`` (the same code as
+    the watcher started as a new Python, and like it writing to nothing of guti's)."""
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.dup2(null, 2)
     os.close(null)
-    exec(_WATCHER, {"__name__": "guti_lifeline"})  # noqa: S102 - this module's own text
+    code = {"__name__": "guti_lifeline", "referee": referee}
+    exec(_WATCHER, code)  # noqa: S102 - this module's own text
     return 0
 
 
@@ -171,10 +178,11 @@ def adopt_watcher(pid: int, pipe: int) -> None:
     """The watcher forked from this process: ``pid``, and ``pipe``, its input's write end.
     The groups registered so far are sent to it."""
     global _watcher, _pipe
-    _watcher = _ForkedWatcher(pid)
-    _pipe = os.fdopen(pipe, "wb", buffering=0)
-    for pgid in _registered:
-        _send(f"+{pgid}")
+    with _lock:
+        _watcher = _ForkedWatcher(pid)
+        _pipe = os.fdopen(pipe, "wb", buffering=0)
+        for pgid in _registered:
+            _send(f"+{pgid}")
 
 
 def _start_watcher() -> IO[bytes] | None:
@@ -183,7 +191,7 @@ def _start_watcher() -> IO[bytes] | None:
         return _pipe
     try:
         _watcher = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _WATCHER],
+            [sys.executable, "-I", "-S", "-c", f"referee = {os.getpid()}\n{_WATCHER}"],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True, close_fds=True,
         )
@@ -204,25 +212,35 @@ def _send(line: str) -> None:
         pipe.flush()
 
 
+def ensure_watcher() -> None:
+    """Start the watcher now if none runs: before starting a process that must die with
+    this one, so that it bears a mark the watcher kills by from its first instant."""
+    with _lock:
+        _start_watcher()
+
+
 def watch(pgid: int) -> None:
     """Register an engine's process group: killed by the lifeline if guti dies."""
-    _registered.add(pgid)
-    if _start_watcher() is not None:
-        _send(f"+{pgid}")
+    with _lock:
+        _registered.add(pgid)
+        if _start_watcher() is not None:
+            _send(f"+{pgid}")
 
 
 def release(pgid: int) -> None:
     """The group is gone (reaped): nothing left to kill for it."""
-    if pgid in _registered:
-        _registered.discard(pgid)
-        _send(f"-{pgid}")
+    with _lock:
+        if pgid in _registered:
+            _registered.discard(pgid)
+            _send(f"-{pgid}")
 
 
 def forget_inherited() -> None:
     """In a child forked from guti (:mod:`guti.referee.process.forked`): the groups and the
     watcher are guti's, not the child's; the child registers its own engines afresh (and
     starts its own watcher with the first of them)."""
-    global _watcher, _pipe
+    global _watcher, _pipe, _lock
+    _lock = threading.Lock()  # a thread of the parent's may have held it at the fork
     _registered.clear()
     _watcher = None
     _pipe = None
