@@ -172,7 +172,7 @@ def _tournament(tmp_path: Path, *engines: list[str], flags: tuple[str, ...] = ()
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     place = sandbox.enforcement().place
-    for parent in {place.memory, place.pids} - {None} if place else set():
+    for parent in {place.memory, place.pids, place.cpu} - {None} if place else set():
         assert not [n for n in os.listdir(str(parent)) if n.startswith(f"guti-{proc.pid}-")]
     return out, rows(db, "select white, black, reason, detail, fault from games")
 
@@ -345,6 +345,24 @@ def test_each_move_s_cpu_time_is_stored_with_the_game(tmp_path, limits):
         other = per_ply[1 if burner_first else 0::2]
         assert burner and min(burner) >= 30, burner
         assert all(ms >= 0 for ms in other)
+
+
+def test_the_cpu_of_an_engine_s_helper_that_ended_is_counted_by_its_cgroup(tmp_path):
+    # at every go the engine has a grandchild (not its child: its CPU never reaches the
+    # engine's own count) spend 50 ms of CPU and end before the bestmove: read from the
+    # engine's processes after the move it is gone, but its cgroup counted it. Each ended
+    # grandchild comes back to guti, its subreaper: were it not reaped after the move, the
+    # zombies would reach the limit of 16 processes within 15 moves and the engine's
+    # helpers could no longer start
+    _needs("pids")
+    if sandbox.enforcement().place.cpu is None:
+        pytest.skip("no cgroup here counts CPU (v1 without a writable cpuacct)")
+    _tournament(tmp_path, _engine("helped", "helper", tmp_path, "limits.processes=16",
+                                  extra="--burn 0.05"), _engine("good", "good", tmp_path))
+    for white, cpu in rows(tmp_path / "t.db", "select white, cpu_ms from games"):
+        per_ply = json.loads(cpu)
+        helped = per_ply[0 if white == "helped" else 1::2]
+        assert helped and min(helped) >= 30, f"{white} {helped}"
 
 
 def test_a_stored_cpu_column_is_read_back_or_said_damaged():

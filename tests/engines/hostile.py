@@ -12,6 +12,9 @@ Modes:
   network   at go 1 connects to 127.0.0.1:P; writes ``connected`` or ``blocked: why``
             to the mark file, and plays on either way
   burn      at every go spends ``--burn`` CPU seconds (0.1 by default) before its move
+  helper    at every go has a helper process spend them: the helper is forked twice (so
+            it is not the engine's child, and its CPU never counts in the engine's own)
+            and has ended before the engine answers
   files     at go 1 writes the file T (``--target``), then ``written`` or ``blocked: why``
             to the mark file, and plays on either way
   spin      after its first bestmove leaves a thread spinning for ever (a search thread
@@ -195,6 +198,8 @@ def main() -> None:
                 attack(opts.mode, opts)
             if opts.mode == "burn":
                 burn(opts.burn)
+            elif opts.mode == "helper":
+                burn_in_helper(opts.burn)
             wait_for_spinner(opts.sync, position_key(start, played))
             moves = board.legal_moves
             if spinner is not None and moves:
@@ -224,6 +229,23 @@ def burn(seconds: float, threads: int = 8) -> None:
         worker.start()
     for worker in workers:
         worker.join()
+
+
+def burn_in_helper(seconds: float) -> None:
+    """:func:`burn` in a grandchild whose parent exits at once; back once it has ended
+    (its end closes the pipe's last write end)."""
+    done, holds = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(done)
+        if os.fork() == 0:
+            burn(seconds, threads=1)
+        os._exit(0)
+    os.close(holds)
+    os.waitpid(child, 0)
+    while os.read(done, 1):
+        pass
+    os.close(done)
 
 
 if __name__ == "__main__":

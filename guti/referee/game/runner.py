@@ -235,10 +235,14 @@ class _Game:
     def limit_excess(self, side: Side, reply: GoReply) -> str | None:
         """Why the engine broke a limit by the move just played, or None: its
         ``limits.cpus``, or its ``limits.memory`` (the kernel killed a process of it for
-        memory, though the engine answered: it loses all the same)."""
+        memory, though the engine answered: it loses all the same). Under a process limit
+        its helpers that ended after their parent are reaped first: guti is their
+        subreaper, and as zombies they would count against that limit."""
         engine = self.engines[side]
         if engine.sandbox is None:
             return None
+        if engine.sandbox.processes is not None:
+            engine.reap_ended_helpers()
         why = engine.sandbox.cpu_excess(self.cpu.last_move_ms(side), reply.elapsed_ms)
         if why is None and engine.sandbox.memory is not None:
             why = engine.resource_breach(memory_only=True)

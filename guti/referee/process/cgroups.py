@@ -7,6 +7,11 @@ enabled for guti's cgroup, or v1's ``memory`` and ``pids`` hierarchies), the eng
 it before its exec (:mod:`guti.referee.process.limited`), and when the engine is done
 everything still in it is killed and the cgroup removed. Where none is writable,
 :func:`find_place` says why, and the caller falls back to rlimits or to not enforcing.
+
+The same cgroup counts the CPU time of everything the engine ran, processes that have
+ended included (v2's ``cpu.stat``, in every cgroup; v1's ``cpuacct`` hierarchy, joined
+too where it is writable): summing ``/proc`` over the members would miss a helper
+process that ran and ended between two readings.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ class CgroupPlace:
     version: int
     memory: str | None
     pids: str | None
+    cpu: str | None = None  # where the CPU is counted (v1: the cpuacct hierarchy)
 
     def describe(self) -> str:
         have = [name for name, where in (("memory", self.memory), ("pids", self.pids)) if where]
@@ -87,7 +93,7 @@ def _v2_place(mount: str, own: str | None) -> CgroupPlace | None:
     if not enabled & {"memory", "pids"}:
         return None
     return CgroupPlace(2, parent if "memory" in enabled else None,
-                       parent if "pids" in enabled else None)
+                       parent if "pids" in enabled else None, cpu=parent)
 
 
 def remove_stale(parent: str) -> None:
@@ -110,7 +116,7 @@ def find_place() -> tuple[CgroupPlace | None, str]:
     place = _find_place(mounts, _own_paths())
     if place is None:
         return None, "no writable cgroup with the memory or pids controller"
-    for parent in {place.memory, place.pids} - {None}:
+    for parent in {place.memory, place.pids, place.cpu} - {None}:
         remove_stale(str(parent))
     return place, ""
 
@@ -124,12 +130,14 @@ def _find_place(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]
                 return place
     v1 = {}
     for mount, kind, options in mounts:
-        for name in ("memory", "pids"):
+        for name in ("memory", "pids", "cpuacct"):
             if kind == "cgroup" and name in options and name not in v1:
                 parent = _writable_parent(mount, own.get(name))
                 if parent is not None:
                     v1[name] = parent
-    return CgroupPlace(1, v1.get("memory"), v1.get("pids")) if v1 else None
+    if not v1.keys() & {"memory", "pids"}:
+        return None
+    return CgroupPlace(1, v1.get("memory"), v1.get("pids"), v1.get("cpuacct"))
 
 
 def _read(path: str) -> str:
@@ -173,6 +181,8 @@ class EngineCgroup:
             self.dirs["pids"] = os.path.join(place.pids, name)
         elif place.memory and track and not self.dirs:
             self.dirs["memory"] = os.path.join(place.memory, name)
+        if place.cpu and self.dirs:  # v2: one of the folders above; v1: one more to join
+            self.dirs["cpu"] = os.path.join(place.cpu, name)
 
     def create(self) -> list[str]:
         """Make the cgroup(s) and write the limits; the folders the engine must join.
@@ -215,6 +225,18 @@ class EngineCgroup:
         name = "memory.peak" if self.place.version == 2 else "memory.max_usage_in_bytes"
         text = _read(os.path.join(folder, name)).strip()
         return int(text) if text.isdigit() else None
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time of every process the engine ran in its cgroup, ended ones
+        included (None: not counted here)."""
+        folder = self.dirs.get("cpu")
+        if folder is None:
+            return None
+        if self.place.version == 2:
+            usec = _field(_read(os.path.join(folder, "cpu.stat")), "usage_usec")
+            return usec / 1e6 if usec else None
+        text = _read(os.path.join(folder, "cpuacct.usage")).strip()
+        return int(text) / 1e9 if text.isdigit() else None
 
     def breach(self, memory_only: bool = False) -> str | None:
         """Which limit the engine ran into, with its peak use, or None; ``memory_only``:

@@ -52,6 +52,7 @@ from guti.referee.process.errors import (
     EngineTimeout,
     start_failure_reason,
 )
+from guti.referee.process.group import reap_ended
 from guti.referee.process.line_reader import LINE_LIMIT, QUEUE_LIMIT, LineReader, line_text
 from guti.referee.process.pipes import PipeWriter, read_chunk
 from guti.referee.process.process_handle import ProcessHandle, ProcessSpec, describe_exit
@@ -171,6 +172,13 @@ class EngineProcess:
         """The most memory the engine has held at once, and where that figure comes from:
         see :meth:`~guti.referee.process.engine_usage.EngineUsage.peak_memory`."""
         return self._usage.peak_memory()
+
+    def reap_ended_helpers(self) -> None:
+        """Reap the processes of the engine's group that ended after their parent and came
+        back to guti, its subreaper: zombies until then, counted against its process
+        limit."""
+        if self.pid is not None:
+            reap_ended(self.pid, self.pid)
 
     def resource_breach(self, memory_only: bool = False) -> str | None:
         """The limit the engine ran into, with its peak use, or None (``memory_only``:

@@ -6,7 +6,8 @@ An :class:`~guti.referee.process.engine_process.EngineProcess` holds one
 which makes the engine's cgroup when its limits need one), tells it the pid, and hands
 its readings on to the game (:meth:`EngineUsage.cpu_clock`, :meth:`EngineUsage.peak_memory`,
 :meth:`EngineUsage.breach`). An engine in a cgroup of its own is read whole (all its
-processes); else its leading process is (its threads, and the children it has reaped).
+processes, those that have ended too where the cgroup counts CPU); else its leading
+process is (its threads, and the children it has reaped).
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class EngineUsage:
     def _read_cpu(self) -> float | None:
         cgroup = None if self.confinement is None else self.confinement.cgroup
         if cgroup is not None:
-            return cpu_seconds(cgroup.members())
+            counted = cgroup.cpu_seconds()
+            return counted if counted is not None else cpu_seconds(cgroup.members())
         leader = self._leader()
         return None if leader is None else leader.seconds()
 

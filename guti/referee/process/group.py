@@ -120,6 +120,24 @@ def reap_orphans(pgid: int, leader: int) -> int:
     return reaped
 
 
+def reap_ended(pgid: int, leader: int) -> int:
+    """Reap the ended members of ``pgid`` that came back to this process, its subreaper
+    (a helper whose parent exited first), except ``leader``: ``waitid`` finds them, a
+    system call each, no scan of ``/proc``. Until reaped each is a zombie that still
+    counts against the engine's process limit. Returns how many were reaped."""
+    reaped = 0
+    while True:
+        try:
+            ended = os.waitid(os.P_PGID, pgid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return reaped
+        if ended is None or ended.si_pid == leader:  # the leader is its starter's to reap
+            return reaped
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(ended.si_pid, os.WNOHANG)
+        reaped += 1
+
+
 def children() -> list[int]:
     """This process's children, from ``/proc/self/task/*/children`` (Linux; [] elsewhere):
     a read per thread, not a scan of every process."""

@@ -157,6 +157,10 @@ class UgiEngine:
         ``memory_only``: only its memory limit (a process of it killed for it)."""
         return self.transport.resource_breach(memory_only)
 
+    def reap_ended_helpers(self) -> None:
+        """Reap the engine's processes that ended after their parent (see the transport)."""
+        self.transport.reap_ended_helpers()
+
     def peak_memory(self) -> tuple[int | None, str]:
         """The most memory the engine has held at once (bytes; None: not known), and from
         where (``cgroup``: all its processes; ``VmHWM``: its largest process)."""

@@ -134,6 +134,9 @@ class FakeTransport:
     def resource_breach(self, memory_only: bool = False) -> str | None:
         return None
 
+    def reap_ended_helpers(self) -> None:
+        pass
+
     def peak_memory(self) -> tuple[int | None, str]:
         return None, ""
 

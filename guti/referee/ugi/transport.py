@@ -65,6 +65,11 @@ class Transport(Protocol):
         ``memory_only``: only its memory limit."""
         ...
 
+    def reap_ended_helpers(self) -> None:
+        """Reap the engine's processes that ended after their parent (they came back to
+        guti): until then they count against its process limit."""
+        ...
+
     def peak_memory(self) -> tuple[int | None, str]:
         """The most memory the engine has held at once (bytes; None: not known), and from
         where (``cgroup`` or ``VmHWM``)."""
