@@ -552,3 +552,192 @@ def test_a_result_lost_with_its_worker_goes_again_instead_of_being_waited_for(
     settled = asyncio.run(lose_a_result())
     assert isinstance(settled, Future), settled  # back to the book, not waited for
     wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 30)
+
+
+def building_toml(tmp_path: Path, scheduler: str, games: int, seconds: int) -> Path:
+    """A tournament of two instant engines whose ``build`` touches ``building`` (the
+    event a test waits for), then sleeps ``seconds``: a start check that lasts."""
+    pids = tmp_path / "pids"
+    marker = tmp_path / "building"
+    args = shlex.join([str(FAULTY), "--mode", "good", "--pidfile", str(pids), *THINK])
+    engines = "".join(f"""
+[[engine]]
+name = "{name}"
+cmd = "{PY}"
+args = {args!r}
+build = ["sh", "-c", "touch {marker}; sleep {seconds}"]
+""" for name in "AB")
+    toml = tmp_path / "t.toml"
+    toml.write_text(f"""
+cluster = "{scheduler}"
+games = {games}
+pdnout = "t.pdn"
+[each]
+tc = "10+0.1"
+{engines}""")
+    return toml
+
+
+def worker_processes(address: str, prefix: str) -> list[int]:
+    """The pids of the worker processes (not their nannies) named ``prefix``*."""
+    from distributed import Client
+
+    with Client(address, timeout=30) as client:
+        info = client.scheduler_info(n_workers=-1)["workers"]
+        mine = [a for a, w in info.items() if str(w["name"]).startswith(prefix)]
+        return list(client.run(os.getpid, workers=mine).values())
+
+
+def test_a_worker_that_dies_during_the_start_check_is_replaced_not_fatal(
+        tmp_path, scheduler, workers):
+    """The worker process dies while it builds the engines at the run's start; its nanny
+    starts another, which the run checks and plays on. Before, the dead worker's
+    connection error counted as a failed check, and, the only worker, ended the run."""
+    workers.append(start_worker(scheduler, "first", nworkers=1))
+    workers_named(scheduler, "first", 1)
+    (dead,) = worker_processes(scheduler, "first")
+    toml = building_toml(tmp_path, scheduler, 4, 3)
+    err = (tmp_path / "err.txt").open("w")
+    run = subprocess.Popen([*GUTI, "tournament", str(toml)], cwd=tmp_path, env=ENV,
+                           stdout=subprocess.PIPE, stderr=err, text=True,
+                           start_new_session=True)
+    try:
+        wait_for((tmp_path / "building").exists, "the build under way", 120)
+        os.kill(dead, signal.SIGKILL)
+        out = finish(run)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 0, said(tmp_path)
+    assert "4/4 games stored" in out
+    check_tournament(tmp_path, 4)
+    wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 30)
+
+
+def test_a_run_started_before_any_worker_waits_for_one(tmp_path, scheduler, workers):
+    """No worker when the run starts (a batch system's jobs not started yet): the run
+    says so, waits, and plays once a worker joins."""
+    run = start_run(tmp_path, scheduler, 4)
+    try:
+        wait_for(lambda: "no worker for" in said(tmp_path), "the wait told", 60)
+        workers.append(start_worker(scheduler, "late", nworkers=1))
+        out = finish(run)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 0, said(tmp_path)
+    assert "no worker yet; the run waits for one" in out
+    assert "4/4 games stored" in out
+    check_tournament(tmp_path, 4)
+
+
+def test_a_frozen_worker_does_not_hold_the_start_up(tmp_path, scheduler, workers):
+    """One of two workers is stopped (SIGSTOP) before the run: its check never answers.
+    The run starts on the other once the grace after its check has passed, and plays."""
+    workers.append(start_worker(scheduler, "good", nworkers=1))
+    workers.append(start_worker(scheduler, "frozen", nworkers=1))
+    workers_named(scheduler, "good", 1)
+    workers_named(scheduler, "frozen", 1)
+    (frozen,) = worker_processes(scheduler, "frozen")
+    os.kill(frozen, signal.SIGSTOP)
+    try:
+        run = start_run(tmp_path, scheduler, 4)
+        out = finish(run)
+    finally:
+        os.kill(frozen, signal.SIGCONT)
+    assert run.returncode == 0, said(tmp_path)
+    assert "1 worker(s) playing" in out and "4/4 games stored" in out
+    check_tournament(tmp_path, 4)
+
+
+def test_a_scheduler_lost_during_the_start_check_is_the_one_line_that_says_so(
+        tmp_path, scheduler_process, workers):
+    address, proc = scheduler_process
+    workers.append(start_worker(address, "first", nworkers=1))
+    workers_named(address, "first", 1)
+    toml = building_toml(tmp_path, address, 4, 3)
+    err = (tmp_path / "err.txt").open("w")
+    run = subprocess.Popen([*GUTI, "tournament", str(toml)], cwd=tmp_path, env=ENV,
+                           stdout=subprocess.PIPE, stderr=err, text=True,
+                           start_new_session=True)
+    try:
+        wait_for((tmp_path / "building").exists, "the build under way", 120)
+        kill_session(proc)
+        finish(run, timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 2, said(tmp_path)
+    lines = said(tmp_path).strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"guti tournament: lost the Dask scheduler at {address}"), lines
+
+
+def test_another_clients_restart_of_the_workers_is_not_a_lost_scheduler(
+        tmp_path, scheduler, workers):
+    """Another client of the shared scheduler restarts its workers mid-run: guti's tasks
+    are cancelled under it, the scheduler is still there, and the games go again."""
+    from distributed import Client
+
+    workers.append(start_worker(scheduler, "first"))
+    workers_named(scheduler, "first", 2)
+    run = start_run(tmp_path, scheduler, 20)
+    try:
+        wait_for(lambda: games_stored(tmp_path / "guti.db") >= 3, "3 games stored", 120)
+        with Client(scheduler, timeout=30) as other:
+            other.restart(wait_for_workers=False)
+        out = finish(run)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 0, said(tmp_path)
+    assert "20/20 games stored" in out
+    check_tournament(tmp_path, 20)
+
+
+def test_a_result_held_by_a_frozen_worker_is_played_again_after_a_while(
+        tmp_path, scheduler, workers, monkeypatch):
+    """A task finished on a worker that is then stopped (SIGSTOP) before its result was
+    fetched: the fetch is given up after ``FETCH_TIMEOUT`` and the game submitted again,
+    instead of the run waiting for the worker (until Dask's own timeout, minutes)."""
+    import asyncio
+
+    from distributed import Future, as_completed
+
+    from guti.referee.execution import cluster
+    from guti.referee.execution.cluster_address import parse_cluster
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.limits import parse_limits
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
+
+    monkeypatch.setattr(cluster, "FETCH_TIMEOUT", 4.0)
+    workers.append(start_worker(scheduler, "first", nworkers=1))
+    workers_named(scheduler, "first", 1)
+    (frozen,) = worker_processes(scheduler, "first")
+    argv = [PY, str(FAULTY), "--mode", "good", "--pidfile", str(tmp_path / "pids")]
+    said_lines: list[str] = []
+    executor = cluster.ClusterExecutor(
+        parse_cluster(scheduler), [EngineConfig("A", argv), EngineConfig("B", argv)],
+        GameSettings("egara-guti", limits=parse_limits({"tc": "10+0.1"})),
+        say=said_lines.append, tell=said_lines.append)
+    job = ScheduledGame(0, 0, 1, 0, 1, None)
+
+    async def freeze_a_result() -> tuple[Future, object]:
+        await executor.check_engines()
+        try:
+            future = executor._submit([job])
+            async for _ in as_completed([future], loop=executor.client.loop):
+                pass  # until the task has finished
+            os.kill(frozen, signal.SIGSTOP)
+            try:
+                return future, await asyncio.wait_for(executor._settle(future, [job]), 60)
+            finally:
+                os.kill(frozen, signal.SIGCONT)
+        finally:
+            await executor.close()
+
+    first, settled = asyncio.run(freeze_a_result())
+    assert isinstance(settled, Future) and settled.key != first.key, settled
+    assert any("did not come from its worker within 4 s; playing it again" in line
+               for line in said_lines), said_lines

@@ -8,7 +8,9 @@ Modes (N = the engine's N-th ``go``, 1-based, default 1):
   crash         exit with status 3 at go N, without answering
   kill          SIGKILL itself at go N (a signal death)
   hang          never answers go N (nor anything after it)
-  slow          at go N answers only after its time + 0.4 s (a time forfeit)
+  slow          at go N answers only after its time + 0.4 s (a time forfeit), and again
+                whenever it is asked anew in that position of that game (a referee that
+                was late itself voids a late move and asks again, up to three times)
   illegal       at go N plays a well-formed illegal move
   garbage       at go N answers ``bestmove @@garbage@@``
   none          at go N answers ``bestmove none`` although moves exist
@@ -106,6 +108,8 @@ def main() -> None:
     base: tuple[str, ...] = ()
     applied: list[str] = []
     gos = 0
+    games = 0  # uginewgame commands so far
+    slow_at: tuple[int, str] | None = None  # (game, position) of the slow answer
 
     def set_position(words: list[str]) -> None:
         nonlocal board, base, applied
@@ -152,6 +156,7 @@ def main() -> None:
             game = words[4]
             board, base, applied = Board(game), (), []
         elif cmd == "uginewgame":
+            games += 1
             board, base, applied = Board(game), (), []
         elif cmd == "position":
             set_position(words[1:])
@@ -186,6 +191,8 @@ def main() -> None:
                 while True:
                     time.sleep(1)
             if hit and mode == "slow":
+                slow_at = (games, board.fen())
+            if slow_at is not None and slow_at == (games, board.fen()):
                 time.sleep(my_time(words) + 0.4)
             time.sleep(opts.think)
             moves = board.legal_moves

@@ -54,7 +54,7 @@ from distributed.scheduler import KilledWorker
 
 from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
 from guti.referee.execution.cluster_connect import connect_remote, quiet_dask, start_local
-from guti.referee.execution.cluster_roster import WorkerRoster
+from guti.referee.execution.cluster_roster import WorkerRoster, check_workers
 from guti.referee.execution.cluster_tasks import JobFeed, TaskBook, gathered, set_when_stopping
 from guti.referee.execution.cluster_uploads import pack_folders
 from guti.referee.execution.cluster_worker import (
@@ -93,6 +93,11 @@ BATCH_SECONDS = 0.5
 BATCH_MOST = 16
 #: Seconds between two readings of the cluster's workers and their threads.
 WORKERS_INTERVAL = 2.0
+#: Seconds a finished task's result may take to come from its worker before its games are
+#: played again (the worker is frozen; Dask notices a dead one sooner).
+FETCH_TIMEOUT = 60.0
+#: Seconds the start waits for workers still checking once one has passed the check.
+CHECK_GRACE = 30.0
 #: Seconds to wait, after the check, for the workers that passed it to hold the run's
 #: resource (the plugin gives it them once its own check, the same one, is done).
 ADMIT_TIMEOUT = 30.0
@@ -142,7 +147,14 @@ class ClusterExecutor:
         plugin = GutiWorkerPlugin(self.spec, local=bool(a.local),
                                   uploads=pack_folders(self.spec.setups),
                                   client_id=self.client.id)
-        await self.client.register_plugin(plugin, name=self.resource)
+        # Dask stores the plugin for every worker, then waits for each worker's answer: a
+        # frozen worker never gives one, so the others are not waited for past the grace
+        registering = asyncio.ensure_future(
+            self.client.register_plugin(plugin, name=self.resource))
+        registering.add_done_callback(_retrieved)
+        await asyncio.wait({registering}, timeout=CHECK_GRACE)
+        if registering.done():
+            registering.result()
 
     def _keep_cluster(self, cluster: Any) -> None:
         self.cluster = cluster
@@ -153,8 +165,10 @@ class ClusterExecutor:
         worker fails, :class:`ClusterError` naming one, and nothing is left running."""
         try:
             await self.connect()
-            answers = await self.client.run(check_worker, self.spec, on_error="return")
             roster = self.roster
+            await roster.read(self.client)
+            answers = await check_workers(self.client, check_worker, self.spec,
+                                          list(roster.names), CHECK_GRACE)
             await roster.read(self.client)
             bad = {roster.names.get(w, w): a for w, a in sorted(answers.items()) if a}
             for worker, why in bad.items():
@@ -169,8 +183,15 @@ class ClusterExecutor:
             while len(roster.slots) < len(answers) - len(bad) and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)  # the plugin gives the resource once checked
                 await roster.read(self.client)
-            self.tell(f"cluster {self.address.text}: {len(roster.slots)} worker(s) playing, "
-                      f"concurrency {roster.concurrency}")
+            if roster.slots:
+                self.tell(f"cluster {self.address.text}: {len(roster.slots)} worker(s) "
+                          f"playing, concurrency {roster.concurrency}")
+            else:
+                self.tell(f"cluster {self.address.text}: no worker yet; the run waits for one")
+        except OSError as exc:  # Dask's connection errors: the scheduler went away
+            await asyncio.shield(self.close())
+            raise ClusterError(f"lost the Dask scheduler at {self.address.text} ({exc})"
+                               ) from None
         except BaseException:
             await asyncio.shield(self.close())
             raise
@@ -210,10 +231,17 @@ class ClusterExecutor:
                       ) -> list[GameOutcome] | Future:
         """The outcomes of a finished task, or the future of the same batch submitted again
         (a worker kept dying under it, or the worker cannot play the run)."""
+        games = ", ".join(str(job.game_id + 1) for job in batch)
         if future.status == "finished":
-            outcomes: list[GameOutcome] | None = await gathered(future, WORKERS_INTERVAL)
+            outcomes: list[GameOutcome] | None = await gathered(
+                future, WORKERS_INTERVAL, FETCH_TIMEOUT)
             if outcomes is not None:
                 return outcomes
+            if future.status == "finished":  # its worker holds it and does not answer
+                self.say(f"game {games}: its result did not come from its worker within "
+                         f"{FETCH_TIMEOUT:g} s; playing it again")
+                future.release()
+                return self._again(batch)
         if future.status in ("pending", "lost"):
             # done, but its result died with its worker before it reached this client
             # ("Couldn't gather ... rescheduling"): Dask plays the batch again, or parks it
@@ -222,14 +250,18 @@ class ClusterExecutor:
         exc = await future.exception() if future.status == "error" else None
         first = batch[0].game_id
         again = self.attempts.get(first, 0) + 1
-        games = ", ".join(str(job.game_id + 1) for job in batch)
         if isinstance(exc, WorkerUnfit):
             worker, _, why = str(exc).removeprefix("worker ").partition(": ")
             self.roster.leave_out(worker, why)
-        elif exc is None or self.client.status != "running":
+        elif self.client.status != "running":
             raise ClusterError(
                 f"lost the Dask scheduler at {self.address.text}; every game stored so far "
                 "is safe, and -resume continues the tournament") from None
+        elif exc is None:  # cancelled, not by this client: another one restarted the cluster
+            if again > RESUBMITS:
+                raise ClusterError(f"game {games} was cancelled on the cluster {again} times "
+                                   "(another client of the scheduler)")
+            self.say(f"game {games}: its task was cancelled on the cluster; playing it again")
         elif not isinstance(exc, KilledWorker) or again > RESUBMITS:
             raise ClusterError(f"game {games} failed on the cluster: "
                                f"{type(exc).__name__}: {exc}") from exc
@@ -412,6 +444,12 @@ class ClusterExecutor:
         if cluster is not None:
             with contextlib.suppress(Exception):
                 await cluster.close()
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """A task left to finish in the background: its exception, if any, is not reported."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _ended(future: Future, loop: Any) -> None:

@@ -23,7 +23,7 @@ from distributed import Client, LocalCluster
 
 from guti.referee.execution.cluster_address import ClusterAddress, ClusterError
 
-#: Seconds to reach a remote scheduler, and for its first worker to be there.
+#: Seconds to reach a remote scheduler.
 CONNECT_TIMEOUT = 30.0
 #: Dask's settings for the cluster of ``local:N`` (guti's own, on the machine the engines
 #: play on): its housekeeping woken less often (event-loop ticks, system and memory
@@ -75,7 +75,8 @@ async def start_local(workers: int, keep: Callable[[Any], None]) -> Any:
 
 
 async def connect_remote(address: ClusterAddress) -> Any:
-    """A client of the scheduler at ``address`` with a worker there; else ClusterError."""
+    """A client of the scheduler at ``address``; else ClusterError. Its workers may come
+    later (a batch system's jobs start when they start): the run waits for them."""
     text, scheduler = address.text, address.scheduler or address.text
     scheme = scheduler.split("://", 1)[0]
     if scheme == "tls" and not dask.config.get("distributed.comm.tls.client.cert", None):
@@ -102,15 +103,6 @@ async def connect_remote(address: ClusterAddress) -> Any:
         raise ClusterError(f"cannot reach the Dask scheduler at {text}: {why}") from None
     except BaseException:
         await _closed(client)
-        raise
-    try:
-        await client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError) as exc:
-        await asyncio.shield(client.close())
-        raise ClusterError(f"no Dask worker joined {text} within "
-                           f"{CONNECT_TIMEOUT:g} s ({exc})") from None
-    except BaseException:
-        await asyncio.shield(client.close())
         raise
     return client
 

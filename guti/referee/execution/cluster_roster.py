@@ -5,11 +5,13 @@ to submit: the roster knows the workers fit for the run and how many games each 
 once (the units of the run's resource it holds), how each is named (its ``--name``, else
 its address), which were left out and why (each said once), and how long the run has
 been without any worker (said after :data:`NO_WORKER_NOTICE` s, again every
-:data:`NO_WORKER_REPEAT` s).
+:data:`NO_WORKER_REPEAT` s). :func:`check_workers` runs the run's check on the workers
+there at its start.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Callable
@@ -85,3 +87,40 @@ def worker_name(address: str, worker: dict[str, Any]) -> str:
     """A worker's name in messages: its ``--name`` when it has one, else its address."""
     name = worker.get("name")
     return name if isinstance(name, str) and name and name != address else address
+
+
+async def check_workers(client: Any, check: Callable[..., Any], spec: Any, workers: list[str],
+                        grace: float) -> dict[str, Any]:
+    """``check(spec)`` run on each of ``workers`` at once: its answer by address ("" if
+    fit, else why not). A worker that went away meanwhile (its nanny may start another,
+    which the run's plugin checks) has no answer. Once one worker has passed, those still
+    checking ``grace`` s later (a frozen worker, a long build) are not waited for: each
+    joins the run when its own check is done. OSError if the client lost the scheduler."""
+    checks = {address: asyncio.ensure_future(client.run(
+        check, spec, workers=[address], on_error="return")) for address in workers}
+    passed_at: float | None = None
+    while pending := [task for task in checks.values() if not task.done()]:
+        if passed_at is not None and time.monotonic() - passed_at >= grace:
+            break
+        await asyncio.wait(pending, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
+        if passed_at is None and any(_answer(task, address) == ""
+                                     for address, task in checks.items()):
+            passed_at = time.monotonic()
+    if client.status != "running":
+        raise OSError("the client was closed")
+    answers = {}
+    for address, task in checks.items():
+        answer = _answer(task, address)
+        if answer is not None:
+            answers[address] = answer
+        task.cancel()  # a no-op once done
+    return answers
+
+
+def _answer(task: asyncio.Future[Any], address: str) -> Any:
+    """A worker's answer to the check: "" (fit), why not, or the exception it raised; None
+    while it checks, or when the worker went away (Dask's connection errors are OSErrors)."""
+    if not task.done() or task.cancelled() or task.exception() is not None:
+        return None
+    answer = task.result().get(address)
+    return None if answer is None or isinstance(answer, OSError) else answer

@@ -109,24 +109,29 @@ class JobFeed:
         return batch
 
 
-async def gathered(future: Future, interval: float) -> Any:
+async def gathered(future: Future, interval: float, limit: float) -> Any:
     """The result of a finished task, fetched from the worker that holds it; None if that
-    worker died first. Dask then resets the task to be played again and its gather waits
+    worker died first, or did not hand it over within ``limit`` s (a frozen worker).
+
+    When the worker died, Dask resets the task to be played again and its gather waits
     until it has been; with no worker fit for the run the task is parked and that wait
     has no end. So the task's state is looked at every ``interval`` s while the result
-    travels, and the gather is given up once the task is no longer finished: the caller
-    keeps the task in its book, where a parked one is submitted again."""
+    travels, and the gather is given up once the task is no longer finished (the caller
+    keeps the task in its book, where a parked one is submitted again) or ``limit`` s
+    have passed (the caller plays the games again)."""
 
     async def result() -> Any:
         return await future
 
     fetch = asyncio.ensure_future(result())
+    waited = 0.0
     try:
         while True:
             done, _ = await asyncio.wait({fetch}, timeout=interval)
             if done:
                 return fetch.result()
-            if future.status != "finished":
+            waited += interval
+            if future.status != "finished" or waited >= limit:
                 return None
     finally:
         fetch.cancel()  # given up, or this wait was cancelled (a no-op once done)
