@@ -578,6 +578,14 @@ tc = "10+0.1"
     return toml
 
 
+def start_toml_run(tmp_path: Path, toml: Path) -> subprocess.Popen:
+    """``guti tournament TOML``, its stderr in ``err.txt`` (as :func:`start_run`)."""
+    err = (tmp_path / "err.txt").open("w")
+    return subprocess.Popen([*GUTI, "tournament", str(toml)], cwd=tmp_path, env=ENV,
+                            stdout=subprocess.PIPE, stderr=err, text=True,
+                            start_new_session=True)
+
+
 def worker_processes(address: str, prefix: str) -> list[int]:
     """The pids of the worker processes (not their nannies) named ``prefix``*."""
     from distributed import Client
@@ -597,10 +605,7 @@ def test_a_worker_that_dies_during_the_start_check_is_replaced_not_fatal(
     workers_named(scheduler, "first", 1)
     (dead,) = worker_processes(scheduler, "first")
     toml = building_toml(tmp_path, scheduler, 4, 3)
-    err = (tmp_path / "err.txt").open("w")
-    run = subprocess.Popen([*GUTI, "tournament", str(toml)], cwd=tmp_path, env=ENV,
-                           stdout=subprocess.PIPE, stderr=err, text=True,
-                           start_new_session=True)
+    run = start_toml_run(tmp_path, toml)
     try:
         wait_for((tmp_path / "building").exists, "the build under way", 120)
         os.kill(dead, signal.SIGKILL)
@@ -656,10 +661,7 @@ def test_a_scheduler_lost_during_the_start_check_is_the_one_line_that_says_so(
     workers.append(start_worker(address, "first", nworkers=1))
     workers_named(address, "first", 1)
     toml = building_toml(tmp_path, address, 4, 3)
-    err = (tmp_path / "err.txt").open("w")
-    run = subprocess.Popen([*GUTI, "tournament", str(toml)], cwd=tmp_path, env=ENV,
-                           stdout=subprocess.PIPE, stderr=err, text=True,
-                           start_new_session=True)
+    run = start_toml_run(tmp_path, toml)
     try:
         wait_for((tmp_path / "building").exists, "the build under way", 120)
         kill_session(proc)

@@ -95,7 +95,8 @@ async def check_workers(client: Any, check: Callable[..., Any], spec: Any, worke
     fit, else why not). A worker that went away meanwhile (its nanny may start another,
     which the run's plugin checks) has no answer. Once one worker has passed, those still
     checking ``grace`` s later (a frozen worker, a long build) are not waited for: each
-    joins the run when its own check is done. OSError if the client lost the scheduler."""
+    joins the run when its own check is done. OSError (TimeoutError among them) if the
+    client lost the scheduler."""
     checks = {address: asyncio.ensure_future(client.run(
         check, spec, workers=[address], on_error="return")) for address in workers}
     passed_at: float | None = None
@@ -114,6 +115,8 @@ async def check_workers(client: Any, check: Callable[..., Any], spec: Any, worke
         if answer is not None:
             answers[address] = answer
         task.cancel()  # a no-op once done
+    if workers and not answers:  # every worker gone, or the scheduler: asked, to know which
+        await asyncio.wait_for(client.scheduler.identity(), 10)
     return answers
 
 
