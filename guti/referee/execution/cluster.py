@@ -50,6 +50,7 @@ from collections.abc import Callable
 from typing import Any
 
 from distributed import Future, as_completed
+from distributed.comm.core import CommClosedError
 from distributed.scheduler import KilledWorker
 
 from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
@@ -188,7 +189,7 @@ class ClusterExecutor:
                           f"playing, concurrency {roster.concurrency}")
             else:
                 self.tell(f"cluster {self.address.text}: no worker yet; the run waits for one")
-        except OSError as exc:  # Dask's connection errors: the scheduler went away
+        except (CommClosedError, ConnectionError, TimeoutError) as exc:  # the scheduler went away
             await asyncio.shield(self.close())
             raise ClusterError(f"lost the Dask scheduler at {self.address.text} ({exc})"
                                ) from None

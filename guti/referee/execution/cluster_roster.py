@@ -17,6 +17,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from distributed.comm.core import CommClosedError
+
+#: What a worker's answer is when the worker went away while it was asked.
+GONE = (CommClosedError, ConnectionError)
 #: Seconds without a fit worker before the run says it is waiting for one (and again
 #: every :data:`NO_WORKER_REPEAT` s while it waits).
 NO_WORKER_NOTICE = 10.0
@@ -95,8 +99,8 @@ async def check_workers(client: Any, check: Callable[..., Any], spec: Any, worke
     fit, else why not). A worker that went away meanwhile (its nanny may start another,
     which the run's plugin checks) has no answer. Once one worker has passed, those still
     checking ``grace`` s later (a frozen worker, a long build) are not waited for: each
-    joins the run when its own check is done. OSError (TimeoutError among them) if the
-    client lost the scheduler."""
+    joins the run when its own check is done. ConnectionError or TimeoutError if the
+    client lost the scheduler (or Dask's CommClosedError)."""
     checks = {address: asyncio.ensure_future(client.run(
         check, spec, workers=[address], on_error="return")) for address in workers}
     passed_at: float | None = None
@@ -108,9 +112,11 @@ async def check_workers(client: Any, check: Callable[..., Any], spec: Any, worke
                                      for address, task in checks.items()):
             passed_at = time.monotonic()
     if client.status != "running":
-        raise OSError("the client was closed")
+        raise ConnectionError("the client was closed")
     answers = {}
     for address, task in checks.items():
+        if task.done() and not task.cancelled() and not isinstance(task.exception(), GONE):
+            task.result()  # a failure of the asking itself, not of the worker: raised
         answer = _answer(task, address)
         if answer is not None:
             answers[address] = answer
@@ -122,8 +128,8 @@ async def check_workers(client: Any, check: Callable[..., Any], spec: Any, worke
 
 def _answer(task: asyncio.Future[Any], address: str) -> Any:
     """A worker's answer to the check: "" (fit), why not, or the exception it raised; None
-    while it checks, or when the worker went away (Dask's connection errors are OSErrors)."""
+    while it checks, or when the worker went away (a connection error)."""
     if not task.done() or task.cancelled() or task.exception() is not None:
         return None
     answer = task.result().get(address)
-    return None if answer is None or isinstance(answer, OSError) else answer
+    return None if answer is None or isinstance(answer, GONE) else answer
