@@ -52,7 +52,7 @@ from guti.referee.process.errors import (
     EngineTimeout,
     start_failure_reason,
 )
-from guti.referee.process.group import reap_ended
+from guti.referee.process.group import reap_orphans
 from guti.referee.process.line_reader import LINE_LIMIT, QUEUE_LIMIT, LineReader, line_text
 from guti.referee.process.pipes import PipeWriter, read_chunk
 from guti.referee.process.process_handle import ProcessHandle, ProcessSpec, describe_exit
@@ -178,7 +178,7 @@ class EngineProcess:
         back to guti, its subreaper: zombies until then, counted against its process
         limit."""
         if self.pid is not None:
-            reap_ended(self.pid, self.pid)
+            reap_orphans(self.pid, self.pid)
 
     def resource_breach(self, memory_only: bool = False) -> str | None:
         """The limit the engine ran into, with its peak use, or None (``memory_only``:

@@ -105,11 +105,32 @@ def signal_group(pgid: int, sig: int) -> bool:
 
 
 def reap_orphans(pgid: int, leader: int) -> int:
-    """Reap zombie members of ``pgid`` that are our children, except ``leader``.
+    """Reap the ended members of ``pgid`` that are this process's children (orphans that
+    came back to it, their subreaper), except ``leader``, which whoever started it reaps
+    (asyncio's child watcher). Until reaped each is a zombie, counted against the
+    engine's process limit. Returns how many were reaped.
 
-    The leader is reaped by whoever started it (asyncio's child watcher).
-    Returns how many were reaped.
-    """
+    ``waitid`` finds them, a system call each; only when it shows the leader (ended, not
+    yet reaped by its starter) are the group's members looked up in ``/proc`` instead."""
+    if not hasattr(os, "waitid"):
+        return _reap_listed(pgid, leader)
+    reaped = 0
+    while True:
+        try:
+            ended = os.waitid(os.P_PGID, pgid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return reaped
+        if ended is None:
+            return reaped
+        if ended.si_pid == leader:  # it hides the others from waitid
+            return reaped + _reap_listed(pgid, leader)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(ended.si_pid, os.WNOHANG)
+        reaped += 1
+
+
+def _reap_listed(pgid: int, leader: int) -> int:
+    """:func:`reap_orphans` by the group's members listed in ``/proc``."""
     me = os.getpid()
     reaped = 0
     for pid, state, ppid in group_members(pgid):
@@ -118,24 +139,6 @@ def reap_orphans(pgid: int, leader: int) -> int:
                 if os.waitpid(pid, os.WNOHANG)[0] == pid:
                     reaped += 1
     return reaped
-
-
-def reap_ended(pgid: int, leader: int) -> int:
-    """Reap the ended members of ``pgid`` that came back to this process, its subreaper
-    (a helper whose parent exited first), except ``leader``: ``waitid`` finds them, a
-    system call each, no scan of ``/proc``. Until reaped each is a zombie that still
-    counts against the engine's process limit. Returns how many were reaped."""
-    reaped = 0
-    while True:
-        try:
-            ended = os.waitid(os.P_PGID, pgid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:
-            return reaped
-        if ended is None or ended.si_pid == leader:  # the leader is its starter's to reap
-            return reaped
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(ended.si_pid, os.WNOHANG)
-        reaped += 1
 
 
 def children() -> list[int]:
