@@ -10,6 +10,7 @@ readers; every game is replayed by the rules core (``check_tournament``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -110,17 +111,25 @@ def start_run(tmp_path: Path, address: str, games: int, *more: str) -> subproces
         start_new_session=True)
 
 
+@contextlib.contextmanager
+def killed_at_exit(run: subprocess.Popen) -> Iterator[None]:
+    """The block; then the run's session SIGKILLed if it still runs (a test that failed
+    midway leaves no guti behind)."""
+    try:
+        yield
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+
+
 def said(tmp_path: Path) -> str:
     return (tmp_path / "err.txt").read_text()
 
 
 def finish(proc: subprocess.Popen, timeout: float = 240) -> str:
-    try:
+    with killed_at_exit(proc):
         out, _ = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     return out
 
 
@@ -129,7 +138,7 @@ def test_every_worker_replaced_mid_run_loses_no_game_and_the_wait_is_told(
     workers.append(start_worker(scheduler, "first"))
     workers_named(scheduler, "first", 2)
     run = start_run(tmp_path, scheduler, 30, "-log", "t.log")
-    try:
+    with killed_at_exit(run):
         db = tmp_path / "guti.db"
         wait_for(lambda: games_stored(db) >= 3, "3 games stored", 120)
         kill_session(workers[0])  # the machine goes: no worker at all
@@ -137,9 +146,6 @@ def test_every_worker_replaced_mid_run_loses_no_game_and_the_wait_is_told(
         assert games_stored(db) < 30
         workers.append(start_worker(scheduler, "second"))  # new addresses, new names
         out = finish(run)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 0, said(tmp_path)
     assert "30/30 games stored" in out
     assert f"cluster {scheduler}, db" in out  # the header names the cluster
@@ -161,15 +167,12 @@ def test_one_ctrl_c_stops_a_run_waiting_for_a_worker_and_resume_finishes(
     workers_named(scheduler, "first", 2)
     run = start_run(tmp_path, scheduler, 30)
     db = tmp_path / "guti.db"
-    try:
+    with killed_at_exit(run):
         wait_for(lambda: games_stored(db) >= 2, "2 games stored", 120)
         kill_session(workers[0])
         wait_for(lambda: "no worker for" in said(tmp_path), "the wait told", 60)
         os.killpg(run.pid, signal.SIGINT)  # one Ctrl-C
         finish(run, timeout=60)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 130, said(tmp_path)
     first = games_stored(db)
     assert 2 <= first < 30
@@ -226,14 +229,11 @@ def test_a_worker_with_other_code_joining_mid_run_is_left_out(tmp_path, schedule
     workers.append(start_worker(scheduler, "good", nworkers=1))
     workers_named(scheduler, "good", 1)
     run = start_run(tmp_path, scheduler, 40)
-    try:
+    with killed_at_exit(run):
         wait_for(lambda: games_stored(tmp_path / "guti.db") >= 1, "a game stored", 120)
         workers.append(start_worker(scheduler, "stale", other_guti(tmp_path), nworkers=1))
         wait_for(lambda: "left out of this run" in said(tmp_path), "the worker refused", 90)
         out = finish(run)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 0, said(tmp_path)
     assert "40/40 games stored" in out
     refusals = [line for line in said(tmp_path).splitlines() if "left out" in line]
@@ -248,13 +248,10 @@ def test_a_lost_scheduler_is_one_line_and_resume_continues(
     workers.append(start_worker(address, "w"))
     workers_named(address, "w", 2)
     run = start_run(tmp_path, address, 30)
-    try:
+    with killed_at_exit(run):
         wait_for(lambda: games_stored(tmp_path / "guti.db") >= 2, "2 games stored", 120)
         kill_session(scheduler)  # the scheduler's machine goes
         finish(run, timeout=120)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 2
     lines = said(tmp_path).strip().splitlines()
     assert len(lines) == 1, lines
@@ -606,13 +603,10 @@ def test_a_worker_that_dies_during_the_start_check_is_replaced_not_fatal(
     (dead,) = worker_processes(scheduler, "first")
     toml = building_toml(tmp_path, scheduler, 4, 3)
     run = start_toml_run(tmp_path, toml)
-    try:
+    with killed_at_exit(run):
         wait_for((tmp_path / "building").exists, "the build under way", 120)
         os.kill(dead, signal.SIGKILL)
         out = finish(run)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 0, said(tmp_path)
     assert "4/4 games stored" in out
     check_tournament(tmp_path, 4)
@@ -623,13 +617,10 @@ def test_a_run_started_before_any_worker_waits_for_one(tmp_path, scheduler, work
     """No worker when the run starts (a batch system's jobs not started yet): the run
     says so, waits, and plays once a worker joins."""
     run = start_run(tmp_path, scheduler, 4)
-    try:
+    with killed_at_exit(run):
         wait_for(lambda: "no worker for" in said(tmp_path), "the wait told", 60)
         workers.append(start_worker(scheduler, "late", nworkers=1))
         out = finish(run)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 0, said(tmp_path)
     assert "no worker yet; the run waits for one" in out
     assert "4/4 games stored" in out
@@ -662,13 +653,10 @@ def test_a_scheduler_lost_during_the_start_check_is_the_one_line_that_says_so(
     workers_named(address, "first", 1)
     toml = building_toml(tmp_path, address, 4, 3)
     run = start_toml_run(tmp_path, toml)
-    try:
+    with killed_at_exit(run):
         wait_for((tmp_path / "building").exists, "the build under way", 120)
         kill_session(proc)
         finish(run, timeout=120)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 2, said(tmp_path)
     lines = said(tmp_path).strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
@@ -684,14 +672,11 @@ def test_another_clients_restart_of_the_workers_is_not_a_lost_scheduler(
     workers.append(start_worker(scheduler, "first"))
     workers_named(scheduler, "first", 2)
     run = start_run(tmp_path, scheduler, 20)
-    try:
+    with killed_at_exit(run):
         wait_for(lambda: games_stored(tmp_path / "guti.db") >= 3, "3 games stored", 120)
         with Client(scheduler, timeout=30) as other:
             other.restart(wait_for_workers=False)
         out = finish(run)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 0, said(tmp_path)
     assert "20/20 games stored" in out
     check_tournament(tmp_path, 20)
