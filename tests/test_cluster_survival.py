@@ -613,6 +613,35 @@ def test_a_worker_that_dies_during_the_start_check_is_replaced_not_fatal(
     wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 30)
 
 
+def test_one_ctrl_c_during_the_start_check_ends_the_run_and_its_builds(
+        tmp_path, scheduler, workers):
+    """No game runs while the engines are built and checked, so one Ctrl-C has nothing to
+    wait for: the run ends at once (a ten-minute build under way), nothing is stored, and
+    the build is killed on the worker."""
+    workers.append(start_worker(scheduler, "only", nworkers=1))
+    workers_named(scheduler, "only", 1)
+    run = start_toml_run(tmp_path, building_toml(tmp_path, scheduler, 4, 600))
+    with killed_at_exit(run):
+        wait_for((tmp_path / "building").exists, "the build under way", 120)
+        os.kill(run.pid, signal.SIGINT)  # guti alone: the worker is not in its session
+        finish(run, timeout=60)
+    assert run.returncode == 130, said(tmp_path)
+    assert games_stored(tmp_path / "guti.db") == 0
+    wait_for(lambda: not _processes_running("sleep 600"), "the build killed", 60)
+
+
+def _processes_running(command: str) -> list[int]:
+    """Pids of the processes whose command line is ``command``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    if fh.read().replace(b"\0", b" ").strip() == command.encode():
+                        found.append(int(entry))
+    return found
+
+
 def test_a_run_started_before_any_worker_waits_for_one(tmp_path, scheduler, workers):
     """No worker when the run starts (a batch system's jobs not started yet): the run
     says so, waits, and plays once a worker joins."""

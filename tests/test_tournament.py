@@ -181,6 +181,32 @@ def test_ctrl_c_finishes_running_games_stores_nothing_false_and_resumes(tmp_path
     assert rows(db, "SELECT COUNT(DISTINCT game_id), COUNT(*) FROM games")[0] == (18, 18)
 
 
+@pytest.mark.signals
+def test_ctrl_c_while_the_engines_start_stops_at_once(tmp_path):
+    """No game runs yet, so a graceful stop has nothing to wait for: one Ctrl-C cuts the
+    engines' start check short (here an engine that never answers ``ugi``, with a
+    handshake timeout of five minutes) instead of waiting it out."""
+    pidfile = tmp_path / "mute.pids"
+    args = shlex.join([str(FAULTY), "--mode", "no-ugiok", "--pidfile", str(pidfile)])
+    proc = subprocess.Popen([*GUTI, "tournament", "-engine", f"cmd={PY}", f"args={args}",
+                             "name=mute", *bot("rnd", "random_bot.py"), "-each", "st=0.03",
+                             "-games", "2", "-handshake-timeout", "300"],
+                            cwd=tmp_path, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), "the mute engine up")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "stopping" in out and "Traceback" not in err
+    assert survivors(pidfile) == []
+    # nothing was played, so nothing is kept: the same command starts the run afresh
+    assert not (tmp_path / "guti.db").exists() or rows(tmp_path / "guti.db",
+                                                       "SELECT COUNT(*) FROM games") == [(0,)]
+
+
 def test_crashing_engine_loses_its_games_and_the_tournament_goes_on(tmp_path):
     done = tourney(*faulty("crashy", "crash", at=2), *bot("rnd", "random_bot.py"),
                 *bot("greedy", "greedy_bot.py"), "-each", "tc=2+0.02", "-games", "4",

@@ -12,7 +12,8 @@ The signals (:meth:`RunControl.signals`), the same for ``guti match`` and ``guti
 tournament``:
 
 - first Ctrl-C (SIGINT): graceful stop: no new game starts, the running ones finish
-  (each is bounded by its time control) and are stored;
+  (each is bounded by its time control) and are stored; while the engines are started
+  and checked, before any game, it ends that at once (nothing runs to be finished);
 - second Ctrl-C, SIGTERM or SIGHUP: abort: every engine is killed, no running game is
   stored or written anywhere (it has no true result), exit status 130.
 """
@@ -47,6 +48,8 @@ class RunControl:
         self._loop: asyncio.AbstractEventLoop | None = None
         #: one future per :meth:`unless_aborted` under way, set when the run is aborted
         self._waiters: set[asyncio.Future[None]] = set()
+        #: those of them that a graceful stop ends as well (``or_stopped``)
+        self._stoppable: set[asyncio.Future[None]] = set()
         self._deadline = threading.Event()
         self._disarmed = threading.Event()
         self._say: Callable[[str], None] = lambda _text: None
@@ -58,6 +61,7 @@ class RunControl:
             return False
         self.stopping = True
         self.reason = reason
+        self._loop_call(self._wake_stoppable)
         return True
 
     def abort(self) -> None:
@@ -80,6 +84,11 @@ class RunControl:
             if not waiter.done():
                 waiter.set_result(None)
 
+    def _wake_stoppable(self) -> None:
+        for waiter in self._stoppable:
+            if not waiter.done():
+                waiter.set_result(None)
+
     def _bind_loop(self) -> asyncio.AbstractEventLoop:
         """The running loop, which :meth:`abort` wakes the waiters on (it may be called
         from a signal handler, outside the loop)."""
@@ -88,15 +97,21 @@ class RunControl:
         return self._loop
 
     # -- waiting ----------------------------------------------------------------
-    async def unless_aborted(self, work: Awaitable[T]) -> T | None:
+    async def unless_aborted(self, work: Awaitable[T], or_stopped: bool = False) -> T | None:
         """The result of ``work``, or None if the run is aborted first (or was aborted
-        by the time it finished: its result is then not to be trusted).
+        by the time it finished: its result is then not to be trusted). ``or_stopped``: a
+        graceful stop ends the wait as well, for work no running game depends on (the
+        engines' start check, which one Ctrl-C need not wait out).
 
         One future per wait, set by whichever comes first, ``work`` ending or the abort
         (:meth:`_wake`): every game is such a wait, and ``asyncio.wait`` on the work and
         an abort event's waiter costs several times more CPU per game."""
         task = asyncio.ensure_future(work)
-        if not self.aborted:
+
+        def ended() -> bool:
+            return self.aborted or (or_stopped and self.stopping)
+
+        if not ended():
             waiter = self._bind_loop().create_future()
 
             def wake(_task: object) -> None:
@@ -104,7 +119,9 @@ class RunControl:
                     waiter.set_result(None)
 
             task.add_done_callback(wake)
+            waiters = self._stoppable if or_stopped else self._waiters
             self._waiters.add(waiter)
+            waiters.add(waiter)
             try:
                 await waiter
             except BaseException:
@@ -112,6 +129,7 @@ class RunControl:
                 raise
             finally:
                 self._waiters.discard(waiter)
+                waiters.discard(waiter)
                 task.remove_done_callback(wake)
         if task.done() and not self.aborted:
             return task.result()
@@ -136,8 +154,10 @@ class RunControl:
 
         def on_sigint(_signo: int, _frame: object) -> None:
             if self.stop("interrupted"):
-                text = (f"stopping: no new games; finishing {running()} running game(s) "
-                        "(Ctrl-C again to abort them)")
+                count = running()
+                text = ("stopping: no new games; finishing "
+                        f"{count} running game(s) (Ctrl-C again to abort them)" if count
+                        else "stopping: no new games, and none is running")
                 self._loop_call(lambda: say(text))
             else:
                 self._abort_now()

@@ -117,9 +117,10 @@ async def run_match(
             flush()
 
     try:
-        # a start failure before game 1 ends the match
-        await control.unless_aborted(executor.check_engines())
-        if control.aborted:
+        # a start failure before game 1 ends the match; nothing runs yet, so a graceful
+        # stop (one Ctrl-C) cuts the check short as well
+        await control.unless_aborted(executor.check_engines(), or_stopped=True)
+        if control.stopping:
             return score
         await executor.run(lambda: next(jobs, None), on_result, control, games=s.games)
     finally:

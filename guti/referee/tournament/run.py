@@ -268,7 +268,8 @@ async def _play(
     ends (a feed that follows results schedules more as they come)."""
     control, table = run.control, outcome.standings
     try:
-        await control.unless_aborted(executor.check_engines())
+        # nothing runs yet: a graceful stop (one Ctrl-C) cuts the check short as well
+        await control.unless_aborted(executor.check_engines(), or_stopped=True)
     except EngineStartError:
         if not control.stopping:
             raise
@@ -277,11 +278,12 @@ async def _play(
         outcome.stopped = control.reason
         return
     finally:
-        if control.aborted:
-            executor.kill_all()
+        if control.stopping:  # aborted, or stopped before the first game: none is played
+            if control.aborted:
+                executor.kill_all()
             await executor.close()
-    if control.aborted:
-        outcome.stopped, outcome.interrupted = "interrupted", True
+    if control.stopping:
+        outcome.stopped, outcome.interrupted = control.reason, control.aborted
         return
 
     async def on_result(job: ScheduledGame, record: GameRecord) -> None:

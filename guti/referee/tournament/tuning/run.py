@@ -233,9 +233,9 @@ async def run_tune(s: TuneSettings, listener: TuneListener | None = None,
 async def _check(s: TuneSettings, executor: TuneExecutor, control: RunControl,
                  values: _Values) -> None:
     """Start the engine once and check the parameters against what it declares
-    (KeyboardInterrupt: the run was aborted meanwhile)."""
-    await control.unless_aborted(executor.check_engines())
-    if control.aborted:
+    (KeyboardInterrupt: the run was stopped or aborted meanwhile; nothing was played)."""
+    await control.unless_aborted(executor.check_engines(), or_stopped=True)
+    if control.stopping:
         raise KeyboardInterrupt
     values.rounded = check_params(s.params, executor.declared, s.engine.name)
 
