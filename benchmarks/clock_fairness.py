@@ -48,7 +48,7 @@ import cutegames_match  # noqa: E402
 
 from guti.referee.storage.rows import search_from_json  # noqa: E402
 
-GUTI = [sys.executable, "-m", "guti.referee.cli.main"]
+GUTI = [sys.executable, "-m", "guti.cli"]
 MOVETIME_MS = 50
 
 

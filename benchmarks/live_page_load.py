@@ -32,7 +32,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GUTI = [sys.executable, "-c", "import sys; from guti.referee.cli.main import main; sys.exit(main())"]
+GUTI = [sys.executable, "-c", "import sys; from guti.cli import main; sys.exit(main())"]
 RANDOM_BOT = ROOT / "bots" / "python" / "random_bot.py"
 
 #: A bot that plays like random_bot but waits 20 ms before each answer.

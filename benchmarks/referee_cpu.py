@@ -17,7 +17,10 @@ side: both are measured in the same run, on the same loaded machine. On a busy s
 machine the medians of two identical trees can still differ by some 10 %: use enough
 rounds, and compare the CPU per ply rather than games/s, which moves more. ``--pinned`` adds the pinned shapes (``-use-affinity``, and
 ``-referees 2`` at concurrency 2) and the wall time of a 2-game run, which is little but
-the run's fixed cost. A few games are played first and not counted, so that what a run
+the run's fixed cost, and the CPU the whole machine spent per ply at concurrency 2 (the
+referee processes, the engines and the kernel's work for them): with both cores
+saturated, games/s follows it, and it moves far less than games/s from run to run. A few
+games are played first and not counted, so that what a run
 imports on its way is not counted either.
 
 ``--cutegames BINARY`` plays the same match with cutegames (a C++ host of the UGI
@@ -88,15 +91,29 @@ def interpreter() -> str:
     return f"{sys.executable} (Python {sys.version.split()[0]}, {how})"
 
 
-def referee_processes_cpu(part: str = "run") -> float:
-    """CPU seconds reported so far by ``-referees`` processes (0 where there are none):
-    ``run``, refereeing; ``start``, their start-up (Python and the imports: like this
-    process's own imports, done in the uncounted warm-up, not counted as refereeing)."""
+def referee_processes_cpu(part: str = "run") -> float | None:
+    """CPU seconds reported so far by ``-referees`` processes: ``run``, refereeing;
+    ``start``, their start-up (Python and the imports: like this process's own imports,
+    done in the uncounted warm-up, not counted as refereeing). None: the tree does not
+    count them (an older one)."""
     try:
         module = importlib.import_module("guti.referee.execution.referee_pool")
     except ModuleNotFoundError:
-        return 0.0
+        return None
     return float(module.referee_processes_cpu(part))
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds every core of the machine has been busy since it started (``/proc/stat``:
+    user, nice, system, irq and softirq), whatever ran: the referee, its referee
+    processes, the engines and the kernel's work for them. With the cores saturated, as
+    in the pinned shapes, games/s follows this per ply, and it moves much less from run
+    to run than games/s does; other work on the machine counts too, so it wants a
+    machine otherwise idle."""
+    with open("/proc/stat") as fh:
+        fields = [int(value) for value in fh.readline().split()[1:8]]
+    user, nice, system, _idle, _iowait, irq, softirq = fields
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def run_tournament(folder: str, bot: str, games: int, concurrency: int,
@@ -116,17 +133,23 @@ def run_tournament(folder: str, bot: str, games: int, concurrency: int,
     main = _tournament_main()
     children, starts = referee_processes_cpu(), referee_processes_cpu("start")
     before = resource.getrusage(resource.RUSAGE_SELF)
+    busy = machine_busy_seconds()
     began = time.perf_counter()
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         code = main(argv)
     wall = time.perf_counter() - began
+    busy = machine_busy_seconds() - busy
     after = resource.getrusage(resource.RUSAGE_SELF)
     if code != 0:
         raise SystemExit(f"tournament exited {code}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    cpu += referee_processes_cpu() - children
-    return {"start_cpu": referee_processes_cpu("start") - starts, "cpu": cpu, "wall": wall,
-            "plies": float(_plies(db)), "games": float(games)}
+    figures = {"cpu": cpu, "wall": wall, "busy": busy, "plies": float(_plies(db)),
+               "games": float(games)}
+    ended, started = referee_processes_cpu(), referee_processes_cpu("start")
+    if ended is not None and children is not None and started is not None and starts is not None:
+        figures["cpu"] += ended - children
+        figures["start_cpu"] = started - starts
+    return figures
 
 
 def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
@@ -136,8 +159,10 @@ def cli_startup(repeat: int = 10, bytecode: bool = True) -> float:
     a package when it installs it), in a temporary cache folder so that the source tree
     stays clean, filled by one run first. Without it every start compiles every module
     it imports again (how it runs where ``PYTHONDONTWRITEBYTECODE`` is set)."""
+    entry = "guti.cli" if os.path.exists(os.path.join(ROOT, "guti", "cli.py")) \
+        else "guti.referee.cli.main"  # where older trees keep the command
     code = ("import sys; sys.argv=['guti','match','--help']\n"
-            "from guti.referee.cli.main import main\nsys.exit(main())")
+            f"from {entry} import main\nsys.exit(main())")
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, PYTHONPATH=ROOT)
         if bytecode:
@@ -174,11 +199,14 @@ def measure(games: int, pinned: bool = False) -> dict[str, float]:
                                       ["wall"] for _ in range(3))
             extra = {
                 "pinned_short_run_s": short,
-                "pinned_cpu_ms_per_ply": 1000 * (p1["cpu"] + p2["cpu"]) / (p1["plies"] + p2["plies"]),
                 "pinned_games_per_s_c1": p1["games"] / p1["wall"],
                 "pinned_games_per_s_c2": p2["games"] / p2["wall"],
-                "pinned_referee_start_cpu_s": p2["start_cpu"] / 2,
+                "pinned_busy_us_per_ply_c2": 1e6 * p2["busy"] / p2["plies"],
             }
+            if "start_cpu" in p2:  # a tree that counts its referee processes' CPU
+                extra["pinned_cpu_ms_per_ply"] = (1000 * (p1["cpu"] + p2["cpu"])
+                                                  / (p1["plies"] + p2["plies"]))
+                extra["pinned_referee_start_cpu_s"] = p2["start_cpu"] / 2
     plies = one["plies"] + two["plies"]
     return {
         **extra,
@@ -261,6 +289,8 @@ ROWS = [
     ("pinned: games/s, concurrency 1 (`-use-affinity 0`)", "pinned_games_per_s_c1", "{:.1f}"),
     ("pinned: games/s, concurrency 2 (`-referees 2 -use-affinity`)", "pinned_games_per_s_c2",
      "{:.1f}"),
+    ("pinned, concurrency 2: the whole machine's CPU per ply (us: referees, engines, kernel)",
+     "pinned_busy_us_per_ply_c2", "{:.1f}"),
     ("pinned: start-up CPU of each referee process (s; not in the CPU per ply)",
      "pinned_referee_start_cpu_s", "{:.3f}"),
     ("pinned: wall seconds of a 2-game run at concurrency 2 (a run's fixed cost)",

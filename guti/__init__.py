@@ -3,4 +3,5 @@
 Three parts, one import direction: :mod:`guti.rules` (the games' rules, pure computation),
 :mod:`guti.engine` (the reference engine, built on the rules) and :mod:`guti.referee`
 (matches, tournaments, checks and reports, built on the rules and never on the engine).
+:mod:`guti.cli` is the ``guti`` command above all three.
 """

@@ -11,7 +11,7 @@ and ask for the bot builds as fixtures. PDN files are read with guti's own reade
   process and driven line by line; every read has a deadline, so a silent program fails
   the test instead of hanging the suite.
 - ``GUTI``: the ``guti`` command of the interpreter running the tests (its installed entry
-  point next to ``sys.executable``, else ``python -m guti.referee.cli.main``).
+  point next to ``sys.executable``, else ``python -m guti.cli``).
 - ``c_bot`` / ``java_bot`` (session fixtures): the C and Java bots built into a temporary
   directory, never into ``bots/``, once for all pytest-xdist workers (``built_once``); a
   missing toolchain skips with a reason naming it.
@@ -72,7 +72,7 @@ LINE_TIMEOUT = 30.0  # generous: a shared, noisy 2-core machine
 def _guti_command() -> list[str]:
     """The installed ``guti`` entry point of this interpreter, else the module itself."""
     script = Path(sys.executable).parent / "guti"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "guti.referee.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "guti.cli"]
 
 
 #: How to run ``guti`` (prefix of an argv): never a path into a particular virtualenv.

@@ -104,7 +104,7 @@ def test_alphabeta_plays_whole_games_legally_through_guti(c_bot: list[str], game
     the game (no illegal move, no time forfeit, no crash) and the search wins on balance."""
     bot = c_bot[0]
     done = subprocess.run(
-        [sys.executable, "-m", "guti.referee.cli.main", "match",
+        [sys.executable, "-m", "guti.cli", "match",
          "-engine", f"cmd={bot}", "name=ab", "option.Search=alphabeta",
          "-engine", f"cmd={bot}", "name=greedy",
          "-each", "tc=2+0.02", "-game", game, "-games", "2", "-openings", "plies=2",

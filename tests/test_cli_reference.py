@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOK = ROOT / "docs" / "hooks" / "cli_reference.py"
-GUTI = [sys.executable, "-c", "from guti.referee.cli.main import main; main()"]
+GUTI = [sys.executable, "-c", "from guti.cli import main; main()"]
 
 
 def _hook() -> ModuleType:

@@ -216,7 +216,7 @@ def test_match_on_a_local_cluster(tmp_path):
 
 def test_without_cluster_dask_is_never_imported(tmp_path):
     pids = tmp_path / "pids"
-    code = ("import sys; from guti.referee.cli.main import main; rc = main(sys.argv[1:]); "
+    code = ("import sys; from guti.cli import main; rc = main(sys.argv[1:]); "
             "print('DASK', sorted(m for m in sys.modules if m.split('.')[0] in "
             "('dask', 'distributed'))); sys.exit(rc)")
     done = subprocess.run(

@@ -216,11 +216,12 @@ def test_unstartable_engine_is_one_clear_line(tmp_path):
 
 def test_script_on_stdin_pretwa_board_check_and_log(tmp_path):
     """Without a terminal the console reads lines as a script: each waits for the last
-    bestmove; /check runs the conformance check on a fresh copy; /log copies traffic."""
+    bestmove; /check runs the conformance check on a fresh copy; /log copies traffic.
+    A game's name is read in any case, as on the command line."""
     log = tmp_path / "traffic.log"
     script = "\n".join([
         f"/log {log}",
-        "/new pretwa",
+        "/new Pretwa",
         "/move 5-1 2x5",
         "/go depth 2",
         "query p1turn",

@@ -21,7 +21,7 @@ def test_bench_is_a_deterministic_signature() -> None:
     """``guti bench`` through the real command, twice: the same moves, scores and node
     counts (the search has no clock in it), whatever the machine's speed."""
     def bench() -> list[str]:
-        done = subprocess.run([sys.executable, "-m", "guti.referee.cli.main", "bench", "5"],
+        done = subprocess.run([sys.executable, "-m", "guti.cli", "bench", "5"],
                               capture_output=True, text=True, timeout=120, cwd=ROOT,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert done.returncode == 0, done.stderr
@@ -34,7 +34,7 @@ def test_bench_is_a_deterministic_signature() -> None:
 
 @pytest.mark.parametrize("depth", ["0", "31", "x", "\u00b2", "9" * 5000])
 def test_a_bad_bench_depth_is_one_line(depth: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "guti.referee.cli.main", "bench", depth],
+    done = subprocess.run([sys.executable, "-m", "guti.cli", "bench", depth],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "expected one depth 1..30" in done.stderr

@@ -18,7 +18,7 @@ from guti.engine.search.evaluate import (
     material_score,
 )
 from guti.engine.search.searcher import Searcher
-from guti.engine.ugi import Output, UgiEngine
+from guti.engine.ugi import EngineSession, Output
 from guti.rules import Board
 from guti.rules.movegen import capture_sources
 
@@ -67,7 +67,7 @@ def test_the_other_games_keep_the_declared_defaults() -> None:
 
 def engine_scores(commands: list[str], boards: tuple[Board, Board]) -> list[int]:
     """The scores the engine's own searcher gives ``boards`` after the UGI ``commands``."""
-    engine = UgiEngine(Output(io.StringIO()))
+    engine = EngineSession(Output(io.StringIO()))
     for line in commands:
         engine.handle(line)
     return scores(engine.searcher(), boards)

@@ -26,11 +26,11 @@ from guti.referee.process import event_loop
 from guti.referee.process.engine_process import QUEUE_LIMIT, EngineProcess
 from guti.referee.process.traffic_log import TrafficLog
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.fake_transport import Answer, Reply
 from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import Position, position_line
 from guti.rules import Board
 from tests.conftest import survivors
+from tests.fake_transport import Answer, Reply
 from tests.test_ugi_client import Scripted, first_legal, on_ply, play
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")

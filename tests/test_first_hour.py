@@ -184,13 +184,28 @@ def test_every_output_path_creates_its_parent_folders(tmp_path: Path) -> None:
     blocked = guti("export", "t/1/t.db", "-json", "file/g.json", cwd=tmp_path)
     assert blocked.returncode == 2 and blocked.stderr.count("\n") == 1, blocked.stderr
     assert "file" in blocked.stderr and "Traceback" not in blocked.stderr
+    nowhere = guti("export", "t/1/t.db", "-json", "/proc/g.json", cwd=tmp_path)
+    assert nowhere.returncode == 2 and nowhere.stderr.count("\n") == 1, nowhere.stderr
+    assert "/proc/g.json:" in nowhere.stderr and ".tmp" not in nowhere.stderr
+
+
+def test_a_refused_tournament_leaves_no_folder_behind(tmp_path: Path) -> None:
+    """The folders a run made for its outputs go again when the run is refused: an
+    engine that cannot start, an output that cannot be written."""
+    cannot_start = ["-engine", "cmd=/bin/false", "name=dead", *reference("b")]
+    for outputs in (["-db", "t/1/t.db", "-pdnout", "t/2/t.pdn"],
+                    ["-db", "t/1/t.db", "-pdnout", "/proc/no/t.pdn"]):
+        run = guti("tournament", *cannot_start, "-each", "depth=1", "-games", "2", *outputs,
+                   cwd=tmp_path)
+        assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+        assert not (tmp_path / "t").exists(), outputs
 
 
 # -- 16: every subcommand's --help, and a suggestion for a mistyped flag -------------------
 
 
 def test_every_subcommand_help_lists_its_options_and_exits_0(tmp_path: Path) -> None:
-    from guti.referee.cli.main import COMMANDS
+    from guti.cli import COMMANDS
     from guti.referee.cli.tournament import EXPORT_OPTIONS, STANDINGS_OPTIONS
     from guti.referee.config.option_specs import ENGINE_KEY_HELP, MATCH_OPTIONS, TOURNAMENT_OPTIONS
 

@@ -161,7 +161,7 @@ def newton_elos(names: list[str], counts: Counts, **options) -> dict[str, float]
 # Data: real tournaments through the real CLI, and simulated fields
 # --------------------------------------------------------------------------- #
 def guti(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([PY, "-m", "guti.referee.cli.main", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([PY, "-m", "guti.cli", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 

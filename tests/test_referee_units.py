@@ -22,7 +22,7 @@ from guti.referee.game.timecontrol import (
     Clock,
     Limits,
     TimeControlError,
-    go_arguments,
+    go_for_turn,
     parse_limits,
     parse_tc,
 )
@@ -94,14 +94,17 @@ def test_movetime_limit_without_clock():
     assert Clock(Limits(depth=3)).allowed_ms() is None
 
 
-def test_go_arguments():
+def test_go_for_turn():
     w = Clock(Limits(base_ms=5000, inc_ms=50))
     b = Clock(Limits(base_ms=5000, inc_ms=50))
     b.charge(1000)
-    assert go_arguments("b", w, b).arguments() == "p1time 5000 p1inc 50 p2time 4050 p2inc 50"
-    assert go_arguments("w", Clock(Limits(depth=3, nodes=100)), b).arguments() == "depth 3 nodes 100"
-    assert go_arguments("w", Clock(Limits(movetime_ms=100)), b).arguments() == "movetime 100"
-    assert go_arguments("w", Clock(Limits()), b).arguments() == "infinite"
+    assert go_for_turn(b, w, b).arguments() == "p1time 5000 p1inc 50 p2time 4050 p2inc 50"
+    depth = Clock(Limits(depth=3, nodes=100))
+    assert go_for_turn(depth, depth, b).arguments() == "depth 3 nodes 100"
+    movetime = Clock(Limits(movetime_ms=100))
+    assert go_for_turn(movetime, movetime, b).arguments() == "movetime 100"
+    unlimited = Clock(Limits())
+    assert go_for_turn(unlimited, unlimited, b).arguments() == "infinite"
 
 
 _figures = st.one_of(st.none(), st.integers(0, 10**7), st.sampled_from([9_876_543_211, 98_765_432_110]))
@@ -120,7 +123,7 @@ def test_go_lines_read_back_the_same(white, black, white_ms, black_ms, moved, bl
     w.remaining_ms, b.remaining_ms = white_ms, black_ms
     mover = b if black_moves else w
     mover.moves_in_period = moved
-    go = go_arguments("b" if black_moves else "w", w, b)
+    go = go_for_turn(mover, w, b)
     line = go_line(go)
     assert line.startswith("go ")
     assert Go.parse(line[3:]).arguments() == go.arguments()

@@ -7,6 +7,7 @@ import pytest
 from guti.referee.game.pdn import format_game
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
+from guti.referee.ugi.lines import RESULT_WORDS, result_word
 from guti.rules import Board, Result, RulesError, Side, Termination
 
 
@@ -16,14 +17,15 @@ def test_outcome_is_typed_and_spelt_as_before():
     assert out is not None
     assert out.reason is Termination.NO_LEGAL_MOVE and out.winner is Side.BLACK
     assert out.result is Result.BLACK_WINS
-    assert (str(out.result), str(out.reason), out.ugi) == ("0-1", "no legal move", "p2win")
+    assert (str(out.result), str(out.reason)) == ("0-1", "no legal move")
+    assert result_word(board) == "p2win"
     assert board.turn is Side.WHITE and str(board.turn) == "w"
 
 
 def test_result_from_sides():
     assert [Result.win_for(s).value for s in (Side.WHITE, Side.BLACK, None)] == ["1-0", "0-1", "1/2-1/2"]
     assert Result.loss_for(Side.WHITE) is Result.BLACK_WINS
-    assert [r.ugi for r in Result] == ["p1win", "p2win", "draw", "none"]
+    assert [RESULT_WORDS[r] for r in Result] == ["p1win", "p2win", "draw", "none"]
     assert Result.DRAW.winner is None and Result.WHITE_WINS.winner is Side.WHITE
     assert Side.BLACK.other is Side.WHITE and Side.BLACK.label == "Black"
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guti.rules import Board, RulesError, divide, perft
+from guti.rules import Board, Result, RulesError, divide, perft
 from tests.perft_reference import (
     ALL_GAMES,
     load_capture_positions,
@@ -75,7 +75,7 @@ def test_three_or_fewer_pretwa():
 def test_no_legal_move_loses():
     board = Board.from_fen("egara-guti", "bbbbb/bbb/bbb/1/3/3/5 w 0 1")
     out = board.outcome()
-    assert (out.reason, out.winner, board.ugi_result()) == ("no legal move", "b", "p2win")
+    assert (out.reason, out.winner, out.result) == ("no legal move", "b", Result.BLACK_WINS)
 
 
 def test_fifty_plies_scored_by_material():
@@ -219,11 +219,11 @@ def test_move_checked_alone_is_the_listed_move(game, seed, plies):
 
 
 def test_perft_cli():
-    out = subprocess.run([sys.executable, "-m", "guti.referee.cli.main", "perft", "pretwa", "6", "--divide"],
+    out = subprocess.run([sys.executable, "-m", "guti.cli", "perft", "pretwa", "6", "--divide"],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     expected_depth, expected, total = load_divides()["pretwa"]
     assert expected_depth == 6
     assert out == [f"{m}: {n}" for m, n in sorted(expected.items())] + [f"nodes {total}"]
-    bad = subprocess.run([sys.executable, "-m", "guti.referee.cli.main", "perft", "pretwa", "3", "--fen", "1/2/3 w"],
+    bad = subprocess.run([sys.executable, "-m", "guti.cli", "perft", "pretwa", "3", "--fen", "1/2/3 w"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

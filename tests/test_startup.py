@@ -22,7 +22,7 @@ HEAVY = ("dataclasses", "inspect", "difflib", "guti.rules.games", "guti.rules.bo
 
 PROBE = """
 import sys
-from guti.referee.cli.main import main
+from guti.cli import main
 code = main(sys.argv[1:])
 print("MODULES", " ".join(sorted(sys.modules)))
 sys.exit(code)

@@ -213,7 +213,7 @@ def insert_then_take_away(self, row):
             shutil.copy(replacement, self.path)
     return seq
 store.TournamentStore.insert_game_row = insert_then_take_away
-from guti.referee.cli.main import main
+from guti.cli import main
 sys.exit(main())
 """
 
@@ -252,7 +252,7 @@ def slow(fd):
         fh.write("x")
     return real(fd)
 os.fsync = slow
-from guti.referee.cli.main import main
+from guti.cli import main
 sys.exit(main())
 """
 

@@ -182,13 +182,14 @@ def test_ctrl_c_finishes_running_games_stores_nothing_false_and_resumes(tmp_path
 
 
 @pytest.mark.signals
-def test_ctrl_c_while_the_engines_start_stops_at_once(tmp_path):
+@pytest.mark.parametrize("command", ["tournament", "match"])
+def test_ctrl_c_while_the_engines_start_stops_at_once(tmp_path, command):
     """No game runs yet, so a graceful stop has nothing to wait for: one Ctrl-C cuts the
     engines' start check short (here an engine that never answers ``ugi``, with a
     handshake timeout of five minutes) instead of waiting it out."""
     pidfile = tmp_path / "mute.pids"
     args = shlex.join([str(FAULTY), "--mode", "no-ugiok", "--pidfile", str(pidfile)])
-    proc = subprocess.Popen([*GUTI, "tournament", "-engine", f"cmd={PY}", f"args={args}",
+    proc = subprocess.Popen([*GUTI, command, "-engine", f"cmd={PY}", f"args={args}",
                              "name=mute", *bot("rnd", "random_bot.py"), "-each", "st=0.03",
                              "-games", "2", "-handshake-timeout", "300"],
                             cwd=tmp_path, text=True, stdout=subprocess.PIPE,
@@ -200,9 +201,10 @@ def test_ctrl_c_while_the_engines_start_stops_at_once(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 130, err
-    assert "stopping" in out and "Traceback" not in err
+    assert "stopping: no new games, and none is running" in out, out
+    assert "Traceback" not in err
     assert survivors(pidfile) == []
-    # nothing was played, so nothing is kept: the same command starts the run afresh
+    # nothing was played, so nothing is kept
     assert not (tmp_path / "guti.db").exists() or rows(tmp_path / "guti.db",
                                                        "SELECT COUNT(*) FROM games") == [(0,)]
 

@@ -1,5 +1,5 @@
 """The UGI client and the game loop's fault handling through an in-memory engine
-(:class:`guti.referee.ugi.fake_transport.FakeTransport`): no processes, milliseconds per test.
+(:class:`tests.fake_transport.FakeTransport`): no processes, milliseconds per test.
 
 Every expected outcome is computed with the rules core (legal moves, the end of a
 game), never written down; the fakes only decide *how* an engine misbehaves.
@@ -25,10 +25,10 @@ from guti.referee.game.timecontrol import Limits, parse_limits
 from guti.referee.process.errors import EngineStartError, EngineTimeout
 from guti.referee.ugi import options
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.fake_transport import Answer, FakeTransport, Reply
 from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import MAX_INFOS, GoReply, Position, position_line
 from guti.rules import Board, RulesError
+from tests.fake_transport import Answer, FakeTransport, Reply
 
 GAME = "egara-guti"
 REFEREE = Path(__file__).resolve().parent.parent / "guti" / "referee"
@@ -263,6 +263,21 @@ def test_handshake_refuses_a_game_the_engine_does_not_play(declared: str | None,
     eng = UgiEngine(FakeTransport("F", handshake_script(declared)))
     with pytest.raises(EngineStartError, match="does not play pretwa"):
         asyncio.run(eng.handshake(game, 1.0))
+
+
+def test_a_variant_option_without_a_var_list_plays_its_default_only() -> None:
+    """Not the protocol's combo, but read as ``guti check`` and the console read it: the
+    engine plays the option's default, and a match of another game is refused."""
+    def script(line: str) -> list[Answer]:
+        if line == "ugi":
+            return ["option name UGI_Variant type string default pretwa", "ugiok"]
+        return ["readyok"] if line == "isready" else []
+
+    with pytest.raises(EngineStartError, match="no var list, so it plays pretwa only"):
+        asyncio.run(UgiEngine(FakeTransport("F", script)).handshake("egara-guti", 1.0))
+    plays = UgiEngine(FakeTransport("F", script))
+    asyncio.run(plays.handshake("pretwa", 1.0))
+    assert plays.info.games() == ["pretwa"]
 
 
 def test_handshake_timeout_is_a_start_failure() -> None:

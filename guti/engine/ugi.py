@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-from guti.rules import Board, PerftStopped, RulesError, divide
+from guti.rules import Board, PerftStopped, Result, RulesError, divide
 
 if TYPE_CHECKING:  # imported on first use at run time: start-up stays fast
     from guti.engine.search import Iteration, Searcher, SearchLimits
@@ -33,6 +33,9 @@ if TYPE_CHECKING:  # imported on first use at run time: start-up stays fast
 from .ugi_go import CommandError, GoPerft, read_go, shown
 from .ugi_options import EVAL_OPTIONS, OPTIONS, OptionError, parse_setoption, ugi_answer
 
+#: The answers to ``query result`` (protocol.md 5.2), by result.
+RESULT_WORDS = {Result.WHITE_WINS: "p1win", Result.BLACK_WINS: "p2win", Result.DRAW: "draw",
+                Result.UNFINISHED: "none"}
 
 class Output:
     """Line writer shared by the command loop and the worker: one lock, flush per line."""
@@ -53,7 +56,7 @@ class Output:
                 self.broken = True  # the GUI went away; keep quiet, the loop ends at EOF
 
 
-class UgiEngine:
+class EngineSession:
     """One engine session: handles one command line at a time (see :meth:`handle`)."""
 
     def __init__(self, out: Output):
@@ -311,7 +314,8 @@ class UgiEngine:
         elif what == "p1turn":
             answer = "true" if board.turn == "w" else "false"
         else:
-            answer = board.ugi_result()
+            outcome = board.outcome()
+            answer = RESULT_WORDS[Result.UNFINISHED if outcome is None else outcome.result]
         self.out.line(f"response {answer}")
 
     def cmd_d(self, tokens: list[str], line: str, received: float) -> None:
@@ -342,7 +346,7 @@ def run(stdin: BinaryIO, stdout: TextIO,
     ``early`` holds lines (with the time they were read) that arrived before this module
     was loaded; they are carried out first, in order.
     """
-    engine = UgiEngine(Output(stdout))
+    engine = EngineSession(Output(stdout))
     readline = stdin.readline
     try:
         for raw, received in early:

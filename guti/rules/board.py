@@ -15,7 +15,7 @@ from .games import Game, get_game
 from .move import Move
 from .numbers import whole_number
 from .picture import draw_board
-from .result import Outcome, Result, Side, Termination
+from .result import Outcome, Side, Termination
 
 #: The side of each turn index (0 White, 1 Black).
 _SIDES = (Side.WHITE, Side.BLACK)
@@ -376,11 +376,6 @@ class Board:
                 over = not (sources or steps)  # a piece that can jump has a capture
             self._over = over
         return over
-
-    def ugi_result(self) -> str:
-        """The answer to ``query result``: p1win, p2win, draw or none."""
-        outcome = self.outcome()
-        return Result.UNFINISHED.ugi if outcome is None else outcome.ugi
 
     def board_string(self) -> str:
         return draw_board(self.game, self.fen())

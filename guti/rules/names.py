@@ -18,3 +18,8 @@ def canonical_game_name(text: str) -> str | None:
     through this, so one rule for case holds everywhere."""
     name = text.strip().lower()
     return name if name in GAME_NAMES else None
+
+
+def unknown_game(text: str) -> str:
+    """What is said of a game name that names none: the same words wherever it is typed."""
+    return f"unknown game {text!r} (known: {', '.join(GAME_NAMES)})"

@@ -70,18 +70,6 @@ class Result(StrEnum):
         """The winning side; None for a draw or an unfinished game."""
         return {Result.WHITE_WINS: Side.WHITE, Result.BLACK_WINS: Side.BLACK}.get(self)
 
-    @property
-    def ugi(self) -> str:
-        """The answer to UGI's ``query result``: ``p1win``, ``p2win``, ``draw`` or ``none``."""
-        return _UGI[self]
-
-
-_UGI = {
-    Result.WHITE_WINS: "p1win",
-    Result.BLACK_WINS: "p2win",
-    Result.DRAW: "draw",
-    Result.UNFINISHED: "none",
-}
 
 
 @dataclass(frozen=True)
@@ -96,8 +84,3 @@ class Outcome:
     def win(cls, side: Side | None, reason: Termination) -> Outcome:
         """``side`` wins by ``reason`` (None: a draw)."""
         return cls(Result.win_for(side), side, reason)
-
-    @property
-    def ugi(self) -> str:
-        """The answer to UGI's ``query result``."""
-        return self.result.ugi

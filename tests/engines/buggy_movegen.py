@@ -24,8 +24,12 @@ import sys
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from guti.rules import Board, RulesError, divide, get_game  # noqa: E402
+from guti.rules import Board, Result, RulesError, divide, get_game  # noqa: E402
 from guti.rules.games import Game  # noqa: E402
+
+#: The answers to ``query result``, by result.
+RESULT_WORDS = {Result.WHITE_WINS: "p1win", Result.BLACK_WINS: "p2win", Result.DRAW: "draw",
+                Result.UNFINISHED: "none"}
 
 
 def buggy_game(name: str, missing: str) -> Game:
@@ -145,7 +149,9 @@ def main() -> None:
             elif what == "p1turn":
                 out(f"response {'true' if board.turn == 'w' else 'false'}")
             elif what == "result":
-                out(f"response {board.ugi_result()}")
+                outcome = board.outcome()
+                result = Result.UNFINISHED if outcome is None else outcome.result
+                out(f"response {RESULT_WORDS[result]}")
             else:
                 out(f"info string error query: unknown question {what!r}")
         elif cmd == "d":

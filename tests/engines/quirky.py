@@ -29,7 +29,7 @@ import sys
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from guti.engine.ugi import Output, UgiEngine  # noqa: E402
+from guti.engine.ugi import EngineSession, Output  # noqa: E402
 
 
 class Quirky:
@@ -38,7 +38,7 @@ class Quirky:
         self.quirks = set(opts.quirk or [])
         self.out = Output(sys.stdout)
         self.engine_out: Output = _Rewriter(self) if "no-extensions" in self.quirks else self.out
-        self.engine = UgiEngine(self.engine_out)
+        self.engine = EngineSession(self.engine_out)
         self.goes = 0
         self.extra = {line.split(" type ")[0].removeprefix("option name ").lower()
                       for line in opts.option_line or []}

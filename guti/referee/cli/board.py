@@ -10,7 +10,7 @@ import sys
 
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from guti.referee.game.defaults import DEFAULT_GAME
-from guti.rules.names import GAME_NAMES, canonical_game_name
+from guti.rules.names import GAME_NAMES, canonical_game_name, unknown_game
 
 BOARD_OPTIONS = [
     OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAME_NAMES)} (default {DEFAULT_GAME})"),
@@ -36,7 +36,7 @@ def main(argv: list[str]) -> int:
         typed = args.value("game", DEFAULT_GAME) or DEFAULT_GAME
         game = canonical_game_name(typed) or ""  # any case: -game Pretwa is pretwa
         if not game:
-            raise CliError(f"-game: unknown game {typed!r} (known: {', '.join(GAME_NAMES)})")
+            raise CliError(f"-game: {unknown_game(typed)}")
         path = args.value("svg")
         if not path:
             raise CliError("give -svg FILE to say where the picture goes")

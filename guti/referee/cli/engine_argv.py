@@ -4,8 +4,8 @@ and ``guti check`` (``guti check [--game G] -- ENGINE_CMD [ARGS...]``)."""
 from __future__ import annotations
 
 import argparse
-import difflib
 
+from guti.referee.config.args import did_you_mean
 from guti.rules.names import canonical_game_name
 
 
@@ -46,9 +46,7 @@ def parse_options(parser: argparse.ArgumentParser, words: list[str]) -> argparse
     for word in unknown:
         if word.startswith("-"):
             known = [s for s in parser._option_string_actions if s.startswith("--")]
-            close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            parser.error(f"unknown option {word!r}{hint}")
+            parser.error(f"unknown option {word!r}{did_you_mean(word, known)}")
     if unknown:
         parser.error(f"unexpected arguments: {' '.join(unknown)}")
     return opts

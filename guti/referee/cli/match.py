@@ -68,8 +68,10 @@ async def run_until_signalled(settings: MatchSettings, control: RunControl,
     def say(text: str) -> None:
         print(visible(text), flush=True)
 
-    with control.signals(say, lambda: 1):
-        return await run_match(settings, _print_game(settings, used), control)
+    def warn(text: str) -> None:
+        print(visible(text), file=sys.stderr, flush=True)
+
+    return await run_match(settings, _print_game(settings, used), control, say, warn)
 
 
 def _print_game(settings: MatchSettings, used: ResourceTable
@@ -120,12 +122,11 @@ def main(argv: list[str]) -> int:
         print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
-        from guti.referee.game.file_lock import FileBusy
+        from guti.referee.game.file_lock import lock_failure
 
         if locks is not None:
             locks.release(discard_created=True)
-        text = str(exc) if isinstance(exc, FileBusy) else f"{exc.filename or ''}: {exc.strerror}"
-        print(f"guti match: {text}", file=sys.stderr)
+        print(f"guti match: {lock_failure(exc)}", file=sys.stderr)
         return 2
     with locks:
         return _play(settings, traffic)

@@ -35,6 +35,7 @@ from guti.referee.process.sandbox import SandboxError, report_lines
 from guti.referee.process.text import visible
 from guti.referee.stats.defaults import DEFAULT_DRAW_MODEL
 from guti.referee.stats.ratings import DRAW_MODELS, RatingOptions
+from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.export import export_epd, export_json, export_pdn
 from guti.referee.storage.store import StoreError, TournamentStore
@@ -199,9 +200,7 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
             formats.add(store.settings().get("format", "roundrobin"))
             names += [n for n in store.engine_names() if n not in names]
         if sprt is None and len(stores) == 1:  # the SPRT the tournament ran, as its report
-            from guti.referee.web.data import sprt_from_settings
-
-            sprt = sprt_from_settings(stores[0].settings())
+            sprt = SprtSpec.of_settings(stores[0].settings())
         if options.anchor is not None and options.anchor[0] not in names:
             raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
                            f"{', '.join(paths)} (engines: {', '.join(names)})")

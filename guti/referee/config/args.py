@@ -30,6 +30,7 @@ be a good part of its start-up time.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 
 
@@ -125,7 +126,7 @@ def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
             name = "help"
         spec = table.get(name)
         if spec is None:
-            raise CliError(f"unknown option {word!r}{_nearest(name, table)}")
+            raise CliError(f"unknown option {word!r}{did_you_mean(name, table, '-')}")
         i += 1
         if not spec.repeatable and out.has(name):
             raise CliError(f"option -{name} given more than once")
@@ -184,12 +185,14 @@ def _not_empty(value: str, where: str) -> str:
     return value
 
 
-def _nearest(name: str, table: dict[str, OptionSpec]) -> str:
-    """`` (did you mean -games?)`` for the closest known option, or nothing."""
-    import difflib  # here: only a mistyped option needs it
+def did_you_mean(word: str, known: Iterable[str], prefix: str = "") -> str:
+    """`` (did you mean -games?)`` for the known word closest to a mistyped one (shown
+    with ``prefix``, a flag's dash), or nothing when none is close: the one hint of every
+    guti command, flag, setting and option."""
+    import difflib  # here: only a mistyped word needs it
 
-    close = difflib.get_close_matches(name, list(table), n=1, cutoff=0.6)
-    return f" (did you mean -{close[0]}?)" if close else ""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {prefix}{close[0]}?)" if close else ""
 
 
 def usage(prog: str, specs: list[OptionSpec]) -> str:

@@ -57,8 +57,8 @@ from guti.referee.process import affinity
 from guti.referee.process.sandbox import SANDBOX_KEYS, SandboxError, parse_sandbox
 from guti.referee.tournament.defaults import DEFAULT_GAMES, DEFAULT_WAIT_MS
 from guti.referee.tournament.settings import RecordOutputs, Scheduling
-from guti.rules import GAMES, RulesError
-from guti.rules.names import canonical_game_name
+from guti.rules import RulesError
+from guti.rules.names import canonical_game_name, unknown_game
 from guti.rules.numbers import whole_number
 
 
@@ -68,7 +68,7 @@ def game_name(given: GivenOptions) -> str:
     known = canonical_game_name(name)  # any case: -game Pretwa is pretwa
     if known is None:
         where = given.where("game" if given.has("game") else "variant")
-        raise CliError(f"{where}: unknown game {name!r} (known: {', '.join(sorted(GAMES))})")
+        raise CliError(f"{where}: {unknown_game(name)}")
     return known
 
 

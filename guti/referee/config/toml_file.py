@@ -39,7 +39,7 @@ import sys
 import tomllib
 from typing import Any
 
-from guti.referee.config.args import CliError, Kind, OptionSpec, may_be_empty
+from guti.referee.config.args import CliError, Kind, OptionSpec, did_you_mean, may_be_empty
 from guti.referee.config.given import EngineEntry, GivenOptions, GivenValue, Scalar, as_text
 from guti.referee.config.toml_types import (
     ENGINE_KEY_TYPES,
@@ -80,7 +80,8 @@ def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
         spec = known.get(key)
         where = f"{path}: {key}"
         if spec is None or key == "config":
-            raise CliError(f"config {path}: unknown setting {key!r}{_nearest_key(key, known)}")
+            hint = did_you_mean(key, (k for k in known if k != "config"))
+            raise CliError(f"config {path}: unknown setting {key!r}{hint}")
         if key == "engine":
             engines = _engines(value, base, where)
             continue
@@ -90,13 +91,6 @@ def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
     return GivenOptions(values, engines)
 
 
-def _nearest_key(key: str, known: dict[str, OptionSpec]) -> str:
-    """`` (did you mean games?)`` for the closest known setting, as the flags' own
-    did-you-mean; nothing when none is close."""
-    import difflib  # here: only a mistyped key needs it
-
-    close = difflib.get_close_matches(key, [k for k in known if k != "config"], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue | None:

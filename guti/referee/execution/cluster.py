@@ -73,8 +73,6 @@ from guti.referee.execution.remote_games import (
     RunSpec,
     WorkerUnfit,
     log_outcome,
-    say_error,
-    say_out,
 )
 from guti.referee.execution.slots import ResultHandler
 from guti.referee.execution.stopping import RunControl
@@ -112,10 +110,10 @@ class ClusterExecutor:
         address: ClusterAddress,
         engines: list[EngineConfig],
         settings: GameSettings,
+        say: Callable[[str], None],
+        tell: Callable[[str], None],
         traffic: TrafficHook | None = None,
-        say: Callable[[str], None] = say_error,
         setups: tuple[EngineSetup, ...] = (),
-        tell: Callable[[str], None] = say_out,
     ) -> None:
         self.address = address
         self.tell = tell

@@ -38,6 +38,13 @@ class ClusterError(EngineStartError):
     reports it the way it reports an engine that cannot start: one line, exit 2."""
 
 
+def dask_missing(address: ClusterAddress, exc: ImportError) -> ClusterError:
+    """What ``-cluster`` says when Dask cannot be imported (the ``cluster`` extra is not
+    installed)."""
+    return ClusterError(f"-cluster {address.text} needs Dask: pip install 'guti[cluster]' "
+                        f"({exc})")
+
+
 @dataclass(frozen=True)
 class ClusterAddress:
     """``local`` workers to start, or the ``scheduler`` address to connect to;

@@ -20,12 +20,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
+from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup, dask_missing
 from guti.referee.execution.local import LocalExecutor
 from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.referee_choice import AUTO_REFEREES, referee_count
 from guti.referee.execution.referee_pool import RefereePool, fork_referees
-from guti.referee.execution.remote_games import say_error, say_out
 from guti.referee.execution.slots import ResultHandler
 from guti.referee.execution.stopping import RunControl
 from guti.referee.game.engine_config import EngineConfig
@@ -110,17 +109,18 @@ class Execution:
         self._forked = tuple(forked)
 
     def open(
-        self, traffic: TrafficHook | None = None, observer: TournamentObserver | None = None,
-        trouble: Say = say_error, news: Say = say_out,
+        self, trouble: Say, news: Say, traffic: TrafficHook | None = None,
+        observer: TournamentObserver | None = None,
     ) -> GameExecutor:
         """The executor of the plan (not started: :meth:`GameExecutor.check_engines`
-        starts it); ``observer`` hears of every game start (not on a cluster); ``trouble``
-        and ``news`` of what happens to the referee processes or the cluster's workers (a
-        process or worker lost, a game played again; workers joining or waited for)."""
+        starts it); ``trouble`` and ``news`` hear of what happens to the referee processes
+        or the cluster's workers (a process or worker lost, a game played again; workers
+        joining or waited for: the caller shows them, this layer prints nothing);
+        ``observer`` hears of every game start (not on a cluster)."""
         p = self.plan
         if p.cluster is not None:  # played by Dask workers; Dask is imported only here
-            return cluster_executor(p.cluster, p.engines, p.game, traffic, setups=p.setups,
-                                    trouble=trouble, news=news)
+            return cluster_executor(p.cluster, p.engines, p.game, trouble, news, traffic,
+                                    setups=p.setups)
         if count := p.referee_processes():
             return RefereePool(p.engines, p.game, p.concurrency, count, traffic,
                                observer=observer, wait_ms=p.wait_ms, cpus=p.cpus,
@@ -146,18 +146,15 @@ def cluster_executor(
     address: ClusterAddress,
     engines: list[EngineConfig],
     game: GameSettings,
+    trouble: Say,
+    news: Say,
     traffic: TrafficHook | None = None,
     setups: tuple[EngineSetup, ...] = (),
-    trouble: Say = say_error,
-    news: Say = say_out,
 ) -> GameExecutor:
     """A :class:`~guti.referee.execution.cluster.ClusterExecutor`; Dask is imported here,
     only when ``-cluster`` was given."""
     try:
         from guti.referee.execution.cluster import ClusterExecutor
     except ImportError as exc:
-        raise ClusterError(
-            f"-cluster {address.text} needs Dask: pip install 'guti[cluster]' ({exc})"
-        ) from None
-    return ClusterExecutor(address, engines, game, traffic, say=trouble, setups=setups,
-                           tell=news)
+        raise dask_missing(address, exc) from None
+    return ClusterExecutor(address, engines, game, trouble, news, traffic, setups)

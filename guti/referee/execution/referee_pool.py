@@ -53,7 +53,7 @@ from guti.referee.execution import referee_child
 from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.referee_choice import referee_count
 from guti.referee.execution.referee_link import Message, frame, read_message
-from guti.referee.execution.remote_games import GameOutcome, RunSpec, log_outcome, say_error
+from guti.referee.execution.remote_games import GameOutcome, RunSpec, log_outcome
 from guti.referee.execution.slots import GameSlots
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.record import GameRecord
@@ -268,10 +268,11 @@ class RefereePool(GameSlots):
         concurrency: int,
         referees: int,
         traffic: TrafficHook | None = None,
+        *,
+        say: Callable[[str], None],
         observer: TournamentObserver | None = None,
         wait_ms: int = 0,
         cpus: Sequence[int] | None = None,
-        say: Callable[[str], None] = say_error,
         forked: Sequence[ForkedChild] = (),
     ) -> None:
         super().__init__(concurrency, wait_ms)

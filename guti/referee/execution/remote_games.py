@@ -290,18 +290,6 @@ async def build_once(engine: str, argv: tuple[str, ...], cwd: str, run: str) -> 
     return f"engine {engine}: build {shlex.join(argv)} failed: {error}" if error else ""
 
 
-def say_error(text: str) -> None:
-    """The executors' default for what they tell the user while games go on elsewhere (a
-    worker or referee process lost, a game played again): one line on stderr."""
-    print(text, file=sys.stderr, flush=True)
-
-
-def say_out(text: str) -> None:
-    """What the cluster executor tells of the cluster once it is reached (its workers
-    and games at once): one line on stdout, after the run's header."""
-    print(text, flush=True)
-
-
 def log_outcome(traffic: TrafficHook | None, job: ScheduledGame, outcome: GameOutcome) -> None:
     """The game's traffic, as the far side saw it, into ``-log`` (one block per game)."""
     if traffic is None or outcome.record is None:

@@ -101,11 +101,13 @@ class RunControl:
         """The result of ``work``, or None if the run is aborted first (or was aborted
         by the time it finished: its result is then not to be trusted). ``or_stopped``: a
         graceful stop ends the wait as well, for work no running game depends on (the
-        engines' start check, which one Ctrl-C need not wait out).
+        engines' start check, which one Ctrl-C need not wait out); ``work`` is then
+        cancelled and None returned, unless it had finished.
 
-        One future per wait, set by whichever comes first, ``work`` ending or the abort
-        (:meth:`_wake`): every game is such a wait, and ``asyncio.wait`` on the work and
-        an abort event's waiter costs several times more CPU per game."""
+        One future per wait, set by whichever comes first: ``work`` ending, the abort
+        (:meth:`_wake`) or, with ``or_stopped``, the stop (:meth:`_wake_stoppable`). Every
+        game is such a wait, and ``asyncio.wait`` on the work and an abort event's waiter
+        costs several times more CPU per game."""
         task = asyncio.ensure_future(work)
 
         def ended() -> bool:
@@ -119,9 +121,9 @@ class RunControl:
                     waiter.set_result(None)
 
             task.add_done_callback(wake)
-            waiters = self._stoppable if or_stopped else self._waiters
             self._waiters.add(waiter)
-            waiters.add(waiter)
+            if or_stopped:
+                self._stoppable.add(waiter)
             try:
                 await waiter
             except BaseException:
@@ -129,7 +131,7 @@ class RunControl:
                 raise
             finally:
                 self._waiters.discard(waiter)
-                waiters.discard(waiter)
+                self._stoppable.discard(waiter)
                 task.remove_done_callback(wake)
         if task.done() and not self.aborted:
             return task.result()

@@ -55,10 +55,6 @@ class EngineConfig:
     stderr_path: str | None = None
     sandbox: Sandbox | None = None
 
-    def command_line(self) -> str:
-        """The argv as one shell-quoted string, for messages."""
-        return shlex.join(self.argv)
-
 
 def _on_off(key: str, value: str) -> bool:
     low = value.lower()

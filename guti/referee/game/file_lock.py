@@ -41,6 +41,12 @@ class FileBusy(OSError):
         return f"{self.path} ({self.what}) is {self.strerror}"
 
 
+def lock_failure(exc: OSError) -> str:
+    """The one line a run that could not lock its files says: who holds a file in use
+    (:class:`FileBusy`), else the file and the system's words."""
+    return str(exc) if isinstance(exc, FileBusy) else f"{exc.filename or ''}: {exc.strerror}"
+
+
 class FileLocks:
     """Exclusive flocks on a set of files, at most one per file (by device and inode).
 

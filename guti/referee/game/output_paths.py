@@ -35,15 +35,30 @@ T = TypeVar("T")
 STREAMS = ("character device", "FIFO")
 
 
-def create_parent_dirs(path: str) -> None:
+def create_parent_dirs(path: str) -> list[str]:
     """Create the folders ``path`` needs (OSError, with the folder as ``filename``,
-    when one cannot be made, e.g. a file is in the way)."""
+    when one cannot be made, e.g. a file is in the way); the folders it made, outermost
+    first (:func:`remove_made_dirs` takes them back)."""
     folder = os.path.dirname(os.path.abspath(path))
+    missing = []
+    while not os.path.lexists(folder):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
     try:
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     except OSError as exc:
+        remove_made_dirs(missing[::-1])
         raise OSError(exc.errno, f"cannot create the folder for {path}: {exc.strerror}",
-                      folder) from None
+                      exc.filename or folder) from None
+    return missing[::-1]
+
+
+def remove_made_dirs(folders: list[str]) -> None:
+    """Remove ``folders`` (made by :func:`create_parent_dirs`), innermost first, each only
+    while it is empty: a run that was refused leaves no folder behind."""
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 def kind(path: str) -> str | None:
@@ -103,6 +118,8 @@ def write_whole(path: str, write: Callable[[TextIO], T], what: str = "output") -
             locks.acquire([(what, tmp)])
         except FileBusy as exc:
             raise FileBusy(path, what, exc.pid) from None
+        except OSError as exc:  # the folder takes no file: name the output, not FILE.tmp
+            raise OSError(exc.errno, exc.strerror, path) from None
         try:
             with open(tmp, "w", encoding="utf-8") as fh:
                 result = write(fh)

@@ -39,8 +39,8 @@ board), so its own work per ply is that and the rules core's check of the one mo
 played.
 
 The loop is :class:`_Game`, one small method per step and per way a game ends;
-it is tested without processes through ``guti.referee.ugi.fake_transport``
-(``tests/test_ugi_client.py``). The engines stay running; starting, restarting and quitting them is the
+it is tested without processes through the tests' in-memory transport
+(``tests/fake_transport.py``, ``tests/test_ugi_client.py``). The engines stay running; starting, restarting and quitting them is the
 caller's job (see :mod:`guti.referee.execution.engine_pool` and
 :mod:`guti.referee.execution.pairing`).
 """
@@ -61,7 +61,7 @@ from guti.referee.game.timecontrol import Clock, go_for_turn
 from guti.referee.process import lateness
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.lines import GoReply, Position
+from guti.referee.ugi.lines import GoReply, Position, is_error_report
 from guti.rules import Board, Move, Result, RulesError, Side
 
 #: The reason a game is lost for, by the kind of engine-process fault.
@@ -374,5 +374,5 @@ def _error_reply(reply: GoReply) -> str:
     rejected the ``position`` it was sent before the move: its wrong move then comes from
     another position, and the error line is what explains it (it would otherwise sit
     unread in the traffic log)."""
-    errors = [line for line in reply.infos if line.startswith("info string error")]
+    errors = [line for line in reply.infos if is_error_report(line)]
     return f"; before it, the engine answered: {errors[0][:300]}" if errors else ""

@@ -33,7 +33,7 @@ from guti.referee.game.limits import (
 )
 from guti.referee.ugi.go import Go
 
-__all__ = ["LIMIT_KEYS", "Clock", "Limits", "TimeControlError", "go_arguments", "go_for_turn",
+__all__ = ["LIMIT_KEYS", "Clock", "Limits", "TimeControlError", "go_for_turn",
            "parse_limits", "parse_tc"]
 
 class Clock:
@@ -86,11 +86,6 @@ class Clock:
                     self.moves_in_period = 0
                     self.remaining_ms += lim.base_ms
         return ok
-
-
-def go_arguments(side: str, white: Clock, black: Clock) -> Go:
-    """The ``go`` for ``side`` (``"w"``/``"b"``) to move, with both clocks as they stand."""
-    return go_for_turn(white if side == "w" else black, white, black)
 
 
 def go_for_turn(mover: Clock, white: Clock, black: Clock) -> Go:

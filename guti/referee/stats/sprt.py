@@ -11,9 +11,9 @@ maximum-likelihood distributions constrained to the two hypotheses, given the em
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from guti.referee.stats.stats import NELO_PER_T, _penta, _real, _wdl, elo_to_score
 
@@ -236,6 +236,13 @@ class SprtSpec:
             f"elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} "
             f"beta={self.beta:g} model={self.model}"
         )
+
+    @classmethod
+    def of_settings(cls, settings: Mapping[str, Any]) -> SprtSpec | None:
+        """The SPRT kept in a tournament's settings (their ``sprt`` entry, this class's
+        fields), or None when the tournament ran none."""
+        spec = settings.get("sprt")
+        return cls(**spec) if isinstance(spec, dict) else None
 
     def evaluate(self, *, wdl: Sequence[int] | None = None,
                  pentanomial: Sequence[int] | None = None) -> SprtState:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from guti.referee.game.defaults import DEFAULT_GAME
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.openings import Opening
 from guti.referee.game.reasons import Reason
@@ -77,7 +78,7 @@ def settings_from_text(path: str, text: object) -> dict[str, Any]:
     settings = _json_value(path, _SETTINGS, text)
     if not isinstance(settings, dict):
         raise damaged(path, _SETTINGS, f"a JSON {_kind(settings)}, not an object")
-    game = settings.get("game", "egara-guti")
+    game = settings.get("game", DEFAULT_GAME)
     try:
         get_game(game)
     except RulesError:
@@ -144,7 +145,7 @@ def check_database(conn: sqlite3.Connection, path: str) -> None:
         row = conn.execute("SELECT value FROM meta WHERE key='settings'").fetchone()
         if row is None:
             raise StoreError(f"{path}: no tournament in this database")
-        game = str(settings_from_text(path, row[0]).get("game", "egara-guti"))
+        game = str(settings_from_text(path, row[0]).get("game", DEFAULT_GAME))
         engines = _check_engines(conn, path)
         _check_schedule(conn, path, engines, game)
         _check_games(conn, path, engines)

@@ -136,25 +136,19 @@ def search_from_json(text: str | None) -> list[SearchInfo | None]:
 
 
 def _numbers(column: str, text: str) -> list[float | None]:
-    """A per-ply JSON column: a list of numbers (null for a ply with none); TypeError if
+    """A per-ply JSON column: a list of numbers (null for a ply with none); ValueError if
     it is anything else (the caller names the game)."""
     values = read_json(text)
     if not isinstance(values, list) or not all(
             v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in values):
-        raise TypeError(f"{column} is not a list of numbers")
+        raise ValueError(f"{column} is not a list of numbers")
     return values
 
 
 def cpu_from_json(text: str | None) -> list[float | None]:
-    """The ``cpu_ms`` column read back: a list of numbers and nulls (ValueError if it is
-    anything else); ``[]`` for a game stored before it was measured."""
-    if not text:
-        return []
-    values = read_json(text)
-    if not isinstance(values, list) or not all(
-            v is None or (isinstance(v, int | float) and not isinstance(v, bool)) for v in values):
-        raise ValueError(f"cpu_ms {text[:40]!r} is not a list of numbers")
-    return values
+    """The ``cpu_ms`` column read back (see :func:`_numbers`); ``[]`` for a game stored
+    before it was measured."""
+    return _numbers("cpu_ms", text) if text else []
 
 
 def resources_json(record: GameRecord) -> str | None:

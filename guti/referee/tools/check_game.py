@@ -20,11 +20,18 @@ from guti.referee.tools.check_session import (
     CheckSession,
     Fail,
     Skip,
-    is_error,
     short,
 )
 from guti.referee.ugi.go import Go
-from guti.referee.ugi.lines import is_bestmove, position_line
+from guti.referee.ugi.lines import (
+    is_bestmove,
+    is_error_report,
+    is_response,
+    is_unknown_command,
+    position_line,
+    query_line,
+    result_word,
+)
 from guti.rules import Board
 
 
@@ -42,7 +49,7 @@ class GameItems(CheckSession):
             if self.hs is None or self.hs.variant is None:
                 return f"no UGI_Variant option: the engine plays {g}"
             eng.select_game(g)
-            errors = [line for line in await self.ready(f"after selecting {g}") if is_error(line)]
+            errors = [line for line in await self.ready(f"after selecting {g}") if is_error_report(line)]
             if errors:
                 raise Fail("the game selected without complaint", short(errors))
             return f"setoption name {self.hs.variant.name} value {g}"
@@ -83,7 +90,7 @@ class GameItems(CheckSession):
                 lines = [line for line in await self.ready("after d") if line.strip()]
             finally:
                 self.free_text = False
-            if not lines or any(is_error(line) or "unknown command" in line for line in lines):
+            if not lines or any(is_error_report(line) or is_unknown_command(line) for line in lines):
                 raise Fail("a picture of the board before readyok", short(lines))
             return f"{len(lines)} lines"
         return body
@@ -126,13 +133,13 @@ class GameItems(CheckSession):
             self.start_search(search.position(), Go(infinite=True))
             try:
                 lines, _ = await self.read_until(
-                    lambda line: line.split()[:1] == ["bestmove"], INFINITE_WAIT, "")
+                    is_bestmove, INFINITE_WAIT, "")
             except Fail:
                 pass  # nothing before stop: as it should be
             else:
                 raise Fail("no bestmove before stop", f"{lines[-1]!r} during go infinite")
             early = await self.ready("at once during go infinite", timeout=1.0)
-            found = [line for line in early if line.split()[:1] == ["bestmove"]]
+            found = [line for line in early if is_bestmove(line)]
             if found:
                 raise Fail("no bestmove before stop", f"{found[0]!r} during go infinite")
             self.look_at_usage()  # mid-search: every thread it searches with is running
@@ -171,7 +178,7 @@ class GameItems(CheckSession):
         async def body() -> str:
             clock = Go(p1time=CLOCK_MS * 5, p1inc=0, p2time=CLOCK_MS * 5, p2inc=0, movestogo=5)
             reply = await self.bestmove(search.position(), clock, 3.0 + CLOCK_MS * 5 / 1000)
-            errors = [line for line in reply.infos if is_error(line)]
+            errors = [line for line in reply.infos if is_error_report(line)]
             if errors:
                 raise Fail(f"'go {clock.arguments()}' accepted", short(errors))
             self.judge_move(board, reply.bestmove)
@@ -182,7 +189,7 @@ class GameItems(CheckSession):
         async def body() -> str:
             assert self.eng is not None
             self.send_position(case.position())
-            errors = [line for line in await self.ready("after position") if is_error(line)]
+            errors = [line for line in await self.ready("after position") if is_error_report(line)]
             if errors:
                 raise Fail(f"'{position_line(case.position())}' accepted", short(errors))
             reply = await self.bestmove(None, Go(depth=1), SLOW)
@@ -199,16 +206,16 @@ class GameItems(CheckSession):
             want = {
                 "gameover": "true" if board.is_game_over() else "false",
                 "p1turn": "true" if board.turn == "w" else "false",
-                "result": board.ugi_result(),
+                "result": result_word(board),
             }
             self.send_position(case.position())
             got: dict[str, str] = {}
             for question in want:
-                self.eng.send(f"query {question}")
-                self.unanswered = f"query {question}"
+                self.eng.send(query_line(question))
+                self.unanswered = query_line(question)
                 lines, _ = await self.read_until(
-                    lambda line: line.split()[:1] == ["response"] or is_error(line)
-                    or line.startswith("info string unknown command"),
+                    lambda line: is_response(line) or is_error_report(line)
+                    or is_unknown_command(line),
                     QUICK, f"'response ...' to query {question}")
                 words = lines[-1].split()
                 if words[0] != "response":

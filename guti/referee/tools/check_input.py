@@ -14,12 +14,17 @@ from guti.referee.tools.check_session import (
     CheckSession,
     Fail,
     Skip,
-    is_error,
     short,
 )
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.go import Go
-from guti.referee.ugi.lines import Position, position_line
+from guti.referee.ugi.lines import (
+    Position,
+    is_bestmove,
+    is_error_report,
+    is_unknown_command,
+    position_line,
+)
 from guti.rules import divide
 
 
@@ -37,8 +42,8 @@ class InputItems(CheckSession):
             collector = PerftCollector()
 
             def done(line: str) -> bool:
-                return (collector.feed(line) or line.split()[:1] == ["bestmove"]
-                        or is_error(line) or line.startswith("info string unknown command"))
+                return (collector.feed(line) or is_bestmove(line)
+                        or is_error_report(line) or is_unknown_command(line))
 
             try:
                 lines, _ = await self.read_until(done, QUICK, "")

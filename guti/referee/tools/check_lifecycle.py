@@ -21,6 +21,7 @@ from guti.referee.tools.check_session import (
     said,
     short,
 )
+from guti.referee.ugi.options import UNDECLARED_GAME
 from guti.rules import GAMES
 
 
@@ -71,13 +72,13 @@ class LifecycleItems(CheckSession):
     async def pick_games(self) -> list[str]:
         """The games to check: those asked for (they must be declared) or all declared."""
         if self.hs is None:
-            return [g for g in (self.only_games or ["egara-guti"]) if g in GAMES]
+            return [g for g in (self.only_games or [UNDECLARED_GAME]) if g in GAMES]
         declared = self.hs.games()
         for g in declared:
             if g not in GAMES:
                 self.add("SKIP", f"UGI_Variant {g}", "guti has no rules for this game")
         if self.only_games is None:
-            return [g for g in declared if g in GAMES]
+            return self.hs.known_games()
         picked = []
         for g in self.only_games:
             if g in declared:

@@ -30,7 +30,7 @@ from guti.referee.process.usage import UsageSample, sample
 from guti.referee.ugi.client import UgiEngine
 from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import GoReply, Position, position_line
-from guti.referee.ugi.options import Handshake
+from guti.referee.ugi.options import UNDECLARED_GAME, Handshake
 from guti.rules import Board, RulesError
 
 #: protocol.md 5.2: ugiok within 2 s of ugi.
@@ -59,8 +59,8 @@ Body = Callable[[], Awaitable[str]]
 
 #: First words of the lines an engine may write on stdout (protocol.md 5.3), plus the
 #: ``MOVE: N`` lines of ``go perft``; anything else is debugging text on the wrong stream.
-PROTOCOL_WORDS = frozenset({"id", "option", "ugiok", "readyok", "bestmove", "info", "response",
-                            "nodes"})
+ENGINE_LINE_WORDS = frozenset({"id", "option", "ugiok", "readyok", "bestmove", "info",
+                               "response", "nodes"})
 _PERFT_LINE = re.compile(r"^\S+:\s*\d+\s*$")
 #: Engine lines kept to explain a FAIL.
 RECENT_LINES = 3
@@ -71,7 +71,7 @@ INVALID_UTF8 = b"\x80 \xc3\x28 \xc0\xaf \xff\xfe invalid utf-8\n"
 def is_protocol_line(line: str) -> bool:
     """Whether a stdout line is one protocol.md lets an engine write (blank lines pass)."""
     words = line.split()
-    return not words or words[0] in PROTOCOL_WORDS or bool(_PERFT_LINE.match(line))
+    return not words or words[0] in ENGINE_LINE_WORDS or bool(_PERFT_LINE.match(line))
 
 
 @dataclass(frozen=True)
@@ -123,10 +123,6 @@ def said(exc: Exception) -> str:
     return re.sub(r"\bengine E\b", "the engine", str(exc), count=1)
 
 
-def is_error(line: str) -> bool:
-    return line.startswith("info string error")
-
-
 class CheckSession:
     """One run of the check against one engine command."""
 
@@ -140,7 +136,7 @@ class CheckSession:
         self.hs: Handshake | None = None
         self.unanswered: str | None = None  # a query that got no answer: later ones are skipped
         self.proc: EngineProcess | None = None
-        self.game = "egara-guti"
+        self.game = UNDECLARED_GAME  # until the engine says what it plays
         self.where: str | None = None  # the FEN of the last position sent, for FAIL lines
         self.recent: deque[str] = deque(maxlen=RECENT_LINES)  # search output left out
         self.errors: list[str] = []  # the item's first 'info string' lines

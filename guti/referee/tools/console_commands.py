@@ -20,6 +20,7 @@ from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import Position
 from guti.rules import GAMES, Board, RulesError, divide
+from guti.rules.names import canonical_game_name, unknown_game
 from guti.rules.numbers import whole_number
 
 PERFT_TIMEOUT = 300.0
@@ -44,9 +45,12 @@ COMMANDS: dict[str, str] = {
     "/help": "/help                this list",
     "/quit": "/quit                quit the engine and the console",
 }
-PROTOCOL_WORDS = ["ugi", "isready", "setoption", "uginewgame", "position", "go", "stop",
-                  "query", "d", "quit"]
-GO_WORDS = ["movetime", "depth", "nodes", "infinite", "p1time", "p2time", "p1inc", "p2inc"]
+#: The commands a person may type to the engine (completion).
+COMMANDS_TO_ENGINE = ["ugi", "isready", "setoption", "uginewgame", "position", "go", "stop",
+                      "query", "d", "quit"]
+#: The words of a ``go`` (completion): :class:`~guti.referee.ugi.go.Go`'s fields, ``perft``
+#: aside (``/go`` and ``/play`` are searches).
+GO_WORDS = [name for name in Go._fields if name != "perft"]
 
 
 class ConsoleCommands(ConsoleSession):
@@ -95,9 +99,10 @@ class ConsoleCommands(ConsoleSession):
     async def cmd_new(self, args: list[str]) -> None:
         if self.busy() or not self.need_engine():
             return
-        game = args[0] if args else self.game
-        if game not in GAMES:
-            self.error(f"unknown game {game!r} (guti knows {', '.join(sorted(GAMES))})")
+        typed = args[0] if args else self.game
+        game = canonical_game_name(typed)  # any case, as everywhere: /new Pretwa is pretwa
+        if game is None:
+            self.error(unknown_game(typed))
             return
         self.play = None
         if await self.select_game(game):
@@ -270,7 +275,7 @@ class ConsoleCommands(ConsoleSession):
                 return current, [*COMMANDS, "/exit"]
             if self.play is not None:
                 return current, [str(m) for m in self.board.legal_moves]
-            return current, PROTOCOL_WORDS
+            return current, COMMANDS_TO_ENGINE
         head = done[0]
         if head == "/new":
             return current, sorted(GAMES) if len(done) == 1 else []

@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Protocol, TextIO
 
 from guti.referee.process.text import visible
+from guti.referee.ugi.lines import is_bestmove, is_error_report, is_unknown_command
 
 
 class Console(Protocol):
@@ -47,9 +48,9 @@ SCRIPT_WAIT = 60.0
 
 def received_style(line: str) -> str:
     """The colour of an engine line, by kind."""
-    if line.startswith("bestmove"):
+    if is_bestmove(line):
         return "bold green"
-    if line.startswith(("info string error", "info string unknown command")):
+    if is_error_report(line) or is_unknown_command(line):
         return "bold red"
     if line.startswith("info"):
         return "cyan"

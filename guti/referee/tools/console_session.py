@@ -28,8 +28,8 @@ from guti.referee.tools.check_session import said
 from guti.referee.tools.console_io import Screen
 from guti.referee.ugi.client import UgiEngine
 from guti.referee.ugi.go import Go
-from guti.referee.ugi.lines import Position, is_readyok
-from guti.referee.ugi.options import Handshake
+from guti.referee.ugi.lines import Position, is_bestmove, is_readyok
+from guti.referee.ugi.options import UNDECLARED_GAME, Handshake
 from guti.rules import Board
 
 HANDSHAKE_TIMEOUT = 10.0
@@ -83,7 +83,7 @@ class ConsoleSession:
         config = EngineConfig(name="E", argv=argv)
         self.eng = UgiEngine(EngineProcess(config, traffic=self.on_traffic), config)
         self.hs: Handshake | None = None
-        self.game = "egara-guti"
+        self.game = UNDECLARED_GAME  # until the engine says what it plays
         self.board = Board(self.game)
         self.search: Search | None = None
         self.play: Play | None = None
@@ -177,7 +177,7 @@ class ConsoleSession:
         if waiter is not None and not waiter[1].done() and waiter[0](line):
             waiter[1].set_result(line)
             return
-        if line.split()[:1] == ["bestmove"] and self.search is not None:
+        if is_bestmove(line) and self.search is not None:
             self.on_bestmove(line)
 
     async def wait_for(self, done: Callable[[str], bool], timeout: float, what: str) -> bool:

@@ -11,7 +11,7 @@ pairs, so game i (0-based) has the first engine as White when i is even and
 games 2k and 2k+1 share opening k: each engine plays each opening once with
 each colour (``-reverse``: the second engine is White when i is even; ``-noswap``:
 one engine is White in every game). If an engine cannot be started before
-the first game, :class:`~guti.referee.process.engine_process.EngineStartError` propagates
+the first game, :class:`~guti.referee.process.errors.EngineStartError` propagates
 (the CLI makes that exit status 2); later start failures become lost games
 with reason ``start failure``.
 """
@@ -92,16 +92,23 @@ async def run_match(
     settings: MatchSettings,
     on_game: Callable[[int, GameRecord], None] | None = None,
     control: RunControl | None = None,
+    say: Callable[[str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> MatchScore:
     """Play the match; ``on_game(index, record)`` after each game. A stop of ``control``
     starts no further game; an abort ends the running one unreported (nothing written).
-    Engines are always quit (and their process groups reaped) on the way out."""
+    Engines are always quit (and their process groups reaped) on the way out. ``say``:
+    install the signal rules of :mod:`guti.referee.execution.stopping` for the match,
+    telling what a signal does through it, and hear the news of a cluster's workers;
+    ``warn``: hear of trouble (a referee process or worker lost, a game played again).
+    Neither given: the match tells nothing."""
     s = settings
     control = control or RunControl()
     plan = ExecutionPlan([s.first, s.second], s.game, concurrency=1, cluster=s.cluster,
                          wait_ms=s.scheduling.wait_ms, cpus=s.scheduling.cpus,
                          tag_processes=False)
-    executor = Execution(plan).open(s.traffic)  # a cluster's: Dask is imported only then
+    # a cluster's: Dask is imported only then
+    executor = Execution(plan).open(warn or _untold, say or _untold, s.traffic)
     score = MatchScore(s.first.name, s.second.name)
     writers = open_game_files(s.pdn_path, s.records.pdn_fields, s.records.epd_path)
     jobs = match_schedule(s.games, s.game.schedule_openings(), s.scheduling)
@@ -116,18 +123,25 @@ async def run_match(
         if flush is not None:
             flush()
 
-    try:
-        # a start failure before game 1 ends the match; nothing runs yet, so a graceful
-        # stop (one Ctrl-C) cuts the check short as well
-        await control.unless_aborted(executor.check_engines(), or_stopped=True)
-        if control.stopping:
-            return score
-        await executor.run(lambda: next(jobs, None), on_result, control, games=s.games)
-    finally:
-        if control.aborted:
-            executor.kill_all()
-        with contextlib.suppress(Exception):
-            await executor.close()
-        for writer in writers:
-            writer.close()
+    signals = (contextlib.nullcontext() if say is None
+               else control.signals(say, lambda: len(executor.running)))
+    with signals:
+        try:
+            # a start failure before game 1 ends the match; nothing runs yet, so a
+            # graceful stop (one Ctrl-C) cuts the check short as well
+            await control.unless_aborted(executor.check_engines(), or_stopped=True)
+            if not control.stopping:
+                await executor.run(lambda: next(jobs, None), on_result, control,
+                                   games=s.games)
+        finally:
+            if control.aborted:
+                executor.kill_all()
+            with contextlib.suppress(Exception):
+                await executor.close()
+            for writer in writers:
+                writer.close()
     return score
+
+
+def _untold(_text: str) -> None:
+    """What a match run without ``say`` or ``warn`` does with a line: nothing."""

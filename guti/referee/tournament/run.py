@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from guti.referee.execution.executor import Execution, GameExecutor
 from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.stopping import RunControl
-from guti.referee.game.file_lock import FileBusy, FileLocks
+from guti.referee.game.file_lock import FileLocks, lock_failure
 from guti.referee.game.game_file import GameFileWriter
-from guti.referee.game.output_paths import create_parent_dirs
+from guti.referee.game.output_paths import create_parent_dirs, remove_made_dirs
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process.errors import EngineStartError
@@ -137,17 +137,22 @@ async def run_tournament(
     s = settings
     control = control or RunControl()
     execution = execution or Execution(s.execution_plan())
-    for path in (s.db_path, s.pdn_path, s.log_path, s.records.epd_path, s.report_path):
-        if path:  # output folders are created, like cutechess-cli does for -pgnout
-            create_parent_dirs(path)
+    made: list[str] = []  # output folders are created, as cutechess-cli does for -pgnout
+    try:
+        for path in (s.db_path, s.pdn_path, s.log_path, s.records.epd_path, s.report_path):
+            if path:
+                made += create_parent_dirs(path)
+    except OSError:
+        remove_made_dirs(made)
+        raise
     run = _Run(listener, control, observer, [])
     with control.signals(run.say, lambda: sum(len(e.running) for e in run.running)):
         locks = FileLocks()
         try:
             locks.acquire(run_files(s))
         except OSError as exc:  # FileBusy included: one line naming the file
-            raise TournamentError(str(exc) if isinstance(exc, FileBusy)
-                                  else f"{exc.filename}: {exc.strerror}") from None
+            remove_made_dirs(made)
+            raise TournamentError(lock_failure(exc)) from None
         refused = True
         try:
             outcome = await _open_and_play(s, run, execution)
@@ -155,6 +160,8 @@ async def run_tournament(
             return outcome
         finally:  # the report, held from the start, is written after the run (or not)
             locks.release(discard_created=refused, discard=[s.report_path or ""])
+            if refused:
+                remove_made_dirs(made)
 
 
 def run_files(s: TournamentSettings) -> list[tuple[str, str | None]]:
@@ -207,7 +214,7 @@ async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution)
             return outcome
         if outcome.finished == outcome.total:
             return outcome
-        executor = execution.open(traffic, run.observer, run.warn, run.say)
+        executor = execution.open(run.warn, run.say, traffic, run.observer)
         run.running.append(executor)
         await _play(s, executor, results, traffic, outcome, run, feed)
         for line in feed.overview():

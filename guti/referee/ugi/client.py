@@ -1,8 +1,8 @@
 """The one UGI client: every line guti writes to an engine is written here.
 
 :class:`UgiEngine` speaks protocol.md over a :class:`~guti.referee.ugi.transport.Transport`
-(a real :class:`~guti.referee.process.engine_process.EngineProcess`, or the in-memory
-:class:`~guti.referee.ugi.fake_transport.FakeTransport` in tests). Callers never
+(a real :class:`~guti.referee.process.engine_process.EngineProcess`, or the tests'
+in-memory one, ``tests/fake_transport.py``). Callers never
 format a line: they hand over values (a :class:`~guti.referee.ugi.lines.Position`, a
 :class:`~guti.referee.ugi.go.Go`), which :mod:`guti.referee.ugi.lines` turns into text.
 Likewise there is one handshake loop (:meth:`UgiEngine.read_handshake`), one
@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from guti.referee.process.engine_process import EngineProcess, TrafficHook
+from guti.referee.process.engine_process import EngineProcess, EngineSpec, TrafficHook
 from guti.referee.process.errors import EngineError, EngineStartError, EngineTimeout
 from guti.referee.process.sandbox import Sandbox
 from guti.referee.ugi.go import Go
@@ -40,11 +40,11 @@ from guti.referee.ugi.lines import (
     Position,
     elapsed_ms,
     go_line,
+    is_error_report,
     is_readyok,
     position_line,
 )
 from guti.referee.ugi.options import (
-    UNDECLARED_GAME,
     EngineOption,
     Handshake,
     OptionValueError,
@@ -58,30 +58,20 @@ from guti.referee.ugi.transport import Transport
 MAX_KEPT_LINES = 1000
 
 
-class EngineSpec(Protocol):
-    """What starting and configuring an engine needs: how to run it (see
-    :class:`~guti.referee.process.process_handle.ProcessSpec`) and the options to set
-    in the handshake. The game layer's ``EngineConfig`` is one."""
+class UgiEngineSpec(EngineSpec, Protocol):
+    """What starting and configuring an engine needs: how to run it, inside its limits
+    (:class:`~guti.referee.process.engine_process.EngineSpec`), and the options to set in
+    the handshake. The game layer's ``EngineConfig`` is one."""
 
     @property
-    def name(self) -> str: ...
-    @property
-    def argv(self) -> list[str]: ...
-    @property
-    def cwd(self) -> str | None: ...
-    @property
-    def stderr_path(self) -> str | None: ...
-    @property
     def options(self) -> Mapping[str, str]: ...
-    @property
-    def sandbox(self) -> Sandbox | None: ...
 
 
 class UgiEngine:
     """One engine spoken to over UGI. Create with :meth:`launch` (start + handshake)
     or around a transport (then :meth:`start`, :meth:`read_handshake`, ...)."""
 
-    def __init__(self, transport: Transport, config: EngineSpec | None = None) -> None:
+    def __init__(self, transport: Transport, config: UgiEngineSpec | None = None) -> None:
         self.transport = transport
         #: The options set in the handshake (those of ``config``, when given).
         self.configured_options: dict[str, str] = dict(config.options) if config else {}
@@ -95,7 +85,7 @@ class UgiEngine:
     @classmethod
     async def launch(
         cls,
-        config: EngineSpec,
+        config: UgiEngineSpec,
         game: str,
         handshake_timeout: float = 10.0,
         traffic: TrafficHook | None = None,
@@ -139,9 +129,6 @@ class UgiEngine:
     @property
     def is_alive(self) -> bool:
         return self.transport.is_alive
-
-    def stderr_tail(self) -> str:
-        return self.transport.stderr_tail()
 
     def stderr_lines(self) -> list[str]:
         """The engine's last stderr lines (bounded), for the record of a game it lost."""
@@ -288,7 +275,7 @@ class UgiEngine:
             raise
         except EngineError as exc:
             raise EngineStartError(f"{exc} during the handshake") from None
-        errors = [line for line in answers if line.startswith("info string error")]
+        errors = [line for line in answers if is_error_report(line)]
         if errors:  # an option or the game not applied: no game may run like that
             raise EngineStartError(
                 f"engine {self.name} rejected its set-up: {errors[0][:300]}"
@@ -308,17 +295,9 @@ class UgiEngine:
                 raise EngineStartError(f"engine {self.name}: option.{name}={value}: {exc}") from None
         for name, value in checked:
             self.set_option(name, value)
-        variant = self.info.variant
-        if variant is None and game != UNDECLARED_GAME:
-            raise EngineStartError(
-                f"engine {self.name} does not play {game} (it declares no UGI_Variant "
-                f"option, so it plays {UNDECLARED_GAME} only)"
-            )
-        if variant is not None and variant.vars and game not in variant.vars:
-            offered = ", ".join(variant.vars)
-            raise EngineStartError(
-                f"engine {self.name} does not play {game} (its UGI_Variant offers: {offered})"
-            )
+        why = self.info.why_not(game)
+        if why is not None:
+            raise EngineStartError(f"engine {self.name} does not play {game} ({why})")
         self.select_game(game)
 
     async def new_game(self, timeout: float = 10.0) -> None:

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from guti.referee.ugi.go import Go
 from guti.referee.ugi.search_info import SearchInfo
-from guti.rules import Board
+from guti.rules import Board, Result
 
 #: Info lines kept per ``go`` (the latest ones).
 MAX_INFOS = 32
@@ -59,9 +59,42 @@ def go_line(go: Go) -> str:
     return f"go {go.arguments()}"
 
 
+def query_line(question: str) -> str:
+    """``query gameover|p1turn|result``: the only place that writes it."""
+    return f"query {question}"
+
+
+#: The answers to ``query result`` (protocol.md 5.2), by result.
+RESULT_WORDS = {Result.WHITE_WINS: "p1win", Result.BLACK_WINS: "p2win", Result.DRAW: "draw",
+                Result.UNFINISHED: "none"}
+
+
+def result_word(board: Board) -> str:
+    """What ``query result`` is to be answered with in ``board``'s position."""
+    outcome = board.outcome()
+    return RESULT_WORDS[Result.UNFINISHED if outcome is None else outcome.result]
+
+
 def is_bestmove(line: str) -> bool:
     """A ``bestmove`` line: its first word, blanks around words ignored (protocol.md 5.1)."""
     return line.split()[:1] == ["bestmove"]
+
+
+def is_response(line: str) -> bool:
+    """The answer to a ``query``: ``response ...``."""
+    return line.split()[:1] == ["response"]
+
+
+def is_error_report(line: str) -> bool:
+    """``info string error ...``: the engine says a command it was sent was wrong (a bad
+    ``position``, an option it refuses)."""
+    return line.startswith("info string error")
+
+
+def is_unknown_command(line: str) -> bool:
+    """``info string unknown command ...``: the engine's word for a command it does not
+    know."""
+    return line.startswith("info string unknown command")
 
 
 def is_readyok(line: str) -> bool:

@@ -119,13 +119,29 @@ class Handshake:
         return self.options.get("ugi_variant")
 
     def games(self) -> list[str]:
-        """The games the engine says it plays, in its order (egara-guti when it declares none)."""
+        """The games the engine says it plays, in its order: its ``UGI_Variant`` list;
+        without one, egara-guti (protocol.md: an engine that plays one game may leave the
+        option out); an option without a ``var`` list (not a combo) plays its default.
+        The one rule of what an engine plays: a match, ``guti check`` and the console all
+        read it here."""
         variant = self.variant
         if variant is None:
             return [UNDECLARED_GAME]
         if variant.vars:
             return list(variant.vars)
         return [variant.default] if variant.default else [UNDECLARED_GAME]
+
+    def why_not(self, game: str) -> str | None:
+        """Why the engine does not play ``game`` (None: it does), in a few words."""
+        games = self.games()
+        if game in games:
+            return None
+        variant = self.variant
+        if variant is None:
+            return f"it declares no UGI_Variant option, so it plays {UNDECLARED_GAME} only"
+        if variant.vars:
+            return f"its UGI_Variant offers: {', '.join(games)}"
+        return f"its UGI_Variant has no var list, so it plays {games[0]} only"
 
     def known_games(self) -> list[str]:
         """Declared games guti has rules for."""

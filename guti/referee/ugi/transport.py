@@ -2,7 +2,7 @@
 
 :class:`Transport` is all :class:`guti.referee.ugi.client.UgiEngine` knows of a
 process. :class:`guti.referee.process.engine_process.EngineProcess` is the real one;
-:class:`guti.referee.ugi.fake_transport.FakeTransport` answers from a script in
+the tests' ``FakeTransport`` (``tests/fake_transport.py``) answers from a script in
 memory, so the client and the game loop are tested without processes.
 """
 
@@ -50,8 +50,6 @@ class Transport(Protocol):
         ...
 
     async def read_line(self, timeout: float) -> str: ...
-
-    def stderr_tail(self) -> str: ...
 
     def stderr_lines(self) -> list[str]: ...
 

@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from guti.referee.game.defaults import DEFAULT_GAME
 from guti.referee.game.record import GameRecord, Score
 from guti.referee.stats.ratings import RatingError
 from guti.referee.stats.resources import ResourceTable
@@ -40,14 +41,6 @@ def _number(x: float, digits: int = 1) -> float | str | None:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return round(x, digits)
-
-
-def sprt_from_settings(settings: dict[str, Any]) -> SprtSpec | None:
-    """The SPRT stored with the tournament's settings, if one was run."""
-    spec = settings.get("sprt")
-    if not isinstance(spec, dict):
-        return None
-    return SprtSpec(**spec)
 
 
 class Tally:
@@ -224,7 +217,7 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
     settings = store.settings()
     names = store.engine_names()
     index = {n: i for i, n in enumerate(names)}
-    sprt = sprt or sprt_from_settings(settings)
+    sprt = sprt or SprtSpec.of_settings(settings)
     finished = store.count_finished()
     tally = Tally(names, settings.get("format", "roundrobin"), sprt,
                   sample_every=max(1, finished // SPRT_POINTS))
@@ -248,7 +241,7 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
         "scheduled": store.count_scheduled(),
         "finished": finished,
         "seq": seq,  # the last stored game read: a live page asks for the games after it
-        "geometry": board_geometry(settings.get("game", "egara-guti")),
+        "geometry": board_geometry(settings.get("game", DEFAULT_GAME)),
         "tally": tally.snapshot(),
         "games": games,
         "fault_columns": list(FAULT_COLUMNS),

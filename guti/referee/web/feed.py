@@ -247,7 +247,7 @@ def main() -> int:
     """``python -m guti.referee.web.feed SPEC``: the server process of ``-serve``."""
     try:
         spec = json.loads(sys.argv[1])
-        sprt = SprtSpec(**spec["sprt"]) if spec.get("sprt") else None
+        sprt = SprtSpec.of_settings(spec)
         return asyncio.run(serve_fed(spec["db"], spec["host"], int(spec["port"]), sprt,
                                      bool(spec.get("commands"))))
     except KeyboardInterrupt:

@@ -33,7 +33,7 @@ from typing import Any
 from guti.referee.game.file_lock import lock_owner
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.storage.store import StoreError, TournamentStore
-from guti.referee.web.data import Tally, compact_game, sprt_from_settings
+from guti.referee.web.data import Tally, compact_game
 
 #: Events a client may fall behind by before it is dropped.
 CLIENT_QUEUE = 256
@@ -89,7 +89,7 @@ class GameReader:
             self.store = store
             self.index = {n: i for i, n in enumerate(names)}
             self.tally = Tally(names, settings.get("format", "roundrobin"),
-                               self.sprt or sprt_from_settings(settings))
+                               self.sprt or SprtSpec.of_settings(settings))
         return self.store
 
     def read_new(self) -> tuple[list[tuple[int, list[Any]]], dict[str, Any] | None, int]:

@@ -6,7 +6,8 @@ keep each spec's engines warm. A tuning run's engines change with every iteratio
 here every iteration is a run spec of its own (the engine with that iteration's plus and
 minus values), its engines quit on every worker once its games are stored. Every task is
 one game, so a task never mixes two iterations. Importing this module imports Dask (through the cluster
-executor, the one module that imports it): the run driver does it only for ``-cluster``.
+executor; only the execution package's cluster modules import it): the run driver does it
+only for ``-cluster``.
 """
 
 from __future__ import annotations
@@ -14,17 +15,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from guti.referee.execution.cluster import ClusterExecutor
 from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
 from guti.referee.execution.cluster_worker import abort_run, close_run, stop_run
-from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.execution.remote_games import RunSpec
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
-from guti.referee.tournament.tuning.executor import ConfigFor
+from guti.referee.tournament.tuning.executor import ConfigFor, declared_options
 from guti.referee.ugi.options import EngineOption
 
 #: Seconds the workers may take to quit one iteration's engines.
@@ -36,9 +37,9 @@ class TuneCluster(ClusterExecutor):
     (see the module docstring); ``config_for`` gives each iteration's engines."""
 
     def __init__(self, address: ClusterAddress, base: EngineConfig, config_for: ConfigFor,
-                 settings: GameSettings, games_per_iteration: int,
+                 settings: GameSettings, games_per_iteration: int, say: Callable[[str], None],
                  setups: tuple[EngineSetup, ...] = ()) -> None:
-        super().__init__(address, [base], settings, setups=setups)
+        super().__init__(address, [base], settings, say, say, setups=setups)
         self.base = base
         self.config_for = config_for
         self.games_per_iteration = games_per_iteration
@@ -48,11 +49,7 @@ class TuneCluster(ClusterExecutor):
     async def check_engines(self) -> None:
         """The engine as given started on every worker (the cluster's check), and once
         here to read the options it declares."""
-        pool = EnginePool(self.base, self.spec.settings.name, self.spec.settings.timeouts.handshake)
-        proc = await pool.take()
-        self.declared = dict(proc.options)
-        await pool.give_back(proc, faulty=False, played=False)
-        await pool.close()
+        self.declared = await declared_options(self.base, self.spec.settings)
         await super().check_engines()
 
     def _spec_of(self, iteration: int) -> RunSpec:

@@ -39,6 +39,18 @@ class TuneExecutor(GameExecutor, Protocol):
         """Every game of ``iteration`` is stored: quit its engines."""
 
 
+async def declared_options(engine: EngineConfig, settings: GameSettings
+                           ) -> dict[str, EngineOption]:
+    """The options ``engine`` declares, from one start of it here, for ``settings``'s
+    game (EngineStartError if it cannot start)."""
+    pool = EnginePool(engine, settings.name, settings.timeouts.handshake)
+    proc = await pool.take()
+    declared = dict(proc.options)
+    await pool.give_back(proc, faulty=False, played=False)
+    await pool.close()
+    return declared
+
+
 class TuneSlots(GameSlots):
     """``concurrency`` game slots playing a tuning run's games; ``config_for`` gives the
     engine of each iteration and side, ``base`` the engine as given (checked once)."""
@@ -64,12 +76,7 @@ class TuneSlots(GameSlots):
     async def check_engines(self) -> None:
         """Start the engine once as given and note the options it declares (the
         parameters are checked against them before any game)."""
-        pool = EnginePool(self.base, self.settings.name,
-                          self.settings.timeouts.handshake)
-        proc = await pool.take()
-        self.declared = dict(proc.options)
-        await pool.give_back(proc, faulty=False, played=False)
-        await pool.close()
+        self.declared = await declared_options(self.base, self.settings)
 
     async def play(self, job: ScheduledGame, slot: int = 0) -> GameRecord:
         k = job.game_id // self.games_per_iteration

@@ -15,10 +15,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from guti.referee.execution.cluster_address import ClusterError
+from guti.referee.execution.cluster_address import dask_missing
 from guti.referee.execution.stopping import RunControl
 from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.file_lock import FileBusy, FileLocks
+from guti.referee.game.file_lock import FileLocks, lock_failure
 from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.errors import DatabaseGone, StoreError
@@ -164,16 +164,17 @@ class _Feed:
         return job
 
 
-def _executor(s: TuneSettings, config_for: ConfigFor) -> TuneExecutor:
-    """Game slots here, or the cluster's (Dask imported only then)."""
+def _executor(s: TuneSettings, config_for: ConfigFor, say: Callable[[str], None]
+              ) -> TuneExecutor:
+    """Game slots here, or the cluster's (Dask imported only then), which tells ``say``
+    of its workers."""
     if s.cluster is None:
         return TuneSlots(s.engine, config_for, s.game, s.games_per_iteration, s.concurrency)
     try:
         from guti.referee.tournament.tuning.cluster import TuneCluster
     except ImportError as exc:
-        raise ClusterError(f"-cluster {s.cluster.text} needs Dask: pip install "
-                           f"'guti[cluster]' ({exc})") from None
-    return TuneCluster(s.cluster, s.engine, config_for, s.game, s.games_per_iteration,
+        raise dask_missing(s.cluster, exc) from None
+    return TuneCluster(s.cluster, s.engine, config_for, s.game, s.games_per_iteration, say,
                        s.setups)
 
 
@@ -206,14 +207,13 @@ async def run_tune(s: TuneSettings, listener: TuneListener | None = None,
     control = control or RunControl()
     os.makedirs(os.path.dirname(os.path.abspath(s.db_path)), exist_ok=True)
     values = _Values(s)
-    executor = _executor(s, values.config_for)
+    executor = _executor(s, values.config_for, listener.say)
     with control.signals(listener.say, lambda: len(executor.running)):
         locks = FileLocks()
         try:
             locks.acquire([("-db", s.db_path)])
         except OSError as exc:  # FileBusy included: one line naming the file
-            raise TuneError(str(exc) if isinstance(exc, FileBusy)
-                            else f"{exc.filename}: {exc.strerror}") from None
+            raise TuneError(lock_failure(exc)) from None
         refused = True  # until the parameters pass: then the database is the run's
         try:
             await _check(s, executor, control, values)

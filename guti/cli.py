@@ -1,7 +1,9 @@
 """``guti``: one command, many subcommands, each a module with ``main(argv) -> int``.
 
 Subcommand modules are imported only when used, so ``guti perft`` does not
-pay for the referee and ``guti engine`` starts fast.
+pay for the referee and ``guti engine`` starts fast. The dispatcher stands above the
+three parts: it names the referee's commands and the engine's (``engine``, ``bench``),
+which never import each other.
 """
 
 from __future__ import annotations

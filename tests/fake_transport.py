@@ -122,9 +122,6 @@ class FakeTransport:
         line, _ = await self.read_stamped(time.monotonic() + timeout)
         return line
 
-    def stderr_tail(self) -> str:
-        return ""
-
     def stderr_lines(self) -> list[str]:
         return []
 
