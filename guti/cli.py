@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "match": ("guti.referee.cli.match", "main", "play games between two engines"),
     "tune": ("guti.referee.cli.tune", "main", "tune an engine's options by self-play (SPSA)"),
     "standings": ("guti.referee.cli.tournament", "main_standings", "standings of a tournament database"),
-    "export": ("guti.referee.cli.tournament", "main_export", "export a tournament database to PDN or JSON"),
+    "export": ("guti.referee.cli.tournament", "main_export", "export a tournament database to PDN, EPD or JSON"),
     "report": ("guti.referee.cli.web", "main_report", "write a tournament database as one HTML report"),
     "serve": ("guti.referee.cli.web", "main_serve", "serve a tournament database's live pages (read-only)"),
     "board": ("guti.referee.cli.board", "main", "draw a position as SVG: board [-game G] [-fen F] [-moves M...] -svg FILE"),

@@ -177,8 +177,10 @@ def test_check_finds_a_move_generator_bug(runs):
 
 
 def test_check_without_engine_is_a_usage_error():
+    """One line and exit 2, as every command says a mistake (no usage block first)."""
     res = subprocess.run([*GUTI, "check"], capture_output=True, text=True, timeout=30)
-    assert res.returncode == 2 and "no engine command" in res.stderr
+    assert res.returncode == 2 and res.stderr.startswith("guti check: no engine command")
+    assert res.stderr.count("\n") == 1, res.stderr
 
 
 def test_check_cases_are_verified_by_the_rules():

@@ -133,6 +133,8 @@ def test_a_symlinked_output_is_written_through_to_its_target(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert os.path.islink(tmp_path / "report.html") and os.path.islink(tmp_path / "live.pdn")
     assert "<html" in (tmp_path / "out" / "real.html").read_text()
+    # the run, its report written, leaves its database alone: no SQLite side file
+    assert sorted(p.name for p in tmp_path.glob("t.db*")) == ["t.db"]
     # A resume that finds games the database lacks keeps them next to the target.
     (tmp_path / "out" / "real.pdn").write_text("[Event \"not from this database\"]\n")
     done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-resume",

@@ -8,21 +8,24 @@ engine that cannot be started at all (one "cannot start" line, as ``guti match``
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 
-from guti.referee.cli.engine_argv import game_argument, parse_options, split_engine_argv
+from guti.referee.cli.engine_argv import (
+    OneLineParser,
+    game_argument,
+    parse_options,
+    split_engine_argv,
+)
 from guti.referee.process.errors import EngineStartError
 from guti.referee.process.text import visible
 from guti.referee.tools.check import run_check
 from guti.referee.tools.check_session import said
-from guti.rules import GAMES
 
 
 def main(argv: list[str]) -> int:
     """Entry point of ``guti check``."""
-    ap = argparse.ArgumentParser(
+    ap = OneLineParser(
         prog="guti check",
         description="Check an engine against protocol.md, one PASS/FAIL/WARN/SKIP line per "
         "item. FAIL: UGI requires it of every engine; WARN: a guti extension (d, go perft, "
@@ -30,7 +33,7 @@ def main(argv: list[str]) -> int:
         "item FAILed (the engine conforms to UGI).",
         usage="guti check [--game GAME] -- ENGINE_CMD [ARGS...]",
     )
-    ap.add_argument("--game", action="append", choices=sorted(GAMES), type=game_argument,
+    ap.add_argument("--game", action="append", type=game_argument,
                     help="check only this game (repeatable; default: every game it declares)")
     opts_argv, cmd = split_engine_argv(argv)
     opts = parse_options(ap, opts_argv)

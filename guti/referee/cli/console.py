@@ -8,25 +8,28 @@ line on stderr, as ``guti check`` and ``guti match`` say it), 130 when interrupt
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 
 from guti.referee.cli.common import fail
-from guti.referee.cli.engine_argv import game_argument, parse_options, split_engine_argv
+from guti.referee.cli.engine_argv import (
+    OneLineParser,
+    game_argument,
+    parse_options,
+    split_engine_argv,
+)
 from guti.referee.tools.console import run_console
 from guti.referee.tools.console_session import ConsoleStartError
-from guti.rules import GAMES
 
 
 def main(argv: list[str]) -> int:
     """Entry point of ``guti console``."""
-    ap = argparse.ArgumentParser(
+    ap = OneLineParser(
         prog="guti console",
         description="Talk to an engine by hand: raw UGI lines plus /commands (/help).",
         usage="guti console [--game GAME] -- ENGINE_CMD [ARGS...]",
     )
-    ap.add_argument("--game", choices=sorted(GAMES), type=game_argument, help="game to start with "
+    ap.add_argument("--game", type=game_argument, help="game to start with "
                     "(default: the engine's UGI_Variant default)")
     opts_argv, cmd = split_engine_argv(argv)
     opts = parse_options(ap, opts_argv)

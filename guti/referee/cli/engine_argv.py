@@ -4,9 +4,11 @@ and ``guti check`` (``guti check [--game G] -- ENGINE_CMD [ARGS...]``)."""
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import NoReturn
 
 from guti.referee.config.args import did_you_mean
-from guti.rules.names import canonical_game_name
+from guti.rules.names import canonical_game_name, unknown_game
 
 
 def split_engine_argv(
@@ -35,8 +37,20 @@ def split_engine_argv(
 
 def game_argument(text: str) -> str:
     """A ``--game`` value in any case, as the game's own name (``Pretwa`` is ``pretwa``);
-    an unknown name is left as typed for argparse's ``choices`` to refuse."""
-    return canonical_game_name(text) or text
+    an unknown name is refused in the words every command uses."""
+    game = canonical_game_name(text)
+    if game is None:
+        raise argparse.ArgumentTypeError(unknown_game(text))
+    return game
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argparse parser whose mistakes are one line on stderr (``guti check: ...``) and
+    exit status 2, as every guti command says them; argparse's own prints its usage first."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def parse_options(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:

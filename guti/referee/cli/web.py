@@ -162,6 +162,8 @@ def write_tournament_report(settings: Any) -> str | None:
     from guti.referee.storage.store import TournamentStore
     from guti.referee.web.report import write_report
 
-    with TournamentStore(settings.db_path, create=False) as store:
+    # Opened as the run opened it, not read-only: SQLite's side files (the write-ahead
+    # log) go with the last connection that may write, and this is the run's own file.
+    with TournamentStore(settings.db_path) as store:
         write_report(store, settings.report_path, settings.sprt)
     return str(settings.report_path)

@@ -100,7 +100,8 @@ def check_limits(configs: list[EngineConfig]) -> None:
     for cfg in configs:
         if cfg.limits is None or cfg.limits.is_unlimited():
             raise CliError(
-                f"engine {cfg.name} has no time control: give -each tc=... (or st=, depth=, nodes=)"
+                f"engine {cfg.name} has no limit on its moves: give -each tc=BASE[+INC], st=, depth= "
+                "or nodes= (tc=inf only beside depth=, nodes= or st=)"
             )
 
 

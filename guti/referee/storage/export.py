@@ -214,7 +214,8 @@ def _sync(
             else:
                 backup = _free_backup_name(target)
                 copy_into(target, backup)
-                note = f"{path} held games not in the database; kept it as {backup}"
+                note = (f"{path} differs from the database's games as written now (games the "
+                        f"database lacks, or other comments); kept it as {backup}")
         copy_into(fresh, target, keep)
     except OSError as exc:  # a full disk names no file: the output it was for is named
         if exc.filename is not None:

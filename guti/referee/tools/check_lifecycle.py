@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 
 from guti.referee.process.cgroups import mib
@@ -98,8 +99,10 @@ class LifecycleItems(CheckSession):
             self.look_at_usage()
         most = self.most
         if most is None:
-            self.add("SKIP", name, "no search was looked at (its processes are read from "
-                                   "/proc, which is Linux's)")
+            why = ("the engine was gone before any search" if self.gone is not None
+                   else "its processes are read from /proc, which is Linux's"
+                   if not os.path.isdir("/proc/self") else "it ran no search")
+            self.add("SKIP", name, f"no search was looked at ({why})")
             return
         memory = "not known" if most.peak_memory is None else mib(most.peak_memory)
         processes = "process" if most.processes == 1 else "processes"
