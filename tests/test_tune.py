@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.tournament.tuning.run import option_text
 from guti.referee.tournament.tuning.spsa import (
     ALPHA,
     GAMMA,
@@ -141,6 +142,56 @@ def test_bad_parameter_specs_are_one_line_and_exit_2(tmp_path: Path, param: str,
     assert not (tmp_path / "t.db").exists()  # checked before any run is created
 
 
+def test_a_parameter_is_kept_and_sent_exactly() -> None:
+    """Seven digits and more, or far below 1: a run's spec (its fingerprint) and the
+    values sent to a string option keep every digit, never in exponent form."""
+    assert parse_param("Wide=1234567,0,2000000,1000,0.01").spec() == \
+        "Wide=1234567,0,2000000,1000,0.01"
+    assert parse_param("Wide=0.00001,0,0.001,0.0001,0.5").spec() == \
+        "Wide=0.00001,0,0.001,0.0001,0.5"
+    assert option_text(1234564.8234, rounded=False) == "1234564.8234"
+    assert option_text(0.00001, rounded=False) == "0.00001"
+    assert option_text(1234564.8234, rounded=True) == "1234565"
+
+
+def test_a_resume_with_other_parameters_is_refused(tmp_path: Path) -> None:
+    """Parameters that differ in their seventh digit are another run: ``-resume`` refuses."""
+    db = tmp_path / "t.db"
+    first = tune("-param", "Wide=1234567,0,2000000,1000,0.01", "-iterations", "2",
+                 "-pairs", "1", "-concurrency", "1", db=db, timeout=120)
+    assert first.returncode == 0, first.stderr
+    again = tune("-param", "Wide=1234571,0,2000000,1000,0.01", "-iterations", "2",
+                 "-pairs", "1", "-concurrency", "1", "-resume", db=db, timeout=120)
+    assert again.returncode == 2 and "holds a different run" in again.stderr, again.stderr
+
+
+def test_a_parameter_given_twice_in_other_case_is_refused(tmp_path: Path) -> None:
+    """Option names compare without case, so ``X`` and ``x`` would set one option twice."""
+    done = tune("-param", "X=20,0,200,10,0.1", "x=30,0,200,10,0.1", db=tmp_path / "t.db",
+                timeout=120)
+    assert done.returncode == 2 and "x is given twice" in done.stderr, done.stderr
+    both = subprocess.run([*GUTI, "tune", "-engine", *ENGINE, "option.x=5", *GAME, "-param",
+                           "X=20,0,200,10,0.1", "-db", str(tmp_path / "t.db")],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert both.returncode == 2 and "also set by option.x=" in both.stderr, both.stderr
+
+
+def test_a_run_whose_every_game_is_an_engine_fault_is_no_result(tmp_path: Path) -> None:
+    """An engine that crashes in every game: each game's fault is said, and the run ends
+    as a failure (exit 1), not with values that no game decided."""
+    crashing = [f"cmd={sys.executable}",
+                f"args={ROOT / 'tests' / 'engines' / 'faulty.py'} --mode crash --at 1",
+                "name=crashy"]
+    done = subprocess.run([*GUTI, "tune", "-engine", *crashing, *GAME, "-param",
+                           "Hash=8,1,64,4,0.1", "-iterations", "2", "-pairs", "1",
+                           "-db", str(tmp_path / "t.db")],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "crashy" in done.stdout and "lost by disconnect" in done.stdout, done.stdout
+    assert "every game of this run ended by an engine fault" in done.stderr, done.stderr
+    assert "values after" not in done.stdout
+
+
 def test_a_resume_on_a_tournaments_database_says_what_it_holds(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     played = subprocess.run([*GUTI, "tournament", "-engine", *ENGINE, "-engine", *ENGINE[:2],
@@ -151,6 +202,20 @@ def test_a_resume_on_a_tournaments_database_says_what_it_holds(tmp_path: Path) -
                 timeout=120)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
     assert "holds a tournament, not a tuning run" in done.stderr, done.stderr
+
+
+def test_a_tournament_on_a_tuning_runs_database_says_what_it_holds(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    assert tune("-param", "X=20,0,200,10,0.1", "-iterations", "1", db=db,
+                timeout=120).returncode == 0
+    done = subprocess.run([*GUTI, "tournament", "-engine", *ENGINE, "-engine", *ENGINE[:2],
+                           "name=other", *GAME, "-games", "2", "-db", str(db), "-resume"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "holds a tuning run (guti tune), not a tournament" in done.stderr
+    standings = subprocess.run([*GUTI, "standings", str(tmp_path)], capture_output=True,
+                               text=True, timeout=60, cwd=ROOT)
+    assert standings.returncode == 2 and "is a directory" in standings.stderr, standings.stderr
 
 
 @pytest.mark.parametrize("settings", ['{"tune": 5}', '{"tune": {"lag": "x"}, "seed": 1}',

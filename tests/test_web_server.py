@@ -300,6 +300,14 @@ def test_oversized_or_misdirected_requests_are_refused_quietly(small_db: Path) -
         # Engine command lines are not on the page unless asked for.
         data = embedded_data(page.split(b"\r\n\r\n", 1)[1].decode())
         assert all("python" not in e["command"] for e in data["engines"])
+        # HEAD: the headers alone, so the next answer on the connection starts right after
+        for path in ("/", "/games.pdn", "/events"):
+            both = _raw(address, (f"HEAD {path} HTTP/1.1\r\n{host.decode()}\r\n"
+                                  f"GET /games.pdn?game=1 HTTP/1.1\r\n{host.decode()}"
+                                  "Connection: close\r\n\r\n").encode())
+            head, after = both.split(b"\r\n\r\n", 1)
+            assert head.startswith(b"HTTP/1.1 200 "), head
+            assert after.startswith(b"HTTP/1.1 200 "), (path, after[:80])
     finally:
         err = _stop(proc)
     assert err == ""  # no traceback, no log line on the terminal

@@ -25,8 +25,13 @@ from guti.referee.tournament.tuning.settings import TuneSettings
 
 
 def values_text(settings: TuneSettings, theta: tuple[float, ...]) -> str:
-    """``NAME=VALUE`` of every parameter, two decimals."""
-    return " ".join(f"{p.name}={t:.2f}" for p, t in zip(settings.params, theta, strict=True))
+    """``NAME=VALUE`` of every parameter: two decimals, or three significant digits for a
+    value under 0.01 (a small parameter is not shown as 0.00)."""
+    return " ".join(f"{p.name}={_shown(t)}" for p, t in zip(settings.params, theta, strict=True))
+
+
+def _shown(value: float) -> str:
+    return f"{value:.2f}" if value == 0 or abs(value) >= 0.01 else f"{value:.3g}"
 
 
 class TuneDisplay:

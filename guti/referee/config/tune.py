@@ -60,7 +60,8 @@ def read_params(given: GivenOptions) -> tuple[Param, ...]:
             param = parse_param(f"{name}={text}")
         except ParamSpecError as exc:
             raise CliError(f"{given.where('param')}: {exc}") from None
-        if any(p.name == param.name for p in params):
+        # option names compare without case (protocol.md), so EvalX and evalx are one
+        if any(p.name.lower() == param.name.lower() for p in params):
             raise CliError(f"{given.where('param')}: {param.name} is given twice")
         params.append(param)
     return tuple(params)
@@ -77,8 +78,9 @@ def tune_settings(given: GivenOptions, setups: tuple[EngineSetup, ...] = ()) -> 
     engine = configs[0]
     params = read_params(given)
     for p in params:
-        if p.name in engine.options:
-            raise CliError(f"-param {p.name}: also set by option.{p.name}= (drop one)")
+        also = [name for name in engine.options if name.lower() == p.name.lower()]
+        if also:
+            raise CliError(f"-param {p.name}: also set by option.{also[0]}= (drop one)")
     iterations = given.whole("iterations", DEFAULT_ITERATIONS, minimum=1)
     pairs = given.whole("pairs", DEFAULT_PAIRS, minimum=1)
     if 2 * iterations * pairs > MAX_GAMES:

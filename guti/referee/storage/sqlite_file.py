@@ -72,6 +72,8 @@ def _open_read_only(path: str) -> sqlite3.Connection:
     medium), as an immutable file."""
     if not os.path.exists(path):
         raise StoreError(f"{path}: no such database")
+    if os.path.isdir(path):
+        raise StoreError(f"{path}: is a directory, not a database")
     quoted = urllib.parse.quote(os.path.abspath(path))
     conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, isolation_level=None)
     try:

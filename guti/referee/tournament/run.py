@@ -105,6 +105,9 @@ def open_tournament(
                     "or give another -db"
                 )
             store.check()  # a damaged database is one line now, not a traceback mid-run
+            if store.settings().get("format") == "tune":
+                raise TournamentError(f"{s.db_path} holds a tuning run (guti tune), not a "
+                                      "tournament: give another -db")
             if store.meta("fingerprint") != s.fingerprint():
                 raise TournamentError(
                     f"{s.db_path} holds a different tournament (other engines, games or "

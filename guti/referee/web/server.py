@@ -151,6 +151,8 @@ async def _send(request: web.Request, body: bytes, content_type: str,
     response = web.StreamResponse(headers={**headers, "Content-Type": content_type})
     response.content_length = len(body)
     await response.prepare(request)
+    if request.method == "HEAD":  # the headers alone (its length included), never the body
+        return response
     view = memoryview(body)
     try:
         for start in range(0, len(body), SEND_PIECE):
@@ -222,6 +224,8 @@ async def _events(request: web.Request) -> web.StreamResponse:
     hub = request.app[_HUB]
     response = web.StreamResponse(headers={**_HEADERS, "Content-Type": "text/event-stream"})
     await response.prepare(request)
+    if request.method == "HEAD":  # the headers alone: no stream follows
+        return response
     queue: asyncio.Queue[Queued] = asyncio.Queue(CLIENT_QUEUE)
     hub.clients.add(queue)
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from guti.referee.storage.store import TournamentStore
+from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.tuning.settings import PLUS
 from guti.referee.tournament.tuning.spsa import ParamSpecError, Spsa, parse_param
 from guti.referee.tournament.tuning.state import replay_results
@@ -18,7 +18,8 @@ from guti.referee.tournament.tuning.state import replay_results
 def tuning_history(store: TournamentStore) -> dict[str, Any] | None:
     """``{"params": [{name, min, max}], "history": [[value per parameter] per applied
     iteration, the start first], "iterations": N}``; None when the database holds no
-    tuning run (or one whose settings cannot be read)."""
+    tuning run (or one whose settings cannot be read). StoreError for counts no run has
+    (iterations or pairs below 1, a negative lag: a damaged database)."""
     settings = store.settings()
     tune = settings.get("tune")
     if settings.get("format") != "tune" or not isinstance(tune, dict):
@@ -29,6 +30,9 @@ def tuning_history(store: TournamentStore) -> dict[str, Any] | None:
         spsa = Spsa(params, iterations, int(settings["seed"]))
     except (KeyError, TypeError, ValueError, ParamSpecError):
         return None
+    if iterations < 1 or pairs < 1 or lag < 0:
+        raise StoreError(f"{store.path}: its tuning run's settings are damaged (iterations "
+                         f"{iterations}, pairs {pairs}, lag {lag})")
     state = replay_results(spsa, 2 * pairs, lag, store.results(), PLUS)
     return {
         "params": [{"name": p.name, "min": p.minimum, "max": p.maximum} for p in params],

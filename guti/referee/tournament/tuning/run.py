@@ -25,7 +25,7 @@ from guti.referee.storage.errors import DatabaseGone, StoreError
 from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.tuning.executor import ConfigFor, TuneExecutor, TuneSlots
 from guti.referee.tournament.tuning.settings import PLUS, TuneSettings
-from guti.referee.tournament.tuning.spsa import Param
+from guti.referee.tournament.tuning.spsa import Param, exact_text
 from guti.referee.tournament.tuning.state import TuneState, plus_score, replay_results
 from guti.referee.ugi.options import EngineOption, listed
 
@@ -95,8 +95,9 @@ def check_params(params: tuple[Param, ...], declared: dict[str, EngineOption],
 
 
 def option_text(value: float, rounded: bool) -> str:
-    """A value as sent to the engine: whole-number options rounded."""
-    return str(round(value)) if rounded else f"{value:.6g}"
+    """A value as sent to the engine: whole-number options rounded, any other written
+    exactly, as a plain decimal (:func:`~guti.referee.tournament.tuning.spsa.exact_text`)."""
+    return str(round(value)) if rounded else exact_text(value)
 
 
 def tuned_options(params: tuple[Param, ...], theta: tuple[float, ...],
@@ -252,10 +253,16 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
         listener.say(f"resuming: {outcome.finished}/{outcome.total} games already played, "
                      f"{state.applied}/{s.iterations} iterations applied")
     stored = Counter(row[0] // s.games_per_iteration for row in store.results())
+    faults: list[str] = []  # this run's games an engine lost by a fault, each said
 
     async def on_result(job: ScheduledGame, record: GameRecord) -> None:
         for note in record.notes:  # what the referee met in the game (a move voided, ...)
             listener.say(f"guti: {note}")
+        if record.fault is not None:
+            lost = record.white if record.fault == "w" else record.black
+            detail = (record.detail or "").split("\n", 1)[0]
+            faults.append(f"{record.reason}: {detail}")
+            listener.say(f"game {job.game_id + 1}: {lost} lost by {record.reason} - {detail}")
         try:
             store.record_game(job, record)
         except DatabaseGone as exc:
@@ -277,7 +284,14 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
             await executor.release(k)
 
     feed = _Feed(store, state, s.games_per_iteration)
+    played_before = outcome.finished
     await executor.run(feed.next_job, on_result, control)
     outcome.theta, outcome.history = state.theta, list(state.history)
     outcome.interrupted = control.stopping and outcome.finished < outcome.total
+    played = outcome.finished - played_before
+    if played and len(faults) == played and outcome.failed is None:
+        # not one game decided over the board: the results say nothing of the values
+        outcome.failed = (f"every game of this run ended by an engine fault (the first: "
+                          f"{faults[0]}), so its values are not tuned; mend the engine and "
+                          "start a new run")
     return outcome

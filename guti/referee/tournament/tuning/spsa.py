@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from decimal import Decimal
 
 ALPHA = 0.602
 GAMMA = 0.101
@@ -57,9 +58,19 @@ class Param:
         return min(self.maximum, max(self.minimum, value))
 
     def spec(self) -> str:
-        """The ``NAME=START,MIN,MAX,C_END,R_END`` text of this parameter."""
+        """The ``NAME=START,MIN,MAX,C_END,R_END`` text of this parameter, every number
+        exact (a run's fingerprint and its report's replay are made from it)."""
         numbers = (self.start, self.minimum, self.maximum, self.c_end, self.r_end)
-        return f"{self.name}=" + ",".join(f"{n:g}" for n in numbers)
+        return f"{self.name}=" + ",".join(exact_text(n) for n in numbers)
+
+
+def exact_text(number: float) -> str:
+    """``number`` written exactly and plainly: a whole number without a point, any other
+    as Python's shortest round-trip digits, never in exponent form (an engine's option
+    or a stored spec is read back as a plain decimal: ``1234567``, ``0.00001``)."""
+    if number.is_integer():
+        return str(int(number))
+    return format(Decimal(repr(number)), "f")
 
 
 def parse_param(text: str) -> Param:
