@@ -24,7 +24,7 @@ from tests.conftest import GUTI, ROOT
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 PY = sys.executable
 #: Control characters that must never reach an output (newline aside, where it ends a line).
-RAW = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]")
+RAW = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e\u2028\u2029]")
 ESCAPES = "evil\x1b]0;pwned\x07\x1b[2J"
 
 
@@ -41,14 +41,14 @@ def guti(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 def test_tournament_shows_markup_and_escapes_as_text_everywhere(tmp_path):
     crash = ["--mode", "crash", "--at", "2", "--stderr", "'boom\\x1b[2J\\x1b]0;title\\x07'"]
     done = guti("tournament", *engine("[/]"), *engine("guti [old]"), *engine("guti [new]"),
-                *engine(ESCAPES, *crash), *engine("two\nlines\r"),
+                *engine(ESCAPES, *crash), *engine("two\nlines\r\u2028"),
                 "-each", "tc=30+0.5", "-games", "2", "-db", "t.db", "-pdnout", "t.pdn",
                 "-log", "file=t.log", cwd=tmp_path)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
     assert not RAW.search(out), repr(RAW.search(out))
     assert "guti [old]" in done.stdout and "guti [new]" in done.stdout and "[/]" in done.stdout
-    assert "evil\\x1b]0;pwned\\x07\\x1b[2J" in done.stdout and "two\\nlines\\r" in done.stdout
+    assert "evil\\x1b]0;pwned\\x07\\x1b[2J" in done.stdout and "two\\nlines\\r\\u2028" in done.stdout
     finished = [line for line in done.stdout.splitlines() if line.startswith("Finished game")]
     assert len(finished) == 20  # 5 engines, 10 encounters of 2: one line each
     assert any("boom\\x1b[2J" in line for line in finished), finished  # stderr tail, escaped
@@ -66,6 +66,13 @@ def test_tournament_shows_markup_and_escapes_as_text_everywhere(tmp_path):
     assert exported.returncode == 0
     names = {g["white"] for g in json.loads((tmp_path / "t.json").read_text())}
     assert ESCAPES in names  # stored as it was: only the display is escaped
+
+
+def test_visible_escapes_controls_line_separators_and_overrides():
+    from guti.referee.process.text import visible
+
+    assert visible("a\u2028b\u2029c\x1bd\u202e é\t") == "a\\u2028b\\u2029c\\x1bd\\u202e é\\t"
+    assert visible("plain é ü") == "plain é ü"
 
 
 def test_match_lines_and_start_failure_messages_are_escaped(tmp_path):

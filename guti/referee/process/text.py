@@ -5,8 +5,9 @@ programs guti does not trust. Raw, an ``ESC [2J`` clears the user's screen, an
 ``ESC ]0;...`` retitles the window, a newline splits a one-line summary and a ``\\r``
 sits in a PDN tag. Every terminal, PDN and log output passes such text through
 :func:`visible`, which shows each control character escaped (``\\x1b``, ``\\n``,
-``\\r``, ``\\t``, ``\\x9b``) and so does the Unicode direction overrides that can make
-text read differently than it is. Everything else, accents and all, stays as it is.
+``\\r``, ``\\t``, ``\\x9b``), and so does the Unicode line and paragraph separators
+(U+2028, U+2029: a terminal table breaks its row at them) and the direction overrides that
+can make text read differently than it is. Everything else, accents and all, stays as it is.
 (Rich markup such as ``[/]`` is a separate matter: consoles print with markup off.)
 
 It lives in the lowest layer, where engine text enters guti, so that every layer above
@@ -30,10 +31,15 @@ def _escape(char: str) -> str:
 
 
 def visible(text: str) -> str:
-    """``text`` with control characters (C0, DEL, C1) and direction overrides escaped."""
+    """``text`` with control characters (C0, DEL, C1), line and paragraph separators and
+    direction overrides escaped."""
     if text.isprintable():
         return text
     return "".join(
-        _escape(c) if c in _BIDI or unicodedata.category(c) == "Cc" else c for c in text
+        _escape(c) if c in _BIDI or unicodedata.category(c) in _ESCAPED else c for c in text
     )
+
+
+#: Unicode categories shown escaped: controls, line and paragraph separators.
+_ESCAPED = frozenset({"Cc", "Zl", "Zp"})
 
