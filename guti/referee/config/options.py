@@ -195,16 +195,22 @@ def start_openings(
         return board.fen(), None
     if not spec:
         return None, None
+    typed = "plies"  # what the user wrote the count as, for the messages below
     if spec.get("file", "").startswith("random:"):  # random:K == K random plies
+        if "plies" in spec:
+            raise CliError(f"{where} file={spec['file']} plies={spec['plies']}: give the "
+                           "plies once (random:K is K random plies)")
+        typed = "file=random"
         spec = {k: v for k, v in spec.items() if k != "file"} | {"plies": spec["file"][7:]}
     plies = None
     if "plies" in spec:
+        shown = f"{where} {typed}{':' if typed != 'plies' else '='}{spec['plies']}"
         try:
             plies = int(spec["plies"])
         except ValueError:
-            raise CliError(f"{where} plies={spec['plies']}: not a whole number") from None
+            raise CliError(f"{shown}: not a whole number") from None
         if plies < 0:
-            raise CliError(f"{where} plies={plies}: must be >= 0")
+            raise CliError(f"{shown}: must be >= 0")
     order = spec.get("order", "sequential")
     if order not in ("sequential", "random"):
         raise CliError(f"{where} order={order}: expected sequential or random")
