@@ -218,6 +218,25 @@ def test_a_tournament_on_a_tuning_runs_database_says_what_it_holds(tmp_path: Pat
     assert standings.returncode == 2 and "is a directory" in standings.stderr, standings.stderr
 
 
+@pytest.mark.parametrize("field", ["pairs", "iterations"])
+def test_a_report_of_a_tampered_run_is_one_line(tmp_path: Path, field: str) -> None:
+    """Counts no run has (0 pairs, 0 iterations) in a run's stored settings: ``guti
+    report`` says the database is damaged, in one line, exit 2."""
+    db = tmp_path / "t.db"
+    assert tune("-param", "X=20,0,200,10,0.1", "-iterations", "1", db=db,
+                timeout=120).returncode == 0
+    with sqlite3.connect(db) as conn:
+        settings = json.loads(conn.execute(
+            "SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+        settings["tune"][field] = 0
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(settings),))
+    conn.close()
+    done = subprocess.run([*GUTI, "report", str(db), "-html", str(tmp_path / "r.html")],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "tuning run's settings are damaged" in done.stderr
+
+
 @pytest.mark.parametrize("settings", ['{"tune": 5}', '{"tune": {"lag": "x"}, "seed": 1}',
                                       '{"tune": {"lag": 1}, "seed": [1]}'])
 def test_a_resume_of_a_damaged_run_is_one_line(tmp_path: Path, settings: str) -> None:

@@ -91,8 +91,6 @@ def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
     return GivenOptions(values, engines)
 
 
-
-
 def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue | None:
     """The option ``spec`` as the file gives it (None: a flag set to false)."""
     if spec.kind is Kind.FLAG or (spec.kind is Kind.OPTIONAL and isinstance(value, bool)):

@@ -27,12 +27,13 @@ def tuning_history(store: TournamentStore) -> dict[str, Any] | None:
     try:
         params = tuple(parse_param(text) for text in tune["params"])
         iterations, pairs, lag = int(tune["iterations"]), int(tune["pairs"]), int(tune["lag"])
-        spsa = Spsa(params, iterations, int(settings["seed"]))
+        seed = int(settings["seed"])
     except (KeyError, TypeError, ValueError, ParamSpecError):
         return None
     if iterations < 1 or pairs < 1 or lag < 0:
         raise StoreError(f"{store.path}: its tuning run's settings are damaged (iterations "
                          f"{iterations}, pairs {pairs}, lag {lag})")
+    spsa = Spsa(params, iterations, seed)
     state = replay_results(spsa, 2 * pairs, lag, store.results(), PLUS)
     return {
         "params": [{"name": p.name, "min": p.minimum, "max": p.maximum} for p in params],
