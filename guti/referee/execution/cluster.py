@@ -335,6 +335,16 @@ class ClusterExecutor:
         finally:
             watcher.cancel()
 
+    async def _lost_whom(self) -> str:
+        """Who went away when a connection broke mid-run: the scheduler, unless it still
+        answers (then a worker's connection broke past Dask's own recovery)."""
+        client = self.client
+        if client is not None and client.status == "running":
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.scheduler.identity(), 5)
+                return "contact with a worker of the cluster"
+        return "the Dask scheduler"
+
     async def _run(
         self,
         next_job: Callable[[], ScheduledGame | None],
@@ -386,9 +396,13 @@ class ClusterExecutor:
                     else:
                         book.add(settled, batch)
                 top_up()
-        except BaseException:
+        except BaseException as exc:
             watcher.cancel()  # nothing more is submitted while the tasks are cancelled
             await asyncio.shield(self._abort(book.futures()))
+            if isinstance(exc, CommClosedError | ConnectionError):  # one line, as at the start
+                raise ClusterError(f"lost {await self._lost_whom()} at {self.address.text} "
+                                   f"({exc}); every game stored so far is safe, and -resume "
+                                   "continues the tournament") from None
             raise
         finally:
             stopper.cancel()
