@@ -24,12 +24,9 @@ import sys
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
+from guti.engine.ugi import RESULT_WORDS  # noqa: E402  (an engine: the reference engine's words)
 from guti.rules import Board, Result, RulesError, divide, get_game  # noqa: E402
 from guti.rules.games import Game  # noqa: E402
-
-#: The answers to ``query result``, by result.
-RESULT_WORDS = {Result.WHITE_WINS: "p1win", Result.BLACK_WINS: "p2win", Result.DRAW: "draw",
-                Result.UNFINISHED: "none"}
 
 
 def buggy_game(name: str, missing: str) -> Game:

@@ -55,7 +55,7 @@ from distributed.scheduler import KilledWorker
 
 from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
 from guti.referee.execution.cluster_connect import connect_remote, quiet_dask, start_local
-from guti.referee.execution.cluster_roster import WorkerRoster, check_workers
+from guti.referee.execution.cluster_roster import GONE, WorkerRoster, check_workers
 from guti.referee.execution.cluster_tasks import JobFeed, TaskBook, gathered, set_when_stopping
 from guti.referee.execution.cluster_uploads import pack_folders
 from guti.referee.execution.cluster_worker import (
@@ -253,9 +253,7 @@ class ClusterExecutor:
             worker, _, why = str(exc).removeprefix("worker ").partition(": ")
             self.roster.leave_out(worker, why)
         elif self.client.status != "running":
-            raise ClusterError(
-                f"lost the Dask scheduler at {self.address.text}; every game stored so far "
-                "is safe, and -resume continues the tournament") from None
+            raise self._lost("the Dask scheduler") from None
         elif exc is None:  # cancelled, not by this client: another one restarted the cluster
             if again > RESUBMITS:
                 raise ClusterError(f"game {games} was cancelled on the cluster {again} times "
@@ -335,6 +333,12 @@ class ClusterExecutor:
         finally:
             watcher.cancel()
 
+    def _lost(self, whom: str, cause: BaseException | None = None) -> ClusterError:
+        """The run's one line when ``whom`` went away mid-run: what is stored is safe."""
+        why = "" if cause is None else f" ({cause})"
+        return ClusterError(f"lost {whom} at {self.address.text}{why}; every game stored so "
+                            "far is safe, and -resume continues the tournament")
+
     async def _lost_whom(self) -> str:
         """Who went away when a connection broke mid-run: the scheduler, unless it still
         answers (then a worker's connection broke past Dask's own recovery)."""
@@ -399,10 +403,8 @@ class ClusterExecutor:
         except BaseException as exc:
             watcher.cancel()  # nothing more is submitted while the tasks are cancelled
             await asyncio.shield(self._abort(book.futures()))
-            if isinstance(exc, CommClosedError | ConnectionError):  # one line, as at the start
-                raise ClusterError(f"lost {await self._lost_whom()} at {self.address.text} "
-                                   f"({exc}); every game stored so far is safe, and -resume "
-                                   "continues the tournament") from None
+            if isinstance(exc, GONE):  # a connection broke: one line, as at the start
+                raise self._lost(await self._lost_whom(), exc) from None
             raise
         finally:
             stopper.cancel()

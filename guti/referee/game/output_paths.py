@@ -39,18 +39,19 @@ def create_parent_dirs(path: str) -> list[str]:
     """Create the folders ``path`` needs (OSError, with the folder as ``filename``,
     when one cannot be made, e.g. a file is in the way); the folders it made, outermost
     first (:func:`remove_made_dirs` takes them back)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    missing = []
+    wanted = os.path.dirname(os.path.abspath(path))
+    made: list[str] = []  # outermost first
+    folder = wanted
     while not os.path.lexists(folder):
-        missing.append(folder)
+        made.insert(0, folder)
         folder = os.path.dirname(folder)
     try:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        os.makedirs(wanted, exist_ok=True)
     except OSError as exc:
-        remove_made_dirs(missing[::-1])
+        remove_made_dirs(made)
         raise OSError(exc.errno, f"cannot create the folder for {path}: {exc.strerror}",
-                      exc.filename or folder) from None
-    return missing[::-1]
+                      wanted) from None
+    return made
 
 
 def remove_made_dirs(folders: list[str]) -> None:
