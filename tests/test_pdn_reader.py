@@ -14,7 +14,13 @@ import pytest
 
 from guti.referee.game.openings import Opening, OpeningsError, load_openings
 from guti.referee.game.pdn import format_game
-from guti.referee.game.pdn_reader import PdnError, PdnGame, parse_pdn, read_pdn_file
+from guti.referee.game.pdn_reader import (
+    PdnError,
+    PdnGame,
+    iter_pdn,
+    parse_pdn,
+    read_pdn_file,
+)
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.rules import Board
@@ -137,6 +143,32 @@ def test_a_mistake_is_one_line_naming_the_file_and_line(text: str, line: int, ne
     message = str(caught.value)
     assert message.startswith(f"book.pdn:{line}: ") and needle in message, message
     assert "\n" not in message
+
+
+def test_games_are_read_one_at_a_time_up_to_a_mistake() -> None:
+    """A reader that keeps little of each game (an openings book) holds one game at a
+    time: each game is made when it is asked for, so the games before a mistake come out
+    before the mistake is raised, and those after it are never made."""
+    good = _one_game(f"1. {FIRST[0]} *")
+    games = iter_pdn(good + good + _one_game("1. 99-98 *") + good, "book.pdn")
+    first, second = next(games), next(games)
+    assert first.move_texts == second.move_texts == [FIRST[0]]
+    assert second.line == 4
+    with pytest.raises(PdnError, match=r"^book\.pdn:9: game 3: ply 1: illegal move"):
+        next(games)
+
+
+def test_with_plies_the_moves_after_them_are_skipped_unplayed() -> None:
+    """An openings book is read as far as it is played: past ``plies`` a game's moves and
+    their comments are skipped, neither played nor checked; its layout still is."""
+    text = _one_game(f"1. {FIRST[0]} {{kept}} 99-98 {{dropped}} 2. 98-97 *")
+    [game] = iter_pdn(text, "book.pdn", plies=1)
+    assert game.move_texts == [FIRST[0]] and game.moves[0].comments == ["kept"]
+    assert game.notes == [] and game.result == "*"
+    with pytest.raises(PdnError, match="illegal move '99-98'"):
+        parse_pdn(text, "book.pdn")
+    with pytest.raises(PdnError, match="comment { is never closed"):
+        list(iter_pdn(_one_game(f"1. {FIRST[0]} 99-98 {{open *"), "book.pdn", plies=1))
 
 
 def test_a_game_of_another_game_than_the_one_asked_for(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import os
 import re
 import signal
 import socket
+import sqlite3
 import subprocess
 import urllib.error
 import urllib.request
@@ -186,6 +187,87 @@ def test_hub_pushes_each_stored_game_with_new_standings(small_db: Path) -> None:
         hub.close()
 
     asyncio.run(scenario())
+
+
+def _copy(db: Path, folder: Path) -> Path:
+    """A copy of the database (through SQLite, whatever its journal holds)."""
+    copy = folder / "copy.db"
+    with sqlite3.connect(db) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    return copy
+
+
+def _add_game(db: Path, **changes: object) -> int:
+    """Store the first game again as a new one, the last to finish (with ``changes`` to
+    its columns); its finishing number."""
+    with sqlite3.connect(db) as conn:
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(games)")]
+        first = conn.execute("SELECT * FROM games ORDER BY seq LIMIT 1").fetchone()
+        row = dict(zip(columns, first, strict=True))
+        seq, top = conn.execute("SELECT MAX(seq), MAX(game_id) FROM games").fetchone()
+        row.update(seq=seq + 1, game_id=top + 1, **changes)
+        conn.execute(f"INSERT INTO games ({', '.join(columns)}) VALUES "
+                     f"({', '.join('?' * len(columns))})", list(row.values()))
+    return int(row["seq"])
+
+
+def _games_counted(tally: dict[str, Any]) -> int:
+    return sum(row["games"] for row in tally["rows"]) // 2
+
+
+def test_a_game_stored_damaged_stops_the_reading_once_and_counts_nothing_twice(
+        small_db: Path, tmp_path: Path) -> None:
+    """A game that cannot be read back (changed outside guti) while the page follows the
+    database: the games before it are shown and counted once, one line says what is
+    wrong, and once it reads well again the reading goes on from there."""
+    db = _copy(small_db, tmp_path)
+    warnings: list[str] = []
+
+    async def scenario() -> None:
+        hub = LiveHub(str(db), warn=warnings.append)
+        await hub.refresh()
+        assert hub.tally is not None
+        before = _games_counted(hub.tally)
+        good = _add_game(db)
+        bad = _add_game(db, elapsed_ms="{")
+        after = _add_game(db)
+        queue: asyncio.Queue[Queued] = asyncio.Queue(CLIENT_QUEUE)
+        hub.clients.add(queue)
+        await hub.refresh()
+        await hub.refresh()
+        events = _events(queue)
+        assert [d["seq"] for k, d in events if k == "end"] == [good]
+        assert _games_counted(hub.tally) == before + 1
+        [line] = warnings
+        assert re.fullmatch(rf"{re.escape(str(db))}: game \d+ is stored damaged \(.*\); "
+                            r"the page shows the games stored before it", line), line
+        with sqlite3.connect(db) as conn:  # mended: read on
+            conn.execute("UPDATE games SET elapsed_ms = (SELECT elapsed_ms FROM games "
+                         "WHERE seq = ?) WHERE seq = ?", (good, bad))
+        await hub.refresh()
+        events = _events(queue)
+        assert [d["seq"] for k, d in events if k == "end"] == [bad, after]
+        assert _games_counted(hub.tally) == before + 3 and len(warnings) == 1
+        hub.close()
+
+    asyncio.run(scenario())
+
+
+def test_guti_serve_says_a_game_stored_damaged_in_one_line(small_db: Path,
+                                                           tmp_path: Path) -> None:
+    db = _copy(small_db, tmp_path)
+    proc, address = _serve(db)
+    try:
+        with urllib.request.urlopen(f"http://{address}/", timeout=30) as page:
+            assert page.status == 200  # the database was read
+        _add_game(db, result="won")
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # the next look at the database finds it
+        assert re.fullmatch(r"guti serve: .*copy\.db: game \d+ is stored damaged \(.*'won'.*\); "
+                            r"the page shows the games stored before it\n", line), line
+    finally:
+        rest = _stop(proc)
+    assert rest == ""
 
 
 def test_guti_serve_shows_a_database_read_only(small_db: Path) -> None:

@@ -16,9 +16,14 @@ _SYSTEM_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO)
 
 
 def fail(prog: str, text: str) -> int:
-    """Print ``guti PROG: TEXT`` on stderr, control characters escaped; return 2."""
-    print(f"guti {prog}: {visible(text)}", file=sys.stderr, flush=True)
+    """Print ``guti PROG: TEXT`` on stderr (:func:`complain`); return 2."""
+    complain(prog, text)
     return 2
+
+
+def complain(prog: str, text: str) -> None:
+    """Print ``guti PROG: TEXT`` on stderr, control characters escaped."""
+    print(f"guti {prog}: {visible(text)}", file=sys.stderr, flush=True)
 
 
 def run_failed(prog: str, exc: Exception, db_path: str) -> int:

@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 
-from guti.referee.cli.common import database_and_rest, fail
+from guti.referee.cli.common import complain, database_and_rest, fail
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from guti.referee.config.option_specs import SPRT_OPTION
 
@@ -108,7 +108,8 @@ def main_serve(argv: list[str]) -> int:
         for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(signo, task.cancel)
-        hub = LiveHub(path, sprt, show_commands=args.has("commands"))
+        hub = LiveHub(path, sprt, show_commands=args.has("commands"),
+                      warn=lambda text: complain("serve", text))
         try:
             with contextlib.suppress(asyncio.CancelledError):
                 hub.check_state()

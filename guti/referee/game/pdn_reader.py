@@ -172,8 +172,11 @@ def _skip_variation(text: str, pos: int, source: str, line: int) -> int:
 class _GameBuilder:
     """One game being read: its tags first, then its moves replayed on a board."""
 
-    def __init__(self, number: int, line: int, source: str, game: str | None) -> None:
+    def __init__(self, number: int, line: int, source: str, game: str | None,
+                 plies: int | None = None) -> None:
         self.number, self.line, self.source, self.wanted = number, line, source, game
+        self.plies = plies  # moves kept (None: all); those after them are skipped unplayed
+        self.skipped = 0
         self.tags: dict[str, str] = {}
         self.moves: list[PdnMove] = []
         self.notes: list[str] = []
@@ -192,6 +195,8 @@ class _GameBuilder:
 
     def comment(self, token: _Token) -> None:
         self._start_movetext(token)
+        if self.skipped:
+            return  # the comment of a move past the plies kept
         if self._commented:
             self.notes.append(token.text)
         else:
@@ -210,6 +215,9 @@ class _GameBuilder:
 
     def _move(self, token: _Token, text: str) -> None:
         board = self._start_movetext(token)
+        if self.plies is not None and len(self.moves) >= self.plies:
+            self.skipped += 1
+            return
         text = text.rstrip("!?")
         if board.is_game_over():
             raise self.fail(token.line, f"ply {len(self.moves) + 1} ({text}): the game is "
@@ -271,23 +279,33 @@ def parse_pdn(text: str, source: str = "<pdn>", game: str | None = None) -> list
     """Every game of the PDN ``text``, in order; ``source`` names it in errors (a file
     name); ``game``: the game every game must be of (None: each game's GameType tag).
     Raises :class:`PdnError` on any mistake."""
-    games: list[PdnGame] = []
+    return list(iter_pdn(text, source, game))
+
+
+def iter_pdn(text: str, source: str = "<pdn>", game: str | None = None,
+             plies: int | None = None) -> Iterator[PdnGame]:
+    """:func:`parse_pdn` one game at a time: a reader that keeps little of each game (an
+    openings book) holds one game's moves at once, not the whole file's. A mistake is
+    raised when the reading reaches it. ``plies``: each game's first ``plies`` moves
+    only, as far as an openings book is played; the words after them up to the result
+    are skipped, neither played nor checked (the layout around them still is)."""
+    number = 0
     current: _GameBuilder | None = None
     for token in _tokens(text, source):
         if current is None:
-            current = _GameBuilder(len(games) + 1, token.line, source, game)
+            current = _GameBuilder(number + 1, token.line, source, game, plies)
         if token.kind == "tag":
             current.tag(token)
         elif token.kind == "comment":
             current.comment(token)
         elif token.text in PDN_RESULTS:
-            games.append(current.end(token, text))
+            number += 1
+            yield current.end(token, text)
             current = None
         else:
             current.word(token)
     if current is not None:
         raise current.fail(current.line, "no result (1-0, 0-1, 1/2-1/2 or *) at its end")
-    return games
 
 
 #: The largest PDN file read: it is parsed whole, so a device that never ends
@@ -316,6 +334,13 @@ def read_pdn_file(path: str, game: str | None = None, what: str = "PDN file") ->
     """Every game of the PDN file ``path`` (see :func:`parse_pdn`); a file that cannot be
     read (``what`` names it then: ``openings file x.pdn: No such file or directory``) or is
     not UTF-8 is a :class:`PdnError` too."""
+    return list(iter_pdn_file(path, game, what))
+
+
+def iter_pdn_file(path: str, game: str | None = None, what: str = "PDN file",
+                  plies: int | None = None) -> Iterator[PdnGame]:
+    """:func:`read_pdn_file` one game at a time (see :func:`iter_pdn`): the text is read
+    whole (at most :data:`MAX_PDN_BYTES`), the games are made as they are asked for."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
             text = _bounded_text(fh, path)
@@ -324,4 +349,4 @@ def read_pdn_file(path: str, game: str | None = None, what: str = "PDN file") ->
     except UnicodeDecodeError as exc:
         line = exc.object[: exc.start].count(b"\n") + 1
         raise PdnError(f"{path}:{line}: not UTF-8 text") from None
-    return parse_pdn(text, path, game)
+    yield from iter_pdn(text, path, game, plies)

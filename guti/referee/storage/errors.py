@@ -19,6 +19,17 @@ class DatabaseGone(StoreError):
     run may be called safe."""
 
 
+class DamagedGame(StoreError):
+    """A stored game that cannot be read back (changed or damaged outside guti): the
+    games before it read well, so a reader that follows a database (the live page) can
+    show them and say this one line."""
+
+
+def damaged_game(path: str, number: str, what: str) -> DamagedGame:
+    """The error for game ``number`` stored damaged: ``what`` is wrong with it."""
+    return DamagedGame(f"{path}: game {number} is stored damaged ({what})")
+
+
 def damaged(path: str, where: str, what: str) -> StoreError:
     """The error for a database whose content is not what guti wrote: the file, where in
     it (a table, and the row or game), and what is wrong there."""

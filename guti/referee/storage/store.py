@@ -48,7 +48,7 @@ from guti.referee.game.openings import Opening
 from guti.referee.game.record import GameRecord
 from guti.referee.game.resources import EngineUse
 from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.storage.errors import DatabaseGone, StoreError
+from guti.referee.storage.errors import DatabaseGone, StoreError, damaged_game
 from guti.referee.storage.integrity import (
     RESULTS,
     check_database,
@@ -355,8 +355,8 @@ class TournamentStore:
                 try:
                     yield row_to_record(row)
                 except (ValueError, TypeError, KeyError, AttributeError) as exc:
-                    raise StoreError(f"{self.path}: game {_number(row[1])} is stored damaged "
-                                     f"({type(exc).__name__}: {exc})") from None
+                    raise damaged_game(self.path, _number(row[1]),
+                                       f"{type(exc).__name__}: {exc}") from None
 
     def results(self) -> Iterator[tuple[int, int, int, int, str, str | None, str | None]]:
         """Light rows for standings, in finishing order:
@@ -376,8 +376,8 @@ class TournamentStore:
                 last = row[0]
                 if not all(isinstance(i, int) and 0 <= i < engines for i in row[3:5]) \
                         or row[5] not in _RESULTS:
-                    raise StoreError(f"{self.path}: game {_number(row[1])} is stored damaged "
-                                     f"(engines {row[3]!r}, {row[4]!r}, result {row[5]!r})")
+                    raise damaged_game(self.path, _number(row[1]), f"engines {row[3]!r}, "
+                                       f"{row[4]!r}, result {row[5]!r}")
                 yield row[1:]
 
     def resource_uses(self) -> Iterator[tuple[str, str, dict[Side, EngineUse]]]:
@@ -399,8 +399,8 @@ class TournamentStore:
                 try:
                     yield white, black, resources_from_json(text)
                 except (ValueError, TypeError) as exc:
-                    raise StoreError(f"{self.path}: game {_number(game_id)} is stored damaged "
-                                     f"({type(exc).__name__}: {exc})") from None
+                    raise damaged_game(self.path, _number(game_id),
+                                       f"{type(exc).__name__}: {exc}") from None
 
     # -- plumbing ------------------------------------------------------------
     def _transaction(self) -> Transaction:

@@ -16,6 +16,11 @@ standings), ``state`` (the run started or ended). ``end`` and ``tally`` carry th
 database's finishing number as the event id, so a browser that reconnects (its
 ``Last-Event-ID``) is sent the games it missed.
 
+A stored game that cannot be read back (the database changed or damaged outside guti)
+stops the reading at it: the games before it are shown and counted once, and the hub's
+``warn`` is told one line (``guti serve`` prints it); the reading goes on from there once
+the game reads well again.
+
 A slow browser is dropped, never waited for: each client has a bounded queue; a client
 whose queue is full is dropped (its queue emptied and closed; the browser reconnects and
 catches up by its event id).
@@ -26,12 +31,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from guti.referee.game.file_lock import lock_owner
 from guti.referee.stats.sprt import SprtSpec
+from guti.referee.storage.errors import DamagedGame
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.web.data import Tally, compact_game
 
@@ -76,6 +82,9 @@ class GameReader:
         self.tally: Tally | None = None
         self.index: dict[str, int] = {}
         self.seq = 0
+        #: Why the last reading of new games stopped short of the end (a game stored
+        #: damaged), or None.
+        self.trouble: str | None = None
 
     def _open(self) -> TournamentStore:
         if self.store is None:
@@ -111,10 +120,23 @@ class GameReader:
 
     def _games(self, store: TournamentStore, after: int, limit: int | None,
                count: bool) -> list[tuple[int, list[Any]]]:
+        rows = []
+        try:
+            for info, record in store.records_after(after):
+                if not count and info["seq"] > self.seq:
+                    break
+                rows.append((info, record))
+                if limit is not None and len(rows) >= limit:
+                    break
+        except DamagedGame as exc:  # the games before it are read; counted once below
+            if not count:
+                raise
+            self.trouble = str(exc)
+        else:
+            if count:
+                self.trouble = None
         games: list[tuple[int, list[Any]]] = []
-        for info, record in store.records_after(after):
-            if not count and info["seq"] > self.seq:
-                break
+        for info, record in rows:
             white, black = self.index.get(record.white, -1), self.index.get(record.black, -1)
             if count and self.tally is not None:
                 self.tally.add(white, black, str(record.result),
@@ -123,8 +145,6 @@ class GameReader:
                                info["pair_id"])
             games.append((info["seq"], compact_game(info["game_id"] + 1, info["round"], white,
                                                     black, record)))
-            if limit is not None and len(games) >= limit:
-                break
         return games
 
     def close(self) -> None:
@@ -150,8 +170,11 @@ class LiveHub:
     name private paths)."""
 
     def __init__(self, db_path: str, sprt: SprtSpec | None = None, *, fed: bool = False,
-                 show_commands: bool = False) -> None:
+                 show_commands: bool = False, warn: Callable[[str], None] | None = None
+                 ) -> None:
         self.db_path = db_path
+        self.warn = warn  # told a stored game that cannot be read, once
+        self.trouble: str | None = None
         self.sprt = sprt
         self.fed = fed
         self.show_commands = show_commands
@@ -215,6 +238,7 @@ class LiveHub:
                 except StoreError:
                     return  # not created yet, or being written: next time
                 self.ready.set()
+                self.tell_trouble(self._reader.trouble)
                 self.scheduled = scheduled
                 for seq, game in games:
                     self.running.pop(int(game[0]), None)
@@ -225,6 +249,12 @@ class LiveHub:
                     self.publish(event("tally", self.tally_data(), self.seq), self.seq)
                 if len(games) < READ_BATCH:
                     return
+
+    def tell_trouble(self, trouble: str | None) -> None:
+        """Say a game that stops the reading, once (until it reads well again)."""
+        if trouble != self.trouble and trouble is not None and self.warn is not None:
+            self.warn(f"{trouble}; the page shows the games stored before it")
+        self.trouble = trouble
 
     async def missed(self, after: int) -> AsyncIterator[bytes]:
         """The events a browser that has seen up to ``after`` lacks: the games stored since,
