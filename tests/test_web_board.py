@@ -112,6 +112,13 @@ def test_guti_board_writes_an_svg(tmp_path: Path) -> None:
     root = parse(out.read_text())
     assert len(classes(root, "captured")) == 1
     assert root.get("data-game") == "pretwa"
+    # Move numbers as an openings line or a PDN game writes them, glued or not: left out.
+    numbered = subprocess.run([*GUTI, "board", "-game", "pretwa", "-moves", "1.6-1", "1...",
+                               "3x6", "-svg", str(tmp_path / "n.svg")],
+                              capture_output=True, text=True, timeout=60)
+    assert numbered.returncode == 0, numbered.stderr
+    assert numbered.stdout.split()[:-3] == done.stdout.split()[:-3]  # the same FEN
+    assert (tmp_path / "n.svg").read_text() == out.read_text()
     bad = subprocess.run([*GUTI, "board", "-moves", "1-2", "-svg", str(out)],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "illegal move '1-2'" in bad.stderr

@@ -1,13 +1,13 @@
 """``guti board [-game G] [-fen F] [-moves M...] [-nonumbers] -svg FILE``: one board picture.
 
 The position is ``-fen`` (default: the game's start) after ``-moves`` (each checked by the
-rules core); the last move's path and the pieces it took are marked.
+rules core; move numbers such as ``1.`` are left out, as in an openings line or a PDN
+game); the last move's path and the pieces it took are marked.
 """
 
 from __future__ import annotations
 
-import sys
-
+from guti.referee.cli.common import fail
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from guti.referee.game.defaults import DEFAULT_GAME
 from guti.rules.names import GAME_NAMES, canonical_game_name, unknown_game
@@ -15,7 +15,8 @@ from guti.rules.names import GAME_NAMES, canonical_game_name, unknown_game
 BOARD_OPTIONS = [
     OptionSpec("game", Kind.VALUE, help=f"one of {', '.join(GAME_NAMES)} (default {DEFAULT_GAME})"),
     OptionSpec("fen", Kind.TEXT, help="the position (default: the game's start)"),
-    OptionSpec("moves", Kind.TEXT, help="moves played from it, e.g. 17-12 8x17"),
+    OptionSpec("moves", Kind.TEXT, help="moves played from it, e.g. 17-12 8x17 (move "
+                                        "numbers such as 1. are left out)"),
     OptionSpec("svg", Kind.VALUE, help="write the picture to this file"),
     OptionSpec("nonumbers", Kind.FLAG, help="leave the point numbers out"),
     OptionSpec("help", Kind.FLAG, help="show this help"),
@@ -30,6 +31,7 @@ def main(argv: list[str]) -> int:
             print(usage("guti board", BOARD_OPTIONS))
             return 0
         # Here, not at the top: the help above needs neither (start-up time).
+        from guti.referee.game.pdn_reader import move_words
         from guti.referee.web.svg import Marks, board_svg, replay
         from guti.rules import RulesError
 
@@ -40,7 +42,7 @@ def main(argv: list[str]) -> int:
         path = args.value("svg")
         if not path:
             raise CliError("give -svg FILE to say where the picture goes")
-        moves = (args.value("moves") or "").split()
+        moves = move_words((args.value("moves") or "").split())
         try:
             board, last = replay(game, args.value("fen"), moves)
         except RulesError as exc:
@@ -51,10 +53,8 @@ def main(argv: list[str]) -> int:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(text)
     except CliError as exc:
-        print(f"guti board: {exc}", file=sys.stderr)
-        return 2
+        return fail("board", str(exc))
     except OSError as exc:
-        print(f"guti board: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return fail("board", f"{exc.filename or ''}: {exc.strerror or exc}")
     print(f"{board.fen()} written to {path}")
     return 0

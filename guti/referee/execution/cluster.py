@@ -44,7 +44,6 @@ import contextlib
 import dataclasses
 import itertools
 import sys
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -55,7 +54,7 @@ from distributed.scheduler import KilledWorker
 
 from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
 from guti.referee.execution.cluster_connect import connect_remote, quiet_dask, start_local
-from guti.referee.execution.cluster_roster import GONE, WorkerRoster, check_workers
+from guti.referee.execution.cluster_roster import CHECK_GRACE, GONE, WorkerRoster
 from guti.referee.execution.cluster_tasks import JobFeed, TaskBook, gathered, set_when_stopping
 from guti.referee.execution.cluster_uploads import pack_folders
 from guti.referee.execution.cluster_worker import (
@@ -95,11 +94,6 @@ WORKERS_INTERVAL = 2.0
 #: Seconds a finished task's result may take to come from its worker before its games are
 #: played again (the worker is frozen; Dask notices a dead one sooner).
 FETCH_TIMEOUT = 60.0
-#: Seconds the start waits for workers still checking once one has passed the check.
-CHECK_GRACE = 30.0
-#: Seconds to wait, after the check, for the workers that passed it to hold the run's
-#: resource (the plugin gives it them once its own check, the same one, is done).
-ADMIT_TIMEOUT = 30.0
 
 
 class ClusterExecutor:
@@ -165,23 +159,7 @@ class ClusterExecutor:
         try:
             await self.connect()
             roster = self.roster
-            await roster.read(self.client)
-            answers = await check_workers(self.client, check_worker, self.spec,
-                                          list(roster.names), CHECK_GRACE)
-            await roster.read(self.client)
-            bad = {roster.names.get(w, w): a for w, a in sorted(answers.items()) if a}
-            for worker, why in bad.items():
-                if isinstance(why, BaseException):
-                    bad[worker] = f"cannot run guti's tasks ({type(why).__name__}: {why})"
-            if bad and len(bad) == len(answers):
-                worker, why = next(iter(bad.items()))
-                more = f" (and {len(bad) - 1} more worker(s))" if len(bad) > 1 else ""
-                raise ClusterError(f"worker {worker}: {why}{more}")
-            roster.first_check_done({worker: str(why) for worker, why in bad.items()})
-            deadline = time.monotonic() + ADMIT_TIMEOUT
-            while len(roster.slots) < len(answers) - len(bad) and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)  # the plugin gives the resource once checked
-                await roster.read(self.client)
+            await roster.first_check(self.client, check_worker, self.spec)
             if roster.slots:
                 self.tell(f"cluster {self.address.text}: {len(roster.slots)} worker(s) "
                           f"playing, concurrency {roster.concurrency}")

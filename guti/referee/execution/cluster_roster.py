@@ -5,8 +5,8 @@ to submit: the roster knows the workers fit for the run and how many games each 
 once (the units of the run's resource it holds), how each is named (its ``--name``, else
 its address), which were left out and why (each said once), and how long the run has
 been without any worker (said after :data:`NO_WORKER_NOTICE` s, again every
-:data:`NO_WORKER_REPEAT` s). :func:`check_workers` runs the run's check on the workers
-there at its start.
+:data:`NO_WORKER_REPEAT` s). :meth:`WorkerRoster.first_check` runs the run's check on
+the workers there at its start (:func:`check_workers`).
 """
 
 from __future__ import annotations
@@ -19,12 +19,19 @@ from typing import Any
 
 from distributed.comm.core import CommClosedError
 
+from guti.referee.execution.cluster_address import ClusterError
+
 #: What a worker's answer is when the worker went away while it was asked.
 GONE = (CommClosedError, ConnectionError)
 #: Seconds without a fit worker before the run says it is waiting for one (and again
 #: every :data:`NO_WORKER_REPEAT` s while it waits).
 NO_WORKER_NOTICE = 10.0
 NO_WORKER_REPEAT = 60.0
+#: Seconds the start waits for workers still checking once one has passed the check.
+CHECK_GRACE = 30.0
+#: Seconds to wait, after the check, for the workers that passed it to hold the run's
+#: resource (the plugin gives it them once its own check, the same one, is done).
+ADMIT_TIMEOUT = 30.0
 
 
 class WorkerRoster:
@@ -54,6 +61,29 @@ class WorkerRoster:
             slots = {address: int(w.get("resources", {}).get(self.resource, 0))
                      for address, w in workers.items()}
             self.slots = {address: n for address, n in slots.items() if n > 0}
+
+    async def first_check(self, client: Any, check: Callable[..., Any], spec: Any) -> None:
+        """``check(spec)`` on every worker there at the run's start: one that fails is
+        named and left out of this run, and :class:`ClusterError` names one when every
+        worker fails. Then the workers that passed are waited for (at most
+        :data:`ADMIT_TIMEOUT` s) until they hold the run's resource, which the run's
+        plugin gives each once its own check is done."""
+        await self.read(client)
+        answers = await check_workers(client, check, spec, list(self.names), CHECK_GRACE)
+        await self.read(client)
+        bad = {self.names.get(w, w): a for w, a in sorted(answers.items()) if a}
+        for worker, why in bad.items():
+            if isinstance(why, BaseException):
+                bad[worker] = f"cannot run guti's tasks ({type(why).__name__}: {why})"
+        if bad and len(bad) == len(answers):
+            worker, why = next(iter(bad.items()))
+            more = f" (and {len(bad) - 1} more worker(s))" if len(bad) > 1 else ""
+            raise ClusterError(f"worker {worker}: {why}{more}")
+        self.first_check_done({worker: str(why) for worker, why in bad.items()})
+        deadline = time.monotonic() + ADMIT_TIMEOUT
+        while len(self.slots) < len(answers) - len(bad) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)  # the plugin gives the resource once checked
+            await self.read(client)
 
     def on_refusal(self, event: tuple[float, dict[str, str]]) -> None:
         """A worker failed this run's check (the plugin's event): it is left out, said

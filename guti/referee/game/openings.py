@@ -10,7 +10,7 @@ Lines (one opening per line, UTF-8):
   ``moves M1 M2 ...`` played from it;
 - or a move sequence from the game's start position: ``17-12 9-13 ...``
   (an optional leading ``moves`` word and PDN-style move numbers such as
-  ``1.`` are ignored);
+  ``1.``, also glued to a move as in ``1.17-12``, are ignored);
 - blank lines and ``#`` comments (whole line or the rest of a line) are skipped;
 - EPD operations after the position (``FEN; variant "pretwa"; ...``, as ``-epdout`` and
   ``guti export -epd`` write them) are ignored, except a ``variant`` naming another game,
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import stat
 import sys
 from array import array
@@ -44,11 +43,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from guti.referee.game.pdn_reader import PdnError, iter_pdn_file
+from guti.referee.game.pdn_reader import PdnError, iter_pdn_file, move_words
 from guti.referee.process.text import visible
 from guti.rules import Board, Move, RulesError
-
-_MOVE_NUMBER = re.compile(r"\d+\.+")
 
 
 class OpeningsError(ValueError):
@@ -87,16 +84,14 @@ def parse_opening(text: str, game: str, plies: int | None = None, source: str = 
             cut = words.index("moves")
         except ValueError:
             cut = len(words)
-        fen_words, move_words = words[:cut], words[cut + 1 :]
+        fen_words, words_of_moves = words[:cut], words[cut + 1 :]
         board = Board.from_fen(game, " ".join(fen_words))
         fen = board.fen()
     else:
         board = Board(game)
-        move_words = words[1:] if words[0] == "moves" else words
+        words_of_moves = words[1:] if words[0] == "moves" else words
     moves: list[str] = []
-    for word in move_words:
-        if _MOVE_NUMBER.fullmatch(word):
-            continue
+    for word in move_words(words_of_moves):
         if plies is not None and len(moves) >= plies:
             break
         if board.is_game_over():

@@ -31,7 +31,7 @@ ply 5: illegal move '17-1' in ...``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -47,6 +47,20 @@ _SPACE = re.compile(r"\s+")
 _MOVE_NUMBER = re.compile(r"\d+\.+")
 _NAG = re.compile(r"\$\d+")
 _LINE_BREAK = re.compile(r"[ \t]*\r?\n\s*")
+
+
+def move_words(words: Iterable[str]) -> list[str]:
+    """The moves of a move list written as PDN writes it (an openings line, ``guti board
+    -moves``): move numbers (``1.``, ``1...``, also glued to the move: ``1.17-12``) left
+    out."""
+    moves = []
+    for word in words:
+        number = _MOVE_NUMBER.match(word)
+        if number is None:
+            moves.append(word)
+        elif number.end() < len(word):
+            moves.append(word[number.end():])
+    return moves
 
 
 class PdnError(ValueError):
