@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 
 #: Exit status when stdout's reader went away (``guti ... | head``): 128 + SIGPIPE, what a
@@ -51,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"guti: unknown command {name!r} (try 'guti --help')", file=sys.stderr)
         return 2
     module_name, function, _ = COMMANDS[name]
+    if name != "engine":  # (the engine ends on its input; a command with a loop sets its own)
+        for signo in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signo, _ended_by_signal)
     try:
         try:  # a Ctrl-C while the command's modules load is an interrupt like any other
             module = importlib.import_module(module_name)
@@ -71,6 +75,13 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+
+
+def _ended_by_signal(signo: int, _frame: object) -> None:
+    """SIGTERM or SIGHUP: the command ends as on an error, its ``finally`` blocks run (an
+    export's ``FILE.tmp`` is removed, the file it replaces left as it was), with the exit
+    status of that signal. The signal's default action would end it at once."""
+    raise SystemExit(128 + signo)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import pexpect
 import pytest
 
 from guti.rules import Board, divide
-from tests.conftest import GUTI, ROOT, argv_of_bot_or_reason
+from tests.conftest import ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason
 from tests.engines.buggy_movegen import buggy_game
 
 BUGGY = str(ROOT / "tests" / "engines" / "buggy_movegen.py")
@@ -262,6 +262,25 @@ def test_a_scripts_quit_does_not_wait_for_a_hung_search(tmp_path):
     assert res.returncode == 0 and "Traceback" not in res.stdout + res.stderr, res.stdout
 
 
+def test_perft_ends_at_once_when_the_engine_does_not_count_it(tmp_path):
+    """An engine that answers ``go perft`` as a search (or refuses it) has said all it
+    will: the console says so at once instead of waiting minutes for counts."""
+    res = _script("good", "/perft 2", "/board", "/quit", timeout=60)
+    out = res.stdout
+    assert res.returncode == 0 and "Traceback" not in out + res.stderr, out
+    assert "the engine does not count go perft: it answered 'bestmove " in out, out
+    assert f"fen {Board('egara-guti').fen()}" in out  # the next line ran
+
+
+def test_a_scripts_last_search_is_judged_before_the_console_ends(tmp_path):
+    """The end of a script waits for the search it started, as its next line would: the
+    bestmove is read and judged, not cut off by ``quit``."""
+    res = subprocess.run([*GUTI, "console", "--", *ENGINE_ARGV], input="/go depth 2\n",
+                         capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    assert res.returncode == 0 and "Traceback" not in res.stdout + res.stderr, res.stdout
+    assert re.search(r"^bestmove \S+ is legal \(\d+ ms\)$", res.stdout, re.M), res.stdout
+
+
 @pytest.mark.slow  # waits out the script's minute for a bestmove once
 def test_a_script_gives_up_a_hung_search_once_not_at_every_line(tmp_path):
     res = _script("hang", "/go depth 1", "/board", "/fen", "/quit", timeout=100)
@@ -271,10 +290,14 @@ def test_a_script_gives_up_a_hung_search_once_not_at_every_line(tmp_path):
     assert f"fen {Board('egara-guti').fen()}" in out
 
 
-def test_a_script_line_that_is_not_utf8_is_one_error_and_the_script_goes_on(tmp_path):
+@pytest.mark.parametrize("encoding", ["", "utf-8:strict"])
+def test_a_script_line_that_is_not_utf8_is_one_error_and_the_script_goes_on(tmp_path, encoding):
+    """Whatever the locale's encoding of stdin (strict UTF-8 raised in the reading thread,
+    and the console waited for ever)."""
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
     res = subprocess.run([*GUTI, "console", "--", sys.executable, FAULTY],
                          input=b"\xff\xfe\n/board\n/quit\n", capture_output=True, timeout=60,
-                         cwd=str(ROOT))
+                         cwd=str(ROOT), env=env)
     out = (res.stdout + res.stderr).decode()
     assert res.returncode == 0 and b"Traceback" not in res.stdout + res.stderr, out
     assert "the line is not UTF-8 text" in out and f"fen {Board('egara-guti').fen()}" in out

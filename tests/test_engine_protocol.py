@@ -240,6 +240,9 @@ def test_protocol_error_session(engine):
     assert "chess" in lines[0]
     lines = engine.ask("go perft two")
     assert len(lines) == 1 and lines[0].startswith("info string error go perft")
+    lines = engine.ask("go depth 99999999999999999")  # a whole number: said too large
+    assert lines == ["info string error go depth: 99999999999999999 is too large (at most 15 "
+                     "digits)"]
     lines = engine.ask("query colour")
     assert len(lines) == 1 and lines[0].startswith("info string error query")
     lines = engine.ask("frobnicate 3")
@@ -285,9 +288,9 @@ def test_option_names_are_case_insensitive_and_variant_resets(engine):
 
 
 def test_huge_line_and_garbage_bytes(engine):
-    engine.send("position startpos moves " + "13-12 " * 200_000)  # > 1 MiB
+    engine.send("position startpos moves " + "13-12 " * 170_000)  # just under 1 MiB
     engine.send(b"\xff\xfe\x00garbage \x1b[31m")
-    engine.send("x" * (1 << 20))
+    engine.send("x" * (1 << 20))  # past it, with its line end
     engine.send(b"\r")
     engine.send("isready")
     lines = engine.read_until("readyok", timeout=60)
@@ -295,6 +298,7 @@ def test_huge_line_and_garbage_bytes(engine):
     assert len(errors) == 3 and all(len(line) < 1000 for line in errors)
     assert "illegal move" in errors[0]
     assert errors[1].startswith("info string unknown command")
+    assert errors[2] == "info string error a line of more than 1 MiB: not read"
     assert query(engine, "result") == "none"
 
 
@@ -415,3 +419,34 @@ def test_go_while_searching_ends_the_first_search(engine):
     second = engine.read_until("bestmove")
     assert first[-1].split()[1] in legal_after("")
     assert second[-1].split()[1] in legal_after("")
+
+
+@pytest.mark.parametrize("after", [b"quit\n", b"", b"stop\nisready\nquit\n"])
+def test_isready_behind_a_perft_that_never_ends_gives_way_to_stop_quit_or_the_end(after):
+    """``isready`` waits for a ``go perft``'s lines, but a ``stop``, ``quit`` or the end of
+    input behind it ends the perft: the engine never hangs on its input."""
+    done = subprocess.run(ENGINE_ARGV, input=b"go perft 1000\nisready\n" + after,
+                          capture_output=True, timeout=60, cwd=str(ROOT))
+    lines = done.stdout.decode().splitlines()
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    assert lines[:2] == ["info string perft stopped", "readyok"], lines
+
+
+def test_a_line_past_the_limit_is_one_error_and_the_engine_goes_on():
+    """No line grows the engine's memory without bound: past 1 MiB it is dropped whole."""
+    big = b"position startpos moves " + b"13-12 " * 200_000 + b"\n"  # 1.2 MB
+    done = subprocess.run(ENGINE_ARGV, input=big + b"d\n" + big + b"isready\nquit\n",
+                          capture_output=True, timeout=60, cwd=str(ROOT))
+    lines = done.stdout.decode().splitlines()
+    error = "info string error a line of more than 1 MiB: not read"
+    assert lines.count(error) == 2 and lines[-1] == "readyok", lines[-3:]
+    assert f"fen {Board('egara-guti').fen()}" in lines  # the start position: nothing applied
+
+
+def test_the_engine_writes_utf8_whatever_the_locale():
+    """An echoed bad byte (U+FFFD) under an ASCII locale: before, the engine fell silent."""
+    import os
+
+    done = subprocess.run(ENGINE_ARGV, input=b"foo \xff\nisready\nquit\n", capture_output=True,
+                          timeout=60, cwd=str(ROOT), env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert done.stdout.decode() == "info string unknown command foo \ufffd\nreadyok\n"

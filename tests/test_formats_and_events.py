@@ -135,7 +135,7 @@ def test_the_console_shows_what_the_events_say(tmp_path, quiet):
     out = io.StringIO()
     settings = _settings(tmp_path, "roundrobin", rating_interval=1, quiet=quiet)
     display = TournamentDisplay(Console(file=out, width=160), settings)
-    table = Standings(["a", "b"], paired=False)
+    table = Standings(["a", "b"])
     for event in (Note("resuming: 0/2 games already played"), PlayStarted(0, 2),
                   _stored(1, 2, table), _stored(2, 2, table), PlayEnded()):
         display(event)

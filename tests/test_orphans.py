@@ -73,3 +73,33 @@ def test_a_group_is_listed_with_its_zombies_and_a_gone_one_without_reading_proc(
     monkeypatch.setattr(group.os, "listdir", no_scan)
     assert group.group_members(child.pid) == []
     assert group.live_members(child.pid) == []
+
+
+def _children_named(name: str) -> list[int]:
+    """Our child processes (living or zombies) whose name is ``name``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        comm, fields = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :]
+        if comm == name and int(fields.split()[1]) == os.getpid():
+            found.append(int(entry))
+    return found
+
+
+@pytest.mark.parametrize("referees", ["1", "2"])
+def test_a_run_that_ends_well_leaves_no_watcher_to_whoever_adopts_it(tmp_path, referees):
+    """guti's lifeline watcher (and each referee process's) is ended and reaped before the
+    process ends: left to end by itself, it was adopted by the nearest subreaper (this
+    test process, as a supervisor would) and stayed its zombie."""
+    before = set(_children_named("guti-lifeline"))
+    bot = [f"cmd={sys.executable}", f"args={ROOT / 'bots' / 'python' / 'random_bot.py'}"]
+    done = subprocess.run([*GUTI, "tournament", "-engine", *bot, "name=a", "-engine", *bot,
+                           "name=b", "-each", "tc=10+0.1", "-games", "2", "-concurrency", "2",
+                           "-referees", referees, "-db", str(tmp_path / "t.db")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert set(_children_named("guti-lifeline")) - before == set()

@@ -342,3 +342,38 @@ def test_a_second_run_sharing_an_output_is_refused_and_moves_nothing(tmp_path: P
                             cwd=tmp_path)
                 one_line_exit_2(done, "is in use", f"pid {first.pid}")
         assert not list(tmp_path.glob("*.bak")) and not (tmp_path / "b.db").exists()
+
+
+@pytest.mark.signals  # a large export, ended by SIGTERM and SIGHUP as it writes
+@pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGHUP])
+def test_an_export_ended_by_a_signal_leaves_its_file_as_it_was(finished_db: Path,
+                                                               signo: int) -> None:
+    """SIGTERM or SIGHUP in the middle of a whole-file write: the half-written ``FILE.tmp``
+    is removed and the file it was to replace is left as it was (before, the signal's
+    default action ended guti at once and left the side file)."""
+    folder = finished_db.parent
+    with sqlite3.connect(finished_db) as conn:  # 2 games doubled to 32,768: seconds of export
+        for _ in range(14):
+            games, seqs = conn.execute("SELECT MAX(game_id) + 1, MAX(seq) FROM games").fetchone()
+            for table in ("schedule", "games"):
+                columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+                copied = ", ".join({"seq": f"seq + {seqs}", "game_id": f"game_id + {games}",
+                                    "pair_id": f"pair_id + {games}"}.get(c, c) for c in columns)
+                conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {copied} "
+                             f"FROM {table}")
+    (folder / "x.pdn").write_text("the old file\n")
+    export = subprocess.Popen([*GUTI, "export", "t.db", "-pdn", "x.pdn"], cwd=folder, env=ENV,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: (folder / "x.pdn.tmp").exists() or export.poll() is not None,
+                 "the export writing x.pdn.tmp", 60)
+        export.send_signal(signo)
+        out, err = export.communicate(timeout=60)
+    finally:
+        if export.poll() is None:
+            export.kill()
+            export.wait()
+    assert export.returncode == 128 + signo, out + err
+    assert "Traceback" not in err, err
+    assert (folder / "x.pdn").read_text() == "the old file\n"
+    assert not (folder / "x.pdn.tmp").exists()

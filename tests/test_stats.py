@@ -25,8 +25,8 @@ from guti.referee.stats.stats import (
     elo_to_score,
     format_elo,
     los,
+    pair_bin,
     pentanomial_elo,
-    pentanomial_from_pairs,
     score_elo,
     score_to_elo,
 )
@@ -148,14 +148,11 @@ def test_bad_counts_are_clear_errors(args):
 # --------------------------------------------------------------------------- #
 # Pentanomial
 # --------------------------------------------------------------------------- #
-def test_pentanomial_from_pairs():
-    pairs = [0, 0.5, 1, 1.0, 1.5, 2, 2, 2]
-    assert pentanomial_from_pairs(pairs) == [1, 1, 2, 1, 3]
-    assert pentanomial_from_pairs([]) == [0, 0, 0, 0, 0]
-    with pytest.raises(ValueError, match=r"pair score #1 .* got 0.75"):
-        pentanomial_from_pairs([1, 0.75])
-    with pytest.raises(ValueError, match="pair score #0"):
-        pentanomial_from_pairs(["2"])
+def test_each_pair_score_has_its_pentanomial_bin():
+    assert [pair_bin(score) for score in (0, 0.5, 1, 1.0, 1.5, 2)] == [0, 1, 2, 2, 3, 4]
+    for bad in (0.75, "2", True, 2.5, -0.5):
+        with pytest.raises(ValueError, match=r"one of 0, 0\.5, 1, 1\.5, 2, not "):
+            pair_bin(bad)  # type: ignore[arg-type]
 
 
 # fastchess match reports, which print the pentanomial Elo whenever pentanomial

@@ -62,6 +62,8 @@ CASES: dict[str, tuple[str, str]] = {
     "garbage opening moves": (PENDING + "UPDATE schedule SET opening_moves = 'zz-99 1-2'"
                                         " WHERE game_id = 3", "opening"),
     "garbage moves stored": ("UPDATE games SET moves = 'zz-99 \a' WHERE game_id = 1", "moves"),
+    "opening plies past the moves": ("UPDATE games SET opening_plies = 99999 WHERE game_id = 1",
+                                     "opening_plies 99999"),
     "not a database": ("random bytes", "not a database"),
     "damaged pages": ("every page but the first overwritten", "malformed"),
 }
@@ -166,6 +168,34 @@ def test_a_number_guti_never_writes_is_one_line_not_a_crash(
     assert len(lines) == 1 and "t.db" in lines[0] and word in lines[0], said
     assert not (folder / "x.pdn").exists() and not (folder / "r.html").exists()
 
+
+
+#: Stored SPRTs of the right types that no test can run (JSON of the ``sprt`` setting, a
+#: word of the line): the commands that show a tournament's SPRT read them.
+STORED_SPRTS = {
+    "elo0 above elo1": ('{"elo0": 20, "elo1": 10}', "elo0 < elo1"),
+    "alpha past 1": ('{"alpha": 2}', "alpha"),
+    "unknown model": ('{"model": "foo"}', "model=foo"),
+    "elo0 true": ('{"elo0": true}', "elo0=True: not a number"),
+}
+
+
+@pytest.mark.parametrize(("case", "command"), list(zip(
+    STORED_SPRTS, ("standings", "report", "serve", "standings"), strict=True)))
+def test_a_stored_sprt_no_test_can_run_is_one_line(
+        stored_tournament: Path, tmp_path: Path, case: str, command: str) -> None:
+    sprt, word = STORED_SPRTS[case]
+    folder = tmp_path / "t"
+    shutil.copytree(stored_tournament, folder)
+    tamper(folder / "t.db", "UPDATE meta SET value = json_set(value, '$.sprt', "
+                            f"json('{sprt}')) WHERE key = 'settings'")
+    done = subprocess.run([*GUTI, *COMMANDS[command]], cwd=folder, env=ENV,
+                          capture_output=True, text=True, timeout=120)
+    said = f"exit {done.returncode}\n{done.stdout}{done.stderr}"
+    assert done.returncode == 2 and "Traceback" not in done.stderr, said
+    [line] = done.stderr.strip().splitlines()
+    assert "t.db" in line and "sprt" in line and word in line, said
+    assert "serving" not in done.stdout and not (folder / "r.html").exists(), said
 
 
 def test_a_row_changed_after_the_check_is_a_damaged_game_when_read(

@@ -124,6 +124,29 @@ def test_guti_board_writes_an_svg(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "illegal move '1-2'" in bad.stderr
 
 
+def test_guti_board_never_leaves_a_half_written_picture(tmp_path: Path) -> None:
+    """The picture is written whole (``FILE.tmp`` renamed over ``FILE``): a write that
+    fails (a file-size limit) leaves the old file as it was, and says which file."""
+    import resource
+
+    keep = tmp_path / "keep.svg"
+    keep.write_text("old\n")
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    done = subprocess.run([*GUTI, "board", "-game", "gol-skuish", "-svg", str(keep)],
+                          capture_output=True, text=True, timeout=60, preexec_fn=small_files)
+    assert done.returncode == 2 and done.stderr == f"guti board: {keep}: File too large\n"
+    assert keep.read_text() == "old\n" and not (tmp_path / "keep.svg.tmp").exists()
+    # What it says of a path with control characters in it is escaped, as its errors are.
+    odd = tmp_path / "y\x1b[31m.svg"
+    shown = subprocess.run([*GUTI, "board", "-svg", str(odd)], capture_output=True, text=True,
+                           timeout=60)
+    assert shown.returncode == 0 and odd.exists(), shown.stderr
+    assert "\x1b" not in shown.stdout and "y\\x1b[31m.svg" in shown.stdout
+
+
 def test_script_json_cannot_close_the_script_element() -> None:
     text = script_json({"name": INJECTION + "</script><!--&\u2028"})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text

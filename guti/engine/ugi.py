@@ -1,12 +1,15 @@
 """The UGI front end of the reference engine: commands in, answers out (protocol.md).
 
 State: the selected game, the current :class:`~guti.rules.Board`, the option values.
-The command loop (:func:`run`) reads stdin on the main thread; every long job (a search,
-``go perft``, ``bench``) runs on one worker thread with its own stop flag, so ``stop`` and
-``quit`` are answered at once while it runs, and ``isready`` too while a search runs (``go
-perft`` and ``bench`` write their lines first, as protocol.md asks; ``stop`` waits for the
-job's last line, so a ``bestmove`` always comes before the answer to the next command). Output lines
-from both threads go through one lock and are flushed one by one.
+The command loop (:func:`run`) carries out one line at a time on the main thread, the
+lines read ahead by a thread of their own (:mod:`guti.engine.ugi_input`); every long job
+(a search, ``go perft``, ``bench``) runs on one worker thread with its own stop flag, so
+``stop`` and ``quit`` are answered at once while it runs, and ``isready`` too while a
+search runs (``go perft`` and ``bench`` write their lines first, as protocol.md asks,
+unless a ``stop``, ``quit`` or the end of input behind the ``isready`` ends them; ``stop``
+waits for the job's last line, so a ``bestmove`` always comes before the answer to the
+next command). Output lines from both threads go through one lock and are flushed one by
+one.
 
 This module knows nothing of how a move is found: it drives the search through
 ``Searcher.search(board, limits, on_info, stop) -> SearchResult`` and formats what comes
@@ -19,10 +22,11 @@ leaves the engine exactly as it was and gets one ``info string error ...`` line.
 
 from __future__ import annotations
 
+import io
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from guti.rules import Board, PerftStopped, Result, RulesError, divide
@@ -31,6 +35,7 @@ if TYPE_CHECKING:  # imported on first use at run time: start-up stays fast
     from guti.engine.search import Iteration, Searcher, SearchLimits
 
 from .ugi_go import CommandError, GoPerft, read_go, shown
+from .ugi_input import InputLine, InputLines
 from .ugi_options import EVAL_OPTIONS, OPTIONS, OptionError, parse_setoption, ugi_answer
 
 #: The answers to ``query result`` (protocol.md 5.2), by result.
@@ -67,6 +72,9 @@ class EngineSession:
         self.weights_set: dict[str, int] = {}
         self.board = Board(str(self.values["UGI_Variant"]))
         self._searcher: Searcher | None = None
+        #: Whether a ``stop``, a ``quit`` or the end of input waits behind the command
+        #: being carried out (see :mod:`guti.engine.ugi_input`).
+        self.interrupt_waiting: Callable[[], bool] = lambda: False
         self._worker: threading.Thread | None = None
         self._job_is_search = False  # the running job is a search (isready must not wait)
         self._stop = threading.Event()
@@ -133,6 +141,15 @@ class EngineSession:
         self._worker = threading.Thread(target=guarded, name="ugi-job", daemon=True)
         self._worker.start()
 
+    def carry_out(self, line: InputLine) -> bool:
+        """One line of input (see :meth:`handle`); False at the end of input too."""
+        if line.text is None:
+            return False
+        if line.error is not None:
+            self.out.line(f"info string error {line.error}")
+            return True
+        return self.handle(line.text, line.received)
+
     def handle(self, line: str, received: float | None = None) -> bool:
         """Carry out one command line; False when the session should end (``quit``)."""
         received = time.perf_counter() if received is None else received
@@ -162,10 +179,14 @@ class EngineSession:
 
     def cmd_isready(self, tokens: list[str], line: str, received: float) -> None:
         """``readyok`` after everything sent before: a running search answers at once (it goes
-        on), but a ``go perft`` or ``bench`` is not a search, so its lines come first."""
-        if self.busy() and not self._job_is_search:
-            assert self._worker is not None
-            self._worker.join()
+        on), but a ``go perft`` or ``bench`` is not a search, so its lines come first; a
+        ``stop``, ``quit`` or the end of input behind this ``isready`` ends it first."""
+        worker = self._worker
+        if worker is not None and worker.is_alive() and not self._job_is_search:
+            while worker.is_alive():
+                worker.join(0.05)
+                if self.interrupt_waiting():
+                    self._stop.set()
         if not self.busy():
             self.searcher()
         self.out.line("readyok")
@@ -339,27 +360,21 @@ class EngineSession:
         return False
 
 
-def run(stdin: BinaryIO, stdout: TextIO,
-        early: list[tuple[bytes, float]] | tuple = ()) -> int:
+def run(stdin: BinaryIO, stdout: TextIO, early: Sequence[InputLine] = ()) -> int:
     """The command loop: one line at a time until ``quit`` or end of input; returns 0.
 
     ``early`` holds lines (with the time they were read) that arrived before this module
     was loaded; they are carried out first, in order.
     """
     engine = EngineSession(Output(stdout))
-    readline = stdin.readline
     try:
-        for raw, received in early:
-            if not engine.handle(raw.decode("utf-8", "replace"), received):
+        for line in early:
+            if not engine.carry_out(line):
                 return 0
-        while True:
-            raw = readline()
-            if not raw:
-                break
-            received = time.perf_counter()
-            line = raw.decode("utf-8", "replace")
-            if not engine.handle(line, received):
-                break
+        lines = InputLines(stdin)
+        engine.interrupt_waiting = lines.interrupt_waiting
+        while engine.carry_out(lines.next()):
+            pass
     except KeyboardInterrupt:
         pass
     finally:
@@ -367,6 +382,11 @@ def run(stdin: BinaryIO, stdout: TextIO,
     return 0
 
 
-def main_loop(early: list[tuple[bytes, float]] | tuple = ()) -> int:
-    """Run on the process's own stdin/stdout."""
-    return run(sys.stdin.buffer, sys.stdout, early)
+def main_loop(early: Sequence[InputLine] = ()) -> int:
+    """Run on the process's own stdin/stdout, written in UTF-8 whatever the locale says
+    (protocol.md: the lines are UTF-8; an ASCII locale could not write an echoed
+    ``\ufffd``, and the engine would have fallen silent)."""
+    sys.stdout.flush()
+    out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="replace",
+                           newline="\n")
+    return run(sys.stdin.buffer, out, early)

@@ -95,5 +95,8 @@ def _whole_number(word: str, text: str) -> int:
     """The integer value of a ``go`` argument; times may be negative (read as 0)."""
     value = whole_number(text, 15, signed=word in _TIME_ARGS)
     if value is None or text.startswith("+"):
+        digits = text[1:] if word in _TIME_ARGS and text[:1] == "-" else text
+        if digits.isascii() and digits.isdigit():  # a whole number, past 15 digits
+            raise CommandError(f"go {word}: {shown(text, 40)} is too large (at most 15 digits)")
         raise CommandError(f"go {word}: expected a whole number, got {shown(text, 40)!r}")
     return max(0, value)

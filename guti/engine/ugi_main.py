@@ -9,9 +9,12 @@ for them. Every later line waits for the import and then goes through the normal
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import threading
-import time
+
+from .ugi_input import read_line
 
 USAGE = """usage: guti engine
 Runs the guti reference engine, speaking UGI (protocol.md) on stdin/stdout.
@@ -19,7 +22,8 @@ Try: ugi, isready, position startpos, go movetime 1000, d, quit."""
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the engine until ``quit`` or end of input; returns the exit status."""
+    """Run the engine until ``quit`` or end of input, then end the process; returns only
+    for ``--help`` or a usage mistake (the exit status)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("-h", "--help", "help"):
         print(USAGE)
@@ -33,22 +37,26 @@ def main(argv: list[str] | None = None) -> int:
     sys.setswitchinterval(0.001)
     loader = threading.Thread(target=_load_front_end, name="ugi-import", daemon=True)
     loader.start()
-    early: list[tuple[bytes, float]] = []
-    raw = sys.stdin.buffer.readline()
-    received = time.perf_counter()
-    if not raw:
+    early = []
+    first = read_line(sys.stdin.buffer)
+    if first.text is None:
         return 0
-    if raw.split() == [b"ugi"] and loader.is_alive():
+    if first.text.split() == ["ugi"] and loader.is_alive():
         from .ugi_options import ugi_answer
 
         sys.stdout.write("".join(text + "\n" for text in ugi_answer()))
         sys.stdout.flush()
     else:
-        early.append((raw, received))
+        early.append(first)
     loader.join()
     from .ugi import main_loop
 
-    return main_loop(early)
+    code = main_loop(early)
+    # Ended without Python's finalization: the input thread may still be blocked reading
+    # stdin (after a Ctrl-C), and closing stdin under it is a fatal error of the runtime.
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    os._exit(code)
 
 
 def _load_front_end() -> None:

@@ -72,13 +72,6 @@ class Board:
         self._over: bool | None = None  # is_game_over's answer, once asked
         self._root_fen = self.fen()
 
-    def _key(self) -> int:
-        """Repetition key: the cells and the side to move, not the counters.
-
-        Kept up to date by push/pop (``_poskey``) rather than recomputed: both need it.
-        """
-        return self._poskey
-
     # --- state -----------------------------------------------------------------------------
 
     @property
@@ -114,7 +107,7 @@ class Board:
 
     def repetition_count(self) -> int:
         """How often the current position has occurred since the root position (1 = first time)."""
-        return self._reps.get(self._key(), 0)
+        return self._reps.get(self._poskey, 0)
 
     def position_key(self) -> int:
         """The position as one number: ``white | black << n | turn << 2n`` (n points, turn 1

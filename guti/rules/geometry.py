@@ -31,8 +31,6 @@ class Geometry:
 
     ``adjacent[i]``: mask of the neighbours of bit i.
     ``jumps_from[i]``: tuple of ``(over_bit, land_index, land_bit)`` for jumps starting at i.
-    ``jumps_into[j]``: tuple of ``(from_bit, over_bit)`` for jumps landing on j; used to
-    look for captures from the (usually few) empty points instead of from every piece.
     ``patterns``: the move generator's memoised lookup tables (patterns.py), derived
     from the fields above in ``__post_init__`` so ``dataclasses.replace`` rebuilds them.
     """
@@ -42,7 +40,6 @@ class Geometry:
     lines: tuple[Line, ...]
     adjacent: tuple[int, ...] = field(repr=False)
     jumps_from: tuple[tuple[tuple[int, int, int], ...], ...] = field(repr=False)
-    jumps_into: tuple[tuple[tuple[int, int], ...], ...] = field(repr=False)
     patterns: PatternTables = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -52,10 +49,6 @@ class Geometry:
     def full(self) -> int:
         """Mask with every point set."""
         return (1 << self.size) - 1
-
-    @property
-    def edge_count(self) -> int:
-        return sum(mask.bit_count() for mask in self.adjacent) // 2
 
     @classmethod
     def from_lines(cls, size: int, rows: tuple[int, ...], lines: tuple[Line, ...]) -> Geometry:
@@ -83,15 +76,10 @@ class Geometry:
                     entry = (1 << b, dst, 1 << dst)
                     if entry not in jumps_from[src]:
                         jumps_from[src].append(entry)
-        jumps_into: list[list[tuple[int, int]]] = [[] for _ in range(size)]
-        for src in range(size):
-            for over_bit, dst, _ in jumps_from[src]:
-                jumps_into[dst].append((1 << src, over_bit))
         return cls(
             size=size,
             rows=rows,
             lines=lines,
             adjacent=tuple(adjacent),
             jumps_from=tuple(tuple(j) for j in jumps_from),
-            jumps_into=tuple(tuple(j) for j in jumps_into),
         )

@@ -23,11 +23,6 @@ class Side(StrEnum):
         return Side.BLACK if self is Side.WHITE else Side.WHITE
 
     @property
-    def turn_bit(self) -> int:
-        """0 for White, 1 for Black (the board's internal turn bit)."""
-        return 0 if self is Side.WHITE else 1
-
-    @property
     def label(self) -> str:
         """``White`` or ``Black``, for messages."""
         return "White" if self is Side.WHITE else "Black"

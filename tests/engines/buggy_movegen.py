@@ -39,15 +39,7 @@ def buggy_game(name: str, missing: str) -> Game:
     jumps_from[src - 1] = [e for e in jumps_from[src - 1] if e[1] != dst - 1]
     if len(jumps_from[src - 1]) == before:
         raise SystemExit(f"buggy_movegen: {name} has no jump {missing}")
-    jumps_into: list[list[tuple[int, int]]] = [[] for _ in range(geo.size)]
-    for s in range(geo.size):
-        for over_bit, land, _ in jumps_from[s]:
-            jumps_into[land].append((1 << s, over_bit))
-    broken = dataclasses.replace(
-        geo,
-        jumps_from=tuple(tuple(e) for e in jumps_from),
-        jumps_into=tuple(tuple(e) for e in jumps_into),
-    )
+    broken = dataclasses.replace(geo, jumps_from=tuple(tuple(e) for e in jumps_from))
     return dataclasses.replace(game, geometry=broken)
 
 

@@ -126,8 +126,10 @@ class Searcher:
     ) -> SearchResult:
         """Iterative deepening: one root search per depth until a limit or a forced result.
 
-        An aborted iteration is thrown away, except at a weakened level's full-width root
-        (there ``iteration_best`` is the best move found so far in it)."""
+        An aborted iteration is thrown away, except at full strength, where the best
+        move found so far in it is played (``iteration_best``; the previous iteration's
+        best is searched first). A weakened level's full-width root throws it away: its
+        choice comes from the last complete iteration's scores."""
         best_text = root.moves[0][2]
         best_score: int | None = None
         best_pv: list[str] = [best_text]

@@ -36,14 +36,6 @@ HIGH_TABLES: tuple[tuple[int, ...], ...] = tuple(
 ENTRY_BYTES = 120
 
 
-def zobrist(key: int) -> int:
-    """Zobrist hash of an exact position key (no clock)."""
-    t0, t1, t2, t3, t4, t5 = BYTE_TABLES
-    low = (t0[key & 255] ^ t1[(key >> 8) & 255] ^ t2[(key >> 16) & 255]
-           ^ t3[(key >> 24) & 255] ^ t4[(key >> 32) & 255] ^ t5[(key >> 40) & 255])
-    return low ^ zobrist_high(key) if key >> 48 else low
-
-
 def zobrist_high(key: int) -> int:
     """The hash of the bytes above the sixth (keys of boards over 23 points; 0 otherwise)."""
     key >>= 48

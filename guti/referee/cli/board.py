@@ -2,7 +2,8 @@
 
 The position is ``-fen`` (default: the game's start) after ``-moves`` (each checked by the
 rules core; move numbers such as ``1.`` are left out, as in an openings line or a PDN
-game); the last move's path and the pieces it took are marked.
+game); the last move's path and the pieces it took are marked. The picture is written
+whole (``FILE.tmp`` renamed over ``FILE``), as every output guti writes whole.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from guti.referee.cli.common import fail
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from guti.referee.game.defaults import DEFAULT_GAME
+from guti.referee.process.text import visible
 from guti.rules.names import GAME_NAMES, canonical_game_name, unknown_game
 
 BOARD_OPTIONS = [
@@ -31,6 +33,7 @@ def main(argv: list[str]) -> int:
             print(usage("guti board", BOARD_OPTIONS))
             return 0
         # Here, not at the top: the help above needs neither (start-up time).
+        from guti.referee.game.output_paths import write_whole
         from guti.referee.game.pdn_reader import move_words
         from guti.referee.web.svg import Marks, board_svg, replay
         from guti.rules import RulesError
@@ -50,11 +53,10 @@ def main(argv: list[str]) -> int:
         marks = Marks(last.path if last else (), last.captured if last else (),
                       numbers=not args.has("nonumbers"))
         text = board_svg(game, board.fen(), marks, title=f"{game}: {board.fen()}")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_whole(path, lambda fh: fh.write(text), "board -svg")
     except CliError as exc:
         return fail("board", str(exc))
     except OSError as exc:
-        return fail("board", f"{exc.filename or ''}: {exc.strerror or exc}")
-    print(f"{board.fen()} written to {path}")
+        return fail("board", f"{exc.filename or path}: {exc.strerror or exc}")
+    print(visible(f"{board.fen()} written to {path}"))
     return 0

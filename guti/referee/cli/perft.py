@@ -10,28 +10,21 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import NoReturn
 
-from guti.referee.cli.engine_argv import game_argument
+from guti.referee.cli.engine_argv import OneLineParser, game_argument
 from guti.rules import GAMES, Board, RulesError, divide, perft
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
-        print(f"guti perft: {message}", file=sys.stderr)
-        raise SystemExit(2)
+from guti.rules.numbers import whole_number
 
 
 def main(argv: list[str]) -> int:
-    parser = _Parser(prog="guti perft", description="Count move sequences (perft) of a position.")
+    parser = OneLineParser(prog="guti perft",
+                           description="Count move sequences (perft) of a position.")
     parser.add_argument("game", type=game_argument,
                         help=f"one of: {', '.join(GAMES)} (any case)")
-    parser.add_argument("depth", type=int)
+    parser.add_argument("depth", type=_depth, help="plies to count (a whole number)")
     parser.add_argument("--fen", help="start from this FEN instead of the start position")
     parser.add_argument("--divide", action="store_true", help="print the count of every first move")
     args = parser.parse_args(argv)
-    if args.depth < 0:
-        parser.error("depth must be >= 0")
     try:
         board = Board(args.game, args.fen)
     except RulesError as exc:
@@ -50,3 +43,11 @@ def main(argv: list[str]) -> int:
     rate = nodes / elapsed if elapsed > 0 else 0.0
     print(f"time {elapsed:.3f} s  nps {rate:,.0f}", file=sys.stderr)
     return 0
+
+
+def _depth(text: str) -> int:
+    """A perft depth: a whole number in ASCII digits (as every number guti reads)."""
+    depth = whole_number(text, 3)
+    if depth is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number from 0 to 999")
+    return depth

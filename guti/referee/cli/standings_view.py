@@ -102,7 +102,7 @@ def crosstable(standings: Standings) -> Table:
 def pairs_table(standings: Standings) -> Table | None:
     """Pentanomial counts per encounter (two engines, or a gauntlet's encounters)."""
     s = standings
-    if not s.paired or not (len(s.names) == 2 or s.gauntlet):
+    if not (len(s.names) == 2 or s.gauntlet):
         return None
     t = Table(title="Game pairs (pentanomial, first engine's view)", title_justify="left")
     for head in ("encounter", "pairs", "LL", "LD", "DD+WL", "WD", "WW", "Elo ± 95% (pairs)"):

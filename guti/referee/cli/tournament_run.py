@@ -38,6 +38,7 @@ from guti.referee.stats.ratings import DRAW_MODELS, RatingOptions
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.export import export_epd, export_json, export_pdn
+from guti.referee.storage.integrity import settings_damaged
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.run import TournamentError, run_tournament, standings_from_store
 from guti.referee.tournament.settings import TournamentSettings
@@ -94,7 +95,7 @@ def run_tournament_command(argv: list[str]) -> int:
                 print_resources(resources_from_store([store]), console)
         except StoreError as exc:
             return fail("tournament", str(exc))
-    print(f"{finished}/{total} games stored in {settings.db_path}", flush=True)
+    print(visible(f"{finished}/{total} games stored in {settings.db_path}"), flush=True)
     print(watch.line(), flush=True)
     if outcome is None or outcome.stopped == "interrupted":
         print(
@@ -200,11 +201,14 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
             formats.add(store.settings().get("format", "roundrobin"))
             names += [n for n in store.engine_names() if n not in names]
         if sprt is None and len(stores) == 1:  # the SPRT the tournament ran, as its report
-            sprt = SprtSpec.of_settings(stores[0].settings())
+            try:
+                sprt = SprtSpec.of_settings(stores[0].settings())
+            except ValueError as exc:
+                raise settings_damaged(stores[0].path, str(exc)) from None
         if options.anchor is not None and options.anchor[0] not in names:
             raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
                            f"{', '.join(paths)} (engines: {', '.join(names)})")
-        table = Standings(names, paired=True, sprt=sprt,
+        table = Standings(names, sprt=sprt,
                           gauntlet=formats == {"gauntlet"}, rating_options=options)
         finished = total = 0
         for k, store in enumerate(stores):
@@ -259,13 +263,13 @@ def export_command(argv: list[str], options: list[OptionSpec]) -> int:
         with TournamentStore.checked(path) as store:
             if args.has("pdn"):
                 n = export_pdn(store, args.value("pdn") or "")
-                print(f"{n} games written to {args.value('pdn')}", flush=True)
+                print(visible(f"{n} games written to {args.value('pdn')}"), flush=True)
             if args.has("json"):
                 n = export_json(store, args.value("json") or "")
-                print(f"{n} games written to {args.value('json')}", flush=True)
+                print(visible(f"{n} games written to {args.value('json')}"), flush=True)
             if args.has("epd"):
                 n = export_epd(store, args.value("epd") or "")
-                print(f"{n} games written to {args.value('epd')}", flush=True)
+                print(visible(f"{n} games written to {args.value('epd')}"), flush=True)
     except (CliError, StoreError) as exc:
         return fail("export", str(exc))
     except sqlite3.Error as exc:

@@ -46,6 +46,7 @@ def main_report(argv: list[str]) -> int:
     # Here, not at the top: the help above needs none of it (start-up time).
     from guti.referee.config.outputs import check_outputs
     from guti.referee.config.tournament import sprt_from_args
+    from guti.referee.process.text import visible
     from guti.referee.storage.store import StoreError, TournamentStore
     from guti.referee.web.report import write_report
 
@@ -63,7 +64,7 @@ def main_report(argv: list[str]) -> int:
     except OSError as exc:
         return fail("report", f"{exc.filename or ''}: {os.strerror(exc.errno) if exc.errno else exc}")
     print(f"{games} games in the report; open it in a browser:", flush=True)
-    print(html, flush=True)
+    print(visible(html), flush=True)
     return 0
 
 

@@ -42,7 +42,7 @@ from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.execution.referee_choice import AUTO_REFEREES
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.settings import GameSettings
-from guti.referee.stats.sprt import MAX_SPRT_ELO, SprtModel, SprtSpec
+from guti.referee.stats.sprt import SprtModel, SprtSpec
 from guti.referee.storage.store import stored_seed
 from guti.referee.tournament import knockout
 from guti.referee.tournament.defaults import (
@@ -119,18 +119,9 @@ def read_sprt(spec: dict[str, str], where: str = "-sprt") -> SprtSpec | None:
     if model not in _SPRT_MODELS:
         raise CliError(f"{where} model={model}: expected normalized or logistic")
     sprt = SprtSpec(**numbers, model=_SPRT_MODELS[model])
-    if not (0 < sprt.alpha and 0 < sprt.beta and sprt.alpha + sprt.beta < 1) \
-            or sprt.elo1 <= sprt.elo0:
-        raise CliError(f"{where}: need alpha, beta > 0 with alpha + beta < 1, and elo0 < elo1")
-    most = MAX_SPRT_ELO[sprt.model]
-    for key in ("elo0", "elo1"):
-        if abs(getattr(sprt, key)) > most:
-            raise CliError(f"{where} {key}={spec[key]}: out of range for model={model} "
-                           f"(at most {most:g} either side of 0)")
-    try:
-        sprt.evaluate(wdl=(0, 0, 0))
-    except ValueError as exc:  # what the test itself refuses (a bound not finite, ...)
-        raise CliError(f"{where}: {exc}") from None
+    why = sprt.problem()
+    if why is not None:
+        raise CliError(f"{where} {why}")
     return sprt
 
 

@@ -167,4 +167,5 @@ if __name__ == "__main__":
     # milliseconds of freeing modules) would only keep guti waiting at the end of a run.
     sys.stdout.flush()
     sys.stderr.flush()
+    lifeline.stop_watcher()
     os._exit(status)

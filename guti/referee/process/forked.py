@@ -139,6 +139,8 @@ def fork_child(run: Callable[[], int], name: str, die_with_parent: bool = True) 
                 os.write(2, traceback.format_exc().encode(errors="replace"))
         finally:
             _flush_output()
+            with contextlib.suppress(BaseException):
+                lifeline.stop_watcher()  # the child's own, if it started one
             os._exit(status)
     signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     os.close(to_read)

@@ -31,6 +31,7 @@ or the referee's last-resort exit). Off Linux only the lifeline applies.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import os
@@ -38,6 +39,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from typing import IO, Any
 
 _PR_SET_PDEATHSIG = 1
@@ -183,6 +185,30 @@ def adopt_watcher(pid: int, pipe: int) -> None:
         _pipe = os.fdopen(pipe, "wb", buffering=0)
         for pgid in _registered:
             _send(f"+{pgid}")
+
+
+#: Seconds :func:`stop_watcher` waits for the watcher to end (it scans ``/proc`` once).
+STOP_TIMEOUT = 2.0
+
+
+def stop_watcher() -> None:
+    """End this process's watcher and reap it, as the process ends well: its pipe closed,
+    it does what it does at guti's death (kills what is still registered) and exits.
+    Reaped here, because otherwise whoever adopts it once this process has gone (a
+    subreaper: guti for its referee processes, a test runner for guti) keeps it a zombie."""
+    global _watcher, _pipe
+    with _lock:
+        watcher, pipe = _watcher, _pipe
+        _watcher = _pipe = None
+    if pipe is not None:
+        with contextlib.suppress(OSError):
+            pipe.close()
+    deadline = time.monotonic() + STOP_TIMEOUT
+    while watcher is not None and watcher.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+
+
+atexit.register(stop_watcher)  # guti's own watcher, as guti ends (a no-op without one)
 
 
 def _start_watcher() -> IO[bytes] | None:

@@ -71,6 +71,7 @@ from guti.referee.stats.rating_fit import (
     newton,
     relative_variances,
 )
+from guti.referee.stats.stats import Z95
 
 __all__ = [
     "DRAW_MODELS",
@@ -90,8 +91,6 @@ PRIOR_DRAWS = 2.0
 """Virtual draws each engine gets in all, spread over the opponents it met."""
 
 DRAW_MODELS = ("half", "davidson")
-
-_Z95 = 1.959964
 
 
 @dataclass(frozen=True)
@@ -284,7 +283,7 @@ def _rating_rows(
         Rating(
             names[engine],
             elo[k],
-            _Z95 * ELO_PER_NAT * math.sqrt(variances[k]),
+            Z95 * ELO_PER_NAT * math.sqrt(variances[k]),
             int(round(games[k])),
             points[k],
             opposed[k] / games[k],

@@ -237,12 +237,49 @@ class SprtSpec:
             f"beta={self.beta:g} model={self.model}"
         )
 
+    def problem(self) -> str | None:
+        """Why this is not a test an SPRT can run (one line), or None: alpha and beta
+        above 0 with alpha + beta below 1, elo0 below elo1, both within
+        :data:`MAX_SPRT_ELO` of 0 for the model (where an SPRT means something and its LLR
+        can be computed for any results). The one rule for ``-sprt`` and for a stored
+        test."""
+        if self.model not in MAX_SPRT_ELO:
+            return f"model={self.model}: expected normalized or logistic"
+        for key in ("elo0", "elo1", "alpha", "beta"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not math.isfinite(value):
+                return f"{key}={value}: not a number"
+        if not (0 < self.alpha and 0 < self.beta and self.alpha + self.beta < 1) \
+                or self.elo1 <= self.elo0:
+            return "needs alpha, beta > 0 with alpha + beta < 1, and elo0 < elo1"
+        most = MAX_SPRT_ELO[self.model]
+        for key in ("elo0", "elo1"):
+            if abs(getattr(self, key)) > most:
+                return (f"{key}={getattr(self, key):g}: out of range for model={self.model} "
+                        f"(at most {most:g} either side of 0)")
+        try:
+            self.evaluate(wdl=(0, 0, 0))
+        except ValueError as exc:  # what the test itself refuses (a bound not finite, ...)
+            return str(exc)
+        return None
+
     @classmethod
     def of_settings(cls, settings: Mapping[str, Any]) -> SprtSpec | None:
         """The SPRT kept in a tournament's settings (their ``sprt`` entry, this class's
-        fields), or None when the tournament ran none."""
+        fields), or None when the tournament ran none; ValueError (one line) when it is
+        not a test an SPRT can run (:meth:`problem`: a database changed outside guti)."""
         spec = settings.get("sprt")
-        return cls(**spec) if isinstance(spec, dict) else None
+        if not isinstance(spec, dict):
+            return None
+        try:
+            sprt = cls(**spec)
+        except TypeError:
+            raise ValueError(f"sprt {spec!r} is not elo0, elo1, alpha, beta, model") from None
+        why = sprt.problem()
+        if why is not None:
+            raise ValueError(f"sprt {why}")
+        return sprt
 
     def evaluate(self, *, wdl: Sequence[int] | None = None,
                  pentanomial: Sequence[int] | None = None) -> SprtState:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from guti.referee.game.reasons import Reason
 from guti.referee.stats.ratings import RatingList, RatingOptions, rate
 from guti.referee.stats.sprt import SprtSpec, SprtState
+from guti.referee.stats.stats import pair_bin
 
 #: Ending column -> the reasons it counts (for the engine at fault).
 FAULT_COLUMNS: dict[str, tuple[Reason, ...]] = {
@@ -85,7 +86,6 @@ class Standings:
     def __init__(
         self,
         names: Sequence[str],
-        paired: bool = True,
         sprt: SprtSpec | None = None,
         gauntlet: bool = False,
         rating_options: RatingOptions | None = None,
@@ -93,7 +93,6 @@ class Standings:
         self.names = list(names)
         self.rating_options = rating_options or RatingOptions()
         self.lines = [EngineLine(n) for n in self.names]
-        self.paired = paired
         self.sprt = sprt
         self.gauntlet = gauntlet
         self.games = 0
@@ -143,14 +142,13 @@ class Standings:
         lo_score = white_score if lo == white else 1.0 - white_score
         cell = self.cross.setdefault((lo, hi), [0, 0, 0])
         cell[0 if lo_score == 1.0 else 2 if lo_score == 0.0 else 1] += 1
-        if self.paired and pair_id is not None:
+        if pair_id is not None:  # the SPRT counts game pairs (pentanomial)
             first = self._open_pairs.pop(pair_id, None)
             if first is None:
                 self._open_pairs[pair_id] = (lo, lo_score)
             else:
                 total = first[1] + lo_score  # both from engine lo's point of view
-                bins = self.ptnml.setdefault((lo, hi), [0, 0, 0, 0, 0])
-                bins[int(round(total * 2))] += 1
+                self.ptnml.setdefault((lo, hi), [0, 0, 0, 0, 0])[pair_bin(total)] += 1
 
     # -- queries -------------------------------------------------------------
     def ranking(self) -> list[EngineLine]:
@@ -166,12 +164,7 @@ class Standings:
         """The SPRT of engine 0 against engine 1 (two-engine tournaments only)."""
         if self.sprt is None or len(self.names) != 2:
             return None
-        s = self.sprt
-        if self.paired:
-            counts = self.ptnml.get((0, 1), [0, 0, 0, 0, 0])
-            return s.evaluate(pentanomial=counts)
-        w, d, lo = self.cross.get((0, 1), [0, 0, 0])
-        return s.evaluate(wdl=(w, d, lo))
+        return self.sprt.evaluate(pentanomial=self.ptnml.get((0, 1), [0, 0, 0, 0, 0]))
 
     def ratings(self) -> RatingList:
         """Maximum-likelihood ratings over every game (raises RatingError, e.g. for a
@@ -193,8 +186,7 @@ class Standings:
         if state is None or self.sprt is None:
             return None
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continue"}[state.decision]
-        unit = "pairs" if self.paired else "games"
         return (
-            f"SPRT {self.names[0]} vs {self.names[1]} ({self.sprt.describe()}, {unit}): "
+            f"SPRT {self.names[0]} vs {self.names[1]} ({self.sprt.describe()}, pairs): "
             f"LLR {state.llr:.2f} [{state.lower:.2f}, {state.upper:.2f}] {verdict}"
         )

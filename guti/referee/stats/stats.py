@@ -32,8 +32,9 @@ fastchess's "Ptnml(0-2)" lines.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -46,7 +47,7 @@ __all__ = [
     "format_elo",
     "los",
     "pentanomial_elo",
-    "pentanomial_from_pairs",
+    "pair_bin",
     "score_elo",
     "score_to_elo",
 ]
@@ -214,24 +215,17 @@ def draw_ratio(wins: int, draws: int, losses: int) -> float:
 _PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)
 
 
-def pentanomial_from_pairs(pair_scores: Iterable[float]) -> list[int]:
-    """Count game-pair scores into ``[LL, LD, DD+WL, WD, WW]``.
+def pair_bin(pair_score: float) -> int:
+    """The pentanomial bin (``[LL, LD, DD+WL, WD, WW]``: 0 to 4) of a game pair's score.
 
-    Each element is the points one player scored over the two games of a pair
-    (colours reversed, same opening): 0, 0.5, 1, 1.5 or 2. A drawn pair and a
-    win+loss pair both score 1 and share a bin, as in fishtest and fastchess.
+    The score is the points one player scored over the two games of a pair (colours
+    reversed, same opening): 0, 0.5, 1, 1.5 or 2. A drawn pair and a win+loss pair both
+    score 1 and share a bin, as in fishtest and fastchess. ValueError for anything else.
     """
-    counts = [0, 0, 0, 0, 0]
-    for i, raw in enumerate(pair_scores):
-        if isinstance(raw, bool) or not isinstance(raw, Real):
-            raise ValueError(f"pair score #{i} must be one of 0, 0.5, 1, 1.5, 2, got {raw!r}")
-        try:
-            counts[_PAIR_SCORES.index(float(raw))] += 1
-        except ValueError:
-            raise ValueError(
-                f"pair score #{i} must be one of 0, 0.5, 1, 1.5, 2, got {raw!r}"
-            ) from None
-    return counts
+    if not isinstance(pair_score, bool) and isinstance(pair_score, Real):
+        with contextlib.suppress(ValueError):
+            return _PAIR_SCORES.index(float(pair_score))
+    raise ValueError(f"a pair score is one of 0, 0.5, 1, 1.5, 2, not {pair_score!r}")
 
 
 def pentanomial_elo(pentanomial: Sequence[int]) -> EloEstimate:

@@ -72,6 +72,12 @@ def _kind(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+def settings_damaged(path: str, what: str) -> StoreError:
+    """The error for stored settings that a reader above the storage finds unusable
+    (``what``: why, e.g. an SPRT no test can run)."""
+    return damaged(path, _SETTINGS, what)
+
+
 def settings_from_text(path: str, text: object) -> dict[str, Any]:
     """The tournament's settings (``meta.settings``): a JSON object whose game, format,
     PDN fields and SPRT are what guti writes."""
@@ -107,8 +113,8 @@ def _optional_text(value: object) -> bool:
 
 
 def engine_from_text(path: str, idx: int, text: object) -> EngineConfig:
-    """Engine ``idx`` (0-based) as stored in ``engines.config``: what a bare ``-resume``
-    starts it from, so every field must be what guti writes."""
+    """Engine ``idx`` (0-based) as stored in ``engines.config`` (what the report shows of
+    it), every field what guti writes."""
     where = f"table engines, engine {idx + 1}"
     data = _json_value(path, where, text)
     if not isinstance(data, dict):
@@ -260,6 +266,9 @@ def _check_games(conn: sqlite3.Connection, path: str, engines: int) -> None:
           WHEN start_fen IS NOT NULL AND typeof(start_fen) != 'text' THEN 'start_fen is not text'
           WHEN moves GLOB '*[^0-9x -]*' THEN 'moves ' || quote(substr(moves, 1, 40))
                || ' are not moves'
+          WHEN opening_plies < 0 OR opening_plies > (CASE WHEN trim(moves) = '' THEN 0 ELSE
+               length(trim(moves)) - length(replace(trim(moves), ' ', '')) + 1 END)
+            THEN 'opening_plies ' || opening_plies || ', more than the moves stored'
           WHEN final_fen GLOB '*[^0-9A-Za-z/ -]*' THEN 'final_fen ' || quote(substr(final_fen, 1, 40))
                || ' is not a FEN'
           WHEN {_json_list_of_numbers("elapsed_ms")} THEN 'elapsed_ms is not a list of numbers'

@@ -3,7 +3,7 @@
 :func:`game_row` makes the ``games`` row of a finished game (its JSON columns encoded:
 CPU work, done apart from the write that waits for the disk), :func:`row_to_record`
 rebuilds the :class:`~guti.referee.game.record.GameRecord` from a row; the engines are
-stored as JSON (:func:`engine_to_dict`, what a bare ``-resume`` restarts them from).
+stored as JSON (:func:`engine_to_dict`, what the report shows of them).
 The database itself, its schema and its transactions are
 :mod:`guti.referee.storage.store`'s.
 """
@@ -26,7 +26,7 @@ from guti.rules import Board, Side, get_game
 
 
 # --------------------------------------------------------------------------- #
-# Engine configurations as JSON (what a bare ``-resume`` restarts engines from)
+# Engine configurations as JSON (what the report shows of them)
 # --------------------------------------------------------------------------- #
 def engine_to_dict(cfg: EngineConfig) -> dict[str, Any]:
     return {

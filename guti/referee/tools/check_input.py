@@ -20,9 +20,6 @@ from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import (
     Position,
-    is_bestmove,
-    is_error_report,
-    is_unknown_command,
     position_line,
 )
 from guti.rules import divide
@@ -41,12 +38,8 @@ class InputItems(CheckSession):
             self.start_search(Position(), Go(perft=1))
             collector = PerftCollector()
 
-            def done(line: str) -> bool:
-                return (collector.feed(line) or is_bestmove(line)
-                        or is_error_report(line) or is_unknown_command(line))
-
             try:
-                lines, _ = await self.read_until(done, QUICK, "")
+                lines, _ = await self.read_until(collector.answer_ends, QUICK, "")
             except Fail:
                 await self._probe("'go perft 1'")
                 raise Skip("the engine does not answer go perft (optional)") from None

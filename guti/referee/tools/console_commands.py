@@ -223,11 +223,16 @@ class ConsoleCommands(ConsoleSession):
         started = time.monotonic()
         self.eng.start_search(Position.of(board), Go(perft=left))
         ours_future = in_daemon_thread(lambda: divide(board, left) if left > 0 else [])
-        ok = await self.wait_for(collector.feed, PERFT_TIMEOUT, "'nodes N' line after go perft")
+        ok = await self.wait_for(collector.answer_ends, PERFT_TIMEOUT,
+                                 "'nodes N' line after go perft")
         took = time.monotonic() - started
         ours = await ours_future
         self.send_position()  # the engine back on the console's board
         if not ok:
+            return
+        if collector.refusal is not None:
+            self.error(f"the engine does not count go perft: it answered "
+                       f"{collector.refusal[:80]!r}")
             return
         where = f" after {' '.join(path)}" if path else ""
         diff = diff_perft(left, ours, collector.result)

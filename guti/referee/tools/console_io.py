@@ -1,6 +1,7 @@
 """The console's terminal side: coloured timestamped output, and the input loops.
 
-Kept apart from :mod:`guti.referee.tools.console` (the commands and their state) because this
+Kept apart from :mod:`guti.referee.tools.console_commands` and
+:mod:`guti.referee.tools.console_session` (the commands and their state) because this
 is the part that knows about terminals: rich for colour, prompt_toolkit for line
 editing, history and completion on a tty, a plain line pump when stdin is a pipe
 or a file (so scripts can drive the console too).
@@ -24,7 +25,8 @@ from guti.referee.ugi.lines import is_bestmove, is_error_report, is_unknown_comm
 
 class Console(Protocol):
     """What the input loops need of the console, and nothing more: its commands and state
-    stay in :mod:`guti.referee.tools.console` (which imports this module, never the reverse)."""
+    stay in :mod:`guti.referee.tools.console_commands` and
+    :mod:`~guti.referee.tools.console_session` (which import this module, never the reverse)."""
 
     async def command(self, line: str) -> bool: ...
 
@@ -162,14 +164,21 @@ async def run_pipe(console: Console) -> None:
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def pump() -> None:  # a daemon thread, so a blocked read never holds up the exit
-        for raw in sys.stdin:
-            loop.call_soon_threadsafe(queue.put_nowait, raw)
-        loop.call_soon_threadsafe(queue.put_nowait, None)
+        try:
+            # bytes decoded here, whatever the locale's encoding: a line that is not UTF-8
+            # comes in as lone surrogates, which the console refuses in one line
+            for raw in sys.stdin.buffer:
+                loop.call_soon_threadsafe(queue.put_nowait,
+                                          raw.decode("utf-8", "surrogateescape"))
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop closed: the console ended
+                loop.call_soon_threadsafe(queue.put_nowait, None)
 
     threading.Thread(target=pump, daemon=True).start()
     while True:
         line = await queue.get()
-        if line is not None and line.strip() not in ("/stop", "stop", "quit", "/quit"):
-            await console.idle(SCRIPT_WAIT)  # a script's next line waits for the bestmove
+        if line is None or line.strip() not in ("/stop", "stop", "quit", "/quit"):
+            # a script's next line, or its end, waits for the bestmove (then judged)
+            await console.idle(SCRIPT_WAIT)
         if line is None or not await console.command(line):
             return

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from guti.referee.ugi.lines import is_bestmove, is_error_report, is_unknown_command
 from guti.rules.numbers import whole_number
 
 _MOVE_COUNT_RE = re.compile(r"^\s*(\S+):\s*(\S+)\s*$")
@@ -34,6 +35,19 @@ class PerftCollector:
     def __init__(self) -> None:
         self.result = EnginePerft()
         self.done = False
+        #: The line with which the engine refused ``go perft`` instead of counting, if it did.
+        self.refusal: str | None = None
+
+    def answer_ends(self, line: str) -> bool:
+        """Take one line; True once the answer is over: complete (:attr:`done`), or
+        refused (a ``bestmove``, an ``info string error`` or unknown-command line instead
+        of counts: :attr:`refusal`), so that no one waits for counts that never come."""
+        if self.feed(line):
+            return True
+        if is_bestmove(line) or is_error_report(line) or is_unknown_command(line):
+            self.refusal = line
+            return True
+        return False
 
     def feed(self, line: str) -> bool:
         """Take one line; True once the answer is complete (the ``nodes`` line came)."""

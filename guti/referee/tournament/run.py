@@ -79,7 +79,7 @@ def standings_from_store(
     store: TournamentStore, names: list[str], fmt: str, sprt=None
 ) -> Standings:
     """Standings of every stored game (streamed: memory does not grow with games)."""
-    table = Standings(names, paired=True, sprt=sprt, gauntlet=fmt == "gauntlet")
+    table = Standings(names, sprt=sprt, gauntlet=fmt == "gauntlet")
     for _gid, pair_id, white, black, result, reason, fault in store.results():
         table.add(white, black, result, reason, fault, pair_id)
     return table

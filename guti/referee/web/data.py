@@ -26,6 +26,7 @@ from guti.referee.stats.resources import ResourceTable
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import FAULT_COLUMNS, Standings
 from guti.referee.stats.stats import draw_ratio, format_elo, los, pentanomial_elo, score_elo
+from guti.referee.storage.integrity import settings_damaged
 from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.tuning.history import tuning_history
 from guti.referee.web.geometry import board_geometry
@@ -49,7 +50,7 @@ class Tally:
     def __init__(self, names: Sequence[str], fmt: str, sprt: SprtSpec | None,
                  sample_every: int = 1) -> None:
         self.names = list(names)
-        self.standings = Standings(self.names, paired=True, sprt=sprt, gauntlet=fmt == "gauntlet")
+        self.standings = Standings(self.names, sprt=sprt, gauntlet=fmt == "gauntlet")
         # endings[engine][reason] = [wins, draws, losses]
         self.endings: list[dict[str, list[int]]] = [{} for _ in self.names]
         self.sprt_path: list[list[float]] = []
@@ -110,7 +111,7 @@ class Tally:
         engine's view ``[LL, LD, DD+WL, WD, WW]``, as ``guti standings`` prints them (two
         engines, or a gauntlet's encounters)."""
         s = self.standings
-        if not s.paired or not (len(s.names) == 2 or s.gauntlet):
+        if not (len(s.names) == 2 or s.gauntlet):
             return []
         out = []
         for (i, j), counts in sorted(s.ptnml.items()):
@@ -154,7 +155,7 @@ class Tally:
         return {"describe": spec.describe(), "llr": round(state.llr, 4),
                 "lower": round(state.lower, 4), "upper": round(state.upper, 4),
                 "decision": state.decision, "path": self.sprt_path,
-                "unit": "pairs" if self.standings.paired else "games"}
+                "unit": "pairs"}
 
 
 def _ms(values: list[float | None]) -> list[int | None]:
@@ -217,7 +218,10 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
     settings = store.settings()
     names = store.engine_names()
     index = {n: i for i, n in enumerate(names)}
-    sprt = sprt or SprtSpec.of_settings(settings)
+    try:
+        sprt = sprt or SprtSpec.of_settings(settings)
+    except ValueError as exc:
+        raise settings_damaged(store.path, str(exc)) from None
     finished = store.count_finished()
     tally = Tally(names, settings.get("format", "roundrobin"), sprt,
                   sample_every=max(1, finished // SPRT_POINTS))

@@ -38,6 +38,7 @@ from typing import Any
 from guti.referee.game.file_lock import lock_owner
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.storage.errors import DamagedGame
+from guti.referee.storage.integrity import settings_damaged
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.web.data import Tally, compact_game
 
@@ -92,13 +93,16 @@ class GameReader:
             try:
                 settings = store.settings()
                 names = store.engine_names()
+                sprt = self.sprt or SprtSpec.of_settings(settings)
+            except ValueError as exc:
+                store.close()
+                raise settings_damaged(self.db_path, str(exc)) from None
             except StoreError:
                 store.close()
                 raise
             self.store = store
             self.index = {n: i for i, n in enumerate(names)}
-            self.tally = Tally(names, settings.get("format", "roundrobin"),
-                               self.sprt or SprtSpec.of_settings(settings))
+            self.tally = Tally(names, settings.get("format", "roundrobin"), sprt)
         return self.store
 
     def read_new(self) -> tuple[list[tuple[int, list[Any]]], dict[str, Any] | None, int]:
