@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import sqlite3
 import stat
@@ -124,6 +125,16 @@ def test_a_fifo_output_is_written_into_and_stays_a_fifo(tmp_path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- links
+def test_an_export_to_dev_stdout_goes_down_the_pipe(finished_db: Path) -> None:
+    """``/dev/stdout`` is a link to a pipe with no name: written through the link, not
+    to the name it resolves to (``pipe:[...]``, which is no file)."""
+    done = guti("export", "t.db", "-epd", "/dev/stdout", cwd=finished_db.parent)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3 and lines[-1] == "2 games written to /dev/stdout", lines
+    assert all('variant "egara-guti"' in line for line in lines[:2]), lines
+
+
 def test_a_symlinked_output_is_written_through_to_its_target(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     (tmp_path / "report.html").symlink_to("out/real.html")  # dangling until written
@@ -169,6 +180,14 @@ def test_one_database_under_two_names_is_refused_by_standings(finished_db: Path)
     for other in ("hard.db", "link.db", "./t.db"):
         done = guti("standings", "t.db", other, cwd=folder)
         one_line_exit_2(done, f"{other} is given twice")
+    # A copy of the file is the same tournament too; another run of the same settings is not.
+    shutil.copy(finished_db, folder / "copy.db")
+    one_line_exit_2(guti("standings", "t.db", "copy.db", cwd=folder),
+                    "t.db and copy.db hold the same tournament")
+    again = guti("tournament", *PAIR, "-games", "2", "-db", "again.db", cwd=folder)
+    assert again.returncode == 0, again.stderr
+    both = guti("standings", "t.db", "again.db", cwd=folder)
+    assert both.returncode == 0 and "4 games" in both.stdout, both.stdout + both.stderr
 
 
 def test_an_export_over_a_hard_linked_file_keeps_every_name(finished_db: Path) -> None:

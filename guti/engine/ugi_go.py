@@ -15,7 +15,8 @@ ECHO_MAX = 200  # how much of an offending line is echoed back
 MAX_PERFT_DEPTH = 1000
 
 _INT_ARGS = ("p1time", "p2time", "p1inc", "p2inc", "movetime", "depth", "nodes", "movestogo")
-_TIME_ARGS = ("p1time", "p2time", "p1inc", "p2inc")
+#: The times of a ``go``: below 0 they read as 0 (protocol.md).
+_TIME_ARGS = ("p1time", "p2time", "p1inc", "p2inc", "movetime")
 
 
 class CommandError(ValueError):

@@ -177,6 +177,18 @@ def _rating_options(args: ParsedArgs) -> RatingOptions:
     return RatingOptions(draw_model=model, anchor=(name, elo))
 
 
+def _run_identity(store: TournamentStore) -> tuple[object, ...]:
+    """What tells one run's database from another's: its run id (a copy of the file has
+    the same), or, in a database made before run ids, its fingerprint, creation time and
+    first game."""
+    run_id = store.meta("run_id")
+    if run_id is not None:
+        return ("run", run_id)
+    first = next(iter(store.records_after(0)), None)
+    return (store.meta("fingerprint"), store.meta("created"),
+            None if first is None else (first[1].start_time, tuple(first[1].moves)))
+
+
 def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, int, int]:
     """Standings of every game of every database, engines matched by name.
 
@@ -193,8 +205,15 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
         seen.add(key)
     stores: list[TournamentStore] = []
     try:
+        copies: dict[tuple[object, ...], str] = {}
         for path in paths:
-            stores.append(TournamentStore.checked(path))
+            store = TournamentStore.checked(path)
+            stores.append(store)
+            key = _run_identity(store)
+            if key in copies:
+                raise CliError(f"{copies[key]} and {path} hold the same tournament (one is a "
+                               "copy of the other): its games would count twice")
+            copies[key] = path
         names: list[str] = []
         formats = set()
         for store in stores:

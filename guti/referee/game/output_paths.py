@@ -88,8 +88,11 @@ def unusable(path: str) -> str | None:
 
 def write_target(path: str) -> str:
     """The name data for ``path`` is written under: the file a symlink points to (so the
-    link stays a link), else ``path`` itself."""
-    return os.path.realpath(path) if os.path.islink(path) else path
+    link stays a link), else ``path`` itself, also when the link leads to a pipe or a
+    device (``/dev/stdout``: opened through the link, as its target has no name)."""
+    if not os.path.islink(path) or kind(path) in STREAMS:
+        return path
+    return os.path.realpath(path)
 
 
 def is_stream(fd: int) -> bool:

@@ -7,7 +7,8 @@ completely stored or not at all" true across SIGINT, SIGKILL and power cuts
 Tables:
 
 - ``meta(key, value)``: schema version, the tournament settings (JSON), the
-  settings fingerprint a resume is checked against, timestamps;
+  settings fingerprint a resume is checked against, timestamps, the run's own id (a copy
+  of the file is the same run);
 - ``engines(idx, name, config)``: the engines as they were started (JSON);
 - ``schedule(game_id, pair_id, round, white, black, opening_*)``: every game
   the tournament consists of, written once when the tournament is created,
@@ -39,6 +40,7 @@ import json
 import os
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -183,6 +185,7 @@ class TournamentStore:
                     "settings": json.dumps(settings, sort_keys=True),
                     "fingerprint": fingerprint,
                     "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+                    "run_id": uuid.uuid4().hex,  # this run's own: a copy of the file has it too
                 }
             )
             self.conn.executemany(
