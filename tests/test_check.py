@@ -203,3 +203,37 @@ def test_check_reports_the_engine_s_peak_memory_and_threads(runs):
                       r"its searches", line)
     assert match is not None, line
     assert float(match[1]) > 1 and int(match[2]) == 5, line
+
+
+BAD_OPTIONS = '''
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["ugi"]:
+        print("id name bad options\\nid author guti tests\\n"
+              "option name Hash type spin default 16 min 1 max 1024\\n"  # a sound one
+              "option name A type spin default 99 min 5 max 1\\n"
+              "option name B type combo default x var a var b\\n"
+              "option name C type check default maybe\\n"
+              "option name D type frob\\nugiok", flush=True)
+    elif words[:1] == ["isready"]:  # then gone: the rest of the check is skipped at once
+        print("readyok", flush=True)
+        break
+'''
+
+
+def test_option_declarations_are_checked_by_their_content(tmp_path):
+    """Lines that parse but declare what protocol.md's syntax does not allow: a spin's
+    default out of its range, a combo's default not among its values, a check's default
+    neither true nor false, a type of no kind. Each is named; the sound one is not."""
+    engine = tmp_path / "bad_options.py"
+    engine.write_text(BAD_OPTIONS)
+    done = subprocess.run([*GUTI, "check", "--", sys.executable, str(engine)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    [line] = [ln for ln in done.stdout.splitlines() if ln.startswith("FAIL handshake")]
+    for why in ("A: a spin's default 99 is not within 5..1",
+                "B: a combo's default 'x' is not one of its values",
+                "C: a check's default 'maybe' is not true or false", "and 1 more"):
+        assert why in line, line
+    assert "Hash" not in line.split("[")[0], line

@@ -281,6 +281,15 @@ def test_a_scripts_last_search_is_judged_before_the_console_ends(tmp_path):
     assert re.search(r"^bestmove \S+ is legal \(\d+ ms\)$", res.stdout, re.M), res.stdout
 
 
+def test_a_log_that_cannot_be_written_is_said_once_and_closed(tmp_path):
+    res = subprocess.run([*GUTI, "console", "--", *ENGINE_ARGV],
+                         input="/log /dev/full\nisready\n/board\nisready\n/quit\n",
+                         capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    assert res.returncode == 0 and "Traceback" not in res.stdout + res.stderr, res.stdout
+    said = "error: the log /dev/full cannot be written (No space left on device); it is closed"
+    assert res.stdout.count(said) == 1, res.stdout
+
+
 @pytest.mark.slow  # waits out the script's minute for a bestmove once
 def test_a_script_gives_up_a_hung_search_once_not_at_every_line(tmp_path):
     res = _script("hang", "/go depth 1", "/board", "/fen", "/quit", timeout=100)

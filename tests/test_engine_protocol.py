@@ -240,6 +240,9 @@ def test_protocol_error_session(engine):
     assert "chess" in lines[0]
     lines = engine.ask("go perft two")
     assert len(lines) == 1 and lines[0].startswith("info string error go perft")
+    # Words are separated by spaces and tabs only (protocol.md): not by control characters.
+    assert engine.ask(b"query\x1cp1turn") == ["info string unknown command query?p1turn"]
+    assert engine.ask("query\tp1turn") == ["response true"]
     engine.send("go movetime -5")  # a time below 0 reads as 0: a move at once
     assert engine.read_until("bestmove", timeout=30)[-1] == "bestmove 16x12"  # the only one
     lines = engine.ask("go depth 99999999999999999")  # a whole number: said too large

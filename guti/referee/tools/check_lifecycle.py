@@ -22,7 +22,7 @@ from guti.referee.tools.check_session import (
     said,
     short,
 )
-from guti.referee.ugi.options import UNDECLARED_GAME
+from guti.referee.ugi.options import UNDECLARED_GAME, declaration_problem
 from guti.rules import GAMES
 
 
@@ -62,6 +62,9 @@ class LifecycleItems(CheckSession):
         if variant is not None and (variant.type != "combo" or not variant.vars):
             raise Fail("UGI_Variant of type combo with var values", f"type {variant.type} "
                        f"with vars {variant.vars}")
+        wrong = [why for why in map(declaration_problem, hs.options.values()) if why]
+        if wrong:
+            raise Fail("options declared as protocol.md has them", short(wrong))
         return (f"id name {clip(hs.id_name, 120)}; {len(hs.options)} options; "
                 f"games {', '.join(hs.games())}; ugiok in {hs.elapsed * 1000:.0f} ms")
 

@@ -90,9 +90,16 @@ class Screen:
         shown = visible(line)
         self.rich.print(f"{stamp} {direction} {shown}", style=style)
         if self.log is not None:
-            with contextlib.suppress(OSError, ValueError):
+            try:
                 self.log.write(f"{stamp} {direction} {shown}\n")
                 self.log.flush()
+            except (OSError, ValueError) as exc:  # a full disk: said once, the log closed
+                log, self.log = self.log, None
+                with contextlib.suppress(OSError, ValueError):
+                    log.close()
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                self.rich.print(visible(f"error: the log {log.name} cannot be written "
+                                        f"({why}); it is closed"), style="bold red")
 
 
 async def run_command(console: Console, line: str) -> bool:

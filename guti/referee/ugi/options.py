@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from guti.rules import GAMES
+from guti.rules.numbers import whole_number
 
 #: The game of an engine that declares no ``UGI_Variant`` (protocol.md 5.2).
 UNDECLARED_GAME = "egara-guti"
@@ -206,11 +207,9 @@ def listed(names: list[str], most: int = 20) -> str:
 
 
 def _spin_value(opt: EngineOption, value: str) -> str:
-    try:
-        number = int(value.strip())
-    except ValueError:
-        raise OptionValueError(
-            f"{opt.name}={value!r}: a spin option takes a whole number") from None
+    number = whole_number(value.strip(), signed=True)
+    if number is None:
+        raise OptionValueError(f"{opt.name}={value!r}: a spin option takes a whole number")
     low, high = _bound(opt.min), _bound(opt.max)
     if (low is not None and number < low) or (high is not None and number > high):
         raise OptionValueError(
@@ -219,7 +218,34 @@ def _spin_value(opt: EngineOption, value: str) -> str:
 
 
 def _bound(text: str | None) -> int | None:
-    try:
-        return None if text is None else int(text)
-    except ValueError:
-        return None
+    return None if text is None else whole_number(text, signed=True)
+
+
+#: The option types of protocol.md (UCI's).
+OPTION_TYPES = ("check", "spin", "combo", "string", "button")
+
+
+def declaration_problem(opt: EngineOption) -> str | None:
+    """What is wrong with an option's declaration (a line that parsed) by protocol.md, or
+    None: one of its five types; a check's default true or false; a spin's default, min
+    and max whole numbers with min <= default <= max; a combo's values each given once,
+    its default one of them. A setoption by those rules would otherwise be refused."""
+    kind = opt.type.lower()
+    if kind not in OPTION_TYPES:
+        return f"{opt.name}: type {opt.type!r} is not one of {', '.join(OPTION_TYPES)}"
+    if kind == "check" and (opt.default or "").lower() not in ("true", "false"):
+        return f"{opt.name}: a check's default {opt.default!r} is not true or false"
+    if kind == "spin":
+        default, low, high = (_bound(v) for v in (opt.default, opt.min, opt.max))
+        if default is None or low is None or high is None:
+            return (f"{opt.name}: a spin's default {opt.default!r}, min {opt.min!r} and max "
+                    f"{opt.max!r} must be whole numbers")
+        if not low <= default <= high:
+            return f"{opt.name}: a spin's default {default} is not within {low}..{high}"
+    if kind == "combo":
+        values = [v.lower() for v in opt.vars]
+        if not values or len(set(values)) < len(values):
+            return f"{opt.name}: a combo needs var values, each given once (got {opt.vars})"
+        if (opt.default or "").lower() not in values:
+            return f"{opt.name}: a combo's default {opt.default!r} is not one of its values"
+    return None
