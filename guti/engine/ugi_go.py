@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from guti.rules.numbers import whole_number
 
+from .ugi_options import shown
+
 if TYPE_CHECKING:  # imported on first use at run time: start-up stays fast
     from guti.engine.search import SearchLimits
 
-ECHO_MAX = 200  # how much of an offending line is echoed back
 MAX_PERFT_DEPTH = 1000
 
 _INT_ARGS = ("p1time", "p2time", "p1inc", "p2inc", "movetime", "depth", "nodes", "movestogo")
@@ -21,12 +22,6 @@ _TIME_ARGS = ("p1time", "p2time", "p1inc", "p2inc", "movetime")
 
 class CommandError(ValueError):
     """A known command with a bad argument; the message is one line."""
-
-
-def shown(text: str, limit: int = ECHO_MAX) -> str:
-    """``text`` made safe to echo on one line: control characters replaced, length capped."""
-    clean = "".join(ch if ch.isprintable() else "?" for ch in text[: limit + 1])
-    return clean if len(clean) <= limit else clean[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,14 @@ from __future__ import annotations
 from guti.rules.names import GAME_NAMES
 from guti.rules.numbers import whole_number
 
+ECHO_MAX = 200  # how much of an offending line is echoed back
+
+
+def shown(text: str, limit: int = ECHO_MAX) -> str:
+    """``text`` made safe to echo on one line: control characters replaced, length capped."""
+    clean = "".join(ch if ch.isprintable() else "?" for ch in text[: limit + 1])
+    return clean if len(clean) <= limit else clean[: limit - 3] + "..."
+
 ENGINE_NAME = "guti reference engine 1.0"
 ENGINE_AUTHOR = "the guti project"
 
@@ -46,11 +54,10 @@ class Option:
 
     def parse(self, text: str) -> int | str:
         """The value ``text`` stands for; OptionError says why it is not acceptable."""
-        shown = text if len(text) <= 40 else text[:37] + "..."
         if self.kind == "spin":
             value = whole_number(text.strip(), 12, signed=True)
             if value is None:
-                raise OptionError(f"setoption {self.name}: expected a whole number, got {shown!r}")
+                raise OptionError(f"setoption {self.name}: expected a whole number, got {shown(text, 40)!r}")
             if not self.minimum <= value <= self.maximum:
                 raise OptionError(
                     f"setoption {self.name}: {value} is out of range {self.minimum}..{self.maximum}"
@@ -62,7 +69,7 @@ class Option:
         if choice is None:
             what = "unknown game" if self.name == "UGI_Variant" else "unknown value"
             raise OptionError(
-                f"setoption {self.name}: {what} {shown!r} (expected one of {', '.join(self.choices)})"
+                f"setoption {self.name}: {what} {shown(text, 40)!r} (expected one of {', '.join(self.choices)})"
             )
         return choice
 
@@ -98,9 +105,8 @@ def find_option(name: str) -> Option:
     """The option called ``name`` (case-insensitive, blanks squeezed)."""
     option = _BY_NAME.get(" ".join(name.split()).lower())
     if option is None:
-        shown = name if len(name) <= 40 else name[:37] + "..."
         raise OptionError(
-            f"setoption: unknown option {shown!r} (known: {', '.join(o.name for o in OPTIONS)})"
+            f"setoption: unknown option {shown(name, 40)!r} (known: {', '.join(o.name for o in OPTIONS)})"
         )
     return option
 

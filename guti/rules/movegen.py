@@ -209,7 +209,14 @@ def successors(geo: Geometry, own: int, enemy: int) -> list[tuple[int, int, bool
 
 
 def step_children(geo: Geometry, own: int, enemy: int) -> list[tuple[int, int]]:
-    """``(own_after, enemy)`` after each step (ignores compulsory capture, like :func:`steps`)."""
+    """``(own_after, enemy)`` after each step (ignores compulsory capture, like :func:`steps`).
+
+    It walks the empty points or the pieces, whichever are fewer. What that buys, per
+    call, over the better of the two walks alone (positions of random play without a
+    capture, ``python`` 3.11): 1.66 against 1.71 us in Egara-guti, 1.22 against 1.26 in
+    Pretwa, 3.32 against 3.90 in Gol-skuish; a few per cent of the search's time at
+    most. It stays because the two walks list the steps in different orders, and the
+    order is part of the search's move ordering and of ``guti bench``'s node count."""
     adjacent = geo.adjacent
     empty = geo.full ^ (own | enemy)
     out: list[tuple[int, int]] = []
@@ -256,8 +263,9 @@ def capture_children(geo: Geometry, own: int, enemy: int,
     Different moving pieces never give the same position (a piece cannot land where another
     own piece stands), so de-duplicating per source is enough. The order (by source, then
     the set's iteration order) is part of search's move ordering and of ``guti bench``'s
-    node count: keep it. This walk adds to the set directly, which measured faster here
-    than the pattern walk of :func:`successors` (search calls it on few, short captures).
+    node count: keep it. It is a walk of its own, not :func:`successors` (perft's), which
+    lists a child per capture sequence, two sequences that end alike included: search
+    wants each position once.
     """
     if sources is None:
         sources = capture_sources(geo, own, enemy)

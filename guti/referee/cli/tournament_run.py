@@ -136,7 +136,7 @@ def _header(settings: TournamentSettings, plan: ExecutionPlan) -> str:
             f"{settings.total_games} games, {where}, db {settings.db_path}")
 
 
-def _report(settings) -> int:
+def _report(settings: TournamentSettings) -> int:
     """``-report FILE``: write it and print its path as the very last line."""
     try:
         path = write_tournament_report(settings)

@@ -11,7 +11,7 @@ maximum-likelihood distributions constrained to the two hypotheses, given the em
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -82,7 +82,7 @@ def sprt_decision(llr: float, alpha: float, beta: float) -> Decision | None:
     return None
 
 
-def _root(f, lo: float, hi: float) -> float:
+def _root(f: Callable[[float], float], lo: float, hi: float) -> float:
     """Root of a strictly decreasing ``f`` on the open interval (lo, hi).
 
     ``f`` tends to +inf at ``lo`` and -inf at ``hi`` (poles of the secular

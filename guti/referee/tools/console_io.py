@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from guti.referee.process.text import visible
 from guti.referee.ugi.lines import is_bestmove, is_error_report, is_unknown_command
@@ -128,11 +128,11 @@ def history_path() -> str:
     return os.environ.get("GUTI_HISTORY") or os.path.expanduser("~/.guti_history")
 
 
-def _completer(console: Console):
+def _completer(console: Console) -> Any:
     from prompt_toolkit.completion import Completer, Completion
 
     class MovesAndCommands(Completer):
-        def get_completions(self, document, complete_event) -> Iterable[Completion]:
+        def get_completions(self, document: Any, complete_event: Any) -> Iterable[Completion]:
             current, candidates = console.completions(document.text_before_cursor)
             for cand in candidates:
                 if cand.startswith(current):  # a space after, ready for the next word

@@ -39,6 +39,7 @@ from guti.referee.game.record import GameRecord
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process.errors import EngineStartError
 from guti.referee.process.traffic_log import TrafficLog
+from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.export import open_game_files, sync_epd, sync_pdn
 from guti.referee.storage.result_writer import ResultWriter
@@ -76,7 +77,7 @@ class Outcome:
 
 
 def standings_from_store(
-    store: TournamentStore, names: list[str], fmt: str, sprt=None
+    store: TournamentStore, names: list[str], fmt: str, sprt: SprtSpec | None = None
 ) -> Standings:
     """Standings of every stored game (streamed: memory does not grow with games)."""
     table = Standings(names, sprt=sprt, gauntlet=fmt == "gauntlet")
