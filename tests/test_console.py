@@ -290,6 +290,18 @@ def test_a_log_that_cannot_be_written_is_said_once_and_closed(tmp_path):
     assert res.stdout.count(said) == 1, res.stdout
 
 
+def test_words_left_over_are_a_mistake_not_ignored(tmp_path):
+    res = subprocess.run([*GUTI, "console", "--", *ENGINE_ARGV],
+                         input="/new pretwa extra junk\n/undo 5\n/go depth 1 depth 2\n/board\n",
+                         capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    out = res.stdout
+    assert res.returncode == 0 and "Traceback" not in out + res.stderr, out
+    assert "error: /new takes at most 1 word after it; 'extra junk' is left over" in out
+    assert "error: /undo takes no word after it; '5' is left over" in out
+    assert "error: depth is given twice" in out and "bestmove" not in out
+    assert f"fen {Board('egara-guti').fen()}" in out  # still Egara-guti: nothing was done
+
+
 @pytest.mark.slow  # waits out the script's minute for a bestmove once
 def test_a_script_gives_up_a_hung_search_once_not_at_every_line(tmp_path):
     res = _script("hang", "/go depth 1", "/board", "/fen", "/quit", timeout=100)

@@ -350,6 +350,9 @@ def test_go_parse_and_arguments() -> None:
         Go.parse("wtime 100")
     with pytest.raises(ValueError, match="whole number"):
         Go.parse("depth x")
+    for twice in ("depth 1 depth 2", "infinite infinite"):
+        with pytest.raises(ValueError, match="is given twice"):
+            Go.parse(twice)
 
 
 # -- the judge ----------------------------------------------------------------------------

@@ -45,6 +45,9 @@ COMMANDS: dict[str, str] = {
     "/help": "/help                this list",
     "/quit": "/quit                quit the engine and the console",
 }
+#: The console commands that take at most so many words after them (the others take a
+#: list: moves, a FEN, go arguments, a file name): a word more is a mistake, said.
+MOST_WORDS = {"/new": 1, "/undo": 0, "/board": 0, "/stop": 0, "/check": 0, "/help": 0}
 #: The commands a person may type to the engine (completion).
 COMMANDS_TO_ENGINE = ["ugi", "isready", "setoption", "uginewgame", "position", "go", "stop",
                       "query", "d", "quit"]
@@ -84,6 +87,12 @@ class ConsoleCommands(ConsoleSession):
             return False
         if handler is None:
             self.error(f"unknown console command {name} (/help lists them)")
+            return True
+        most = MOST_WORDS.get(name)
+        if most is not None and len(args) > most:
+            takes = "no word" if most == 0 else f"at most {most} word"
+            self.error(f"{name} takes {takes} after it; {' '.join(args[most:])!r} is "
+                       "left over, nothing was done")
             return True
         await handler(args)
         return True

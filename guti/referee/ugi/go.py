@@ -55,6 +55,8 @@ class Go(NamedTuple):
         i = 0
         while i < len(words):
             word = words[i]
+            if word in values or (word == "infinite" and infinite):
+                raise ValueError(f"{word} is given twice")
             if word == "infinite":
                 infinite = True
                 i += 1
