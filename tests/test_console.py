@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -322,3 +323,29 @@ def test_a_script_line_that_is_not_utf8_is_one_error_and_the_script_goes_on(tmp_
     out = (res.stdout + res.stderr).decode()
     assert res.returncode == 0 and b"Traceback" not in res.stdout + res.stderr, out
     assert "the line is not UTF-8 text" in out and f"fen {Board('egara-guti').fen()}" in out
+
+
+@pytest.mark.signals
+@pytest.mark.parametrize("signo", [signal.SIGTERM, signal.SIGHUP])
+def test_a_console_ended_by_a_signal_ends_cleanly(signo):
+    """SIGTERM or SIGHUP while a script's input is still open: the console ends with the
+    signal's exit status and its engine quit, without a traceback or a fatal error."""
+    proc = subprocess.Popen([*GUTI, "console", "--", *ENGINE_ARGV], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=str(ROOT))
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        for line in proc.stdout:  # the engine is up: its handshake is shown
+            if "ugiok in" in line:
+                break
+        engines = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                                 text=True).stdout.split()
+        proc.send_signal(signo)
+        rest, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + signo, rest
+    assert "Fatal Python error" not in rest and "Traceback" not in rest, rest
+    assert engines and not any(os.path.exists(f"/proc/{pid}") for pid in engines), engines

@@ -455,3 +455,11 @@ def test_the_engine_writes_utf8_whatever_the_locale():
     done = subprocess.run(ENGINE_ARGV, input=b"foo \xff\nisready\nquit\n", capture_output=True,
                           timeout=60, cwd=str(ROOT), env={**os.environ, "PYTHONIOENCODING": "ascii"})
     assert done.stdout.decode() == "info string unknown command foo \ufffd\nreadyok\n"
+
+
+def test_a_quit_with_a_control_character_is_no_quit_and_reading_goes_on():
+    """The input is read by the same word rule as the commands: ``quit\\v`` is not
+    ``quit`` for either (the reader stopped at it while the engine waited for more)."""
+    done = subprocess.run(ENGINE_ARGV, input=b"quit\x0b\nisready\nquit\n", capture_output=True,
+                          timeout=60, cwd=str(ROOT))
+    assert done.returncode == 0 and done.stdout.decode().splitlines()[-1] == "readyok"

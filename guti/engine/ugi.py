@@ -23,7 +23,6 @@ leaves the engine exactly as it was and gets one ``info string error ...`` line.
 from __future__ import annotations
 
 import io
-import re
 import sys
 import threading
 import time
@@ -36,12 +35,8 @@ if TYPE_CHECKING:  # imported on first use at run time: start-up stays fast
     from guti.engine.search import Iteration, Searcher, SearchLimits
 
 from .ugi_go import CommandError, GoPerft, read_go, shown
-from .ugi_input import InputLine, InputLines
+from .ugi_input import InputLine, InputLines, words
 from .ugi_options import EVAL_OPTIONS, OPTIONS, OptionError, parse_setoption, ugi_answer
-
-#: The words of a command line: protocol.md separates them by spaces and tabs only (a
-#: control character or another script's space is part of a word, not a separator).
-_WORDS = re.compile(r"[^ \t\r\n]+").findall
 
 #: The answers to ``query result`` (protocol.md 5.2), by result.
 RESULT_WORDS = {Result.WHITE_WINS: "p1win", Result.BLACK_WINS: "p2win", Result.DRAW: "draw",
@@ -158,7 +153,7 @@ class EngineSession:
     def handle(self, line: str, received: float | None = None) -> bool:
         """Carry out one command line; False when the session should end (``quit``)."""
         received = time.perf_counter() if received is None else received
-        tokens = _WORDS(line)
+        tokens = words(line)
         if not tokens:
             return True
         command = self._commands.get(tokens[0])

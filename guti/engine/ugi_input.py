@@ -11,6 +11,7 @@ dropped, and handed on as an error to answer, so no input grows the engine's mem
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import deque
@@ -19,6 +20,10 @@ from typing import BinaryIO, NamedTuple
 #: The longest command line read (bytes, its line end included): a ``position`` with
 #: thousands of moves fits many times over.
 MAX_LINE_BYTES = 1 << 20
+
+#: The words of a command line: protocol.md separates them by spaces and tabs only (a
+#: control character or another script's space is part of a word, not a separator).
+words = re.compile(r"[^ \t\r\n]+").findall
 
 
 class InputLine(NamedTuple):
@@ -57,7 +62,7 @@ class InputLines:
     def _read(self, stdin: BinaryIO) -> None:
         line = InputLine("", 0.0)
         try:  # to the end of input or a quit (nothing after it is read)
-            while line.text is not None and line.text.split()[:1] != ["quit"]:
+            while line.text is not None and words(line.text)[:1] != ["quit"]:
                 line = read_line(stdin)
                 self._put(line)
         except (OSError, ValueError):  # input closed under us: as its end
@@ -79,5 +84,5 @@ class InputLines:
         """Whether a ``stop`` or ``quit``, or the end of input, has been read and waits to
         be carried out."""
         with self._arrived:
-            return any(line.text is None or line.text.split()[:1] in (["stop"], ["quit"])
+            return any(line.text is None or words(line.text)[:1] in (["stop"], ["quit"])
                        for line in self._lines)

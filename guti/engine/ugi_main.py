@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 
-from .ugi_input import read_line
+from .ugi_input import read_line, words
 
 USAGE = """usage: guti engine
 Runs the guti reference engine, speaking UGI (protocol.md) on stdin/stdout.
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     first = read_line(sys.stdin.buffer)
     if first.text is None:
         return 0
-    if first.text.split() == ["ugi"] and loader.is_alive():
+    if words(first.text) == ["ugi"] and loader.is_alive():
         from .ugi_options import ugi_answer
 
         sys.stdout.write("".join(text + "\n" for text in ugi_answer()))

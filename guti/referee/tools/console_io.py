@@ -165,21 +165,41 @@ async def run_tty(console: Console) -> None:
             return
 
 
+#: The longest line a script's input is read in (bytes); a longer one is cut there.
+PIPE_LINE_MOST = 1 << 20
+
+
 async def run_pipe(console: Console) -> None:
     """The loop when stdin is not a terminal: one line at a time, EOF ends the console."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
-    def pump() -> None:  # a daemon thread, so a blocked read never holds up the exit
+    def put(raw: bytes | None) -> None:
+        # bytes decoded here, whatever the locale's encoding: a line that is not UTF-8
+        # comes in as lone surrogates, which the console refuses in one line
+        line = None if raw is None else raw.decode("utf-8", "surrogateescape")
+        with contextlib.suppress(RuntimeError):  # the loop closed: the console ended
+            loop.call_soon_threadsafe(queue.put_nowait, line)
+
+    def pump() -> None:
+        """A daemon thread, so a blocked read never holds up the exit; it reads the raw
+        descriptor, never ``sys.stdin``'s buffered reader, whose lock it would hold
+        blocked while the interpreter ends (a fatal error of the runtime)."""
+        rest = b""
         try:
-            # bytes decoded here, whatever the locale's encoding: a line that is not UTF-8
-            # comes in as lone surrogates, which the console refuses in one line
-            for raw in sys.stdin.buffer:
-                loop.call_soon_threadsafe(queue.put_nowait,
-                                          raw.decode("utf-8", "surrogateescape"))
+            while data := os.read(sys.stdin.fileno(), 1 << 16):
+                *lines, rest = (rest + data).split(b"\n")
+                for raw in lines:
+                    put(raw + b"\n")
+                if len(rest) > PIPE_LINE_MOST:  # no line end in sight: taken as a line
+                    put(rest)
+                    rest = b""
+        except OSError:
+            pass  # as the end of input
         finally:
-            with contextlib.suppress(RuntimeError):  # the loop closed: the console ended
-                loop.call_soon_threadsafe(queue.put_nowait, None)
+            if rest:
+                put(rest)
+            put(None)
 
     threading.Thread(target=pump, daemon=True).start()
     while True:
