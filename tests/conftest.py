@@ -211,6 +211,18 @@ class UgiProgram:
                     pass
 
 
+@contextlib.contextmanager
+def killed_at_end(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """``proc`` for the block, killed and reaped at its end if it still runs (a test that
+    fails half-way never leaves a guti behind)."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
     """Poll ``condition`` until true; fail naming ``what`` after ``timeout`` s.
 

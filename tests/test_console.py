@@ -19,7 +19,7 @@ import pexpect
 import pytest
 
 from guti.rules import Board, divide
-from tests.conftest import ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason
+from tests.conftest import ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason, killed_at_end
 from tests.engines.buggy_movegen import buggy_game
 
 BUGGY = str(ROOT / "tests" / "engines" / "buggy_movegen.py")
@@ -330,11 +330,10 @@ def test_a_script_line_that_is_not_utf8_is_one_error_and_the_script_goes_on(tmp_
 def test_a_console_ended_by_a_signal_ends_cleanly(signo):
     """SIGTERM or SIGHUP while a script's input is still open: the console ends with the
     signal's exit status and its engine quit, without a traceback or a fatal error."""
-    proc = subprocess.Popen([*GUTI, "console", "--", *ENGINE_ARGV], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=str(ROOT))
-    try:
-        assert proc.stdout is not None and proc.stdin is not None
+    with killed_at_end(subprocess.Popen(
+            [*GUTI, "console", "--", *ENGINE_ARGV], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT))) as proc:
+        assert proc.stdout is not None
         for line in proc.stdout:  # the engine is up: its handshake is shown
             if "ugiok in" in line:
                 break
@@ -342,10 +341,6 @@ def test_a_console_ended_by_a_signal_ends_cleanly(signo):
                                  text=True).stdout.split()
         proc.send_signal(signo)
         rest, _ = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 128 + signo, rest
     assert "Fatal Python error" not in rest and "Traceback" not in rest, rest
     assert engines and not any(os.path.exists(f"/proc/{pid}") for pid in engines), engines

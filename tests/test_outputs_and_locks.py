@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.pdn_reader import parse_pdn
-from tests.conftest import GUTI, ROOT, wait_for
+from tests.conftest import GUTI, ROOT, killed_at_end, wait_for
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 PY = sys.executable
@@ -381,17 +381,13 @@ def test_an_export_ended_by_a_signal_leaves_its_file_as_it_was(finished_db: Path
                 conn.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {copied} "
                              f"FROM {table}")
     (folder / "x.pdn").write_text("the old file\n")
-    export = subprocess.Popen([*GUTI, "export", "t.db", "-pdn", "x.pdn"], cwd=folder, env=ENV,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    with killed_at_end(subprocess.Popen(
+            [*GUTI, "export", "t.db", "-pdn", "x.pdn"], cwd=folder, env=ENV,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) as export:
         wait_for(lambda: (folder / "x.pdn.tmp").exists() or export.poll() is not None,
                  "the export writing x.pdn.tmp", 60)
         export.send_signal(signo)
         out, err = export.communicate(timeout=60)
-    finally:
-        if export.poll() is None:
-            export.kill()
-            export.wait()
     assert export.returncode == 128 + signo, out + err
     assert "Traceback" not in err, err
     assert (folder / "x.pdn").read_text() == "the old file\n"
