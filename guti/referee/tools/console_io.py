@@ -98,8 +98,8 @@ class Screen:
                 with contextlib.suppress(OSError, ValueError):
                     log.close()
                 why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-                self.rich.print(visible(f"error: the log {log.name} cannot be written "
-                                        f"({why}); it is closed"), style="bold red")
+                self.say(f"error: the log {log.name} cannot be written ({why}); it is "
+                         "closed", "bold red")
 
 
 async def run_command(console: Console, line: str) -> bool:
