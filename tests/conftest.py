@@ -40,6 +40,7 @@ from pathlib import Path
 
 import pytest
 
+from guti.referee.game.pdn_reader import PdnGame, iter_pdn, iter_pdn_file
 from guti.referee.process.group import enable_subreaper
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,6 +210,17 @@ class UgiProgram:
                         stream.close()
                 except OSError:
                     pass
+
+
+def parse_pdn(text: str, source: str = "<pdn>", game: str | None = None) -> list[PdnGame]:
+    """Every game of a PDN text at once, as the tests compare them (guti reads them one
+    at a time: :func:`~guti.referee.game.pdn_reader.iter_pdn`)."""
+    return list(iter_pdn(text, source, game))
+
+
+def read_pdn_file(path: str, game: str | None = None, what: str = "PDN file") -> list[PdnGame]:
+    """Every game of a PDN file at once (see :func:`parse_pdn`)."""
+    return list(iter_pdn_file(path, game, what))
 
 
 @contextlib.contextmanager

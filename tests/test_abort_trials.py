@@ -31,8 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
-from tests.conftest import GUTI, ROOT, survivors, wait_for
+from tests.conftest import GUTI, ROOT, parse_pdn, survivors, wait_for
 
 #: The signals tier: signal storms and abort trials against real runs.
 pytestmark = pytest.mark.signals

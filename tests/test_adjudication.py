@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.adjudication import Adjudicator, Ruling
-from guti.referee.game.pdn_reader import PdnGame, parse_pdn
+from guti.referee.game.pdn_reader import PdnGame
 from guti.referee.game.settings import Adjudication, DrawRule, ResignRule
 from guti.referee.ugi.search_info import Score, SearchInfo
 from guti.rules import Result, Side
-from tests.conftest import GUTI
+from tests.conftest import GUTI, parse_pdn
 
 SCRIPTED = str(Path(__file__).parent / "engines" / "scripted.py")
 

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import PdnGame, parse_pdn
+from guti.referee.game.pdn_reader import PdnGame
 from guti.referee.game.reasons import Reason
 from guti.rules import Board
-from tests.conftest import BOT_NAMES, ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason
+from tests.conftest import BOT_NAMES, ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason, parse_pdn
 
 #: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
 pytestmark = pytest.mark.xdist_group("bots_vs_engine")

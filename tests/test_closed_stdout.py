@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
-from tests.conftest import GUTI, ROOT, survivors, wait_for
+from tests.conftest import GUTI, ROOT, parse_pdn, survivors, wait_for
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 EXIT_BROKEN_PIPE = 141

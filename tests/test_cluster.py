@@ -24,9 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
 from guti.rules import Board
-from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
+from tests.conftest import GUTI, ROOT, games_stored, parse_pdn, rows, survivors, wait_for
 
 #: The cluster tier: every test here starts Dask schedulers and workers.
 pytestmark = pytest.mark.cluster

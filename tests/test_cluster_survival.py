@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
-from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
+from tests.conftest import GUTI, ROOT, games_stored, parse_pdn, rows, survivors, wait_for
 from tests.test_cluster import (
     ENV,
     FAULTY,

@@ -19,11 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
 from guti.referee.game.reasons import Reason
 from guti.referee.tools import check_cases
 from guti.rules import GAMES, Board, RulesError, divide, perft
-from tests.conftest import GUTI, UgiProgram
+from tests.conftest import GUTI, UgiProgram, parse_pdn
 from tests.perft_reference import (
     ALL_GAMES,
     load_divides,

@@ -12,9 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from guti.referee.game.pdn_reader import parse_pdn
 from guti.referee.game.timecontrol import Clock, Limits, go_for_turn
-from tests.conftest import GUTI, ROOT, rows
+from tests.conftest import GUTI, ROOT, parse_pdn, rows
 
 QUIRKY = ROOT / "tests" / "engines" / "quirky.py"
 PY = sys.executable

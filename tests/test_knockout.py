@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.openings import Opening
-from guti.referee.game.pdn_reader import parse_pdn
 from guti.referee.tournament.knockout import (
     BracketError,
     build,
@@ -28,7 +27,7 @@ from guti.referee.tournament.knockout import (
     new_jobs,
     seed_order,
 )
-from tests.conftest import GUTI, ROOT, rows, wait_for
+from tests.conftest import GUTI, ROOT, parse_pdn, rows, wait_for
 
 PY = sys.executable
 

@@ -24,8 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
-from tests.conftest import GUTI, ROOT, killed_at_end, wait_for
+from tests.conftest import GUTI, ROOT, killed_at_end, parse_pdn, wait_for
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 PY = sys.executable

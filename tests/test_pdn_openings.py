@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import PdnGame, parse_pdn
+from guti.referee.game.pdn_reader import PdnGame
 from guti.referee.game.reasons import Reason
 from guti.rules import Board
-from tests.conftest import GUTI, ROOT
+from tests.conftest import GUTI, ROOT, parse_pdn
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PLIES = 4  # the opening plies taken from each PDN game

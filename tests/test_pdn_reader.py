@@ -18,13 +18,12 @@ from guti.referee.game.pdn_reader import (
     PdnError,
     PdnGame,
     iter_pdn,
-    parse_pdn,
-    read_pdn_file,
 )
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.rules import Board
 from guti.rules.result import Side
+from tests.conftest import parse_pdn, read_pdn_file
 
 
 def _play(board: Board, plies: int) -> list[str]:

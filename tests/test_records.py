@@ -18,9 +18,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from guti.referee.game.pdn_reader import PdnGame, parse_pdn
+from guti.referee.game.pdn_reader import PdnGame
 from guti.rules import Board
-from tests.conftest import GUTI, ROOT
+from tests.conftest import GUTI, ROOT, parse_pdn
 
 TIMEOUT = 180.0
 #: ``TIME [NAME] DIR TEXT``; a tournament numbers the processes (``[#1 NAME]``).

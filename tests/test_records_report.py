@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
-from tests.conftest import GUTI, ROOT
+from tests.conftest import GUTI, ROOT, parse_pdn
 from tests.test_records import reported_moves
 from tests.test_web_board import embedded_data
 from tests.test_web_browser import CHROMIUM, LAUNCH_ARGS, BrowserPage

@@ -15,14 +15,13 @@ from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.epd import EpdWriter, format_epd
 from guti.referee.game.latency import latency_lines
 from guti.referee.game.pdn import PdnFields, PdnWriter, format_game, move_comment
-from guti.referee.game.pdn_reader import parse_pdn
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.storage.store import StoreError, TournamentStore
 from guti.referee.tournament.scheduler import schedule
 from guti.referee.ugi.search_info import Score, SearchInfo
 from guti.rules import Board
-from tests.conftest import GUTI
+from tests.conftest import GUTI, parse_pdn
 
 ALL = PdnFields(nodes=True, seldepth=True, nps=True, timeleft=True, latency=True)
 FULL = SearchInfo(Score("cp", 25), depth=12, seldepth=20, nodes=34567, nps=123456, time=1190)

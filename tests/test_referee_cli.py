@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
 from guti.rules import Board
-from tests.conftest import GUTI, wait_for
+from tests.conftest import GUTI, parse_pdn, wait_for
 
 FAULTY = str(Path(__file__).parent / "engines" / "faulty.py")
 

@@ -42,9 +42,8 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
 from guti.rules import Board
-from tests.conftest import GUTI, ROOT, games_stored, rows, survivors, wait_for
+from tests.conftest import GUTI, ROOT, games_stored, parse_pdn, rows, survivors, wait_for
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PROBE = ROOT / "tests" / "engines" / "cpu_probe.py"

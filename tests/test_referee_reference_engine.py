@@ -36,9 +36,9 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import PdnGame, parse_pdn
+from guti.referee.game.pdn_reader import PdnGame
 from guti.rules import Board
-from tests.conftest import GUTI, survivors
+from tests.conftest import GUTI, parse_pdn, survivors
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
-from tests.conftest import GUTI, ROOT
+from tests.conftest import GUTI, ROOT, parse_pdn
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 PY = sys.executable

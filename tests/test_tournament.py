@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
-from tests.conftest import GUTI, ROOT, rows, survivors, wait_for
+from tests.conftest import GUTI, ROOT, parse_pdn, rows, survivors, wait_for
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PY = sys.executable

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from guti.referee.game.pdn_reader import parse_pdn
 from guti.referee.storage.store import TournamentStore
 from guti.referee.web.data import report_data
 from guti.referee.web.report import render_page
 from tests import test_web_browser as pages
-from tests.conftest import GUTI
+from tests.conftest import GUTI, parse_pdn
 from tests.test_web_browser import BrowserPage, download, in_view
 
 # The browser tier's marks and fixtures (pytest finds fixtures by name in this module).

@@ -289,17 +289,12 @@ class _GameBuilder:
         )
 
 
-def parse_pdn(text: str, source: str = "<pdn>", game: str | None = None) -> list[PdnGame]:
-    """Every game of the PDN ``text``, in order; ``source`` names it in errors (a file
-    name); ``game``: the game every game must be of (None: each game's GameType tag).
-    Raises :class:`PdnError` on any mistake."""
-    return list(iter_pdn(text, source, game))
-
-
 def iter_pdn(text: str, source: str = "<pdn>", game: str | None = None,
              plies: int | None = None) -> Iterator[PdnGame]:
-    """:func:`parse_pdn` one game at a time: a reader that keeps little of each game (an
-    openings book) holds one game's moves at once, not the whole file's. A mistake is
+    """Every game of the PDN ``text``, in order, one at a time: a reader that keeps little
+    of each game (an openings book) holds one game's moves at once, not the whole
+    file's. ``source`` names the text in errors (a file name); ``game``: the game every
+    game must be of (None: each game's GameType tag). A mistake is a :class:`PdnError`,
     raised when the reading reaches it. ``plies``: each game's first ``plies`` moves
     only, as far as an openings book is played; the words after them up to the result
     are skipped, neither played nor checked (the layout around them still is)."""
@@ -344,17 +339,12 @@ def _bounded_text(fh: TextIO, path: str) -> str:
     return "".join(chunks)
 
 
-def read_pdn_file(path: str, game: str | None = None, what: str = "PDN file") -> list[PdnGame]:
-    """Every game of the PDN file ``path`` (see :func:`parse_pdn`); a file that cannot be
-    read (``what`` names it then: ``openings file x.pdn: No such file or directory``) or is
-    not UTF-8 is a :class:`PdnError` too."""
-    return list(iter_pdn_file(path, game, what))
-
-
 def iter_pdn_file(path: str, game: str | None = None, what: str = "PDN file",
                   plies: int | None = None) -> Iterator[PdnGame]:
-    """:func:`read_pdn_file` one game at a time (see :func:`iter_pdn`): the text is read
-    whole (at most :data:`MAX_PDN_BYTES`), the games are made as they are asked for."""
+    """Every game of the PDN file ``path``, one at a time (see :func:`iter_pdn`): the text
+    is read whole (at most :data:`MAX_PDN_BYTES`), the games are made as they are asked
+    for. A file that cannot be read (``what`` names it then: ``openings file x.pdn: No
+    such file or directory``) or is not UTF-8 is a :class:`PdnError` too."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
             text = _bounded_text(fh, path)
