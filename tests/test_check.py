@@ -165,6 +165,18 @@ def test_the_same_items_pass_without_the_fault(runs):
     assert code == 1
 
 
+def test_a_query_the_engine_ignores_fails_at_the_readyok_sent_after_it(runs):
+    """The faulty engine answers no ``query``: the ``readyok`` to the ``isready`` sent behind
+    the first one tells, with no wait; the later query items are skipped."""
+    _, lines = _result(runs, "faulty-good")
+    queries = [line for line in lines if line.startswith(("FAIL egara-guti: query",
+                                                          "SKIP egara-guti: query"))]
+    assert queries[0].startswith("FAIL egara-guti: query, game on: expected 'response ...' "
+                                 "to query gameover, saw readyok to the isready sent after "
+                                 "it, and no answer"), queries[0]
+    assert len(queries) > 1 and all(line.startswith("SKIP") for line in queries[1:])
+
+
 def test_check_finds_a_move_generator_bug(runs):
     code, lines = _result(runs, "buggy")
     assert code == 1

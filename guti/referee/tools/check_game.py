@@ -5,6 +5,7 @@ and ``d``. Every expected answer is computed by the rules core when the item run
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from guti.referee.game.judge import Fault
 from guti.referee.tools.check_cases import GameCases, PositionCase
@@ -26,13 +27,16 @@ from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import (
     is_bestmove,
     is_error_report,
+    is_readyok,
     is_response,
     is_unknown_command,
     position_line,
     query_line,
     result_word,
 )
-from guti.rules import Board
+
+if TYPE_CHECKING:
+    from guti.rules import Board
 
 
 class GameItems(CheckSession):
@@ -211,13 +215,21 @@ class GameItems(CheckSession):
             self.send_position(case.position())
             got: dict[str, str] = {}
             for question in want:
+                # isready behind the query: readyok means the engine has processed the
+                # query (protocol.md, isready), so one that ignores it fails at once
+                # instead of after a wait.
                 self.eng.send(query_line(question))
+                self.eng.ask_ready()
                 self.unanswered = query_line(question)
                 lines, _ = await self.read_until(
                     lambda line: is_response(line) or is_error_report(line)
-                    or is_unknown_command(line),
+                    or is_unknown_command(line) or is_readyok(line),
                     QUICK, f"'response ...' to query {question}")
                 words = lines[-1].split()
+                if is_readyok(lines[-1]):
+                    raise Fail(f"'response ...' to query {question}",
+                               "readyok to the isready sent after it, and no answer")
+                await self.read_until(is_readyok, QUICK, f"readyok after query {question}")
                 if words[0] != "response":
                     raise Fail(f"'response {want[question]}' to query {question}",
                                repr(lines[-1]))
