@@ -1,9 +1,11 @@
-"""Start-up of the help path (issue 16): ``guti match --help`` and the other subcommands'
-help print plain data, so they must not load the settings model or the rules core's tables.
+"""Start-up: ``guti match --help`` and the other subcommands' help print plain data, so
+they must not load the settings model or the rules core's tables; a mistake in a run's
+options, ``standings`` and ``export`` must not load the run's machinery.
 
-How fast it starts is measured by ``benchmarks/referee_cpu.py`` (``cli_startup``); this
-file checks what makes it fast: which modules the help path imports, and that the
-plain-data copies the help reads agree with the modules they stand in for.
+How fast they start is measured by ``benchmarks/referee_cpu.py`` (``cli_startup``) and
+``benchmarks/command_start.py``; this file checks what makes it fast: which modules each
+path imports, and that the plain-data copies the help reads agree with the modules they
+stand in for.
 """
 
 from __future__ import annotations
@@ -49,6 +51,29 @@ def test_a_mistyped_flag_still_gets_its_suggestion_on_the_light_path() -> None:
     code, modules, output = _modules_after("match", "-gmaes", "3")
     assert code == 2 and "did you mean -games?" in output, output
     assert "difflib" in modules and "guti.rules.board" not in modules
+
+
+#: What a run loads and a mistake in its options, or a command that reads a database, needs
+#: not: the event loop, the engines' process layer and the terminal's progress display.
+RUN_ONLY = ("asyncio", "guti.referee.process.engine_process", "guti.referee.ugi.client",
+            "rich.progress")
+
+
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_a_mistake_in_the_options_is_told_before_the_run_is_loaded(command: str) -> None:
+    engine = ["-engine", "cmd=python3", "name=A", "-engine", "cmd=python3", "name=B"]
+    code, modules, output = _modules_after(command, *engine, "-each", "tc=-1")
+    assert code == 2 and "tc=-1" in output, output
+    assert "guti.referee.game.settings" in modules  # the options were read in full
+    assert not modules & set(RUN_ONLY), sorted(modules & set(RUN_ONLY))
+
+
+@pytest.mark.parametrize("argv", [["standings", "no.db"], ["export", "no.db", "-json", "x"]])
+def test_reading_a_database_loads_no_run(argv: list[str]) -> None:
+    code, modules, output = _modules_after(*argv)
+    assert code == 2 and "no.db" in output, output
+    assert "guti.referee.storage.store" in modules
+    assert not modules & set(RUN_ONLY), sorted(modules & set(RUN_ONLY))
 
 
 def test_pdnout_keys_are_the_pdn_writers_fields() -> None:

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .errors import RulesError
-from .games import Game
+
+if TYPE_CHECKING:
+    from .games import Game
 
 _TOKEN_RE = re.compile(r"[wb]|[1-9][0-9]*")
 

@@ -21,8 +21,11 @@ list moves in any order.
 
 from __future__ import annotations
 
-from .geometry import Geometry
-from .patterns import PatternTables
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .geometry import Geometry
+    from .patterns import PatternTables
 
 Path = tuple[int, ...]
 #: ``Geometry.jumps_from``: per point, its jumps as ``(over_bit, land_index, land_bit)``.

@@ -25,10 +25,13 @@ afresh when it reaches ``MEMO_LIMIT`` entries, so memory stays bounded on any ru
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .board import Board
-from .geometry import Geometry
 from .movegen import count_moves, successors
+
+if TYPE_CHECKING:
+    from .board import Board
+    from .geometry import Geometry
 
 #: Entries one memo keeps before it starts afresh: Egara-guti depth 13 fills about 70,000;
 #: at about 120 bytes an entry (measured), one full memo holds some 30 MB.

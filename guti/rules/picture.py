@@ -10,8 +10,12 @@ character cell is about twice as high as wide); a board only a few rows tall is 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .fen import parse_fen
-from .games import Game, Point
+
+if TYPE_CHECKING:
+    from .games import Game, Point
 
 #: Widest label ("W43") plus one blank.
 _LABEL_ROOM = 4

@@ -21,9 +21,12 @@ Alquerque and Gol-skuish) cost three lookups; larger boards loop over their byte
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from guti.rules import Game
 from guti.rules.movegen import capture_sources
+
+if TYPE_CHECKING:
+    from guti.rules import Game
 
 PIECE = 100
 MOBILITY = 4

@@ -10,8 +10,10 @@ and never plans past a fraction of the remaining clock. Two deadlines come out: 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .level import LevelSettings
+if TYPE_CHECKING:
+    from .level import LevelSettings
 
 #: Estimated moves still to play when the GUI gives no ``movestogo``.
 DEFAULT_MOVES_TO_GO = 22

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
-
-from guti.rules import Board, Move
+from typing import TYPE_CHECKING
 
 from .scores import INF
-from .tree import Tree
+
+if TYPE_CHECKING:
+    from guti.rules import Board, Move
+
+    from .tree import Tree
 
 
 def child_of(own: int, enemy: int, move: Move) -> tuple[int, int]:

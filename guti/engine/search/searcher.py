@@ -14,8 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from guti.rules import Board, Move
+from typing import TYPE_CHECKING
 
 from .evaluate import build_evaluator
 from .level import LevelSettings, level_settings
@@ -24,6 +23,9 @@ from .root import RootMoves, child_of
 from .scores import MATE, MATE_BOUND
 from .tree import PvChain, SearchAborted, Tree, build_tree
 from .zobrist import TranspositionTable
+
+if TYPE_CHECKING:
+    from guti.rules import Board, Move
 
 
 @dataclass

@@ -27,14 +27,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from guti.rules import Board
 from guti.rules.movegen import capture_children, capture_sources, count_moves, step_children
 
 from .evaluate import NO_MOVES
-from .limits import Budget
 from .scores import INF, MATE, MATE_BOUND, MAX_PLY
 from .zobrist import BYTE_TABLES, CLOCK_KEYS, EXACT, LOWER, UPPER, TranspositionTable, zobrist_high
+
+if TYPE_CHECKING:
+    from guti.rules import Board
+
+    from .limits import Budget
 
 #: Nodes between looks at the clock, the stop flag and the node limit (~1 ms of search).
 CHECK_EVERY = 32

@@ -101,12 +101,13 @@ def main(argv: list[str]) -> int:
             return 0
         from guti.referee.config.given import GivenOptions
         from guti.referee.config.match import match_settings
+
+        settings = match_settings(GivenOptions.from_flags(args))
+        _report_limits(settings)
         from guti.referee.game.file_lock import FileLocks
         from guti.referee.process.forked import start_lifeline
         from guti.referee.process.traffic_log import TrafficLog
 
-        settings = match_settings(GivenOptions.from_flags(args))
-        _report_limits(settings)
         log_path = args.token_dict("log").get("file")
         start_lifeline()  # before the loop: the watcher of the engines' groups, forked
         # One run per output file, by any of its names (guti.referee.game.file_lock); taken

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -35,7 +35,11 @@ from guti.referee.tournament.events import (
     TournamentEvent,
     Trouble,
 )
-from guti.referee.tournament.settings import TournamentSettings
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from guti.referee.tournament.settings import TournamentSettings
 
 
 def say_plain(console: Console, text: str) -> None:

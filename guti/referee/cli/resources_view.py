@@ -6,12 +6,17 @@ the tournament database (:func:`resources_from_store`) or fed game by game (a ma
 
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 
 from guti.referee.process.text import visible
 from guti.referee.stats.resources import HEADS, ResourceTable
-from guti.referee.storage.store import TournamentStore
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from guti.referee.storage.store import TournamentStore
 
 
 def resources_from_store(stores: list[TournamentStore]) -> ResourceTable:

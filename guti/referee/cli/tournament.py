@@ -1,9 +1,10 @@
 """``guti tournament``, ``guti standings DB...`` and ``guti export DB -pdn F -json F``:
-their options and help; what they do is in :mod:`guti.referee.cli.tournament_run`.
+their options and help; what they do is in :mod:`guti.referee.cli.tournament_run`,
+:mod:`guti.referee.cli.standings_run` and :mod:`guti.referee.cli.export_run`.
 
-Why two modules: ``--help`` prints plain data, and importing the tournament machinery
+Why apart: ``--help`` prints plain data, and importing the tournament machinery
 (settings model, rules core, store, asyncio) would take most of its start-up time.
-Exit status: see :mod:`guti.referee.cli.tournament_run`.
+Exit status: see those modules.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def main_standings(argv: list[str]) -> int:
     if args.has("help"):
         print(usage("guti standings DB [DB...]", STANDINGS_OPTIONS))
         return 0
-    from guti.referee.cli.tournament_run import standings_command
+    from guti.referee.cli.standings_run import standings_command
 
     return standings_command(paths, args)
 
@@ -71,6 +72,6 @@ def main_export(argv: list[str]) -> int:
     if any(option_name(word) in ("help", "h") for word in argv):
         print(usage("guti export DB", EXPORT_OPTIONS))
         return 0
-    from guti.referee.cli.tournament_run import export_command
+    from guti.referee.cli.export_run import export_command
 
     return export_command(argv, EXPORT_OPTIONS)

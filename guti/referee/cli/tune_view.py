@@ -7,7 +7,8 @@ control characters escaped, so option names stay literal.
 
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
+
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -20,8 +21,12 @@ from rich.progress import (
 
 from guti.referee.cli.progress import say_plain
 from guti.referee.process.text import visible
-from guti.referee.tournament.tuning.run import IterationDone
-from guti.referee.tournament.tuning.settings import TuneSettings
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from guti.referee.tournament.tuning.run import IterationDone
+    from guti.referee.tournament.tuning.settings import TuneSettings
 
 
 def values_text(settings: TuneSettings, theta: tuple[float, ...]) -> str:

@@ -45,7 +45,7 @@ def main_report(argv: list[str]) -> int:
         return 0
     # Here, not at the top: the help above needs none of it (start-up time).
     from guti.referee.config.outputs import check_outputs
-    from guti.referee.config.tournament import sprt_from_args
+    from guti.referee.config.sprt_args import sprt_from_args
     from guti.referee.process.text import visible
     from guti.referee.storage.store import StoreError, TournamentStore
     from guti.referee.web.report import write_report
@@ -76,7 +76,7 @@ def main_serve(argv: list[str]) -> int:
     import asyncio
 
     from guti.referee.config.given import GivenOptions
-    from guti.referee.config.tournament import sprt_from_args
+    from guti.referee.config.sprt_args import sprt_from_args
     from guti.referee.storage.store import StoreError, TournamentStore
     from guti.referee.web.data import report_data
 

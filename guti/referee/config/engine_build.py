@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from guti.referee.config.given import EngineEntry
 from guti.referee.execution.builds import first_missing, run_build
-from guti.referee.execution.cluster_address import EngineSetup
+
+if TYPE_CHECKING:
+    from guti.referee.config.given import EngineEntry
+    from guti.referee.execution.cluster_address import EngineSetup
 
 
 def build_engines(

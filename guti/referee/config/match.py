@@ -3,8 +3,9 @@ given on its command line (:class:`~guti.referee.config.given.GivenOptions`)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from guti.referee.config.args import CliError
-from guti.referee.config.given import GivenOptions
 from guti.referee.config.options import (
     check_limits,
     check_writable,
@@ -19,6 +20,9 @@ from guti.referee.config.options import (
 )
 from guti.referee.config.outputs import check_outputs
 from guti.referee.tournament.settings import MatchSettings
+
+if TYPE_CHECKING:
+    from guti.referee.config.given import GivenOptions
 
 
 def match_settings(given: GivenOptions) -> MatchSettings:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from typing import TYPE_CHECKING
 
 from guti.referee.config.args import CliError
-from guti.referee.config.given import GivenOptions
 from guti.referee.execution.cluster_address import (
     ClusterAddress,
     ClusterAddressError,
@@ -60,6 +60,9 @@ from guti.referee.tournament.settings import RecordOutputs, Scheduling
 from guti.rules import RulesError
 from guti.rules.names import canonical_game_name, unknown_game
 from guti.rules.numbers import whole_number
+
+if TYPE_CHECKING:
+    from guti.referee.config.given import GivenOptions
 
 
 def game_name(given: GivenOptions) -> str:

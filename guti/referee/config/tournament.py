@@ -17,11 +17,11 @@ command can never mix two tournaments.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from guti.referee.config.args import CliError, ParsedArgs, parse_cli
+from guti.referee.config.args import CliError, parse_cli
 from guti.referee.config.engine_build import build_engines
 from guti.referee.config.given import GivenOptions
 from guti.referee.config.option_specs import TOURNAMENT_OPTIONS
@@ -37,12 +37,9 @@ from guti.referee.config.options import (
     scheduling,
 )
 from guti.referee.config.outputs import check_outputs
+from guti.referee.config.sprt_args import read_sprt
 from guti.referee.config.toml_file import read_toml
-from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.execution.referee_choice import AUTO_REFEREES
-from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.settings import GameSettings
-from guti.referee.stats.sprt import SprtModel, SprtSpec
 from guti.referee.storage.store import stored_seed
 from guti.referee.tournament import knockout
 from guti.referee.tournament.defaults import (
@@ -58,6 +55,11 @@ from guti.referee.tournament.knockout import KNOCKOUT
 from guti.referee.tournament.scheduler import opening_slots, total_games
 from guti.referee.tournament.settings import TournamentSettings
 from guti.rules.numbers import whole_number
+
+if TYPE_CHECKING:
+    from guti.referee.execution.cluster_address import EngineSetup
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.settings import GameSettings
 
 #: Most games at once (each is two engine processes); more is a mistake, not a plan.
 MAX_CONCURRENCY = 1024
@@ -94,40 +96,6 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
 # --------------------------------------------------------------------------- #
 # options -> settings
 # --------------------------------------------------------------------------- #
-def sprt_from_args(args: ParsedArgs) -> SprtSpec | None:
-    """The ``-sprt`` settings of a command line (``guti standings``, ``report``, ``serve``),
-    checked; None when not given."""
-    return read_sprt(args.token_dict("sprt"))
-
-
-def read_sprt(spec: dict[str, str], where: str = "-sprt") -> SprtSpec | None:
-    """The ``-sprt`` settings given at ``where``, checked (None when not given): elo0 and
-    elo1 within :data:`~guti.referee.stats.sprt.MAX_SPRT_ELO` of 0 for the model, where
-    an SPRT means something and its LLR can be computed for any results."""
-    if not spec:
-        return None
-    numbers: dict[str, float] = {}
-    for key in ("elo0", "elo1", "alpha", "beta"):
-        if key in spec:
-            try:
-                numbers[key] = float(spec[key])
-            except ValueError:
-                numbers[key] = math.nan
-            if not math.isfinite(numbers[key]):
-                raise CliError(f"{where} {key}={spec[key]}: not a number")
-    model = spec.get("model", "normalized")
-    if model not in _SPRT_MODELS:
-        raise CliError(f"{where} model={model}: expected normalized or logistic")
-    sprt = SprtSpec(**numbers, model=_SPRT_MODELS[model])
-    why = sprt.problem()
-    if why is not None:
-        raise CliError(f"{where} {why}")
-    return sprt
-
-
-_SPRT_MODELS: dict[str, SprtModel] = {"normalized": "normalized", "logistic": "logistic"}
-
-
 def tournament_settings(
     given: GivenOptions, setups: tuple[EngineSetup, ...] = (),
 ) -> TournamentSettings:

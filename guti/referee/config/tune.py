@@ -10,6 +10,7 @@ when its first process starts (:func:`~guti.referee.tournament.tuning.run.check_
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from guti.referee.config.args import CliError, parse_cli
 from guti.referee.config.given import GivenOptions
@@ -24,7 +25,6 @@ from guti.referee.config.options import (
 from guti.referee.config.outputs import check_outputs
 from guti.referee.config.toml_file import read_toml
 from guti.referee.config.tournament import MAX_CONCURRENCY, split_config
-from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.tournament.defaults import (
     DEFAULT_ITERATIONS,
     DEFAULT_PAIRS,
@@ -33,6 +33,9 @@ from guti.referee.tournament.defaults import (
 )
 from guti.referee.tournament.tuning.settings import TuneSettings
 from guti.referee.tournament.tuning.spsa import Param, ParamSpecError, parse_param
+
+if TYPE_CHECKING:
+    from guti.referee.execution.cluster_address import EngineSetup
 
 #: The longest lag allowed: iterations in flight besides the oldest.
 MAX_LAG = 64

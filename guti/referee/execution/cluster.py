@@ -46,7 +46,7 @@ import itertools
 import sys
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import Future, as_completed
 from distributed.comm.core import CommClosedError
@@ -73,13 +73,15 @@ from guti.referee.execution.remote_games import (
     WorkerUnfit,
     log_outcome,
 )
-from guti.referee.execution.slots import ResultHandler
-from guti.referee.execution.stopping import RunControl
-from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.settings import GameSettings
-from guti.referee.process.engine_process import TrafficHook
+
+if TYPE_CHECKING:
+    from guti.referee.execution.slots import ResultHandler
+    from guti.referee.execution.stopping import RunControl
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
+    from guti.referee.process.engine_process import TrafficHook
 
 #: Times one game is submitted again after Dask gave it up (its workers kept dying).
 RESUBMITS = 3

@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import Future, as_completed
 
-from guti.referee.execution.stopping import RunControl
-from guti.referee.game.scheduled import ScheduledGame
+if TYPE_CHECKING:
+    from guti.referee.execution.stopping import RunControl
+    from guti.referee.game.scheduled import ScheduledGame
 
 #: A task no worker has taken yet (the scheduler's states): withdrawn on a stop.
 UNTAKEN = frozenset({"released", "waiting", "no-worker", "queued"})

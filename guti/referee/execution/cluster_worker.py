@@ -49,7 +49,7 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from distributed import WorkerPlugin, get_worker, secede
 
@@ -62,7 +62,9 @@ from guti.referee.execution.remote_games import (
     WorkerUnfit,
 )
 from guti.referee.execution.worker_referees import WorkerReferees, worker_referee_count
-from guti.referee.game.scheduled import ScheduledGame
+
+if TYPE_CHECKING:
+    from guti.referee.game.scheduled import ScheduledGame
 
 #: Seconds between a task's checks that the scheduler still wants its game.
 WATCH_INTERVAL = 0.25

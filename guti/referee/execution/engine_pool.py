@@ -22,12 +22,15 @@ never for later ones, so a stream of starts cannot hold it for long.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from guti.referee.game.defaults import DEFAULT_HANDSHAKE_TIMEOUT
-from guti.referee.game.engine_config import EngineConfig
-from guti.referee.process.engine_process import TrafficHook
 from guti.referee.process.event_loop import PerLoop
 from guti.referee.ugi.client import UgiEngine
+
+if TYPE_CHECKING:
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.process.engine_process import TrafficHook
 
 
 class EngineStarts:

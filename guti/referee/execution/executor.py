@@ -18,20 +18,22 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup, dask_missing
 from guti.referee.execution.local import LocalExecutor
-from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.referee_choice import AUTO_REFEREES, referee_count
 from guti.referee.execution.referee_pool import RefereePool, fork_referees
-from guti.referee.execution.slots import ResultHandler
-from guti.referee.execution.stopping import RunControl
-from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.settings import GameSettings
-from guti.referee.process.engine_process import TrafficHook
 from guti.referee.process.forked import ForkedChild, start_lifeline
+
+if TYPE_CHECKING:
+    from guti.referee.execution.observer import TournamentObserver
+    from guti.referee.execution.slots import ResultHandler
+    from guti.referee.execution.stopping import RunControl
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
+    from guti.referee.process.engine_process import TrafficHook
 
 #: Where an executor tells a line (see :meth:`Execution.open`).
 Say = Callable[[str], None]

@@ -12,19 +12,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from guti.referee.execution.engine_pool import EnginePool
-from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.pairing import play_job
 from guti.referee.execution.slots import GameSlots
-from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.observer import MoveObserver
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.settings import GameSettings
 from guti.referee.process.affinity import pin_process_tree, referee_pinned, slot_cpus
-from guti.referee.process.engine_process import TrafficHook
 from guti.referee.ugi.client import UgiEngine
+
+if TYPE_CHECKING:
+    from guti.referee.execution.observer import TournamentObserver
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.observer import MoveObserver
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
+    from guti.referee.process.engine_process import TrafficHook
 
 
 class LocalExecutor(GameSlots):

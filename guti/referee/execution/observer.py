@@ -9,11 +9,12 @@ made in the tournament's event loop and must return at once.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from guti.referee.game.observer import MoveObserver
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
+if TYPE_CHECKING:
+    from guti.referee.game.observer import MoveObserver
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
 
 
 class TournamentObserver(Protocol):

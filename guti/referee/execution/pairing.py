@@ -10,18 +10,21 @@ cannot drift apart.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from guti.referee.execution.engine_pool import EnginePool, engine_starts
 from guti.referee.game.game_start import start_failure_record
 from guti.referee.game.observer import MoveObserver
 from guti.referee.game.reasons import Reason
-from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.settings import GameSettings
 from guti.referee.process.errors import EngineStartError
 from guti.referee.ugi.client import UgiEngine
 from guti.rules import Side
+
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
 
 #: Called with (white, black) processes once both are taken, before the first move; may
 #: return the game's move observer (the live page) or None.

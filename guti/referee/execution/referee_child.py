@@ -29,15 +29,17 @@ import signal
 import sys
 import traceback
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from guti.referee.execution.referee_link import Message, frame, read_message
 from guti.referee.execution.remote_games import WorkerRun
-from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process import lifeline
 from guti.referee.process.affinity import pin_process_tree
 from guti.referee.process.event_loop import run
 from guti.referee.process.forked import name_process, pipe_streams, start_lifeline
+
+if TYPE_CHECKING:
+    from guti.referee.game.scheduled import ScheduledGame
 
 #: The environment variable naming, in a referee process started as a new interpreter, the
 #: process it must die with (taken out of the environment, so its engines never see it).

@@ -48,22 +48,25 @@ import signal
 import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from guti.referee.execution import referee_child
-from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.referee_choice import referee_count
 from guti.referee.execution.referee_link import Message, frame, read_message
 from guti.referee.execution.remote_games import GameOutcome, RunSpec, log_outcome
 from guti.referee.execution.slots import GameSlots
-from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.settings import GameSettings
 from guti.referee.process.affinity import slot_cpus
 from guti.referee.process.engine_process import TrafficHook, describe_exit
 from guti.referee.process.errors import EngineStartError
 from guti.referee.process.event_loop import loop_factory
 from guti.referee.process.forked import ForkedChild, ForkedProcess, can_fork, fork_child
+
+if TYPE_CHECKING:
+    from guti.referee.execution.observer import TournamentObserver
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
 
 #: Times one game may lose its referee process before the run gives up.
 MAX_ATTEMPTS = 3

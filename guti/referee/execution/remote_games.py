@@ -18,20 +18,22 @@ import shlex
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from guti.referee.execution.builds import first_missing, run_build
-from guti.referee.execution.cluster_address import EngineSetup
 from guti.referee.execution.cluster_uploads import moved
 from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.execution.pairing import play_job
-from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.settings import GameSettings
-from guti.referee.process.engine_process import TrafficHook
 from guti.referee.process.errors import EngineStartError
-from guti.referee.ugi.client import UgiEngine
+
+if TYPE_CHECKING:
+    from guti.referee.execution.cluster_address import EngineSetup
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
+    from guti.referee.process.engine_process import TrafficHook
+    from guti.referee.ugi.client import UgiEngine
 
 #: Most traffic lines one game sends back with its result (``-log``); the rest are counted.
 TRAFFIC_LINES = 20_000

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
+from typing import TYPE_CHECKING
 
 from guti.referee.execution.referee_choice import AUTO_REFEREES, referee_count
 from guti.referee.execution.referee_pool import (
@@ -31,9 +32,11 @@ from guti.referee.execution.referee_pool import (
     RefereeLink,
     RefereeLost,
 )
-from guti.referee.execution.remote_games import GameOutcome, RunSpec
-from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.scheduled import ScheduledGame
+
+if TYPE_CHECKING:
+    from guti.referee.execution.remote_games import GameOutcome, RunSpec
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.scheduled import ScheduledGame
 
 
 def worker_referee_count(spec: RunSpec) -> int:

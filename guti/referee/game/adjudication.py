@@ -33,10 +33,13 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from guti.referee.game.settings import Adjudication
-from guti.referee.ugi.search_info import Score, SearchInfo
 from guti.rules.result import Result, Side
+
+if TYPE_CHECKING:
+    from guti.referee.game.settings import Adjudication
+    from guti.referee.ugi.search_info import Score, SearchInfo
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,13 @@ say how the game got there for tools (and people) that want more.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from guti.referee.game.game_file import GameFileWriter
-from guti.referee.game.record import GameRecord
 from guti.referee.process.text import visible
+
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord
 
 
 def _quoted(text: str) -> str:

@@ -12,9 +12,12 @@ say how a game is rendered (:class:`~guti.referee.game.pdn.PdnWriter`,
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from guti.referee.game.output_paths import is_stream
-from guti.referee.game.record import GameRecord
+
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord
 
 
 class GameFileWriter:

@@ -4,12 +4,15 @@ engine is asked for a move; and the record of a game that could not start at all
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
-from guti.referee.game.settings import GameSpec
-from guti.referee.game.timecontrol import Limits
 from guti.rules import Board, Result, Side
+
+if TYPE_CHECKING:
+    from guti.referee.game.settings import GameSpec
+    from guti.referee.game.timecontrol import Limits
 
 
 def start_board(game_name: str, start_fen: str | None) -> Board:

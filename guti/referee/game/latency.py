@@ -16,7 +16,10 @@ or ``Latency of RefA: no time reported (0 of 31 moves)`` when it never sent one.
 
 from __future__ import annotations
 
-from guti.referee.game.record import GameRecord
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord
 
 
 def _sides(record: GameRecord) -> list[str]:

@@ -8,10 +8,11 @@ slow watcher must never slow a game.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from guti.referee.game.record import GameRecord
-from guti.rules import Board
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord
+    from guti.rules import Board
 
 
 class MoveObserver(Protocol):

@@ -52,11 +52,14 @@ crash never leaves a half-written game behind a complete one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from guti.referee.game.game_file import GameFileWriter
 from guti.referee.game.reasons import Reason
-from guti.referee.game.record import GameRecord
 from guti.referee.process.text import visible
+
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord
 
 LINE_WIDTH = 79
 

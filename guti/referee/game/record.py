@@ -8,12 +8,15 @@ consume. Everything in it was decided by the referee itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from guti.referee.game.reasons import Reason
-from guti.referee.game.resources import EngineUse
 from guti.referee.ugi.search_info import Score as Score  # a record's scores, for its readers
-from guti.referee.ugi.search_info import SearchInfo
 from guti.rules.result import Result, Side
+
+if TYPE_CHECKING:
+    from guti.referee.game.resources import EngineUse
+    from guti.referee.ugi.search_info import SearchInfo
 
 
 @dataclass

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from guti.referee.ugi.client import UgiEngine
 from guti.rules import Side
+
+if TYPE_CHECKING:
+    from guti.referee.ugi.client import UgiEngine
 
 
 @dataclass

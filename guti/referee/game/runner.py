@@ -48,21 +48,24 @@ caller's job (see :mod:`guti.referee.execution.engine_pool` and
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from guti.referee.game.adjudication import Adjudicator, Ruling
 from guti.referee.game.game_start import opening_record
 from guti.referee.game.judge import Fault, Verdict, judge_reply
-from guti.referee.game.observer import MoveObserver
 from guti.referee.game.reasons import Reason
-from guti.referee.game.record import GameRecord
 from guti.referee.game.resources import GameResources
-from guti.referee.game.settings import GameSpec, Timeouts
 from guti.referee.game.timecontrol import Clock, go_for_turn
 from guti.referee.process import lateness
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
-from guti.referee.ugi.client import UgiEngine
 from guti.referee.ugi.lines import GoReply, Position, is_error_report
 from guti.rules import Board, Move, Result, RulesError, Side
+
+if TYPE_CHECKING:
+    from guti.referee.game.observer import MoveObserver
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.settings import GameSpec, Timeouts
+    from guti.referee.ugi.client import UgiEngine
 
 #: The reason a game is lost for, by the kind of engine-process fault.
 REASON_OF_FAULT = {

@@ -10,8 +10,10 @@ back for ``-resume``; none of them needs to know how a schedule is made
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from guti.referee.game.openings import Opening
+if TYPE_CHECKING:
+    from guti.referee.game.openings import Opening
 
 
 @dataclass(frozen=True, slots=True)

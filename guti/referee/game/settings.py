@@ -19,6 +19,7 @@ cutechess-cli's spellings) are off by default; :mod:`guti.referee.game.adjudicat
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from guti.referee.game.defaults import (
     DEFAULT_GAME,
@@ -28,9 +29,11 @@ from guti.referee.game.defaults import (
     DEFAULT_STALL_GRACE,
 )
 from guti.referee.game.openings import Opening
-from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.timecontrol import Limits
 from guti.rules import Side
+
+if TYPE_CHECKING:
+    from guti.referee.game.scheduled import ScheduledGame
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ process that ran and ended between two readings.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import os
@@ -283,6 +282,8 @@ class EngineCgroup:
         """Kill everything left in the cgroup, reap those that came back to guti, remove it.
         Bounded: a cgroup that cannot be removed within about a second is left (a later
         run removes it: :func:`remove_stale`)."""
+        import asyncio  # here, not above: reading limits from settings needs no event loop
+
         for _ in range(50):
             if not self.kill_members():
                 break

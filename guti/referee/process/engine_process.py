@@ -41,7 +41,7 @@ import os
 import shlex
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from guti.referee.process.deadline_timer import DeadlineTimer
 from guti.referee.process.engine_usage import EngineUsage
@@ -56,8 +56,10 @@ from guti.referee.process.group import reap_orphans
 from guti.referee.process.line_reader import LINE_LIMIT, QUEUE_LIMIT, LineReader, line_text
 from guti.referee.process.pipes import PipeWriter, read_chunk
 from guti.referee.process.process_handle import ProcessHandle, ProcessSpec, describe_exit
-from guti.referee.process.sandbox import Sandbox
 from guti.referee.process.stderr_summary import StderrTail, telling_line
+
+if TYPE_CHECKING:
+    from guti.referee.process.sandbox import Sandbox
 
 __all__ = ["LINE_LIMIT", "QUEUE_LIMIT", "EngineProcess", "EngineSpec", "ProcessSpec",
            "TrafficHook", "describe_exit"]

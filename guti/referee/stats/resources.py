@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from guti.referee.game.resources import EngineUse
 from guti.rules import Side
+
+if TYPE_CHECKING:
+    from guti.referee.game.resources import EngineUse
 
 
 @dataclass

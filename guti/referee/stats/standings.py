@@ -38,11 +38,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from guti.referee.game.reasons import Reason
 from guti.referee.stats.ratings import RatingList, RatingOptions, rate
-from guti.referee.stats.sprt import SprtSpec, SprtState
 from guti.referee.stats.stats import pair_bin
+
+if TYPE_CHECKING:
+    from guti.referee.stats.sprt import SprtSpec, SprtState
 
 #: Ending column -> the reasons it counts (for the engine at fault).
 FAULT_COLUMNS: dict[str, tuple[Reason, ...]] = {

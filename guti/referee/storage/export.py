@@ -26,15 +26,17 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from guti.referee.game.epd import EpdWriter, format_epd
-from guti.referee.game.game_file import GameFileWriter
 from guti.referee.game.output_paths import copy_into, kind, write_target, write_whole
 from guti.referee.game.pdn import NO_FIELDS, PdnFields, PdnWriter, format_game
-from guti.referee.game.record import GameRecord
-from guti.referee.storage.store import TournamentStore
 from guti.rules import Board, Side
+
+if TYPE_CHECKING:
+    from guti.referee.game.game_file import GameFileWriter
+    from guti.referee.game.record import GameRecord
+    from guti.referee.storage.store import TournamentStore
 
 _CHUNK = 1 << 16  # bytes compared at a time
 

@@ -30,14 +30,16 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from guti.referee.game.game_file import GameFileWriter
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.errors import DatabaseGone, StoreError
 from guti.referee.storage.rows import GameRow, game_row
 from guti.referee.storage.store import TournamentStore
+
+if TYPE_CHECKING:
+    from guti.referee.game.game_file import GameFileWriter
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
 
 
 class Stored(NamedTuple):

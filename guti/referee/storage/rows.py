@@ -14,15 +14,17 @@ import json
 import math
 import time
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.resources import EngineUse
-from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.ugi.search_info import Score, SearchInfo
 from guti.rules import Board, Side, get_game
+
+if TYPE_CHECKING:
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.scheduled import ScheduledGame
 
 
 # --------------------------------------------------------------------------- #

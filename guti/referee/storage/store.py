@@ -42,13 +42,10 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.file_lock import file_identity
 from guti.referee.game.openings import Opening
-from guti.referee.game.record import GameRecord
-from guti.referee.game.resources import EngineUse
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.errors import DatabaseGone, StoreError, damaged_game
 from guti.referee.storage.integrity import (
@@ -72,7 +69,12 @@ from guti.referee.storage.sqlite_file import (
     open_database,
     sqlite_message,
 )
-from guti.rules import Side
+
+if TYPE_CHECKING:
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.resources import EngineUse
+    from guti.rules import Side
 
 __all__ = ["BATCH", "SCHEMA_VERSION", "StoreError", "TournamentStore"]
 

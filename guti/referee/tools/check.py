@@ -21,11 +21,15 @@ The engine is always killed at the end, whole process group included.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from guti.referee.tools.check_cases import cases_for
 from guti.referee.tools.check_game import GameItems
 from guti.referee.tools.check_input import InputItems
 from guti.referee.tools.check_lifecycle import LifecycleItems
-from guti.referee.tools.check_session import Emit
+
+if TYPE_CHECKING:
+    from guti.referee.tools.check_session import Emit
 
 
 class Checker(LifecycleItems, GameItems, InputItems):

@@ -5,7 +5,8 @@ the position before it is kept."""
 
 from __future__ import annotations
 
-from guti.referee.tools.check_cases import GameCases, PositionCase
+from typing import TYPE_CHECKING
+
 from guti.referee.tools.check_session import (
     INVALID_UTF8,
     QUICK,
@@ -23,6 +24,9 @@ from guti.referee.ugi.lines import (
     position_line,
 )
 from guti.rules import divide
+
+if TYPE_CHECKING:
+    from guti.referee.tools.check_cases import GameCases, PositionCase
 
 
 class InputItems(CheckSession):

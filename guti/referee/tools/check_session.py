@@ -15,6 +15,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.judge import Fault, Verdict, judge_reply
@@ -28,10 +29,12 @@ from guti.referee.process.errors import (
 from guti.referee.process.group import live_members
 from guti.referee.process.usage import UsageSample, sample
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import GoReply, Position, position_line
 from guti.referee.ugi.options import UNDECLARED_GAME, Handshake
 from guti.rules import Board, RulesError
+
+if TYPE_CHECKING:
+    from guti.referee.ugi.go import Go
 
 #: protocol.md 5.2: ugiok within 2 s of ugi.
 UGIOK_LIMIT = 2.0

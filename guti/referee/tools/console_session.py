@@ -14,6 +14,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.judge import Fault, judge_reply
@@ -25,12 +26,14 @@ from guti.referee.process.errors import (
     EngineTimeout,
 )
 from guti.referee.tools.check_session import said
-from guti.referee.tools.console_io import Screen
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import Position, is_bestmove, is_readyok
 from guti.referee.ugi.options import UNDECLARED_GAME, Handshake
 from guti.rules import Board
+
+if TYPE_CHECKING:
+    from guti.referee.tools.console_io import Screen
+    from guti.referee.ugi.go import Go
 
 HANDSHAKE_TIMEOUT = 10.0
 READY_TIMEOUT = 10.0

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.stats.standings import Standings
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.stats.standings import Standings
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from guti.referee.game.scheduled import ScheduledGame
+if TYPE_CHECKING:
+    from guti.referee.game.scheduled import ScheduledGame
 
 
 class FormatError(ValueError):

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.feed import GameFeed, ScheduleFeed
 from guti.referee.tournament.knockout import KNOCKOUT
 from guti.referee.tournament.knockout_feed import KnockoutFeed
 from guti.referee.tournament.scheduler import schedule
-from guti.referee.tournament.settings import TournamentSettings
+
+if TYPE_CHECKING:
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.storage.store import TournamentStore
+    from guti.referee.tournament.settings import TournamentSettings
 
 
 class TournamentFormat(ABC):

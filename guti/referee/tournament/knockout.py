@@ -26,10 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from guti.referee.game.openings import Opening
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.tournament.feed import FormatError
+
+if TYPE_CHECKING:
+    from guti.referee.game.openings import Opening
 
 KNOCKOUT = "knockout"
 

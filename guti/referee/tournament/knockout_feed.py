@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from guti.referee.game.openings import Opening
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.feed import GameFeed
 from guti.referee.tournament.knockout import Bracket, build, describe, lines, new_jobs
+
+if TYPE_CHECKING:
+    from guti.referee.game.openings import Opening
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.storage.store import TournamentStore
 
 
 class KnockoutFeed(GameFeed):

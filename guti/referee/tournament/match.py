@@ -23,16 +23,19 @@ import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from guti.referee.execution.executor import Execution, ExecutionPlan
 from guti.referee.execution.stopping import RunControl
-from guti.referee.game.openings import Opening
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.export import open_game_files
 from guti.referee.tournament.scheduler import pairs_per_encounter, schedule
 from guti.referee.tournament.settings import MatchSettings, Scheduling
 from guti.rules import Result
+
+if TYPE_CHECKING:
+    from guti.referee.game.openings import Opening
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
 
 
 @dataclass

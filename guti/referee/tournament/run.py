@@ -28,18 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from guti.referee.execution.executor import Execution, GameExecutor
-from guti.referee.execution.observer import TournamentObserver
 from guti.referee.execution.stopping import RunControl
 from guti.referee.game.file_lock import FileLocks, lock_failure
-from guti.referee.game.game_file import GameFileWriter
 from guti.referee.game.output_paths import create_parent_dirs, remove_made_dirs
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.process.errors import EngineStartError
 from guti.referee.process.traffic_log import TrafficLog
-from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.export import open_game_files, sync_epd, sync_pdn
 from guti.referee.storage.result_writer import ResultWriter
@@ -57,7 +53,14 @@ from guti.referee.tournament.events import (
 )
 from guti.referee.tournament.feed import FormatError, GameFeed
 from guti.referee.tournament.formats import TournamentFormat, tournament_format
-from guti.referee.tournament.settings import TournamentSettings
+
+if TYPE_CHECKING:
+    from guti.referee.execution.observer import TournamentObserver
+    from guti.referee.game.game_file import GameFileWriter
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.stats.sprt import SprtSpec
+    from guti.referee.tournament.settings import TournamentSettings
 
 
 class TournamentError(Exception):

@@ -30,9 +30,12 @@ distinct (:func:`opening_slots`).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
-from guti.referee.game.openings import Opening
 from guti.referee.game.scheduled import ScheduledGame
+
+if TYPE_CHECKING:
+    from guti.referee.game.openings import Opening
 
 #: The formats that pair the engines once, before play (a knockout pairs round by round).
 PAIRINGS = ("roundrobin", "gauntlet")

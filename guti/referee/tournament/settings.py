@@ -13,8 +13,6 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
-from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.pdn import PdnFields
 from guti.referee.game.settings import GameSettings
 from guti.referee.tournament.defaults import (
@@ -30,7 +28,9 @@ from guti.referee.tournament.knockout import KNOCKOUT, minimum_games
 from guti.referee.tournament.scheduler import ScheduleError, total_games
 
 if TYPE_CHECKING:  # types only: importing them at run time would slow `guti ... --help`
+    from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
     from guti.referee.execution.executor import ExecutionPlan
+    from guti.referee.game.engine_config import EngineConfig
     from guti.referee.process.engine_process import TrafficHook
     from guti.referee.stats.sprt import SprtSpec
 

@@ -28,12 +28,10 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from guti.referee.process.engine_process import EngineProcess, EngineSpec, TrafficHook
 from guti.referee.process.errors import EngineError, EngineStartError, EngineTimeout
-from guti.referee.process.sandbox import Sandbox
-from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import (
     MAX_INFOS,
     GoReply,
@@ -51,7 +49,11 @@ from guti.referee.ugi.options import (
     TooManyOptions,
     checked_option_value,
 )
-from guti.referee.ugi.transport import Transport
+
+if TYPE_CHECKING:
+    from guti.referee.process.sandbox import Sandbox
+    from guti.referee.ugi.go import Go
+    from guti.referee.ugi.transport import Transport
 
 #: Lines kept by a read up to a given line (the latest ones): more than any answer
 #: guti reads whole (``go perft`` with a move per line, ``d``) holds.

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from guti.referee.ugi.go import Go
 from guti.referee.ugi.search_info import SearchInfo
 from guti.rules import Board, Result
+
+if TYPE_CHECKING:
+    from guti.referee.ugi.go import Go
 
 #: Info lines kept per ``go`` (the latest ones).
 MAX_INFOS = 32

@@ -17,19 +17,21 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from guti.referee.game.defaults import DEFAULT_GAME
-from guti.referee.game.record import GameRecord, Score
 from guti.referee.stats.ratings import RatingError
 from guti.referee.stats.resources import ResourceTable
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import FAULT_COLUMNS, Standings
 from guti.referee.stats.stats import draw_ratio, format_elo, los, pentanomial_elo, score_elo
 from guti.referee.storage.integrity import settings_damaged
-from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.tuning.history import tuning_history
 from guti.referee.web.geometry import board_geometry
+
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord, Score
+    from guti.referee.storage.store import TournamentStore
 
 #: At most this many points on the SPRT chart (a 10,000-game run is sampled).
 SPRT_POINTS = 400

@@ -22,13 +22,15 @@ import json
 import os
 import sys
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.stats.sprt import SprtSpec
 from guti.referee.web.data import white_score
 from guti.referee.web.live import remember_ply
+
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
 
 #: Bytes of feed the referee keeps for a server that is not reading, at most.
 FEED_LIMIT = 1 << 20

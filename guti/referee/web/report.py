@@ -26,13 +26,15 @@ import json
 import re
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from guti.referee.game.output_paths import write_whole
-from guti.referee.stats.sprt import SprtSpec
 from guti.referee.storage.export import pdn_records
-from guti.referee.storage.store import TournamentStore
 from guti.referee.web.data import report_data
+
+if TYPE_CHECKING:
+    from guti.referee.stats.sprt import SprtSpec
+    from guti.referee.storage.store import TournamentStore
 
 _SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                        "\u2028": "\\u2028", "\u2029": "\\u2029"})

@@ -16,17 +16,19 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from guti.referee.execution.cluster import ClusterExecutor
-from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
 from guti.referee.execution.cluster_worker import abort_run, close_run, stop_run
-from guti.referee.execution.remote_games import RunSpec
-from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.settings import GameSettings
 from guti.referee.tournament.tuning.executor import ConfigFor, declared_options
-from guti.referee.ugi.options import EngineOption
+
+if TYPE_CHECKING:
+    from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
+    from guti.referee.execution.remote_games import RunSpec
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
+    from guti.referee.ugi.options import EngineOption
 
 #: Seconds the workers may take to quit one iteration's engines.
 RELEASE_TIMEOUT = 30.0

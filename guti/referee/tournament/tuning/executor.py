@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.execution.executor import GameExecutor
 from guti.referee.execution.pairing import play_job
 from guti.referee.execution.slots import GameSlots
 from guti.referee.game.engine_config import EngineConfig
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.settings import GameSettings
-from guti.referee.ugi.options import EngineOption
+
+if TYPE_CHECKING:
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
+    from guti.referee.game.settings import GameSettings
+    from guti.referee.ugi.options import EngineOption
 
 #: (iteration, side) -> the engine as that side of that iteration plays it.
 ConfigFor = Callable[[int, int], EngineConfig]

@@ -14,13 +14,11 @@ import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from guti.referee.execution.cluster_address import dask_missing
 from guti.referee.execution.stopping import RunControl
-from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.file_lock import FileLocks, lock_failure
-from guti.referee.game.record import GameRecord
-from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.storage.errors import DatabaseGone, StoreError
 from guti.referee.storage.store import TournamentStore
 from guti.referee.tournament.tuning.executor import ConfigFor, TuneExecutor, TuneSlots
@@ -28,6 +26,11 @@ from guti.referee.tournament.tuning.settings import PLUS, TuneSettings
 from guti.referee.tournament.tuning.spsa import Param, exact_text
 from guti.referee.tournament.tuning.state import TuneState, plus_score, replay_results
 from guti.referee.ugi.options import EngineOption, listed
+
+if TYPE_CHECKING:
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.record import GameRecord
+    from guti.referee.game.scheduled import ScheduledGame
 
 
 class TuneError(Exception):

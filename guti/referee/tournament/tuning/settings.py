@@ -12,14 +12,16 @@ import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
-from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.game.settings import GameSettings
 from guti.referee.storage.rows import engine_to_dict
 from guti.referee.tournament.tuning.spsa import Param, Spsa
+
+if TYPE_CHECKING:
+    from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
+    from guti.referee.game.engine_config import EngineConfig
+    from guti.referee.game.settings import GameSettings
 
 #: The engine list a tuning database holds: the values ``theta + c_k * flip`` play as
 #: engine 0, ``theta - c_k * flip`` as engine 1.

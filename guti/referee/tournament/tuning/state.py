@@ -16,8 +16,10 @@ The history of ``theta`` (after every applied iteration) is kept for the report'
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from guti.referee.tournament.tuning.spsa import Spsa, Trial
+if TYPE_CHECKING:
+    from guti.referee.tournament.tuning.spsa import Spsa, Trial
 
 #: A game's result as the first (plus) engine's score: +1 win, -1 loss, 0 draw.
 _PLUS_SCORE = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}

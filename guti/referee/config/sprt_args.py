@@ -1,0 +1,48 @@
+"""``-sprt elo0=E0 elo1=E1 alpha=A beta=B model=M``, read and checked: one reading for a
+tournament's flags and file and for ``guti standings``, ``report`` and ``serve``, which
+read a database and so need none of the tournament's settings model."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from guti.referee.config.args import CliError
+from guti.referee.stats.sprt import SprtModel, SprtSpec
+
+if TYPE_CHECKING:
+    from guti.referee.config.args import ParsedArgs
+
+
+def sprt_from_args(args: ParsedArgs) -> SprtSpec | None:
+    """The ``-sprt`` settings of a command line (``guti standings``, ``report``, ``serve``),
+    checked; None when not given."""
+    return read_sprt(args.token_dict("sprt"))
+
+
+def read_sprt(spec: dict[str, str], where: str = "-sprt") -> SprtSpec | None:
+    """The ``-sprt`` settings given at ``where``, checked (None when not given): elo0 and
+    elo1 within :data:`~guti.referee.stats.sprt.MAX_SPRT_ELO` of 0 for the model, where
+    an SPRT means something and its LLR can be computed for any results."""
+    if not spec:
+        return None
+    numbers: dict[str, float] = {}
+    for key in ("elo0", "elo1", "alpha", "beta"):
+        if key in spec:
+            try:
+                numbers[key] = float(spec[key])
+            except ValueError:
+                numbers[key] = math.nan
+            if not math.isfinite(numbers[key]):
+                raise CliError(f"{where} {key}={spec[key]}: not a number")
+    model = spec.get("model", "normalized")
+    if model not in _SPRT_MODELS:
+        raise CliError(f"{where} model={model}: expected normalized or logistic")
+    sprt = SprtSpec(**numbers, model=_SPRT_MODELS[model])
+    why = sprt.problem()
+    if why is not None:
+        raise CliError(f"{where} {why}")
+    return sprt
+
+
+_SPRT_MODELS: dict[str, SprtModel] = {"normalized": "normalized", "logistic": "logistic"}
