@@ -211,8 +211,9 @@ def test_check_reports_the_engine_s_peak_memory_and_threads(runs):
     # five threads from its start (a pool of four idle search threads): seen mid-search
     _status, lines = _result(runs, "faulty-good")
     line = next(x for x in lines if x.startswith("PASS resources during its searches"))
-    match = re.search(r"peak memory ([\d.]+) MiB .*, at most (\d+) threads in 1 process during "
-                      r"its searches", line)
+    # the memory is written as -show-resources writes it: MiB with one decimal
+    match = re.search(r"peak memory (\d+\.\d) MiB .*, at most (\d+) threads in 1 process "
+                      r"during its searches", line)
     assert match is not None, line
     assert float(match[1]) > 1 and int(match[2]) == 5, line
 

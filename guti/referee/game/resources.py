@@ -243,3 +243,12 @@ class GameResources:
 
 def _judged_off_move(engine: UgiEngine) -> bool:
     return engine.sandbox is not None and engine.sandbox.ponder_off
+
+
+def mib_text(size: int | None) -> str:
+    """``1.5 GiB``-style text of a size in bytes, ``-`` when unknown."""
+    if size is None:
+        return "-"
+    if size >= 2**30:
+        return f"{size / 2**30:.2f} GiB"
+    return f"{size / 2**20:.1f} MiB"

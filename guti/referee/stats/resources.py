@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from guti.referee.game.resources import mib_text
 from guti.rules import Side
 
 if TYPE_CHECKING:
@@ -96,15 +97,6 @@ class ResourceTable:
     def measured(self) -> bool:
         """Whether any game added had a measurement."""
         return any(line.games for line in self.lines)
-
-
-def mib_text(size: int | None) -> str:
-    """``1.5 GiB``-style text of a size in bytes, ``-`` when unknown."""
-    if size is None:
-        return "-"
-    if size >= 2**30:
-        return f"{size / 2**30:.2f} GiB"
-    return f"{size / 2**20:.1f} MiB"
 
 
 def ms_text(ms: float | None) -> str:

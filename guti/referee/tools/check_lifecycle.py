@@ -8,7 +8,7 @@ import asyncio
 import os
 import time
 
-from guti.referee.process.cgroups import mib
+from guti.referee.game.resources import mib_text
 from guti.referee.process.errors import EngineError, EngineStartError, EngineTimeout
 from guti.referee.process.group import live_members
 from guti.referee.tools.check_session import (
@@ -107,7 +107,7 @@ class LifecycleItems(CheckSession):
                    if not os.path.isdir("/proc/self") else "it ran no search")
             self.add("SKIP", name, f"no search was looked at ({why})")
             return
-        memory = "not known" if most.peak_memory is None else mib(most.peak_memory)
+        memory = "not known" if most.peak_memory is None else mib_text(most.peak_memory)
         processes = "process" if most.processes == 1 else "processes"
         self.add("PASS", name,
                  f"peak memory {memory} (its largest process's peak resident memory), at "
