@@ -7,6 +7,7 @@ then the standings, what the engines used, and ``-report``. Exit status: see
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import sys
 from typing import TYPE_CHECKING
@@ -48,6 +49,9 @@ def play_tournament(settings: TournamentSettings, plan: ExecutionPlan) -> int:
         outcome = None
     if outcome is not None:
         table, finished, total = outcome.standings, outcome.finished, outcome.total
+    elif not os.path.exists(settings.db_path):  # before the database was made, or in memory
+        print("guti tournament: interrupted", file=sys.stderr, flush=True)
+        return 130
     else:
         try:
             with TournamentStore(settings.db_path, create=False) as store:

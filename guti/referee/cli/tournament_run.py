@@ -36,6 +36,10 @@ def run_tournament_command(argv: list[str]) -> int:
         settings = settings_from_argv(argv, lambda line: print(line, flush=True))
     except CliError as exc:
         return fail("tournament", str(exc))
+    # the run's modules load before the header: a Ctrl-C meanwhile ends the command as an
+    # interrupted start (guti's own "interrupted"), with nothing said about a run
+    from guti.referee.cli.tournament_play import play_tournament
+
     plan = settings.execution_plan(_games_left(settings))
     print(_header(settings, plan), flush=True)
     try:
@@ -45,8 +49,6 @@ def run_tournament_command(argv: list[str]) -> int:
         return fail("tournament", str(exc))
     if settings.serve and importlib.util.find_spec("aiohttp") is None:
         return fail("tournament", "-serve needs aiohttp: pip install 'guti[web]'")
-    from guti.referee.cli.tournament_play import play_tournament
-
     return play_tournament(settings, plan)
 
 

@@ -46,10 +46,13 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 def run(main: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(main)`` on the loop :func:`loop_factory` chooses, with what the
     process holds so far frozen (see the module's docstring)."""
-    gc.collect()
-    gc.freeze()
-    with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        return runner.run(main)
+    try:
+        gc.collect()
+        gc.freeze()
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            return runner.run(main)
+    finally:
+        main.close()  # never started (a Ctrl-C before the loop ran it): no warning for it
 
 
 class PerLoop(Generic[T]):

@@ -227,14 +227,15 @@ class GameItems(CheckSession):
                     QUICK, f"'response ...' to query {question}")
                 words = lines[-1].split()
                 if is_readyok(lines[-1]):
-                    raise Fail(f"'response ...' to query {question}",
-                               "readyok to the isready sent after it, and no answer")
+                    raise Fail(f"'response ...' to query {question} before the readyok to "
+                               "the isready sent after it", "readyok before any response")
+                if words[0] == "response":
+                    self.unanswered = None  # answered, whatever comes of the readyok
                 await self.read_until(is_readyok, QUICK, f"readyok after query {question}")
                 if words[0] != "response":
                     raise Fail(f"'response {want[question]}' to query {question}",
                                repr(lines[-1]))
                 got[question] = words[1] if len(words) > 1 else ""
-                self.unanswered = None
             if got != want:
                 fmt = ", ".join
                 raise Fail(fmt(f"{q} {a}" for q, a in want.items()),
