@@ -250,3 +250,12 @@ def test_option_declarations_are_checked_by_their_content(tmp_path):
                 "C: a check's default 'maybe' is not true or false", "and 1 more"):
         assert why in line, line
     assert "Hash" not in line.split("[")[0], line
+
+
+def test_refusals_are_seen_however_many_lines_come_before_the_readyok():
+    """An engine that says a hundred lines before every ``readyok``: its ``info string
+    error`` and ``unknown command`` answers to bad input are still seen."""
+    quirky = str(ROOT / "tests" / "engines" / "quirky.py")
+    done = _run([sys.executable, quirky, "--quirk", "chatty-isready"], "pretwa")
+    assert done.returncode == 0, done.stdout
+    assert "0 failed, 0 warnings" in done.stdout.splitlines()[-1], done.stdout

@@ -112,6 +112,14 @@ def test_an_error_reply_to_the_set_up_is_shown_and_stops_the_match(tmp_path: Pat
     assert "engine q rejected its set-up: info string error setoption name Book value none" \
         in done.stderr
     assert "Game 1" not in done.stdout
+    # ... also when the engine says a hundred more lines before its readyok
+    chatty = guti("match", *quirky("q", "--option-line", book, "--quirk", "reject-options",
+                                   "--quirk", "chatty-isready"),
+                  "option.Book=none", *reference("ref"), "-each", "depth=1", "-games", "1",
+                  cwd=tmp_path)
+    assert chatty.returncode == 2, (chatty.stdout, chatty.stderr)
+    assert "engine q rejected its set-up: info string error setoption name Book value none" \
+        in chatty.stderr
     accepted = guti("match", *quirky("q", "--option-line", book), "option.Book=none",
                     *reference("ref"), "-each", "depth=1", "-games", "1", cwd=tmp_path)
     assert accepted.returncode == 0, accepted.stderr

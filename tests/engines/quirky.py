@@ -15,6 +15,7 @@ The commands go to the reference engine (:mod:`guti.engine.ugi`) unless a quirk 
   reject-options    answers ``setoption`` of a ``--option-line`` option by ``info string error``
   reject-moves      answers every ``position ... moves ...`` with ``info string error``
                     (keeping its old position, so its next move is an illegal one)
+  chatty-isready    writes 100 ``info string`` lines before each ``readyok``
 
 ``--option-line`` adds option declarations to the ``ugi`` answer (accepted by
 ``setoption`` silently); ``--setlog F`` appends every ``setoption`` and ``go`` line to F.
@@ -62,6 +63,9 @@ class Quirky:
         head = words[0]
         if head in ("setoption", "go"):
             self.log(line)
+        if head == "isready" and "chatty-isready" in self.quirks:
+            for n in range(100):
+                self.out.line(f"info string getting ready, step {n}")
         if head == "ugi":
             return self.ugi()
         if head == "setoption" and " ".join(words[2:]).split(" value")[0].lower() in self.extra:

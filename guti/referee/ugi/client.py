@@ -40,6 +40,7 @@ from guti.referee.ugi.lines import (
     go_line,
     is_error_report,
     is_readyok,
+    is_refusal,
     position_line,
 )
 from guti.referee.ugi.options import (
@@ -257,10 +258,25 @@ class UgiEngine:
         return info
 
     async def sync(self, timeout: float) -> list[str]:
-        """``isready`` and the lines before ``readyok`` (the last :data:`MAX_INFOS`), which
-        must come within ``timeout``."""
+        """``isready`` and the lines before ``readyok``, which must come within ``timeout``:
+        the last :data:`MAX_INFOS`, after the refusals (``info string error``, ``info string
+        unknown command``: up to :data:`MAX_INFOS` of them) that came before those, so that
+        an option or a position refused is seen however much the engine says with it."""
         self.ask_ready()
-        return (await self.read_until(is_readyok, timeout, keep=MAX_INFOS + 1))[:-1]
+        errors: list[str] = []
+        count = 0
+
+        def done(line: str) -> bool:
+            nonlocal count
+            if is_refusal(line):
+                count += 1
+                if len(errors) < MAX_INFOS:
+                    errors.append(line)
+            return is_readyok(line)
+
+        kept = (await self.read_until(done, timeout, keep=MAX_INFOS + 1))[:-1]
+        earlier = count - sum(1 for line in kept if is_refusal(line))
+        return errors[:earlier] + kept
 
     async def handshake(self, game: str, timeout: float = 10.0) -> None:
         """``ugi``/``ugiok``, options, ``UGI_Variant``, ``isready``/``readyok`` within ``timeout``."""

@@ -99,6 +99,11 @@ def is_unknown_command(line: str) -> bool:
     return line.startswith("info string unknown command")
 
 
+def is_refusal(line: str) -> bool:
+    """An error report or an unknown command: the engine refused what it was sent."""
+    return is_error_report(line) or is_unknown_command(line)
+
+
 def is_readyok(line: str) -> bool:
     return line.strip() == "readyok"
 
