@@ -190,6 +190,15 @@ def test_a_run_whose_every_game_is_an_engine_fault_is_no_result(tmp_path: Path) 
     assert "crashy" in done.stdout and "lost by disconnect" in done.stdout, done.stdout
     assert "every game of this run ended by an engine fault" in done.stderr, done.stderr
     assert "values after" not in done.stdout
+    # a -resume with nothing left to play says the same, and still gives no values
+    again = subprocess.run([*GUTI, "tune", "-engine", *crashing, *GAME, "-param",
+                            "Hash=8,1,64,4,0.1", "-iterations", "2", "-pairs", "1",
+                            "-db", str(tmp_path / "t.db"), "-resume"],
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "every game of this run ended by an engine fault (the first: disconnect" \
+        in again.stderr, again.stderr
+    assert "values after" not in again.stdout
 
 
 def test_a_resume_on_a_tournaments_database_says_what_it_holds(tmp_path: Path) -> None:

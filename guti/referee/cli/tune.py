@@ -16,6 +16,7 @@ another run or an engine that cannot start, 1 when storing failed, 130 when inte
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import sqlite3
 import sys
@@ -75,14 +76,16 @@ def _run(settings: TuneSettings) -> int:
         raise  # stdout closed by its reader: guti's main ends the run quietly
     except (TuneError, StoreError, EngineStartError, sqlite3.Error, OSError) as exc:
         return run_failed("tune", exc, s.db_path)
-    except KeyboardInterrupt:
-        print("guti tune: interrupted; continue with the same command and -resume",
-              file=sys.stderr, flush=True)
+    except KeyboardInterrupt:  # before the run's own signal handling began, or after it
+        resumable = os.path.exists(s.db_path)  # (none before the database is made)
+        print("guti tune: interrupted" + ("; continue with the same command and -resume"
+                                          if resumable else ""), file=sys.stderr, flush=True)
         return 130
     if outcome.failed:
         fail("tune", outcome.failed)
         return 1
-    _print_values(s, outcome, values_text(s, outcome.theta))
+    if outcome.finished:  # values no game has moved are no result
+        _print_values(s, outcome, values_text(s, outcome.theta))
     print(watch.line(), flush=True)
     if outcome.interrupted:
         print("guti tune: interrupted; continue with the same command and -resume",

@@ -256,7 +256,8 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
         listener.say(f"resuming: {outcome.finished}/{outcome.total} games already played, "
                      f"{state.applied}/{s.iterations} iterations applied")
     stored = Counter(row[0] // s.games_per_iteration for row in store.results())
-    faults: list[str] = []  # this run's games an engine lost by a fault, each said
+    first_fault: list[str] = []  # the first game this run an engine lost by a fault
+    faults = 0  # this run's games an engine lost by a fault
 
     async def on_result(job: ScheduledGame, record: GameRecord) -> None:
         for note in record.notes:  # what the referee met in the game (a move voided, ...)
@@ -264,7 +265,9 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
         if record.fault is not None:
             lost = record.white if record.fault == "w" else record.black
             detail = (record.detail or "").split("\n", 1)[0]
-            faults.append(f"{record.reason}: {detail}")
+            nonlocal faults
+            faults += 1
+            first_fault[:] = first_fault or [f"{record.reason}: {detail}"]
             listener.say(f"game {job.game_id + 1}: {lost} lost by {record.reason} - {detail}")
         try:
             store.record_game(job, record)
@@ -292,9 +295,13 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
     outcome.theta, outcome.history = state.theta, list(state.history)
     outcome.interrupted = control.stopping and outcome.finished < outcome.total
     played = outcome.finished - played_before
-    if played and len(faults) == played and outcome.failed is None:
-        # not one game decided over the board: the results say nothing of the values
+    faulted = [reason for *_, reason, fault in store.results() if fault is not None]
+    if outcome.failed is None and ((played and faults == played) or (
+            outcome.finished and len(faulted) == outcome.finished)):
+        # not one game decided over the board, this time or in the whole run: the
+        # results say nothing of the values
+        first = first_fault[0] if first_fault else faulted[0]
         outcome.failed = (f"every game of this run ended by an engine fault (the first: "
-                          f"{faults[0]}), so its values are not tuned; mend the engine and "
+                          f"{first}), so its values are not tuned; mend the engine and "
                           "start a new run")
     return outcome
