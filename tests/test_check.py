@@ -259,3 +259,24 @@ def test_refusals_are_seen_however_many_lines_come_before_the_readyok():
     done = _run([sys.executable, quirky, "--quirk", "chatty-isready"], "pretwa")
     assert done.returncode == 0, done.stdout
     assert "0 failed, 0 warnings" in done.stdout.splitlines()[-1], done.stdout
+
+
+def _declaring(tmp_path, *options: str) -> list[str]:
+    """An engine that declares ``options`` and ends after its first ``readyok``."""
+    lines = "\\n".join(f"option name {option}" for option in options)
+    engine = tmp_path / f"declares_{len(list(tmp_path.iterdir()))}.py"
+    engine.write_text(BAD_OPTIONS.replace(BAD_OPTIONS[BAD_OPTIONS.index('"option name Hash'):
+                                                      BAD_OPTIONS.index('ugiok", flush')],
+                                          f'"{lines}\\n'))
+    return [sys.executable, str(engine)]
+
+
+def test_each_option_is_declared_once_and_a_64_bit_spin_bound_is_a_number(tmp_path):
+    big = "Big type spin default 1 min 0 max 9223372036854775807"
+    twice = _run(_declaring(tmp_path, big, "Hash type spin default 16 min 1 max 64",
+                            "hash type check default false"))
+    [line] = [ln for ln in twice.stdout.splitlines() if ln.startswith("FAIL handshake")]
+    assert "expected each option declared once (names read in any case), saw declared " \
+           "again: 'hash'" in line, line
+    once = _run(_declaring(tmp_path, big, "Hash type spin default 16 min 1 max 64"))
+    assert any(ln.startswith("PASS handshake") for ln in once.stdout.splitlines()), once.stdout

@@ -350,6 +350,11 @@ def test_go_parse_and_arguments() -> None:
         Go.parse("wtime 100")
     with pytest.raises(ValueError, match="whole number"):
         Go.parse("depth x")
+    for zero in ("depth", "nodes", "movestogo"):  # protocol.md: each >= 1
+        with pytest.raises(ValueError, match=f"^{zero} \\(a go parameter\\) needs a whole "
+                                             "number >= 1$"):
+            Go.parse(f"{zero} 0")
+    assert Go.parse("movetime 0").arguments() == "movetime 0"
     for twice in ("depth 1 depth 2", "infinite infinite"):
         with pytest.raises(ValueError, match="is given twice"):
             Go.parse(twice)

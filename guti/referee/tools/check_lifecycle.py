@@ -62,6 +62,9 @@ class LifecycleItems(CheckSession):
         if variant is not None and (variant.type != "combo" or not variant.vars):
             raise Fail("UGI_Variant of type combo with var values", f"type {variant.type} "
                        f"with vars {variant.vars}")
+        if hs.declared_twice:
+            raise Fail("each option declared once (names read in any case)",
+                       "declared again: " + short(hs.declared_twice))
         wrong = [why for why in map(declaration_problem, hs.options.values()) if why]
         if wrong:
             raise Fail("options declared as protocol.md has them", short(wrong))

@@ -65,12 +65,16 @@ class Go(NamedTuple):
                 known = ", ".join([*sorted(names), "infinite"])
                 raise ValueError(f"unknown go parameter {word!r} (known: {known})")
             number = whole_number(words[i + 1]) if i + 1 < len(words) else None
-            if number is None:
-                raise ValueError(f"{word} (a go parameter) needs a whole number >= 0")
+            least = 1 if word in _AT_LEAST_ONE else 0
+            if number is None or number < least:
+                raise ValueError(f"{word} (a go parameter) needs a whole number >= {least}")
             values[word] = number
             i += 2
         return cls(infinite=infinite, **values)
 
+
+#: The parameters protocol.md bounds from 1: ``depth 0`` is no search at all.
+_AT_LEAST_ONE = frozenset({"depth", "nodes", "movestogo"})
 
 #: The limits of a ``go`` line, in the order they are sent: the first fields of Go.
 _WORDS = ("p1time", "p1inc", "p2time", "p2inc", "movestogo", "movetime", "depth", "nodes")

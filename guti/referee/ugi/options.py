@@ -91,6 +91,8 @@ class Handshake:
     id_name: str | None = None
     id_author: str | None = None
     options: dict[str, EngineOption] = field(default_factory=dict)  # by lower-case name
+    #: Names declared again (the last declaration is the one kept), the first few.
+    declared_twice: list[str] = field(default_factory=list)
     other_lines: list[str] = field(default_factory=list)
     elapsed: float = 0.0
 
@@ -108,6 +110,8 @@ class Handshake:
             return
         opt = parse_option_line(line) if tokens[:1] == ["option"] else None
         if opt is not None:
+            if opt.name.lower() in self.options and len(self.declared_twice) < MAX_OTHER_LINES:
+                self.declared_twice.append(opt.name)
             self.options[opt.name.lower()] = opt
             if len(self.options) > MAX_OPTIONS:
                 raise TooManyOptions(f"declares more than {MAX_OPTIONS:,} options")
@@ -206,8 +210,13 @@ def listed(names: list[str], most: int = 20) -> str:
     return shown if len(names) <= most else f"{shown} and {len(names) - most:,} more"
 
 
+#: Digits a spin's numbers may have: enough for the 64-bit bounds engines declare
+#: (``max 9223372036854775807``).
+SPIN_DIGITS = 19
+
+
 def _spin_value(opt: EngineOption, value: str) -> str:
-    number = whole_number(value.strip(), signed=True)
+    number = whole_number(value.strip(), SPIN_DIGITS, signed=True)
     if number is None:
         raise OptionValueError(f"{opt.name}={value!r}: a spin option takes a whole number")
     low, high = _bound(opt.min), _bound(opt.max)
@@ -218,7 +227,7 @@ def _spin_value(opt: EngineOption, value: str) -> str:
 
 
 def _bound(text: str | None) -> int | None:
-    return None if text is None else whole_number(text, signed=True)
+    return None if text is None else whole_number(text, SPIN_DIGITS, signed=True)
 
 
 #: The option types of protocol.md (UCI's).
