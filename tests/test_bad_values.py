@@ -115,6 +115,24 @@ def test_a_tune_parameter_past_the_range_is_refused(tmp_path, spec, label):
     nothing_written(tmp_path)
 
 
+# -------------------------------------------- numbers only as people write them, in ASCII
+@pytest.mark.parametrize("args, words", [
+    (["tune", *RANDOM, "-each", "tc=10", "-param", "Level=4_0,0,60,1,0.002"],
+     ["-param", "Level", "START", "'4_0' is not a number"]),
+    (["tune", *RANDOM, "-each", "tc=10", "-param", "Level=\uff14,0,60,1,0.002"],
+     ["-param", "Level", "START", "is not a number"]),
+    (["match", *RANDOM, "-each", "tc=1_0"], ["tc=1_0", "base time", "not a number"]),
+    (["match", *RANDOM, "-each", "tc=1:\u0663"], ["tc=1:\u0663", "not a number"]),
+    (["tournament", *RANDOM, *RANDOM[:2], "name=S", "-each", "tc=10", "-sprt", "elo0=0",
+      "elo1=1_0"],
+     ["-sprt", "elo1=1_0", "not a number"]),
+])
+def test_a_number_with_underscores_or_other_digits_is_refused(tmp_path, args, words):
+    """``float`` reads ``4_0`` as 40 and other scripts' digits as digits: a typo would run."""
+    one_line_exit_2(guti(*args, cwd=tmp_path), args[0], *words)
+    nothing_written(tmp_path)
+
+
 # ------------------------------------------------------------------ 4, 5: config files
 @pytest.mark.parametrize("path, kind", [("/dev/zero", "character device"),
                                         ("/dev/urandom", "character device"),

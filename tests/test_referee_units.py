@@ -110,7 +110,8 @@ def test_go_for_turn():
 _figures = st.one_of(st.none(), st.integers(0, 10**7), st.sampled_from([9_876_543_211, 98_765_432_110]))
 _limits = st.builds(
     Limits, base_ms=_figures, inc_ms=st.integers(0, 10**5), moves_per_period=st.one_of(st.none(), st.integers(1, 60)),
-    movetime_ms=_figures, depth=st.one_of(st.none(), st.integers(1, 99)), nodes=_figures,
+    movetime_ms=_figures, depth=st.one_of(st.none(), st.integers(1, 99)),
+    nodes=st.one_of(st.none(), st.integers(1, 10**9)),  # -each nodes= is at least 1, as depth=
 )
 
 

@@ -26,6 +26,7 @@ from guti.referee.stats.sprt import SprtSpec
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.integrity import settings_damaged
 from guti.referee.storage.store import StoreError, TournamentStore
+from guti.rules.numbers import decimal_number
 
 #: The largest ``|ELO|`` of ``-anchor NAME=ELO``: far past any rating scale, and small
 #: enough that the ratings shifted by it keep their differences in a float.
@@ -41,10 +42,8 @@ def _rating_options(args: ParsedArgs) -> RatingOptions:
     if text is None:
         return RatingOptions(draw_model=model)
     name, eq, number = text.rpartition("=")
-    try:
-        elo = float(number)
-    except ValueError:
-        elo = float("nan")
+    read = decimal_number(number)
+    elo = math.nan if read is None else read
     if not eq or not name or not math.isfinite(elo):
         raise CliError(f"-anchor: {text!r} is not of the form NAME=ELO")
     if abs(elo) > MAX_ANCHOR_ELO:  # past it every rating prints the same, or inf

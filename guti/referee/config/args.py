@@ -121,7 +121,9 @@ def parse_cli(argv: list[str], specs: list[OptionSpec]) -> ParsedArgs:
         word = argv[i]
         name = option_name(word)
         if name is None:
-            raise CliError(f"unexpected argument {word!r} (expected an option such as -games)")
+            example = next((s.name for s in specs if s.name != "help"), "help")
+            raise CliError(f"unexpected argument {word!r} (expected an option such as "
+                           f"-{example})")
         if name == "h" and "help" in table:  # -h: help, as every command takes it
             name = "help"
         spec = table.get(name)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from guti.referee.config.args import CliError, ParsedArgs
-from guti.rules.numbers import whole_number
+from guti.rules.numbers import decimal_number, whole_number
 
 #: A value as a TOML file may give it; the command line gives strings.
 Scalar = str | int | float | bool
@@ -151,7 +151,10 @@ class GivenOptions:
         try:
             if isinstance(value, bool):
                 raise ValueError
-            number = float(value)
+            read = decimal_number(value) if isinstance(value, str) else float(value)
+            if read is None:
+                raise ValueError
+            number = read
         except ValueError:
             raise CliError(f"{given.where}: {shown!r} is not a number") from None
         if number != number or number in (float("inf"), float("-inf")):

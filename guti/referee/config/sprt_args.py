@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from guti.referee.config.args import CliError
 from guti.referee.stats.sprt import SprtModel, SprtSpec
+from guti.rules.numbers import decimal_number
 
 if TYPE_CHECKING:
     from guti.referee.config.args import ParsedArgs
@@ -29,10 +30,8 @@ def read_sprt(spec: dict[str, str], where: str = "-sprt") -> SprtSpec | None:
     numbers: dict[str, float] = {}
     for key in ("elo0", "elo1", "alpha", "beta"):
         if key in spec:
-            try:
-                numbers[key] = float(spec[key])
-            except ValueError:
-                numbers[key] = math.nan
+            read = decimal_number(spec[key])
+            numbers[key] = math.nan if read is None else read
             if not math.isfinite(numbers[key]):
                 raise CliError(f"{where} {key}={spec[key]}: not a number")
     model = spec.get("model", "normalized")

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from guti.rules.numbers import decimal_number, whole_number
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -104,11 +106,15 @@ def _seconds_to_ms(text: str, what: str, most_ms: int = MAX_GO_NUMBER) -> int:
     try:
         if ":" in text:
             mins, _, secs = text.partition(":")
-            if not mins or not secs:
+            minutes, seconds = whole_number(mins.strip()), decimal_number(secs)
+            if minutes is None or seconds is None:
                 raise ValueError
-            value = int(mins) * 60 + float(secs)
+            value = minutes * 60 + seconds
         else:
-            value = float(text)
+            read = decimal_number(text)
+            if read is None:
+                raise ValueError
+            value = read
     except (ValueError, OverflowError):  # OverflowError: minutes too many for a float
         raise TimeControlError(f"{what}: {raw!r} is not a number of seconds") from None
     if not math.isfinite(value) or value < 0:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from guti.referee.process.cgroups import CgroupPlace, EngineCgroup, find_place, mib
-from guti.rules.numbers import whole_number
+from guti.rules.numbers import decimal_number, whole_number
 
 #: The engine settings read here.
 SANDBOX_KEYS = frozenset({"limits.memory", "limits.processes", "limits.network",
@@ -117,10 +117,8 @@ def _number(tokens: Mapping[str, str], key: str, expected: str, zero_ok: bool) -
     if key not in tokens:
         return None
     text = tokens[key].strip()
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
+    read = decimal_number(text)
+    value = -1.0 if read is None else read
     if not ((value >= 0 if zero_ok else value > 0) and value < float("inf")):
         raise SandboxError(f"{key}={text}: expected {expected}")
     return value

@@ -27,6 +27,8 @@ import random
 from dataclasses import dataclass
 from decimal import Decimal
 
+from guti.rules.numbers import decimal_number
+
 ALPHA = 0.602
 GAMMA = 0.101
 #: ``A`` as a share of the number of iterations.
@@ -82,10 +84,8 @@ def parse_param(text: str) -> Param:
         raise ParamSpecError(f"{text!r} is not of the form NAME=START,MIN,MAX,C_END,R_END")
     numbers: list[float] = []
     for label, word in zip(("START", "MIN", "MAX", "C_END", "R_END"), words, strict=True):
-        try:
-            number = float(word)
-        except ValueError:
-            number = math.nan
+        read = decimal_number(word)
+        number = math.nan if read is None else read
         if not math.isfinite(number):
             raise ParamSpecError(f"{name}: {label} {word.strip()!r} is not a number")
         if abs(number) > PARAM_LIMIT:
