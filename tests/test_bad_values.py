@@ -305,3 +305,11 @@ def test_a_start_position_where_the_game_is_over_is_refused(tmp_path: Path, comm
     done = guti(command, *PAIR, "-each", "depth=1", "-fen", over, cwd=tmp_path)
     one_line_exit_2(done, command, "-fen", "already over")
     nothing_written(tmp_path)
+
+
+def test_the_game_as_an_engine_option_is_refused(tmp_path):
+    """``option.UGI_Variant=`` would be overridden by the game the referee sets: said."""
+    done = guti("match", *RANDOM, "option.ugi_variant=pretwa", *RANDOM[:2], "name=S",
+                cwd=tmp_path)
+    one_line_exit_2(done, "match", "option.ugi_variant=pretwa", "chosen with -game")
+    nothing_written(tmp_path)

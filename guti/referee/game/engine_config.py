@@ -101,6 +101,9 @@ def engine_config_from_tokens(
             name = key[len("option.") :]
             if not name:
                 raise EngineConfigError(f"{key}={value}: option name is empty")
+            if name.lower() == "ugi_variant":  # the referee sets it for each game
+                raise EngineConfigError(f"{key}={value}: the game is chosen with -game, "
+                                        "not as an engine option")
             options[name] = value
         elif key in LIMIT_KEYS:
             limit_tokens[key] = value
