@@ -280,3 +280,11 @@ def test_each_option_is_declared_once_and_a_64_bit_spin_bound_is_a_number(tmp_pa
            "again: 'hash'" in line, line
     once = _run(_declaring(tmp_path, big, "Hash type spin default 16 min 1 max 64"))
     assert any(ln.startswith("PASS handshake") for ln in once.stdout.splitlines()), once.stdout
+
+
+def test_a_game_given_twice_is_checked_once():
+    done = subprocess.run([*GUTI, "check", "--game", "egara-guti", "--game", "Egara-Guti", "--",
+                           sys.executable, FAULTY, "--mode", "good"],
+                          capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT)
+    items = [line for line in done.stdout.splitlines() if "egara-guti: go movetime" in line]
+    assert len(items) == 1, done.stdout

@@ -44,7 +44,8 @@ def main(argv: list[str]) -> int:
         print(visible(line), flush=True)
 
     try:
-        failures = asyncio.run(run_check(cmd, opts.game, emit))  # UGI failures only
+        games = list(dict.fromkeys(opts.game)) if opts.game else None  # each once
+        failures = asyncio.run(run_check(cmd, games, emit))  # UGI failures only
     except EngineStartError as exc:  # nothing to check: one line, as guti match says it
         print(visible(f"guti check: {said(exc)}"), file=sys.stderr)
         return 2
