@@ -84,6 +84,16 @@ def test_an_engine_without_its_execute_bit_says_chmod(tmp_path, command):
     one_line(done, 2, "cannot start", f"{program} is not executable (chmod +x {program}?)")
 
 
+@pytest.mark.parametrize("command", ["check", "match"])
+def test_a_folder_given_as_the_engine_is_said_to_be_one(tmp_path, command):
+    if command == "check":
+        done = guti("check", "--", str(tmp_path), cwd=tmp_path)
+    else:
+        done = guti("match", "-engine", f"cmd={tmp_path}", "-engine", f"cmd={tmp_path}",
+                    "-each", "tc=1+0.1", "-games", "1", cwd=tmp_path)
+    one_line(done, 2, "cannot start", f"{tmp_path} is a directory, not a program")
+
+
 # --- one rule for the case of game names ------------------------------------------------
 
 

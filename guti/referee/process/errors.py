@@ -53,6 +53,8 @@ def start_failure_reason(exc: OSError, program: str, cwd: str | None) -> str:
     denied"."""
     if isinstance(exc, PermissionError) and "/" in program:
         path = os.path.join(cwd or ".", program)  # an absolute program ignores cwd
+        if os.path.isdir(path):
+            return f"{program} is a directory, not a program"
         if os.path.isfile(path) and not os.access(path, os.X_OK):
             return f"{program} is not executable (chmod +x {shlex.quote(program)}?)"
     return exc.strerror or str(exc)
