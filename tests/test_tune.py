@@ -84,6 +84,7 @@ def test_bad_specs_say_what_is_wrong(text: str, message: str) -> None:
     with pytest.raises(ParamSpecError, match=re.escape(message)):
         parse_param(text)
     assert parse_param("X=20,0,200,10,0.1") == Param("X", 20, 0, 200, 10, 0.1)
+    assert parse_param("a=b=20,0,200,10,0.1").name == "a=b"  # an option name may hold '='
 
 
 def test_state_is_a_function_of_the_results_not_their_order() -> None:

@@ -76,8 +76,9 @@ def exact_text(number: float) -> str:
 
 
 def parse_param(text: str) -> Param:
-    """``NAME=START,MIN,MAX,C_END,R_END`` checked on its own (against the engine later)."""
-    name, eq, rest = text.partition("=")
+    """``NAME=START,MIN,MAX,C_END,R_END`` checked on its own (against the engine later).
+    The numbers hold no ``=``, so a name may (split at the last one)."""
+    name, eq, rest = text.rpartition("=")
     name = name.strip()
     words = rest.split(",")
     if not eq or not name or len(words) != 5:
