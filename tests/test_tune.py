@@ -208,21 +208,23 @@ def test_a_resume_on_a_tournaments_database_says_what_it_holds(tmp_path: Path) -
                              "name=other", *GAME, "-games", "2", "-db", str(db)],
                             capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert played.returncode == 0, played.stderr
-    done = tune("-param", "X=20,0,200,10,0.1", "-iterations", "1", "-resume", db=db,
-                timeout=120)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
-    assert "holds a tournament, not a tuning run" in done.stderr, done.stderr
+    for resume in (["-resume"], []):  # said first: -resume would not help
+        done = tune("-param", "X=20,0,200,10,0.1", "-iterations", "1", *resume, db=db,
+                    timeout=120)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stdout + done.stderr
+        assert "holds a tournament, not a tuning run" in done.stderr, done.stderr
 
 
 def test_a_tournament_on_a_tuning_runs_database_says_what_it_holds(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     assert tune("-param", "X=20,0,200,10,0.1", "-iterations", "1", db=db,
                 timeout=120).returncode == 0
-    done = subprocess.run([*GUTI, "tournament", "-engine", *ENGINE, "-engine", *ENGINE[:2],
-                           "name=other", *GAME, "-games", "2", "-db", str(db), "-resume"],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert "holds a tuning run (guti tune), not a tournament" in done.stderr
+    for resume in (["-resume"], []):  # said first: -resume would not help
+        done = subprocess.run([*GUTI, "tournament", "-engine", *ENGINE, "-engine", *ENGINE[:2],
+                               "name=other", *GAME, "-games", "2", "-db", str(db), *resume],
+                              capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "holds a tuning run (guti tune), not a tournament" in done.stderr
     standings = subprocess.run([*GUTI, "standings", str(tmp_path)], capture_output=True,
                                text=True, timeout=60, cwd=ROOT)
     assert standings.returncode == 2 and "is a directory" in standings.stderr, standings.stderr

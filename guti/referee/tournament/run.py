@@ -102,16 +102,16 @@ def open_tournament(
         raise TournamentError(str(exc)) from None
     try:
         if store.has_tournament():
+            store.check()  # a damaged database is one line now, not a traceback mid-run
+            if store.settings().get("format") == "tune":
+                raise TournamentError(f"{s.db_path} holds a tuning run (guti tune), not a "
+                                      "tournament: give another -db")
             if not s.resume:
                 raise TournamentError(
                     f"{s.db_path} already holds a tournament ({store.count_finished()}/"
                     f"{store.count_scheduled()} games played): add -resume to continue it, "
                     "or give another -db"
                 )
-            store.check()  # a damaged database is one line now, not a traceback mid-run
-            if store.settings().get("format") == "tune":
-                raise TournamentError(f"{s.db_path} holds a tuning run (guti tune), not a "
-                                      "tournament: give another -db")
             if store.meta("fingerprint") != s.fingerprint():
                 raise TournamentError(
                     f"{s.db_path} holds a different tournament (other engines, games or "

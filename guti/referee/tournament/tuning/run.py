@@ -118,14 +118,14 @@ def open_tuning(s: TuneSettings, say: Callable[[str], None]) -> TournamentStore:
         raise TuneError(str(exc)) from None
     try:
         if store.has_tournament():
-            if not s.resume:
-                raise TuneError(f"{s.db_path} already holds a run ({store.count_finished()}/"
-                                f"{store.count_scheduled()} games played): add -resume to "
-                                "continue it, or give another -db")
             store.check()  # a damaged database is one line, not a traceback
             if "tune" not in store.settings():
                 raise TuneError(f"{s.db_path} holds a tournament, not a tuning run: "
                                 "give another -db")
+            if not s.resume:
+                raise TuneError(f"{s.db_path} already holds a run ({store.count_finished()}/"
+                                f"{store.count_scheduled()} games played): add -resume to "
+                                "continue it, or give another -db")
             try:
                 s.adopt(store.settings())
             except ValueError as exc:
