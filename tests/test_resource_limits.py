@@ -347,6 +347,7 @@ def test_each_move_s_cpu_time_is_stored_with_the_game(tmp_path, limits):
         assert all(ms >= 0 for ms in other)
 
 
+@pytest.mark.slow  # about 30 moves of 50 ms of CPU each, and a helper process per move
 def test_the_cpu_of_an_engine_s_helper_that_ended_is_counted_by_its_cgroup(tmp_path):
     # at every go the engine has a grandchild (not its child: its CPU never reaches the
     # engine's own count) spend 50 ms of CPU and end before the bestmove: read from the
