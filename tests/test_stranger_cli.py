@@ -72,26 +72,21 @@ def test_check_of_a_missing_engine_is_one_cannot_start_line(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["check", "match"])
-def test_an_engine_without_its_execute_bit_says_chmod(tmp_path, command):
-    program = tmp_path / "my-engine"
-    program.write_text("#!/bin/sh\necho hello\n")
-    program.chmod(0o644)
+@pytest.mark.parametrize("kind", ["without its execute bit", "a folder"])
+def test_an_engine_that_is_no_program_is_said_to_be_what_it_is(tmp_path, command, kind):
+    if kind == "a folder":
+        program, said = tmp_path, f"{tmp_path} is a directory, not a program"
+    else:
+        program = tmp_path / "my-engine"
+        program.write_text("#!/bin/sh\necho hello\n")
+        program.chmod(0o644)
+        said = f"{program} is not executable (chmod +x {program}?)"
     if command == "check":
         done = guti("check", "--", str(program), cwd=tmp_path)
     else:
         done = guti("match", "-engine", f"cmd={program}", "-engine", f"cmd={program}",
                     "-each", "tc=1+0.1", "-games", "1", cwd=tmp_path)
-    one_line(done, 2, "cannot start", f"{program} is not executable (chmod +x {program}?)")
-
-
-@pytest.mark.parametrize("command", ["check", "match"])
-def test_a_folder_given_as_the_engine_is_said_to_be_one(tmp_path, command):
-    if command == "check":
-        done = guti("check", "--", str(tmp_path), cwd=tmp_path)
-    else:
-        done = guti("match", "-engine", f"cmd={tmp_path}", "-engine", f"cmd={tmp_path}",
-                    "-each", "tc=1+0.1", "-games", "1", cwd=tmp_path)
-    one_line(done, 2, "cannot start", f"{tmp_path} is a directory, not a program")
+    one_line(done, 2, "cannot start", said)
 
 
 # --- one rule for the case of game names ------------------------------------------------

@@ -1,7 +1,7 @@
 """What ``guti tournament`` does once :mod:`guti.referee.cli.tournament` has seen it is not
 asked for its help: read and check the options, get the engines ready, say what will be
 played; then :mod:`guti.referee.cli.tournament_play` plays it. A mistake in the options is
-told before the engines' event loop, the store's writer or the terminal display is loaded.
+told before the event loop, the engines' process layer or the terminal display is loaded.
 
 Exit status: 0 when the tournament ran (all scheduled games stored, or an
 SPRT decided), 2 for a mistake on the command line, in the config file, a

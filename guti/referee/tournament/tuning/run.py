@@ -256,8 +256,8 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
         listener.say(f"resuming: {outcome.finished}/{outcome.total} games already played, "
                      f"{state.applied}/{s.iterations} iterations applied")
     stored = Counter(row[0] // s.games_per_iteration for row in store.results())
-    first_fault: list[str] = []  # the first game this run an engine lost by a fault
     faults = 0  # this run's games an engine lost by a fault
+    first_fault: str | None = None  # the first of them
 
     async def on_result(job: ScheduledGame, record: GameRecord) -> None:
         for note in record.notes:  # what the referee met in the game (a move voided, ...)
@@ -265,9 +265,9 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
         if record.fault is not None:
             lost = record.white if record.fault == "w" else record.black
             detail = (record.detail or "").split("\n", 1)[0]
-            nonlocal faults
+            nonlocal faults, first_fault
             faults += 1
-            first_fault[:] = first_fault or [f"{record.reason}: {detail}"]
+            first_fault = first_fault or f"{record.reason}: {detail}"
             listener.say(f"game {job.game_id + 1}: {lost} lost by {record.reason} - {detail}")
         try:
             store.record_game(job, record)
@@ -295,12 +295,12 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
     outcome.theta, outcome.history = state.theta, list(state.history)
     outcome.interrupted = control.stopping and outcome.finished < outcome.total
     played = outcome.finished - played_before
-    faulted = [reason for *_, reason, fault in store.results() if fault is not None]
+    stored_faults = [reason for *_, reason, fault in store.results() if fault is not None]
     if outcome.failed is None and ((played and faults == played) or (
-            outcome.finished and len(faulted) == outcome.finished)):
+            outcome.finished and len(stored_faults) == outcome.finished)):
         # not one game decided over the board, this time or in the whole run: the
         # results say nothing of the values
-        first = first_fault[0] if first_fault else faulted[0]
+        first = first_fault or stored_faults[0]
         outcome.failed = (f"every game of this run ended by an engine fault (the first: "
                           f"{first}), so its values are not tuned; mend the engine and "
                           "start a new run")
