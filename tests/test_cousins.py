@@ -358,10 +358,11 @@ def _match(bot: str, game: str, seed: int, folder: Path,
     return proc, pdn.read_text() if pdn.exists() else ""
 
 
-@pytest.fixture(scope="module", params=[pytest.param(1, id="1-game"),
-                                        pytest.param(2, id="2-games", marks=pytest.mark.slow)])
+@pytest.fixture(scope="module", params=[pytest.param(2, id="2-games", marks=pytest.mark.slow)])
 def games_per_match(request: pytest.FixtureRequest) -> int:
-    """Games of each match: one in the fast tier, each colour once in the slow tier."""
+    """Games of each match, each colour once: ten matches of real games, so in the slow
+    tier (the fast tier plays the cousins through their rules, perft and the bots' own
+    tests)."""
     return int(request.param)
 
 

@@ -64,9 +64,11 @@ def test_command_line_mistakes_exit_2_with_one_line(argv, needle):
 
 @pytest.mark.parametrize("mode", ["exit-now", "startup-crash", "no-ugiok"])
 def test_engine_that_cannot_start_exits_2_with_one_line(mode):
-    # a handshake timeout long enough for engine A to start on a loaded machine
+    # a handshake timeout long enough for engine A to start on a loaded machine (it takes
+    # a tenth of a second), short enough not to hold the tier up for the engine that never
+    # finishes its own
     proc = guti(*engine("A"), *engine("B", "--mode", mode), "-each", "tc=1+0",
-                "-handshake-timeout", "5")
+                "-handshake-timeout", "3")
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().split("\n")
     assert len(lines) == 1 and "engine B" in lines[0], proc.stderr
