@@ -28,8 +28,8 @@ from guti.referee.ugi.lines import (
     is_bestmove,
     is_error_report,
     is_readyok,
+    is_refusal,
     is_response,
-    is_unknown_command,
     position_line,
     query_line,
     result_word,
@@ -94,7 +94,7 @@ class GameItems(CheckSession):
                 lines = [line for line in await self.ready("after d") if line.strip()]
             finally:
                 self.free_text = False
-            if not lines or any(is_error_report(line) or is_unknown_command(line) for line in lines):
+            if not lines or any(map(is_refusal, lines)):
                 raise Fail("a picture of the board before readyok", short(lines))
             return f"{len(lines)} lines"
         return body
@@ -222,8 +222,7 @@ class GameItems(CheckSession):
                 self.eng.ask_ready()
                 self.unanswered = query_line(question)
                 lines, _ = await self.read_until(
-                    lambda line: is_response(line) or is_error_report(line)
-                    or is_unknown_command(line) or is_readyok(line),
+                    lambda line: is_response(line) or is_refusal(line) or is_readyok(line),
                     QUICK, f"'response ...' to query {question}")
                 words = lines[-1].split()
                 if is_readyok(lines[-1]):

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any, Protocol, TextIO
 
 from guti.referee.process.text import visible
-from guti.referee.ugi.lines import is_bestmove, is_error_report, is_unknown_command
+from guti.referee.ugi.lines import is_bestmove, is_refusal
 
 
 class Console(Protocol):
@@ -52,7 +52,7 @@ def received_style(line: str) -> str:
     """The colour of an engine line, by kind."""
     if is_bestmove(line):
         return "bold green"
-    if is_error_report(line) or is_unknown_command(line):
+    if is_refusal(line):
         return "bold red"
     if line.startswith("info"):
         return "cyan"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from guti.referee.ugi.lines import is_bestmove, is_error_report, is_unknown_command
+from guti.referee.ugi.lines import is_bestmove, is_refusal
 from guti.rules.numbers import whole_number
 
 _MOVE_COUNT_RE = re.compile(r"^\s*(\S+):\s*(\S+)\s*$")
@@ -44,7 +44,7 @@ class PerftCollector:
         of counts: :attr:`refusal`), so that no one waits for counts that never come."""
         if self.feed(line):
             return True
-        if is_bestmove(line) or is_error_report(line) or is_unknown_command(line):
+        if is_bestmove(line) or is_refusal(line):
             self.refusal = line
             return True
         return False
