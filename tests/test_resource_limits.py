@@ -28,7 +28,7 @@ from guti.referee.game.engine_config import EngineConfigError, engine_config_fro
 from guti.referee.process import sandbox
 from guti.referee.process.sandbox import Sandbox, SandboxError, parse_sandbox, report_lines
 from guti.rules import Side
-from tests.conftest import GUTI, ROOT, rows, survivors, wait_for
+from tests.conftest import GUTI, ROOT, rows, survivors
 
 HOSTILE = str(ROOT / "tests" / "engines" / "hostile.py")
 LIMITED = str(ROOT / "guti" / "referee" / "process" / "limited.py")
@@ -404,49 +404,36 @@ def test_an_engine_over_its_cpu_limit_loses_and_one_within_it_plays_on(tmp_path,
             assert fault is None, detail
 
 
-def test_a_process_cpu_reader_follows_its_process_and_reads_none_once_it_is_gone():
+def test_a_process_cpu_reader_counts_all_its_threads_and_reads_none_once_reaped():
     import subprocess as sp
 
     from guti.referee.process.cpu_time import ProcessCpu
 
-    child = sp.Popen([sys.executable, "-c", "import sys\nsum(range(3_000_000))\nsys.stdin.read()"],
-                     stdin=sp.PIPE)
-    reader = ProcessCpu(child.pid)
+    # the CPU is burnt by a second thread while the main thread waits for it
+    burn = ("import sys, threading\n"
+            "t = threading.Thread(target=lambda: sum(range(10_000_000)))\n"
+            "t.start(); t.join()\nprint('burnt', flush=True)\nsys.stdin.read()")
+    child = sp.Popen([sys.executable, "-c", burn], stdin=sp.PIPE, stdout=sp.PIPE)
+    reader = ProcessCpu(child.pid, lambda: child.returncode is not None)
     try:
-        wait_for(lambda: (reader.seconds() or 0) > 0, "the child's CPU time counted", 30)
-        child.communicate(b"")  # it ends and is reaped: its /proc entry is gone
-        assert reader.seconds() is None
+        assert child.stdout is not None and child.stdout.readline() == b"burnt\n"
+        seconds = reader.seconds()
+        with open(f"/proc/{child.pid}/stat", "rb") as fh:  # the kernel's count in ticks
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])
+        with open(f"/proc/{child.pid}/task/{child.pid}/schedstat") as fh:
+            main_thread = int(fh.read().split()[0]) / 1e9
+        assert seconds is not None
+        assert abs(seconds - ticks / os.sysconf("SC_CLK_TCK")) < 0.05
+        assert seconds > main_thread + 0.05  # the second thread's CPU is counted
+        assert reader.peak_memory()
+        child.communicate(b"")  # it ends and is reaped: its pid may be another's now
+        assert reader.seconds() is None and reader.peak_memory() is None
     finally:
         reader.close()
         if child.poll() is None:
             child.kill()
-    assert reader.seconds() is None  # closed
-
-
-def test_a_cpu_reading_less_than_a_clock_tick_old_is_used_again(monkeypatch):
-    from guti.referee.process import cpu_time
-
-    now, counts = [100.0], iter([1.0, 1.5, 2.0])
-    monkeypatch.setattr(cpu_time.time, "monotonic", lambda: now[0])
-    reads: list[float | None] = []
-
-    def read() -> float | None:
-        reads.append(next(counts))
-        return reads[-1]
-
-    reading = cpu_time.TickCachedCpu(read)
-    tick = 1 / cpu_time._TICKS
-    assert reading.seconds() == 1.0
-    now[0] = 100.0 + tick / 2
-    assert reading.seconds() == 1.0 and len(reads) == 1  # within the tick: not read again
-    now[0] = 100.0 + tick
-    assert reading.seconds() == 1.5 and len(reads) == 2  # a tick on: read afresh
-    now[0] += 5 * tick
-    assert reading.seconds() == 2.0 and len(reads) == 3
-    exact = cpu_time.TickCachedCpu(lambda: float(len(reads)), exact=True)
-    assert exact.seconds() == exact.seconds() == 3.0  # read afresh each time, in one tick
-    reads.append(None)
-    assert exact.seconds() == 4.0
+            child.wait()
 
 
 _OFF_MOVE = re.compile(r"engine spinner: (\d+\.\d\d) s of CPU used off its move in this game "
@@ -579,8 +566,7 @@ def test_a_match_and_the_standings_show_what_each_engine_used(tmp_path):
 def test_cpu_is_split_on_and_off_the_engine_s_moves():
     from guti.referee.game.resources import CpuReadings, split_cpu
 
-    # read afresh every time (limits.ponder=off): taken as they are
-    exact = CpuReadings(exact=True, start=1.0, ready=1.01,
+    exact = CpuReadings(start=1.0, ready=1.01,
                         moves=[(1, 1.01, 1.01, 1.05), (3, 1.35, 1.35, 1.35)])
     exact.asking, exact.go, exact.asked = True, 1.36, 1.36  # asked for ply 5 when it ended
     split = split_cpu(exact, 1.40)
@@ -589,14 +575,9 @@ def test_cpu_is_split_on_and_off_the_engine_s_moves():
     assert split.off_ms == pytest.approx(310.0)  # a thread left spinning: off its move
     assert split.last_off_ms == pytest.approx(10.0) and split.last_off_from == 3
     # a move voided and asked again counts from its last go; its first go ends the stretch
-    again = CpuReadings(exact=True, ready=0.0, moves=[(1, 0.02, 0.05, 0.10)])
+    again = CpuReadings(ready=0.0, moves=[(1, 0.02, 0.05, 0.10)])
     split = split_cpu(again, 0.10)
     assert split.move_ms == {1: pytest.approx(50.0)} and split.off_ms == pytest.approx(20.0)
-    # readings kept up to a tick: a move that shows none gets what the next reading finds
-    cached = CpuReadings(start=2.0, ready=2.0, moves=[(2, 2.0, 2.0, 2.0), (4, 2.01, 2.01, 2.05)])
-    split = split_cpu(cached, 2.06)
-    assert split.move_ms == {2: pytest.approx(10.0), 4: pytest.approx(40.0)}
-    assert split.off_ms == pytest.approx(10.0) and split.on_ms == pytest.approx(50.0)
     # nothing known (off Linux): nothing claimed
     blind = CpuReadings(moves=[(1, None, None, None)])
     split = split_cpu(blind, None)
@@ -632,8 +613,8 @@ def test_a_game_s_cpu_is_written_per_move_and_per_engine_at_its_end():
         use.after_move(side, ply)
     assert use.last_move_ms(Side.BLACK) == 30.0
     used = use.game_ends()
-    assert cpu_ms == [20.0, 30.0, 30.0]  # ply 1 showed none: the next reading's 20 ms are its
-    assert used[Side.WHITE] == EngineUse(cpu_ms=50.0, move_cpu_ms=50.0, moves=2,
-                                         off_move_cpu_ms=0.0, peak_memory=64 << 20,
+    assert cpu_ms == [0.0, 30.0, 30.0]  # the 20 ms between ply 1 and 3 were off its move
+    assert used[Side.WHITE] == EngineUse(cpu_ms=50.0, move_cpu_ms=30.0, moves=2,
+                                         off_move_cpu_ms=20.0, peak_memory=64 << 20,
                                          memory_from="VmHWM")
     assert used[Side.BLACK].off_move_cpu_ms == 10.0 and used[Side.BLACK].cpu_ms == 40.0

@@ -16,13 +16,9 @@ referee does while the game is played) and splits them up at its end (:func:`spl
 - **in all**: from before ``uginewgame`` to the end of the game (on + off + the new
   game's set-up).
 
-The readings are the kernel's counts in clock ticks (10 ms), so each figure is known to
-a tick or so. The referee reads an engine's count afresh at most once per tick
-(:class:`~guti.referee.process.cpu_time.TickCachedCpu`), so after a move shorter than a
-tick its count may not have been read again: when a move shows no CPU at all, what the
-next reading finds is counted as that move's, not as CPU off its move (the engine has
-the benefit of the doubt). An engine judged on it (``limits.ponder=off``) is read afresh
-every time (``exact``), and its readings are taken as they are.
+The readings are the kernel's own counts, to the microsecond or better
+(:mod:`guti.referee.process.cpu_time`), so each figure is what the engine used in that
+stretch, give or take the instant a reading is taken.
 :class:`EngineUse` is what is stored with the game per engine.
 """
 
@@ -87,7 +83,6 @@ class CpuReadings:
     its last go, its bestmove)``: a move voided and asked again has a later go, from
     which its CPU counts, while the stretch off its move ended at the first."""
 
-    exact: bool = False
     start: float | None = None
     ready: float | None = None
     moves: list[tuple[int, float | None, float | None, float | None]] = field(
@@ -120,33 +115,24 @@ def split_cpu(readings: CpuReadings, end: float | None) -> CpuSplit:
     ``end``, the reading at the end of the game (None: not known, or not ended yet)."""
     split = CpuSplit()
     since = readings.ready  # the reading that opened the stretch off its move
-    carry: int | None = None  # the ply of a move that showed no CPU: the next stretch is its
     last = (0, readings.go if readings.asking else end, None, None)  # closes the last stretch
     for ply, go, asked, bestmove in (*readings.moves, last):
         # the stretch off its move that this go ends
         used = split.last_off_ms = _between(since, go)
         if used is not None:
             split.known = True
-            if carry is None:
-                split.off_ms += used
-            else:
-                split.on_ms += used
-                if used:
-                    split.move_ms[carry] += used
-                carry = None
+            split.off_ms += used
         if not ply:
             break
         # the move itself
         split.last_off_from, since = ply, bestmove
         used = _between(asked, bestmove)
         if used is None:
-            carry = None
             continue
         split.move_ms[ply] = used
         split.on_ms += used
         split.moves += 1
         split.known = True
-        carry = ply if used == 0 and not readings.exact else None
     return split
 
 
@@ -171,8 +157,8 @@ class GameResources:
         self.engines = engines
         self.cpu_ms = cpu_ms
         self.clocks = {side: engines[side].cpu_clock() for side in Side}
-        self.readings = {side: CpuReadings(exact=_judged_off_move(engines[side]))
-                         for side in Side}
+        self.readings = {side: CpuReadings() for side in Side}
+        self.judged_off_move = {side: _judged_off_move(engines[side]) for side in Side}
 
     def game_starts(self) -> None:
         """Before ``uginewgame``."""
@@ -190,7 +176,7 @@ class GameResources:
         readings = self.readings[side]
         readings.go = readings.asked = self.clocks[side]()
         readings.asking = True
-        if not readings.exact:
+        if not self.judged_off_move[side]:
             return None
         engine = self.engines[side]
         assert engine.sandbox is not None

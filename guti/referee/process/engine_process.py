@@ -145,7 +145,9 @@ class EngineProcess:
         finally:
             for fd in (stdin_r, stdout_w, stderr_w):  # the engine has its own copies
                 os.close(fd)
-        self.pid = self._usage.pid = self._handle.pid
+        handle = self._handle
+        self.pid = handle.pid
+        self._usage.started(handle.pid, lambda: handle.returncode is not None)
         self._stdin = PipeWriter(stdin_w, loop)
         self._out_fd = stdout_r
         os.set_blocking(stdout_r, False)

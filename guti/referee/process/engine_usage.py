@@ -7,14 +7,14 @@ which makes the engine's cgroup when its limits need one), tells it the pid, and
 its readings on to the game (:meth:`EngineUsage.cpu_clock`, :meth:`EngineUsage.peak_memory`,
 :meth:`EngineUsage.breach`). An engine in a cgroup of its own is read whole (all its
 processes, those that have ended too where the cgroup counts CPU); else its leading
-process is (its threads, and the children it has reaped).
+process is (all its threads).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from guti.referee.process.cpu_time import ProcessCpu, TickCachedCpu, cpu_seconds, cpu_unknown
+from guti.referee.process.cpu_time import ProcessCpu, cpu_seconds, cpu_unknown
 from guti.referee.process.sandbox import Confinement, Sandbox
 from guti.referee.process.usage import peak_rss
 
@@ -22,14 +22,20 @@ from guti.referee.process.usage import peak_rss
 class EngineUsage:
     """One engine's limits in place (a :class:`~guti.referee.process.sandbox.Confinement`
     when it has active ones) and the readers of what it uses. Set :attr:`pid` once it
-    runs; :meth:`release` once it is gone, :meth:`close` to let go of the open files."""
+    runs (:meth:`started`); :meth:`release` once it is gone, :meth:`close` to let go of
+    the open files."""
 
     def __init__(self, sandbox: Sandbox | None) -> None:
         self.sandbox = sandbox
         self.pid: int | None = None
         self.confinement: Confinement | None = None
-        self._cpu: ProcessCpu | None = None  # the leading process's, opened at first use
-        self._cpu_reading: TickCachedCpu | None = None
+        self._cpu: ProcessCpu | None = None  # the leading process's readings
+
+    def started(self, pid: int, reaped: Callable[[], bool]) -> None:
+        """The engine runs as ``pid``; ``reaped`` tells once that process has been reaped
+        (from then on, nothing is read from the pid)."""
+        self.pid = pid
+        self._cpu = ProcessCpu(pid, reaped)
 
     def confined_argv(self, argv: list[str], cwd: str | None) -> list[str]:
         """The argv to start: ``argv`` itself, or, when the engine has active limits, the
@@ -41,31 +47,20 @@ class EngineUsage:
 
     def cpu_clock(self) -> Callable[[], float | None]:
         """A function that reads the CPU seconds the engine has used so far (None: not
-        known; :mod:`guti.referee.process.cpu_time`). A reading less than a clock tick old
-        is used again, except for an engine judged on the CPU it uses off its move
-        (``limits.ponder=off``): a move shorter than a tick would otherwise be counted as
-        CPU used after its ``bestmove``. The referee takes it once a game and reads it
-        before and after every move."""
-        if self._cpu_reading is None:
-            if self.pid is None:
-                return cpu_unknown
-            exact = self.sandbox is not None and self.sandbox.ponder_off
-            self._cpu_reading = TickCachedCpu(self._read_cpu, exact=exact)
-        return self._cpu_reading.seconds
+        known; :mod:`guti.referee.process.cpu_time`). The referee takes it once a game
+        and reads it before and after every move."""
+        if self._cpu is None:
+            return cpu_unknown
+        if self.confinement is None or self.confinement.cgroup is None:
+            return self._cpu.seconds
+        return self._read_cpu
 
     def _read_cpu(self) -> float | None:
-        cgroup = None if self.confinement is None else self.confinement.cgroup
-        if cgroup is not None:
-            counted = cgroup.cpu_seconds()
-            return counted if counted is not None else cpu_seconds(cgroup.members())
-        leader = self._leader()
-        return None if leader is None else leader.seconds()
-
-    def _leader(self) -> ProcessCpu | None:
-        """The leading process's readings (opened at first use; None: not started)."""
-        if self._cpu is None and self.pid is not None:
-            self._cpu = ProcessCpu(self.pid)
-        return self._cpu
+        """The CPU of every process in the engine's cgroup."""
+        assert self.confinement is not None and self.confinement.cgroup is not None
+        cgroup = self.confinement.cgroup
+        counted = cgroup.cpu_seconds()
+        return counted if counted is not None else cpu_seconds(cgroup.members())
 
     def peak_memory(self) -> tuple[int | None, str]:
         """The most memory the engine has held at once since it started (bytes; None: not
@@ -81,9 +76,8 @@ class EngineUsage:
             others = cgroup.members() - {self.pid}
             if others:
                 peaks.append(peak_rss(others))
-        leader = self._leader()
-        if leader is not None:
-            peaks.append(leader.peak_memory())
+        if self._cpu is not None:
+            peaks.append(self._cpu.peak_memory())
         known = [peak for peak in peaks if peak]
         return (max(known) if known else None), "VmHWM"
 

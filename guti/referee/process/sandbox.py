@@ -36,11 +36,12 @@ SANDBOX_KEYS = frozenset({"limits.memory", "limits.processes", "limits.network",
                           "limits.offmove_cpu"})
 #: The CPU seconds an engine with ``limits.ponder=off`` may use off its move in one game,
 #: unless ``limits.offmove_cpu`` says otherwise: room for a runtime's own background work
-#: (a garbage collector, a JIT compiler) and the kernel's counting in ticks, far below
-#: what a thread left searching takes.
+#: (a garbage collector, a JIT compiler, reading its input), far below what a thread left
+#: searching takes.
 DEFAULT_OFFMOVE_CPU = 0.25
-#: CPU time a move may show above ``limits.cpus`` x its time, for the kernel's counting
-#: in ticks (10 ms, rounded per process): a short move is not judged on rounding.
+#: CPU time a move may show above ``limits.cpus`` x its time: the CPU is read just before
+#: ``go`` is written and after ``bestmove`` is read, the move's time between other
+#: instants, so a short move is not judged on that difference.
 CPU_SLACK_MS = 20.0
 #: The smallest memory limit taken (a smaller one is most likely a missing unit).
 MIN_MEMORY = 16 * 2**20
