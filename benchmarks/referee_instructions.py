@@ -8,9 +8,10 @@ tc=10+0.1, concurrency 1, run twice, with 10 and with 60 games: the difference d
 the difference in plies is what one more ply costs, start-up and imports left out.
 
 Under valgrind a ply takes some fifty times longer, so anything that happens per unit of
-time would happen per ply more often than in a real run. The one such thing that costs is
-reading each engine's CPU from ``/proc`` at most once per clock tick: here a reading is
-used again for 5 s instead of 10 ms, about what a real run's readings cost per ply.
+time would happen per ply more often than in a real run. The one such thing that cost was
+in trees that read each engine's CPU from ``/proc`` at most once per clock tick (before
+the CPU came from each process's CPU clock, read every time): in them a reading is used
+again for 5 s instead of 10 ms, about what a real run's readings cost per ply.
 
     python benchmarks/referee_instructions.py [--baseline COMMIT] [--games-per-run 60]
     python benchmarks/referee_instructions.py --without go,cpu   # pieces taken out
@@ -87,7 +88,8 @@ def child(tree: str, bot: str, games: int, folder: str, pieces: list[str]) -> No
     except ImportError:
         pass  # a tree from before engines' CPU was read
     else:
-        cpu_time._TICKS = 0.2  # type: ignore[attr-defined]  # a reading kept 5 s (see above)
+        if hasattr(cpu_time, "_TICKS"):  # a tree reading /proc in ticks (see above)
+            cpu_time._TICKS = 0.2  # a reading kept 5 s
     take_out(pieces)
     play(bot, 2, folder)
     print(f"PLIES {play(bot, games, folder)}", flush=True)

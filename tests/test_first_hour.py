@@ -208,10 +208,11 @@ def test_a_refused_tournament_leaves_no_folder_behind(tmp_path: Path) -> None:
         assert not (tmp_path / "t").exists(), outputs
 
 
-# -- 16: every subcommand's --help, and a suggestion for a mistyped flag -------------------
+# -- 16: every subcommand's -help, and a suggestion for a mistyped flag --------------------
 
 
 def test_every_subcommand_help_lists_its_options_and_exits_0(tmp_path: Path) -> None:
+    """Both spellings, ``-help`` (as the docs give it) and ``--help``."""
     from guti.cli import COMMANDS
     from guti.referee.cli.tournament import EXPORT_OPTIONS, STANDINGS_OPTIONS
     from guti.referee.config.option_specs import ENGINE_KEY_HELP, MATCH_OPTIONS, TOURNAMENT_OPTIONS
@@ -219,7 +220,10 @@ def test_every_subcommand_help_lists_its_options_and_exits_0(tmp_path: Path) -> 
     specs = {"match": MATCH_OPTIONS, "tournament": TOURNAMENT_OPTIONS,
              "standings": STANDINGS_OPTIONS, "export": EXPORT_OPTIONS}
     for command in COMMANDS:
+        one_dash = guti(command, "-help", cwd=tmp_path, timeout=60)
         done = guti(command, "--help", cwd=tmp_path, timeout=60)
+        assert one_dash.returncode == 0, (command, one_dash.stdout, one_dash.stderr)
+        assert one_dash.stdout == done.stdout, command
         assert done.returncode == 0, (command, done.stdout, done.stderr)
         assert done.stdout.startswith("usage: guti " + command), (command, done.stdout)
         assert "``" not in done.stdout, command
@@ -244,6 +248,17 @@ def test_a_mistyped_flag_suggests_the_nearest_one(tmp_path: Path) -> None:
     for command in ("check", "console"):
         done = guti(command, "--gmae", "pretwa", "--", "no-such-engine", cwd=tmp_path)
         assert done.returncode == 2 and "did you mean --game?" in done.stderr, done.stderr
+
+
+def test_the_argparse_commands_take_their_options_with_one_dash_too(tmp_path: Path) -> None:
+    two, one = (guti("perft", "pretwa", "2", *flags, cwd=tmp_path)
+                for flags in (("--divide",), ("-divide",)))
+    assert two.returncode == one.returncode == 0 and one.stdout == two.stdout, one.stderr
+    assert one.stdout.count(":") > 1  # divided: a line per first move
+    for command in ("check", "console"):  # -game takes its value, and checks it
+        done = guti(command, "-game", "chess", "--", "no-such-engine", cwd=tmp_path)
+        assert done.returncode == 2 and "chess" in done.stderr, done.stderr
+        assert done.stderr.count("\n") == 1, done.stderr
 
 
 # -- 7: one game numbering, 1-based wherever a person reads it ----------------------------

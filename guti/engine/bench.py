@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     depth = DEFAULT_DEPTH
     if argv:
-        if argv[0] in ("-h", "--help"):
+        if argv[0] in ("-h", "-help", "--help"):
             print("usage: guti bench [DEPTH]\n"
                   f"Searches a fixed set of positions of every game to DEPTH (1..30, default "
                   f"{DEFAULT_DEPTH}).\nThe last line is 'nodes N nps M time T'; N is a "

@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the engine until ``quit`` or end of input, then end the process; returns only
     for ``--help`` or a usage mistake (the exit status)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in ("-h", "--help", "help"):
+    if argv and argv[0] in ("-h", "-help", "--help", "help"):
         print(USAGE)
         return 0
     if argv:

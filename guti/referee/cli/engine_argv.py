@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import NoReturn
 
 from guti.referee.config.args import did_you_mean
@@ -12,7 +13,7 @@ from guti.rules.names import canonical_game_name, unknown_game
 
 
 def split_engine_argv(
-    argv: list[str], valued: tuple[str, ...] = ("--game",)
+    argv: list[str], valued: tuple[str, ...] = ("-game", "--game")
 ) -> tuple[list[str], list[str]]:
     """Split ``[OPTIONS...] -- ENGINE_CMD [ARGS...]`` into (options, engine argv).
 
@@ -46,11 +47,27 @@ def game_argument(text: str) -> str:
 
 class OneLineParser(argparse.ArgumentParser):
     """An argparse parser whose mistakes are one line on stderr (``guti check: ...``) and
-    exit status 2, as every guti command says them; argparse's own prints its usage first."""
+    exit status 2, as every guti command says them; argparse's own prints its usage first.
+    Every option is taken with one dash as with two (``-game`` or ``--game``, ``-help``),
+    as ``guti match`` and the other commands take theirs."""
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: {message}", file=sys.stderr)
         raise SystemExit(2)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        words = sys.argv[1:] if args is None else list(args)
+        return super().parse_known_args([self._two_dashes(word) for word in words], namespace)
+
+    def _two_dashes(self, word: str) -> str:
+        """``-game`` as ``--game`` (``-game=x`` too) when ``--game`` is an option here."""
+        name = word.partition("=")[0]
+        if word.startswith("-") and not word.startswith("--") and len(name) > 2 and (
+                f"-{name}" in self._option_string_actions):
+            return f"-{word}"
+        return word
 
 
 def parse_options(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Namespace:

@@ -41,40 +41,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import itertools
-import sys
-import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from distributed import Future, as_completed
-from distributed.comm.core import CommClosedError
 from distributed.scheduler import KilledWorker
 
-from guti.referee.execution.cluster_address import ClusterAddress, ClusterError, EngineSetup
-from guti.referee.execution.cluster_connect import connect_remote, quiet_dask, start_local
-from guti.referee.execution.cluster_roster import CHECK_GRACE, GONE, WorkerRoster
+from guti.referee.execution.cluster_address import ClusterError
+from guti.referee.execution.cluster_roster import GONE
+from guti.referee.execution.cluster_session import ClusterSession
 from guti.referee.execution.cluster_tasks import JobFeed, TaskBook, gathered, set_when_stopping
-from guti.referee.execution.cluster_uploads import pack_folders
-from guti.referee.execution.cluster_worker import (
-    GutiWorkerPlugin,
-    abort_run,
-    check_worker,
-    close_run,
-    guti_code_hash,
-    play_task,
-    run_resource,
-    stop_run,
-)
-from guti.referee.execution.remote_games import (
-    GameOutcome,
-    RunSpec,
-    WorkerUnfit,
-    log_outcome,
-)
+from guti.referee.execution.cluster_worker import play_task
+from guti.referee.execution.remote_games import GameOutcome, RunSpec, WorkerUnfit, log_outcome
 
 if TYPE_CHECKING:
+    from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
     from guti.referee.execution.slots import ResultHandler
     from guti.referee.execution.stopping import RunControl
     from guti.referee.game.engine_config import EngineConfig
@@ -85,8 +67,6 @@ if TYPE_CHECKING:
 
 #: Times one game is submitted again after Dask gave it up (its workers kept dying).
 RESUBMITS = 3
-#: Seconds the end of a run may take on the workers (quitting engines) before giving up.
-CLOSE_TIMEOUT = 30.0
 #: A task holds as many games as last about this long (a longer game is a task of its own).
 BATCH_SECONDS = 0.5
 #: Most games in one task.
@@ -98,8 +78,9 @@ WORKERS_INTERVAL = 2.0
 FETCH_TIMEOUT = 60.0
 
 
-class ClusterExecutor:
-    """Plays jobs on a Dask cluster; see the module docstring."""
+class ClusterExecutor(ClusterSession):
+    """Plays jobs on a Dask cluster (over the run's :class:`ClusterSession`); see the
+    module docstring."""
 
     def __init__(
         self,
@@ -111,69 +92,11 @@ class ClusterExecutor:
         traffic: TrafficHook | None = None,
         setups: tuple[EngineSetup, ...] = (),
     ) -> None:
-        self.address = address
-        self.tell = tell
-        self.traffic = traffic
-        self.say = say
-        # The openings travel with each game: the settings sent with every task stay small.
-        slim = dataclasses.replace(settings, openings=None, start_fen=None)
-        self.spec = RunSpec(uuid.uuid4().hex, engines, slim, guti_code_hash(),
-                            traffic is not None, setups, address.per_worker, sys.executable)
-        self.resource = run_resource(self.spec.run_id)
+        super().__init__(address, engines, settings, say, tell, traffic, setups)
         self.in_flight: dict[int, ScheduledGame] = {}  # submitted, not yet reported
         self.reported: set[int] = set()
-        self.client: Any = None
-        self.cluster: Any = None
         self.attempts: dict[int, int] = {}  # by a batch's first game
-        self.roster = WorkerRoster(self.resource, say)
         self.game_seconds: float | None = None  # a game's length, smoothed
-
-    # ------------------------------------------------------------------ connecting
-    async def connect(self) -> None:
-        """Start the local cluster, or reach the scheduler and wait for a worker; then
-        this run's plugin on every worker, and its refusals heard."""
-        quiet_dask()
-        a = self.address
-        if a.local:
-            self.client = await start_local(a.local, self._keep_cluster)
-        else:
-            self.client = await connect_remote(a)
-        self.client.subscribe_topic(self.resource, self.roster.on_refusal)
-        plugin = GutiWorkerPlugin(self.spec, local=bool(a.local),
-                                  uploads=pack_folders(self.spec.setups),
-                                  client_id=self.client.id)
-        # Dask stores the plugin for every worker, then waits for each worker's answer: a
-        # frozen worker never gives one, so the others are not waited for past the grace
-        registering = asyncio.ensure_future(
-            self.client.register_plugin(plugin, name=self.resource))
-        registering.add_done_callback(_retrieved)
-        await asyncio.wait({registering}, timeout=CHECK_GRACE)
-        if registering.done():
-            registering.result()
-
-    def _keep_cluster(self, cluster: Any) -> None:
-        self.cluster = cluster
-
-    async def check_engines(self) -> None:
-        """Every engine started once on every worker (and kept warm), same guti code
-        everywhere. A worker that fails is named and left out of this run; when every
-        worker fails, :class:`ClusterError` naming one, and nothing is left running."""
-        try:
-            await self.connect()
-            roster = self.roster
-            await roster.first_check(self.client, check_worker, self.spec)
-            if roster.slots:
-                self.tell(f"cluster {self.address.text}: {len(roster.slots)} worker(s) "
-                          f"playing, concurrency {roster.concurrency}")
-            else:
-                self.tell(f"cluster {self.address.text}: no worker yet; the run waits for one")
-        except (CommClosedError, ConnectionError, TimeoutError) as exc:  # the scheduler went away
-            await asyncio.shield(self.close())
-            raise ClusterError(f"lost the Dask scheduler at {self.address.text} ({exc})"
-                               ) from None
-        except BaseException:
-            await asyncio.shield(self.close())
-            raise
 
     def _batch_size(self) -> int:
         if self.game_seconds is None:
@@ -199,12 +122,6 @@ class ClusterExecutor:
     def _spec_for(self, batch: list[ScheduledGame]) -> RunSpec:
         """The run spec ``batch`` is played with: the run's own."""
         return self.spec
-
-    async def _stop_runs(self) -> None:
-        """A graceful stop: every worker plays no new game of this run (bounded: a
-        worker that does not answer is not waited for)."""
-        await asyncio.wait_for(
-            self.client.run(stop_run, self.spec.run_id, on_error="ignore"), CLOSE_TIMEOUT)
 
     async def _settle(self, future: Future, batch: list[ScheduledGame]
                       ) -> list[GameOutcome] | Future:
@@ -233,7 +150,7 @@ class ClusterExecutor:
             worker, _, why = str(exc).removeprefix("worker ").partition(": ")
             self.roster.leave_out(worker, why)
         elif self.client.status != "running":
-            raise self._lost("the Dask scheduler") from None
+            raise self.lost("the Dask scheduler") from None
         elif exc is None:  # cancelled, not by this client: another one restarted the cluster
             if again > RESUBMITS:
                 raise ClusterError(f"game {games} was cancelled on the cluster {again} times "
@@ -313,22 +230,6 @@ class ClusterExecutor:
         finally:
             watcher.cancel()
 
-    def _lost(self, whom: str, cause: BaseException | None = None) -> ClusterError:
-        """The run's one line when ``whom`` went away mid-run: what is stored is safe."""
-        why = "" if cause is None else f" ({cause})"
-        return ClusterError(f"lost {whom} at {self.address.text}{why}; every game stored so "
-                            "far is safe, and -resume continues the tournament")
-
-    async def _lost_whom(self) -> str:
-        """Who went away when a connection broke mid-run: the scheduler, unless it still
-        answers (then a worker's connection broke past Dask's own recovery)."""
-        client = self.client
-        if client is not None and client.status == "running":
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(client.scheduler.identity(), 5)
-                return "contact with a worker of the cluster"
-        return "the Dask scheduler"
-
     async def _run(
         self,
         next_job: Callable[[], ScheduledGame | None],
@@ -361,7 +262,7 @@ class ClusterExecutor:
         async def on_stop() -> None:
             await stop.wait()
             with contextlib.suppress(Exception):
-                await self._stop_runs()
+                await self.stop_runs()
                 await book.withdraw((await book.untaken())[0])
 
         stopper = asyncio.ensure_future(on_stop())
@@ -382,9 +283,9 @@ class ClusterExecutor:
                 top_up()
         except BaseException as exc:
             watcher.cancel()  # nothing more is submitted while the tasks are cancelled
-            await asyncio.shield(self._abort(book.futures()))
+            await asyncio.shield(self.abort(book.futures()))
             if isinstance(exc, GONE):  # a connection broke: one line, as at the start
-                raise self._lost(await self._lost_whom(), exc) from None
+                raise self.lost(await self.lost_whom(), exc) from None
             raise
         finally:
             stopper.cancel()
@@ -407,45 +308,6 @@ class ClusterExecutor:
             0.8 * seconds + 0.2 * outcome.seconds)
         log_outcome(self.traffic, job, outcome)
         await on_result(job, outcome.record)
-
-    async def _abort(self, futures: list[Future]) -> None:
-        """Cancel the tasks and kill this run's games on every worker (bounded)."""
-        if self.client is None:
-            return
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.client.cancel(futures, force=True), 5)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(
-                self.client.run(abort_run, self.spec.run_id, on_error="ignore"), 5)
-
-    def kill_all(self) -> None:
-        """Nothing to kill on this machine: the engines run on the workers, where an abort
-        of :meth:`run` kills this run's games and :meth:`close` quits its engines."""
-
-    async def close(self) -> None:
-        """Quit this run's engines on every worker, take its plugin and resource back
-        from them (other runs go on), leave the scheduler, stop a local
-        cluster. Safe to call twice."""
-        client, self.client = self.client, None
-        cluster, self.cluster = self.cluster, None
-        if client is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    client.run(close_run, self.spec.run_id, on_error="ignore"), CLOSE_TIMEOUT)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(client.unregister_worker_plugin(self.resource), 10)
-            with contextlib.suppress(Exception):
-                await client.close()
-        if cluster is not None:
-            with contextlib.suppress(Exception):
-                await cluster.close()
-
-
-def _retrieved(task: asyncio.Future[Any]) -> None:
-    """A task left to finish in the background: its exception, if any, is not reported."""
-    if not task.cancelled():
-        task.exception()
-
 
 async def _ended(future: Future, loop: Any) -> None:
     """Until the task is finished, failed or cancelled."""

@@ -2,12 +2,30 @@
 columns older databases gain on open, and transactions. :mod:`guti.referee.storage.store`
 reads and writes the tournament through it.
 
-Columns added after schema 1 was released (``games.search``, ``games.worker``,
-``games.cpu_ms``, ``games.resources``; see :mod:`guti.referee.storage.store`) are nullable
-and added by ``ALTER TABLE`` when a run opens an older database, so the schema version
-stays 1: an old database keeps working (``-resume`` included), and an older guti still
-reads a newer database (it names its columns). Read-only opens of an unmigrated database
-read the missing columns as NULL.
+Tables:
+
+- ``meta(key, value)``: schema version, the tournament settings (JSON), the
+  settings fingerprint a resume is checked against, timestamps, the run's own id (a copy
+  of the file is the same run);
+- ``engines(idx, name, config)``: the engines as they were started (JSON);
+- ``schedule(game_id, pair_id, round, white, black, opening_*)``: every game
+  the tournament consists of, written once when the tournament is created,
+  so a resume plays exactly the games that are missing, whatever the seed;
+- ``games(seq, game_id UNIQUE, ...)``: every finished game with all it takes
+  to rebuild its :class:`~guti.referee.game.record.GameRecord` (moves, per-ply
+  times and clocks, what the engine reported with each move, result, reason,
+  detail, start FEN, round, pair). ``game_id`` is UNIQUE, so no game can be
+  stored twice; ``seq`` is the order games finished in (the PDN file's order).
+
+Columns added after schema 1 was released (``games.search``: per ply the
+engine's last ``info`` fields as JSON, see :func:`~guti.referee.storage.rows.search_json`;
+``games.worker``: the cluster worker that played the game, NULL on this machine;
+``games.cpu_ms``: per ply the CPU time of the move; ``games.resources``: per engine its CPU
+on and off its move and its peak memory, see :func:`~guti.referee.storage.rows.resources_json`)
+are nullable and added by ``ALTER TABLE`` when a run opens an older database, so the
+schema version stays 1: an old database keeps working (``-resume`` included), and an
+older guti still reads a newer database (it names its columns). Read-only opens of an
+unmigrated database read the missing columns as NULL.
 """
 
 from __future__ import annotations

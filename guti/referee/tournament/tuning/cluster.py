@@ -77,14 +77,14 @@ class TuneCluster(ClusterExecutor):
                 await asyncio.wait_for(self.client.run(close_run, spec.run_id,
                                                        on_error="ignore"), RELEASE_TIMEOUT)
 
-    async def _stop_runs(self) -> None:
+    async def stop_runs(self) -> None:
         """A graceful stop: no worker starts a new game of any iteration."""
         for spec in list(self.specs.values()):
             with contextlib.suppress(Exception):
                 await self.client.run(stop_run, spec.run_id, on_error="ignore")
 
-    async def _abort(self, futures: list[Any]) -> None:
-        await super()._abort(futures)
+    async def abort(self, futures: list[Any]) -> None:
+        await super().abort(futures)
         for spec in list(self.specs.values()):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(
