@@ -61,3 +61,28 @@ def test_closed_stdout_stops_the_run_quietly_and_loses_nothing(command: str, tmp
             stored = conn.execute("SELECT result FROM games ORDER BY seq").fetchall()
         assert [r for (r,) in stored] == [g.tags["Result"] for g in games]
     wait_for(lambda: not survivors(tmp_path / "pids"), "every engine process gone", 10)
+
+
+@pytest.mark.parametrize("output", [["export", "g.db", "-json", "/dev/stdout"],
+                                    ["report", "g.db", "-html", "/dev/stdout"],
+                                    ["board", "-svg", "/dev/stdout"]])
+def test_an_output_written_into_a_closed_pipe_ends_quietly_with_141(
+        output: list[str], tmp_path: Path) -> None:
+    """``guti export DB -json /dev/stdout | head -c 10``: the file is the pipe, whose
+    reader is gone (here before the first write), as for stdout itself."""
+    if output[0] != "board":
+        tournament = subprocess.run([*GUTI, "tournament", *engine("A", tmp_path),
+                                     *engine("B", tmp_path), "-each", "tc=60+1", "-games", "2",
+                                     "-db", "g.db"], cwd=tmp_path, capture_output=True,
+                                    text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert tournament.returncode == 0, tournament.stderr
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([*GUTI, *output], cwd=tmp_path, stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    finally:
+        os.close(write_end)
+    assert done.returncode == EXIT_BROKEN_PIPE, done.stderr
+    assert done.stderr == "", done.stderr

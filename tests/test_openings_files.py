@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,10 +22,13 @@ import pytest
 from guti.referee.game import openings
 from guti.referee.game.openings import (
     CHECKED_WHOLE_BYTES,
+    MAX_UNUSABLE_RUN,
     MAX_WARNINGS,
+    OpeningsError,
     load_openings,
     random_openings,
 )
+from guti.rules import Board
 from tests.conftest import GUTI, ROOT
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
@@ -78,28 +82,63 @@ def test_a_device_that_never_ends_is_one_line(tmp_path: Path, device: str, spec:
     assert "Game 1/2" not in done.stdout
 
 
-def test_an_endless_openings_pipe_is_read_only_as_far_as_the_match_needs(
-        tmp_path: Path) -> None:
-    fifo = tmp_path / "book.epd"
-    os.mkfifo(fifo)
-    lines = "".join(f"{line}\n" for line in valid_lines(50)).encode()
+@contextlib.contextmanager
+def endless_fifo(path: Path, chunk: bytes) -> Iterator[threading.Thread]:
+    """A FIFO at ``path`` fed ``chunk`` over and over, until its reader closes it; the
+    thread that feeds it has ended when the block has (see its ``is_alive``)."""
+    os.mkfifo(path)
 
     def feed_forever() -> None:
-        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as out:
-            while True:  # until guti closes its end
-                out.write(lines)
+        with contextlib.suppress(BrokenPipeError), open(path, "wb") as out:
+            while True:
+                out.write(chunk)
 
     feeder = threading.Thread(target=feed_forever, daemon=True)
     feeder.start()
     try:
-        done = guti(*MATCH, "-openings", f"file={fifo}", cwd=tmp_path)
+        yield feeder
     finally:  # let a feeder still waiting for a reader end
         with contextlib.suppress(OSError):
-            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
         feeder.join(timeout=60)
+
+
+def test_an_endless_openings_pipe_is_read_only_as_far_as_the_match_needs(
+        tmp_path: Path) -> None:
+    fifo = tmp_path / "book.epd"
+    lines = "".join(f"{line}\n" for line in valid_lines(50)).encode()
+    with endless_fifo(fifo, lines) as feeder:
+        done = guti(*MATCH, "-openings", f"file={fifo}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Game 1/2:" in done.stdout and "Game 2/2:" in done.stdout
     assert not feeder.is_alive()
+
+
+def test_an_endless_pipe_of_unusable_lines_is_one_line(tmp_path: Path) -> None:
+    fifo = tmp_path / "book.epd"
+    with endless_fifo(fifo, b"bad\n" * 1000) as feeder:
+        done = guti(*MATCH, "-openings", f"file={fifo}", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert f"{fifo}:{MAX_UNUSABLE_RUN}: {MAX_UNUSABLE_RUN:,} lines in a row" in lines[0]
+    assert not feeder.is_alive()
+
+
+def test_a_byte_order_mark_before_the_first_line_is_ignored(tmp_path: Path) -> None:
+    book = tmp_path / "book.epd"
+    first, second = valid_lines(2)
+    book.write_bytes(b"\xef\xbb\xbf" + f"{first}\n{Board(GAME).fen()} moves {second}\n".encode())
+    assert [o.moves for o in load_openings(str(book), GAME)] == [
+        tuple(first.split()), tuple(second.split())]
+    fen_first = tmp_path / "fen.epd"
+    fen_first.write_bytes(b"\xef\xbb\xbf" + f"{Board(GAME).fen()}\n".encode())
+    assert load_openings(str(fen_first), GAME)[0].fen == Board(GAME).fen()
+
+
+def test_random_plies_no_game_lasts_are_refused_before_the_count_is_tried() -> None:
+    with pytest.raises(OpeningsError, match="cannot make random openings of 5000 plies"):
+        random_openings(GAME, 5000, 1_000_000, seed=1)
 
 
 @pytest.fixture
@@ -150,21 +189,8 @@ def test_random_order_on_a_pipe_is_one_line(tmp_path: Path) -> None:
     """``order=random`` reads a large file through an index of offsets, which a pipe cannot
     give: refused in one line instead of holding an endless stream's index."""
     fifo = tmp_path / "book.epd"
-    os.mkfifo(fifo)
-
-    def feed_forever() -> None:
-        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as out:
-            while True:
-                out.write(b"12-7\n" * 1000)
-
-    feeder = threading.Thread(target=feed_forever, daemon=True)
-    feeder.start()
-    try:
+    with endless_fifo(fifo, b"12-7\n" * 1000) as feeder:
         done = guti(*MATCH, "-openings", f"file={fifo}", "order=random", cwd=tmp_path)
-    finally:
-        with contextlib.suppress(OSError):
-            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
-        feeder.join(timeout=60)
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "not a pipe" in lines[0], done.stderr

@@ -23,7 +23,7 @@ import pytest
 from guti.referee.game.pdn_reader import PdnGame
 from guti.referee.game.reasons import Reason
 from guti.rules import Board
-from tests.conftest import GUTI, ROOT, parse_pdn
+from tests.conftest import GUTI, ROOT, parse_pdn, rows
 
 FAULTY = ROOT / "tests" / "engines" / "faulty.py"
 PLIES = 4  # the opening plies taken from each PDN game
@@ -89,16 +89,44 @@ def _match_games(folder: Path, *openings: str, games: int) -> list[PdnGame]:
 
 
 def test_openings_from_a_pdn_file_start_every_game(tournament: Path, tmp_path: Path) -> None:
+    """One opening per pair, in the file's order; a game that repeats the opening of the
+    one before it with the players' colours reversed (the second game of a pair) is read
+    once."""
     source = parse_pdn((tournament / "t.pdn").read_text(), "t.pdn")
+
+    def second_of_pair(before: PdnGame, game: PdnGame) -> bool:
+        return ((game.tags["White"], game.tags["Black"]) == (before.tags["Black"],
+                                                              before.tags["White"])
+                and (game.start_fen, game.move_texts[:PLIES]) == (
+                    before.start_fen, before.move_texts[:PLIES]))
+
+    distinct = [game for number, game in enumerate(source)
+                if not number or not second_of_pair(source[number - 1], game)]
     played = _match_games(tmp_path, f"file={tournament / 't.pdn'}", f"plies={PLIES}",
-                          games=2 * len(source))
+                          games=2 * len(distinct))
     for number, game in enumerate(played):
-        opening = source[number // 2]  # one opening per pair, in the file's order
+        opening = distinct[number // 2]
         assert game.tags.get("FEN") == opening.tags.get("FEN"), number
         assert game.start_fen == opening.start_fen
         assert game.move_texts[:PLIES] == opening.move_texts[:PLIES], number
         assert [m.comments for m in game.moves[:PLIES]] == [["book"]] * PLIES
         assert game.moves[PLIES].comments != ["book"]
+
+
+def test_a_tournament_s_pdn_read_back_plays_its_openings_in_its_order(tmp_path: Path) -> None:
+    """Each opening of a tournament is in its PDN twice (a pair); read back, it is one
+    opening again, so the same schedule of openings comes out."""
+    common = [*engine("A"), *engine("B"), "-each", "tc=5+0.05", "-games", "4",
+              "-concurrency", "1"]
+    first = guti("tournament", *common, "-openings", "file=random:4", "-srand", "5",
+                 "-db", "a.db", "-pdnout", "a.pdn", cwd=tmp_path)
+    again = guti("tournament", *common, "-openings", "file=a.pdn", "plies=4", "-db", "b.db",
+                 cwd=tmp_path)
+    assert first.returncode == again.returncode == 0, first.stderr + again.stderr
+    schedules = [rows(tmp_path / db, "SELECT opening_moves FROM schedule ORDER BY game_id")
+                 for db in ("a.db", "b.db")]
+    assert schedules[0] == schedules[1]
+    assert len(set(schedules[0])) == 2  # two openings, each played as a pair
 
 
 def test_whole_pdn_games_are_openings_unless_they_are_over(tournament: Path,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GUTI, ROOT
+from tests.conftest import GUTI, ROOT, rows
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
 PY = sys.executable
@@ -64,6 +64,12 @@ CASES: dict[str, tuple[str, str]] = {
     "garbage moves stored": ("UPDATE games SET moves = 'zz-99 \a' WHERE game_id = 1", "moves"),
     "opening plies past the moves": ("UPDATE games SET opening_plies = 99999 WHERE game_id = 1",
                                      "opening_plies 99999"),
+    "colours swapped": ("UPDATE games SET white_idx = black_idx, black_idx = white_idx,"
+                        " white = black, black = white WHERE game_id = 1", "schedule"),
+    "engine index off its name": ("UPDATE games SET white_idx = 1 WHERE game_id = 0",
+                                  "engine names"),
+    "a game of pretwa": ("UPDATE games SET game = 'pretwa' WHERE game_id = 1", "pretwa"),
+    "negative round": ("UPDATE games SET round = -5 WHERE game_id = 1", "negative"),
     "not a database": ("random bytes", "not a database"),
     "damaged pages": ("every page but the first overwritten", "malformed"),
 }
@@ -136,6 +142,23 @@ def test_every_command_gives_one_line_for_a_tampered_database(
         if command != "resume":  # a run notes when it opened the database; these only read
             assert (folder / "t.db").read_bytes() == before, f"{command} changed the database"
     assert not (folder / "x.pdn").exists() and not (folder / "r.html").exists()
+
+
+@pytest.mark.parametrize(("how", "held"), [
+    ("DELETE FROM schedule WHERE game_id = 3", 3),
+    ("INSERT INTO schedule (game_id, pair_id, round, white, black) VALUES (4, 2, 0, 0, 1)", 5)])
+def test_a_resume_refuses_a_schedule_rows_were_taken_from_or_added_to(
+        stored_tournament: Path, tmp_path: Path, how: str, held: int) -> None:
+    folder = tmp_path / "t"
+    shutil.copytree(stored_tournament, folder)
+    tamper(folder / "t.db", PENDING + how)
+    done = subprocess.run([*GUTI, *COMMANDS["resume"]], cwd=folder, env=ENV,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"guti tournament: t.db: its schedule holds {held} games where this tournament has "
+        "4: the database was changed outside guti"]
+    assert rows(folder / "t.db", "SELECT COUNT(*) FROM games") == [(3,)]  # nothing played
 
 
 #: Numbers guti never writes in a game's JSON columns (SQL, a word of the line): only the

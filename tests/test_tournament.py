@@ -238,6 +238,7 @@ def test_engine_that_cannot_start_is_one_line_and_exit_2(tmp_path):
     [
         (["-tournament", "swiss"], "unknown format"),
         (["-rounds", "x"], "not a whole number"),
+        (["-srand", "9" * 29], "'" + "9" * 29 + "' is too large (at most 18 digits)"),
         (["-sprt", "elo0=5", "elo1=0"], "elo0 < elo1"),
         (["-openings", "file=/no/such/book"], "openings file"),
     ],
@@ -247,6 +248,24 @@ def test_command_line_mistakes_are_one_line(tmp_path, args, words):
                 *args, cwd=tmp_path)
     assert done.returncode == 2
     assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_resume_plays_the_stored_openings_though_their_file_is_gone(tmp_path):
+    (tmp_path / "book.txt").write_text("13-12 11x13 16x12\n14-12 10x14 17x12\n")
+    base = [*bot("a", "random_bot.py"), *bot("b", "random_bot.py"), "-each", "tc=1",
+            "-games", "2", "-rounds", "2", "-openings"]
+    assert tourney(*base, "file=book.txt", cwd=tmp_path).returncode == 0
+    db = tmp_path / "guti.db"
+    with sqlite3.connect(db) as conn:  # as a run killed after its first two games leaves it
+        conn.execute("DELETE FROM games WHERE game_id >= 2")
+    (tmp_path / "book.txt").unlink()
+    again = tourney(*base, "file=book.txt", "-resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "resuming: 2/4" in again.stdout and "4/4 games stored" in again.stdout
+    played = rows(db, "SELECT moves FROM games WHERE game_id >= 2")
+    assert len(played) == 2 and all(m.startswith("14-12 10x14 17x12 ") for (m,) in played)
+    moved = tourney(*base, "file=./book.txt", "-resume", cwd=tmp_path)
+    assert moved.returncode == 2 and "(other openings)" in moved.stderr, moved.stderr
 
 
 def test_existing_database_needs_resume_and_a_different_one_is_refused(tmp_path):

@@ -56,6 +56,8 @@ def main(argv: list[str]) -> int:
         write_whole(path, lambda fh: fh.write(text), "board -svg")
     except CliError as exc:
         return fail("board", str(exc))
+    except BrokenPipeError:  # the output's reader is gone: exit 141 (guti.cli)
+        raise
     except OSError as exc:
         return fail("board", f"{exc.filename or path}: {exc.strerror or exc}")
     print(visible(f"{board.fen()} written to {path}"))

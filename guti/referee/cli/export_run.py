@@ -42,6 +42,8 @@ def export_command(argv: list[str], options: list[OptionSpec]) -> int:
         return fail("export", str(exc))
     except sqlite3.Error as exc:
         return fail("export", f"{argv[0]}: {exc}")
+    except BrokenPipeError:  # the output's reader is gone: exit 141 (guti.cli)
+        raise
     except OSError as exc:
         return fail("export", f"{exc.filename or ''}: {exc.strerror or exc}")
     return 0

@@ -61,6 +61,8 @@ def main_report(argv: list[str]) -> int:
             games = write_report(store, html, sprt_from_args(args), "-html")
     except (CliError, StoreError) as exc:
         return fail("report", str(exc))
+    except BrokenPipeError:  # the output's reader is gone: exit 141 (guti.cli)
+        raise
     except OSError as exc:
         return fail("report", f"{exc.filename or ''}: {os.strerror(exc.errno) if exc.errno else exc}")
     print(f"{games} games in the report; open it in a browser:", flush=True)

@@ -135,7 +135,10 @@ class GivenOptions:
             return default
         number = _whole_number(given.value)
         if number is None:
-            raise CliError(f"{given.where}: {as_text(given.value)!r} is not a whole number")
+            shown = as_text(given.value)
+            if whole_number(shown.strip().lstrip("+-"), max_digits=400) is not None:
+                raise CliError(f"{given.where}: {shown!r} is too large (at most 18 digits)")
+            raise CliError(f"{given.where}: {shown!r} is not a whole number")
         if minimum is not None and number < minimum:
             raise CliError(f"{given.where}: {number} is less than {minimum}")
         return number

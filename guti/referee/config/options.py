@@ -179,10 +179,12 @@ def record_outputs(given: GivenOptions) -> RecordOutputs:
 
 
 def start_openings(
-    given: GivenOptions, game: str, seed: int | None, games: int
+    given: GivenOptions, game: str, seed: int | None, games: int, read: bool = True
 ) -> tuple[str | None, list[Opening] | None]:
     """(start_fen, openings) from ``-fen`` / ``-openings`` (CliError on mistakes);
-    ``games`` is how many games the openings are for (one opening per pair)."""
+    ``games`` is how many games the openings are for (one opening per pair). ``read``
+    False: the ``-openings`` options are checked, but no opening is read or made (a
+    resumed tournament plays the openings its schedule holds), and None is returned."""
     fen = given.text("fen")
     spec = given.table("openings")
     where = given.where("openings")
@@ -221,6 +223,8 @@ def start_openings(
     needed = max(1, (games + 1) // 2)
     if "format" in spec and "file" not in spec:
         raise CliError(f"{where} format={spec['format']}: needs file=F (an openings file)")
+    if not read:
+        return None, None
     try:
         if "file" in spec:
             # only as many as the run takes: a file of millions of lines is not read whole
@@ -290,12 +294,12 @@ def affinity_cpus(text: str, concurrency: int,
 
 
 def game_settings(given: GivenOptions, game: str, seed: int | None, games: int,
-                  default_event: str) -> GameSettings:
+                  default_event: str, read_openings: bool = True) -> GameSettings:
     """The :class:`GameSettings` of the options given: ``game`` (from :func:`game_name`),
-    start or openings for ``games`` games, timeouts, PDN tags. The shared ``limits``
-    stay empty: every engine brings its own (``-engine``/``-each tc=...``); adjudication
-    from ``-draw``/``-resign``/``-maxmoves``."""
-    start_fen, openings = start_openings(given, game, seed, games)
+    start or openings for ``games`` games (``read_openings``: see :func:`start_openings`),
+    timeouts, PDN tags. The shared ``limits`` stay empty: every engine brings its own
+    (``-engine``/``-each tc=...``); adjudication from ``-draw``/``-resign``/``-maxmoves``."""
+    start_fen, openings = start_openings(given, game, seed, games, read_openings)
     return GameSettings(
         name=game,
         timeouts=timeouts(given),

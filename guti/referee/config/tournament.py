@@ -40,7 +40,7 @@ from guti.referee.config.outputs import check_outputs
 from guti.referee.config.sprt_args import read_sprt
 from guti.referee.config.toml_file import read_toml
 from guti.referee.execution.referee_choice import AUTO_REFEREES
-from guti.referee.storage.store import stored_seed
+from guti.referee.storage.store import stored_seed, stored_settings
 from guti.referee.tournament import knockout
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,
@@ -145,7 +145,8 @@ def tournament_settings(
     if 2 * slots > MAX_GAMES:  # (the tie-breaks of a knockout: its games are checked above)
         raise CliError(f"{given.where('tiebreak')}: {2 * slots:,} openings is more than a "
                        f"tournament schedules ({MAX_GAMES:,} games)")
-    settings = game_settings(given, game, seed, 2 * slots, default_event="guti tournament")
+    stored = openings_stored(given, fmt, db_path)
+    settings = game_settings(given, game, seed, 2 * slots, "guti tournament", not stored)
     fingerprint = resume_fingerprint(given, configs, settings, fmt, rounds, games, spec,
                                      tiebreak, seeds)
     return TournamentSettings(
@@ -167,6 +168,7 @@ def tournament_settings(
         cluster=cluster_address(given),
         setups=setups,
         fingerprint_data=fingerprint,
+        openings_from_store=stored,
         report_path=given.text("report"),
         serve=serve_address(given.text("serve"), given.where("serve")),
         tiebreak=tiebreak,
@@ -174,6 +176,13 @@ def tournament_settings(
         scheduling=rules,
         records=records,
     )
+
+
+def openings_stored(given: GivenOptions, fmt: str, db_path: str) -> bool:
+    """Whether this run resumes a round-robin or gauntlet already in ``db_path``: it plays
+    the openings its schedule holds, so the file they came from is not read again (it may
+    be gone). A knockout draws its later rounds' openings from it as the bracket advances."""
+    return fmt != KNOCKOUT and given.has("resume") and stored_settings(db_path) is not None
 
 
 def referees_option(given: GivenOptions, concurrency: int) -> int:

@@ -23,7 +23,8 @@ and skipped; a file without any usable line raises :class:`OpeningsError`.
 ``plies=N`` cuts move sequences after N plies.
 
 PDN (as fastchess reads PGN books): each game is an opening, its ``FEN`` tag (when it has
-one) and its moves, all of them or the first ``plies``. The file is read by
+one) and its moves, all of them or the first ``plies``, except the second game of a pair
+(:func:`_second_of_pair`). The file is read by
 :mod:`guti.referee.game.pdn_reader`, one game at a time, so any mistake in it (a move
 that is not legal, a game of another game, a comment never closed) is an
 :class:`OpeningsError` naming the file and line; a game whose moves end it is reported
@@ -43,7 +44,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from guti.referee.game.pdn_reader import PdnError, iter_pdn_file, move_words
+from guti.referee.game.pdn_reader import PdnError, PdnGame, iter_pdn_file, move_words
 from guti.referee.process.text import visible
 from guti.rules import Board, Move, RulesError
 
@@ -116,6 +117,9 @@ def _report(message: str) -> None:
 MAX_LINE_BYTES = 64 * 1024
 #: Skipped openings reported one by one; the rest are counted in one summary line.
 MAX_WARNINGS = 10
+#: Unusable lines in a row after which a pipe or a device (which may never end) is given
+#: up as not an openings file; a regular file is read to its end.
+MAX_UNUSABLE_RUN = 100_000
 #: Files up to this size are read whole, every line checked, whatever a run needs of them
 #: (a mistake anywhere in a book is reported at once); larger ones, and files that are
 #: not regular (a pipe), only as far as the run needs (see :func:`load_openings`).
@@ -169,16 +173,22 @@ def _lines(fh: BinaryIO, path: str) -> Iterator[tuple[int, int, str]]:
         if b"\0" in raw:
             raise OpeningsError(f"openings file {path}:{number}: binary data (a NUL byte): "
                                 "not an openings file")
-        text = raw.decode("utf-8", "replace").split("#", 1)[0].strip()
+        text = _opening_text(raw)
         if text:
             yield number, offset, text
         offset += len(raw)
 
 
+def _opening_text(raw: bytes) -> str:
+    """A line's opening: its text without a byte-order mark (an editor's ``\ufeff`` at
+    the start of the file), a comment, or blanks around it."""
+    return raw.decode("utf-8", "replace").removeprefix("\ufeff").split("#", 1)[0].strip()
+
+
 def _line_at(fh: BinaryIO, offset: int) -> str:
     """The opening of the line at byte ``offset`` (already read once by :func:`_lines`)."""
     fh.seek(offset)
-    return fh.readline(MAX_LINE_BYTES + 1).decode("utf-8", "replace").split("#", 1)[0].strip()
+    return _opening_text(fh.readline(MAX_LINE_BYTES + 1))
 
 
 #: The formats of an openings file: lines of FENs or moves, or PDN games.
@@ -236,8 +246,10 @@ def load_openings(
                                         "that can be read again, not a pipe")
                 found = _drawn_lines(fh, path, game, plies, skips, wanted, seed)
             else:
+                # a pipe or a device may never end: a long run of unusable lines ends it
+                bound = None if stat.S_ISREG(info.st_mode) else MAX_UNUSABLE_RUN
                 found = [opening for _offset, opening in _usable(
-                    path, game, plies, skips, wanted, _lines(fh, path))]
+                    path, game, plies, skips, wanted, _lines(fh, path), bound)]
     except OSError as exc:
         raise OpeningsError(f"openings file {path}: {exc.strerror or exc}") from None
     skips.tell(path)
@@ -248,17 +260,25 @@ def load_openings(
 
 def _usable(path: str, game: str, plies: int | None, skips: _Skips,
             wanted: int | None, lines: Iterator[tuple[int, int, str]],
-            ) -> list[tuple[int, Opening]]:
-    """``(offset, opening)`` of the usable ones of ``lines``, until ``wanted`` are found."""
+            bound: int | None = None) -> list[tuple[int, Opening]]:
+    """``(offset, opening)`` of the usable ones of ``lines``, until ``wanted`` are found;
+    OpeningsError after ``bound`` unusable lines in a row (None: no bound)."""
     found: list[tuple[int, Opening]] = []
+    unusable = 0
     for number, offset, text in lines:
         if wanted is not None and len(found) >= wanted:
             break
         where = f"{path}:{number}"
         try:
             found.append((offset, parse_opening(text, game, plies, where)))
+            unusable = 0
         except ValueError as exc:  # RulesError is a ValueError
             skips.skip(where, str(exc))
+            unusable += 1
+            if bound is not None and unusable >= bound:
+                raise OpeningsError(f"openings file {where}: {bound:,} lines in a row "
+                                    f"without a usable opening for {game}: not an "
+                                    "openings file") from None
     return found
 
 
@@ -292,12 +312,16 @@ def _pdn_openings(
     one game at a time: what is kept of each is its start and the plies the run plays."""
     found: list[Opening] = []
     skips = _Skips(report, "games")
+    before: PdnGame | None = None
     try:
         for number, pdn_game in enumerate(
                 iter_pdn_file(path, game, "openings file", plies), 1):
             moves = pdn_game.move_texts
             opening = Opening(pdn_game.start_fen, tuple(moves), f"{path}:{pdn_game.line}")
-            if opening.board(game).is_game_over():
+            pair, before = _second_of_pair(before, pdn_game), pdn_game
+            if pair:
+                continue
+            if pdn_game.is_over:
                 skips.skip(f"{path}:{pdn_game.line}", f"game {number} is over after "
                            f"{len(moves)} plies (plies=N takes only the first N)")
             else:
@@ -310,6 +334,23 @@ def _pdn_openings(
     return found
 
 
+def _second_of_pair(before: PdnGame | None, game: PdnGame) -> bool:
+    """Whether ``game`` is the second game of a pair whose first is ``before``, as guti's
+    ``-pdnout`` and cutechess write pairs: the same start and moves (as far as they are
+    read), the two players' colours reversed. Such a game is read once, so a tournament's
+    PDN read back as openings plays each opening as the pair it was; other books (whose
+    players are not two names swapped) keep every game, as fastchess reads them."""
+    if before is None:
+        return False
+    white, black = game.tags.get("White"), game.tags.get("Black")
+    return (white is not None and white != black and before.tags.get("White") == black
+            and before.tags.get("Black") == white and before.start_fen == game.start_fen
+            and before.move_texts == game.move_texts)
+
+
+#: Random games :func:`random_openings` plays before it gives up when none of them lasts
+#: the plies asked for.
+_FIRST_TRIES = 1_000
 #: Most positions :func:`random_openings` keeps while it searches (memory stays bounded).
 _KNOWN_LIMIT = 20_000
 
@@ -347,6 +388,8 @@ def random_openings(game: str, plies: int, count: int, seed: int | None = None) 
     # ones come up again and again (and with few distinct openings every attempt is made).
     known: dict[tuple[str, ...], _Node] = {(): _Node.of(start)}
     while len(found) < count and attempts < count * 50:
+        if not found and attempts >= _FIRST_TRIES:
+            break  # none of that many reached the plies: more tries would not either
         attempts += 1
         key: tuple[str, ...] = ()
         node = known[key]

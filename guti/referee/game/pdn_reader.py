@@ -93,10 +93,21 @@ class PdnGame:
     game: str = ""
     #: The ``FEN`` tag's position as the rules core writes it; None: the game's start.
     start_fen: str | None = None
-    #: The position after the last move.
-    final_fen: str = ""
+    #: The board after the last move (its FEN and whether the game is over there are
+    #: worked out when asked for: a book's reader asks only the one).
+    board: Board | None = field(default=None, compare=False, repr=False)
     #: The line of the file the game starts on.
     line: int = field(default=0, compare=False)
+
+    @property
+    def final_fen(self) -> str:
+        """The position after the last move."""
+        return "" if self.board is None else self.board.fen()
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the rules have ended the game after its last move."""
+        return self.board is not None and self.board.is_game_over()
 
     @property
     def move_texts(self) -> list[str]:
@@ -284,7 +295,7 @@ class _GameBuilder:
             movetext=text[start : token.end],
             game=board.game.name,
             start_fen=board.root_fen if "FEN" in self.tags else None,
-            final_fen=board.fen(),
+            board=board,
             line=self.line,
         )
 

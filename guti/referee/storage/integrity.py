@@ -154,7 +154,7 @@ def check_database(conn: sqlite3.Connection, path: str) -> None:
         game = str(settings_from_text(path, row[0]).get("game", DEFAULT_GAME))
         engines = _check_engines(conn, path)
         _check_schedule(conn, path, engines, game)
-        _check_games(conn, path, engines)
+        _check_games(conn, path, engines, game)
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: {exc} (the file is damaged)") from None
 
@@ -188,10 +188,11 @@ def _game(game_id: object) -> str:
     return f"game {game_id + 1}" if isinstance(game_id, int) else f"game id {game_id!r}"
 
 
-def _first_problem(conn: sqlite3.Connection, sql: str, last: int) -> tuple | None:
+def _first_problem(conn: sqlite3.Connection, sql: str, last: int,
+                   game: str = DEFAULT_GAME) -> tuple | None:
     """The first row the checking query ``sql`` finds wrong: ``(game_id, problem)``;
-    ``:last`` in it is the last engine index."""
-    return conn.execute(sql, {"last": last}).fetchone()
+    ``:last`` in it is the last engine index, ``:game`` the tournament's game."""
+    return conn.execute(sql, {"last": last, "game": game}).fetchone()
 
 
 _INTEGER = "typeof({}) != 'integer'"
@@ -227,12 +228,13 @@ def _check_schedule(conn: sqlite3.Connection, path: str, engines: int, game: str
 
 
 def _json_list_of_numbers(column: str) -> str:
-    """SQL: true when ``column`` is not a JSON list of numbers and nulls."""
+    """SQL: true when ``column`` is not a JSON list of finite numbers and nulls."""
     return (f"json_valid({column}) = 0 OR json_type({column}) != 'array' OR EXISTS (SELECT 1"
-            f" FROM json_each(games.{column}) WHERE type NOT IN ('integer', 'real', 'null'))")
+            f" FROM json_each(games.{column}) WHERE type NOT IN ('integer', 'real', 'null')"
+            " OR (type = 'real' AND abs(value) > 1e300))")  # (1e400 is read as infinity)
 
 
-def _check_games(conn: sqlite3.Connection, path: str, engines: int) -> None:
+def _check_games(conn: sqlite3.Connection, path: str, engines: int, game: str) -> None:
     ints = " OR ".join(_INTEGER.format(c) for c in (
         "game_id", "pair_id", "round", "white_idx", "black_idx", "opening_plies"))
     texts = " OR ".join(f"typeof({c}) != 'text'" for c in (
@@ -253,6 +255,11 @@ def _check_games(conn: sqlite3.Connection, path: str, engines: int) -> None:
             THEN 'engine indices ' || white_idx || ' and ' || black_idx
                  || ', but the engines are numbered 0 to ' || :last
           WHEN {texts} THEN 'a text column holds something else'
+          WHEN game_id < 0 OR round < 0 OR pair_id < 0 THEN 'a negative id or round'
+          WHEN white != (SELECT name FROM engines WHERE idx = white_idx)
+               OR black != (SELECT name FROM engines WHERE idx = black_idx)
+            THEN 'engine names ' || quote(white) || ' and ' || quote(black)
+                 || ' are not those of engines ' || white_idx || ' and ' || black_idx
           WHEN result NOT IN {_sql_list(RESULTS)} THEN 'result ' || quote(result)
                || ' is not one of {", ".join(RESULTS)}'
           WHEN reason IS NOT NULL AND reason NOT IN {reasons}
@@ -263,22 +270,29 @@ def _check_games(conn: sqlite3.Connection, path: str, engines: int) -> None:
                || ' is not a side'
           WHEN lower(trim(game)) NOT IN {_sql_list(list(GAMES))} THEN 'game ' || quote(game)
                || ' is not a game guti plays'
+          WHEN lower(trim(game)) != :game THEN 'game ' || quote(game)
+               || ' in a tournament of ' || :game
           WHEN start_fen IS NOT NULL AND typeof(start_fen) != 'text' THEN 'start_fen is not text'
           WHEN moves GLOB '*[^0-9x -]*' THEN 'moves ' || quote(substr(moves, 1, 40))
                || ' are not moves'
-          WHEN opening_plies < 0 OR opening_plies > (CASE WHEN trim(moves) = '' THEN 0 ELSE
+          WHEN opening_plies < 0 THEN 'opening_plies ' || opening_plies || ' is negative'
+          WHEN opening_plies > (CASE WHEN trim(moves) = '' THEN 0 ELSE
                length(trim(moves)) - length(replace(trim(moves), ' ', '')) + 1 END)
             THEN 'opening_plies ' || opening_plies || ', more than the moves stored'
           WHEN final_fen GLOB '*[^0-9A-Za-z/ -]*' THEN 'final_fen ' || quote(substr(final_fen, 1, 40))
                || ' is not a FEN'
-          WHEN {_json_list_of_numbers("elapsed_ms")} THEN 'elapsed_ms is not a list of numbers'
-          WHEN {_json_list_of_numbers("clock_ms")} THEN 'clock_ms is not a list of numbers'
+          WHEN {_json_list_of_numbers("elapsed_ms")} THEN 'elapsed_ms is not a list of finite numbers'
+          WHEN {_json_list_of_numbers("clock_ms")} THEN 'clock_ms is not a list of finite numbers'
           {search}
           {resources}
           WHEN NOT EXISTS (SELECT 1 FROM schedule s WHERE s.game_id = games.game_id)
             THEN 'not in the schedule'
+          WHEN NOT EXISTS (SELECT 1 FROM schedule s WHERE s.game_id = games.game_id
+                           AND s.white = white_idx AND s.black = black_idx)
+            THEN 'engines ' || white_idx || ' and ' || black_idx
+                 || ' are not the ones the schedule gives this game'
         END AS problem FROM games WHERE problem IS NOT NULL ORDER BY seq LIMIT 1""",
-        engines - 1)
+        engines - 1, game)
     if bad is not None:
         raise damaged(path, f"table games, {_game(bad[0])}", bad[1])
     starts = conn.execute("SELECT start_fen, game, MIN(seq), MIN(game_id) FROM games"

@@ -62,16 +62,21 @@ _RESULTS = frozenset(RESULTS)
 BATCH = 256
 
 
-def stored_seed(path: str) -> int | None:
-    """The seed the tournament in the database ``path`` was made with; None when there is
-    no such database or seed, or it cannot be read (opening it for the run says why)."""
+def stored_settings(path: str) -> dict[str, Any] | None:
+    """The settings of the tournament in the database ``path``; None when there is no
+    such database or tournament, or it cannot be read (opening it for the run says why)."""
     if not os.path.isfile(path):
         return None
     try:
         with TournamentStore(path, create=False) as store:
-            seed = store.settings().get("seed") if store.has_tournament() else None
+            return store.settings() if store.has_tournament() else None
     except StoreError:
         return None
+
+
+def stored_seed(path: str) -> int | None:
+    """The seed the tournament in the database ``path`` was made with (None: none known)."""
+    seed = (stored_settings(path) or {}).get("seed")
     return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 

@@ -13,10 +13,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
-from guti.referee.tournament.feed import GameFeed, ScheduleFeed
+from guti.referee.tournament.feed import FormatError, GameFeed, ScheduleFeed
 from guti.referee.tournament.knockout import KNOCKOUT
 from guti.referee.tournament.knockout_feed import KnockoutFeed
-from guti.referee.tournament.scheduler import schedule
+from guti.referee.tournament.scheduler import schedule, total_games
 
 if TYPE_CHECKING:
     from guti.referee.game.scheduled import ScheduledGame
@@ -56,6 +56,12 @@ class RoundRobin(TournamentFormat):
                         seeds=s.seeds, noswap=s.scheduling.noswap, reverse=s.scheduling.reverse)
 
     def feed(self, store: TournamentStore) -> GameFeed:
+        s = self.settings
+        wanted = total_games(self.pairing, len(s.engines), s.rounds, s.games, s.seeds)
+        held = store.count_scheduled()
+        if held != wanted:  # rows deleted or added: the run would come out short or long
+            raise FormatError(f"its schedule holds {held:,} games where this tournament has "
+                              f"{wanted:,}: the database was changed outside guti")
         return ScheduleFeed(store.pending())
 
 

@@ -26,6 +26,7 @@ as events (:mod:`guti.referee.tournament.events`), which the command line render
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -114,10 +115,12 @@ def open_tournament(
                 )
             if store.meta("fingerprint") != s.fingerprint():
                 raise TournamentError(
-                    f"{s.db_path} holds a different tournament (other engines, games or "
-                    "settings): resume it with its own command, or give another -db"
+                    f"{s.db_path} holds a different tournament ({_changed(store, s)}): "
+                    "resume it with its own command, or give another -db"
                 )
             return store, False
+        if s.openings_from_store:  # the tournament went while this run started
+            raise TournamentError(f"{s.db_path}: its tournament is gone; start it anew")
         if s.resume:
             say(f"no tournament in {s.db_path} yet: starting it")
         jobs = (fmt or tournament_format(s)).schedule()
@@ -126,6 +129,19 @@ def open_tournament(
     except BaseException:
         store.close()
         raise
+
+
+def _changed(store: TournamentStore, settings: TournamentSettings) -> str:
+    """Which of the settings that decide the games differ from the stored tournament's
+    (``other openings``), as far as the stored settings tell."""
+    stored = store.settings()
+    given = json.loads(json.dumps(settings.fingerprint_data))  # as JSON keeps it
+    kept_besides = settings.describe().keys() - given.keys() | {"seed"}  # not deciding
+    keys = [key for key in sorted(given.keys() | stored.keys() - kept_besides)
+            if given.get(key) != stored.get(key)]
+    if not keys:
+        return "other engines, games or settings"
+    return "other " + ", ".join(keys)
 
 
 async def run_tournament(

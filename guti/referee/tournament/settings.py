@@ -104,6 +104,8 @@ class TournamentSettings:
     cluster: ClusterAddress | None = None  # -cluster: played by Dask workers
     setups: tuple[EngineSetup, ...] = ()  # builds and requirements, run on every worker
     fingerprint_data: dict[str, Any] = field(default_factory=dict)
+    #: The openings were not read: the run resumes a tournament whose schedule holds them.
+    openings_from_store: bool = False
     report_path: str | None = None  # HTML report written at the end
     serve: str | None = None  # [HOST:]PORT of the live page
     tiebreak: int = DEFAULT_TIEBREAK  # knockout: extra game pairs of a tied encounter
