@@ -125,6 +125,9 @@ class FakeTransport:
     def stderr_lines(self) -> list[str]:
         return []
 
+    #: The bytes of output read (what a test sets it to: the script has no bytes).
+    output_bytes = 0
+
     def cpu_clock(self) -> Callable[[], float | None]:
         return cpu_unknown
 

@@ -106,7 +106,7 @@ def test_many_empty_lines_unread_hold_little_memory() -> None:
 
 
 def test_more_unread_output_than_the_budget_is_a_protocol_error() -> None:
-    cfg = writer("F", "chunk = b'\\n' * 65536\nwhile True:\n    out.write(chunk); out.flush()\n")
+    cfg = writer("F", "chunk = b'x\\n' * 32768\nwhile True:\n    out.write(chunk); out.flush()\n")
     eng_cfg = EngineConfig(name="F", argv=cfg.argv)
 
     async def main() -> str:

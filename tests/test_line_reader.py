@@ -112,7 +112,7 @@ def test_an_over_long_line_is_an_error_and_is_never_kept(chunks: list[bytes]) ->
 
 
 def test_unread_output_over_the_budget_is_an_error() -> None:
-    chunk = b"\n" * 65536
+    chunk = b"x\n" * 32768
     reader = LineReader()
     for at in range(QUEUE_LIMIT // len(chunk) + 1):
         reader.feed(chunk, float(at))
@@ -120,14 +120,19 @@ def test_unread_output_over_the_budget_is_an_error() -> None:
 
 
 def test_each_arrival_stamp_counts_against_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A flood of empty lines, one per chunk, is bounded by its stamps, not only its bytes."""
+    """A flood of short lines, one per chunk, is bounded by its stamps, not only its bytes;
+    one of empty lines (which are folded, as ``info`` lines are) stays within it."""
     monkeypatch.setattr(line_reader, "QUEUE_LIMIT", 1000)
     reader = LineReader()
     at = 0
     while reader.error is None:
-        reader.feed(b"\n", float(at))
+        reader.feed(b"x\n", float(at))
         at += 1
-    assert at == 1000 // (1 + line_reader.STAMP_COST) + 1
+    assert at == 1000 // (2 + line_reader.STAMP_COST) + 1
+    empty = LineReader()
+    for at in range(10_000):
+        empty.feed(b"\n", float(at))
+        assert empty.error is None and empty.unread_cost() <= 1000
 
 
 def test_read_output_is_freed_so_memory_stays_bounded() -> None:
@@ -223,6 +228,19 @@ def test_unread_info_lines_over_the_budget_are_folded_not_a_fault(
     assert lines == ["info depth 1998 nodes 199800", "info depth 1999 nodes 199900",
                      "bestmove 13-12"]
     assert at == 2000.0
+
+
+def test_empty_lines_among_unread_info_lines_are_folded_with_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """protocol.md 5.1: empty lines are ignored, so an engine's blank line does not turn
+    its ``info`` flood into a fault."""
+    monkeypatch.setattr(line_reader, "QUEUE_LIMIT", 10_000)
+    reader = LineReader()
+    reader.feed(b"\n\r\n", 0.0)
+    for i in range(2000):
+        reader.feed(b"info depth 1\n\n" if i % 7 else b"info depth 1\n", float(i + 1))
+    assert reader.error is None and reader.folded > 0
+    assert reader.unread_cost() <= 10_000
 
 
 def test_unread_lines_other_than_info_over_the_budget_are_still_a_fault(

@@ -114,9 +114,10 @@ def test_an_endless_openings_pipe_is_read_only_as_far_as_the_match_needs(
     assert not feeder.is_alive()
 
 
-def test_an_endless_pipe_of_unusable_lines_is_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("line", [b"bad\n", b"\n", b"# a comment\n"])
+def test_an_endless_pipe_of_unusable_lines_is_one_line(tmp_path: Path, line: bytes) -> None:
     fifo = tmp_path / "book.epd"
-    with endless_fifo(fifo, b"bad\n" * 1000) as feeder:
+    with endless_fifo(fifo, line * 1000) as feeder:
         done = guti(*MATCH, "-openings", f"file={fifo}", cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()

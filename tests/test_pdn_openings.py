@@ -100,8 +100,14 @@ def test_openings_from_a_pdn_file_start_every_game(tournament: Path, tmp_path: P
                 and (game.start_fen, game.move_texts[:PLIES]) == (
                     before.start_fen, before.move_texts[:PLIES]))
 
-    distinct = [game for number, game in enumerate(source)
-                if not number or not second_of_pair(source[number - 1], game)]
+    distinct: list[PdnGame] = []
+    before: PdnGame | None = None
+    for game in source:
+        if before is not None and second_of_pair(before, game):
+            before = None  # a pair is two games
+        else:
+            distinct.append(game)
+            before = game
     played = _match_games(tmp_path, f"file={tournament / 't.pdn'}", f"plies={PLIES}",
                           games=2 * len(distinct))
     for number, game in enumerate(played):
@@ -127,6 +133,24 @@ def test_a_tournament_s_pdn_read_back_plays_its_openings_in_its_order(tmp_path: 
                  for db in ("a.db", "b.db")]
     assert schedules[0] == schedules[1]
     assert len(set(schedules[0])) == 2  # two openings, each played as a pair
+
+
+def test_an_opening_played_by_two_pairs_in_a_row_is_read_twice(tmp_path: Path) -> None:
+    from guti.referee.game.openings import load_openings
+    from guti.referee.game.pdn import format_game
+    from guti.referee.game.record import GameRecord
+
+    def game(white: str, black: str, *moves: str) -> str:
+        return format_game(GameRecord(game="egara-guti", white=white, black=black,
+                                      moves=list(moves), result="*"))
+
+    x, y = ("13-12", "11x13"), ("14-12", "10x14")
+    book = tmp_path / "book.pdn"
+    book.write_text("\n".join([game("A", "B", *x), game("B", "A", *x), game("A", "B", *x),
+                               game("B", "A", *x), game("A", "B", *y), game("B", "A", *y),
+                               game("A", "A", *y), game("A", "A", *y)]))
+    read = [o.moves for o in load_openings(str(book), "egara-guti", plies=2)]
+    assert read == [x, x, y, y, y]  # the last two: no pair (one player), both kept
 
 
 def test_whole_pdn_games_are_openings_unless_they_are_over(tournament: Path,

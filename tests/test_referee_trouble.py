@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.engine_config import EngineConfig
+from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game
 from guti.referee.game.settings import GameSpec
@@ -25,6 +26,7 @@ from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process import lateness
 from guti.referee.process.line_reader import QUEUE_LIMIT
 from guti.referee.ugi.client import UgiEngine
+from guti.rules import Side
 from tests.conftest import GUTI, ROOT, survivors, wait_for
 
 TROUBLED = str(Path(__file__).parent / "engines" / "troubled.py")
@@ -154,13 +156,12 @@ def test_children_that_call_setsid_die_with_a_killed_referee(tmp_path: Path) -> 
     wait_for(lambda: not survivors(pids), "the setsid children ended by the lifeline", 10)
 
 
-@pytest.mark.parametrize("at", [1, 3], ids=["the game's first reply", "a later reply"])
-def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path, at: int) -> None:
-    """The referee's event loop is held up by work of its own (a blocking call injected
-    here) from just after the engine read its ``go`` until after its reply was written and
-    the move's time had run out: the move is void and asked again, noted in the traffic
-    log, and the game is not lost on time; also when it is the game's first reply (the
-    watch of the referee's lateness starts with the game)."""
+def _play_through_a_stalled_loop(tmp_path: Path, at: int, *gated: str
+                                 ) -> tuple[GameRecord, list[str]]:
+    """A game in which the referee's event loop is held up by work of its own (a blocking
+    call injected here) from just after the gated engine read its ``go`` for ply ``at``
+    until after its reply was written and the move's time had run out; the record and the
+    referee's notes in the traffic log. ``gated``: more arguments of that engine."""
     gate = tmp_path / "gate"
     gate.mkdir()
     events = gate / "events"
@@ -183,8 +184,9 @@ def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path, at: 
         stall_the_loop()
 
     async def main() -> GameRecord:
-        white = await UgiEngine.launch(troubled("gated", "--gate", str(gate), "--at", str(at)),
-                                       "egara-guti", 30, traffic)
+        white = await UgiEngine.launch(
+            troubled("gated", "--gate", str(gate), "--at", str(at), *gated),
+            "egara-guti", 30, traffic)
         black = await UgiEngine.launch(troubled("plain"), "egara-guti", 30, traffic)
         stall = asyncio.create_task(staller())
         try:
@@ -195,11 +197,30 @@ def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path, at: 
             await white.quit()
             await black.quit()
 
-    record = asyncio.run(main())
+    return asyncio.run(main()), notes
+
+
+@pytest.mark.parametrize("at", [1, 3], ids=["the game's first reply", "a later reply"])
+def test_a_stall_of_the_referees_own_loop_charges_no_engine(tmp_path: Path, at: int) -> None:
+    """The move is void and asked again, noted in the traffic log, and the game is not
+    lost on time; also when it is the game's first reply (the watch of the referee's
+    lateness starts with the game)."""
+    record, notes = _play_through_a_stalled_loop(tmp_path, at)
     assert record.reason.is_rule, f"{record.reason}: {record.detail}"
     assert any("the move is void and asked again" in note for note in notes), notes
     # and the record carries it, for whoever reports the game (a terminal, a tournament)
     assert [n for n in record.notes if "void and asked again" in n], record.notes
+
+
+def test_lateness_during_a_move_the_engine_flooded_is_not_forgiven(tmp_path: Path) -> None:
+    """The same stall, but the engine wrote 2 MB of ``info`` lines during that move:
+    reading an engine's own flood is what makes a referee late, so the move is not
+    voided and the engine loses on time (the flood alone would not lose it)."""
+    record, notes = _play_through_a_stalled_loop(tmp_path, 3, "--chatty", "2")
+    assert record.reason == Reason.TIME_FORFEIT and record.fault == Side.WHITE, (
+        f"{record.reason}: {record.detail}")
+    assert len(record.moves) == 4  # its third go was ply 5
+    assert not any("void" in note for note in notes), notes
 
 
 def test_the_watch_counts_a_stall_of_the_loop_whole() -> None:

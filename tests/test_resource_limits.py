@@ -28,7 +28,7 @@ from guti.referee.game.engine_config import EngineConfigError, engine_config_fro
 from guti.referee.process import sandbox
 from guti.referee.process.sandbox import Sandbox, SandboxError, parse_sandbox, report_lines
 from guti.rules import Side
-from tests.conftest import GUTI, ROOT, rows, survivors
+from tests.conftest import GUTI, ROOT, parse_pdn, rows, survivors
 
 HOSTILE = str(ROOT / "tests" / "engines" / "hostile.py")
 LIMITED = str(ROOT / "guti" / "referee" / "process" / "limited.py")
@@ -94,8 +94,8 @@ def test_a_limit_not_enforced_is_said_once_or_refused_when_required(monkeypatch)
 def test_cpu_judged_limits_say_off_linux_that_they_are_not_enforced(monkeypatch):
     box = parse_sandbox({"limits.cpus": "1", "limits.ponder": "off"})
     assert report_lines([("x", box)]) == [
-        "limits: cpus by the CPU time of each move, from /proc; ponder off by the CPU time "
-        "between bestmove and go, from /proc"]
+        "limits: cpus by the CPU time of each move; ponder off by the CPU time "
+        "between bestmove and go"]
     monkeypatch.setattr(sandbox.sys, "platform", "darwin")
     assert sandbox.unenforced("x", box, _nothing_enforced()) == [
         f"engine x: {key} is not enforced on this machine: CPU times are read from Linux's /proc"
@@ -436,6 +436,10 @@ def test_a_process_cpu_reader_counts_all_its_threads_and_reads_none_once_reaped(
             child.wait()
 
 
+_OFF_MOVE_BLAMED = re.compile(r"engine spinner: \d+\.\d\d s of CPU used off its move in this "
+                              r"game \(limits\.ponder=off allows 0\.2 s\); \d+\.\d\d s of it "
+                              r"between its bestmove at ply 1 and its opponent's time fault at "
+                              r"ply 2")
 _OFF_MOVE = re.compile(r"engine spinner: (\d+\.\d\d) s of CPU used off its move in this game "
                        r"\(limits\.ponder=off allows 0\.2 s\); (\d+\.\d\d) s of it between its "
                        r"(?:readyok|bestmove at ply \d+) and its go for ply \d+")
@@ -455,7 +459,7 @@ def test_a_thread_spinning_after_bestmove_is_charged_off_its_move_alone(tmp_path
         _engine("good1", "good", tmp_path, *ponder, extra=f"--sync {sync}"),
         _engine("good2", "good", tmp_path, *ponder, extra=f"--sync {sync}"),
         flags=("-show-resources",))
-    assert "limits: ponder off by the CPU time between bestmove and go, from /proc" in done
+    assert "limits: ponder off by the CPU time between bestmove and go" in done
     _check_contained(tmp_path, games, "spinner", "")
     for game in games:
         if "spinner" in game[:2]:
@@ -618,3 +622,51 @@ def test_a_game_s_cpu_is_written_per_move_and_per_engine_at_its_end():
                                          off_move_cpu_ms=20.0, peak_memory=64 << 20,
                                          memory_from="VmHWM")
     assert used[Side.BLACK].off_move_cpu_ms == 10.0 and used[Side.BLACK].cpu_ms == 40.0
+
+
+def test_an_opponent_kept_from_its_move_by_a_spinner_is_not_charged(tmp_path):
+    """The spinner (``limits.ponder=off``) leaves a thread spinning after its first
+    bestmove; its opponent waits until that thread has spent 0.5 s of CPU, and so runs
+    over its 0.2 s: the time fault was the spinner's doing, and the spinner loses."""
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    done = subprocess.run(
+        [*GUTI, "match",
+         *_engine("spinner", "spin", tmp_path, "limits.ponder=off", "limits.offmove_cpu=0.2",
+                  extra=f"--sync {sync} --burn 0.5"),
+         *_engine("good", "good", tmp_path, extra=f"--sync {sync}"),
+         "-each", "st=0.2", "-games", "1", "-pdnout", "g.pdn"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    game = parse_pdn((tmp_path / "g.pdn").read_text())[0]
+    assert (game.tags["Result"], game.tags["Termination"]) == ("0-1", "resource limit"), game.tags
+    assert _OFF_MOVE_BLAMED.search(game.notes[0]), game.notes
+
+
+def test_a_cpu_reader_of_a_judged_engine_counts_the_children_it_has_reaped():
+    import subprocess as sp
+
+    from guti.referee.process.cpu_time import ProcessCpu
+
+    fork = ("import os, sys\npid = os.fork()\nif pid == 0:\n    sum(range(10_000_000))\n"
+            "    os._exit(0)\nos.waitpid(pid, 0)\nprint('reaped', flush=True)\nsys.stdin.read()")
+    parent = sp.Popen([sys.executable, "-c", fork], stdin=sp.PIPE, stdout=sp.PIPE)
+    alone = ProcessCpu(parent.pid, lambda: parent.returncode is not None)
+    whole = ProcessCpu(parent.pid, lambda: parent.returncode is not None, children=True)
+    try:
+        assert parent.stdout is not None and parent.stdout.readline() == b"reaped\n"
+        with open(f"/proc/{parent.pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        children = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+        own, both = alone.seconds(), whole.seconds()
+        assert own is not None and both is not None and children > 0.05
+        assert both == pytest.approx(own + children, abs=0.01)
+        parent.communicate(b"")
+        assert whole.seconds() is None
+    finally:
+        alone.close()
+        whole.close()
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()

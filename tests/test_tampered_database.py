@@ -152,6 +152,7 @@ def test_a_resume_refuses_a_schedule_rows_were_taken_from_or_added_to(
     folder = tmp_path / "t"
     shutil.copytree(stored_tournament, folder)
     tamper(folder / "t.db", PENDING + how)
+    pdn = (folder / "t.pdn").read_bytes()
     done = subprocess.run([*GUTI, *COMMANDS["resume"]], cwd=folder, env=ENV,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stdout + done.stderr
@@ -159,6 +160,8 @@ def test_a_resume_refuses_a_schedule_rows_were_taken_from_or_added_to(
         f"guti tournament: t.db: its schedule holds {held} games where this tournament has "
         "4: the database was changed outside guti"]
     assert rows(folder / "t.db", "SELECT COUNT(*) FROM games") == [(3,)]  # nothing played
+    assert (folder / "t.pdn").read_bytes() == pdn  # not made to agree with the database
+    assert not (folder / "t.pdn.bak").exists()
 
 
 #: Numbers guti never writes in a game's JSON columns (SQL, a word of the line): only the

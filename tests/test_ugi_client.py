@@ -173,6 +173,7 @@ def test_illegal_move() -> None:
     assert (rec.result, rec.reason, rec.fault) == ("1-0", Reason.ILLEGAL_MOVE, "b")
     assert "played illegal" in rec.detail
     assert rec.final_fen == replay(rec).fen()  # the illegal move was not played
+    assert rec.detail.count(rec.final_fen) == 1 and "illegal move '" not in rec.detail  # once
 
 
 @pytest.mark.parametrize("answer", [f"bestmove {'9' * 100_000}-12", f"bestmove {'@' * 100_000}",

@@ -136,7 +136,8 @@ class GivenOptions:
         number = _whole_number(given.value)
         if number is None:
             shown = as_text(given.value)
-            if whole_number(shown.strip().lstrip("+-"), max_digits=400) is not None:
+            digits = shown.strip()
+            if whole_number(digits[1:] if digits[:1] in "+-" else digits, 400) is not None:
                 raise CliError(f"{given.where}: {shown!r} is too large (at most 18 digits)")
             raise CliError(f"{given.where}: {shown!r} is not a whole number")
         if minimum is not None and number < minimum:

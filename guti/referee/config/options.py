@@ -184,7 +184,7 @@ def start_openings(
     """(start_fen, openings) from ``-fen`` / ``-openings`` (CliError on mistakes);
     ``games`` is how many games the openings are for (one opening per pair). ``read``
     False: the ``-openings`` options are checked, but no opening is read or made (a
-    resumed tournament plays the openings its schedule holds), and None is returned."""
+    resumed tournament plays the openings its schedule holds): the openings are None."""
     fen = given.text("fen")
     spec = given.table("openings")
     where = given.where("openings")

@@ -179,9 +179,11 @@ def tournament_settings(
 
 
 def openings_stored(given: GivenOptions, fmt: str, db_path: str) -> bool:
-    """Whether this run resumes a round-robin or gauntlet already in ``db_path``: it plays
-    the openings its schedule holds, so the file they came from is not read again (it may
-    be gone). A knockout draws its later rounds' openings from it as the bracket advances."""
+    """Whether this run, a round-robin or gauntlet with ``-resume``, finds a tournament
+    already in ``db_path``: it plays the openings its schedule holds, so the file they came
+    from is not read again (it may be gone). A knockout draws its later rounds' openings
+    from it as the bracket advances. (A database of another format or a tuning run is
+    refused when the run opens it, before any opening is needed.)"""
     return fmt != KNOCKOUT and given.has("resume") and stored_settings(db_path) is not None
 
 

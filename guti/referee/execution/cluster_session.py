@@ -152,8 +152,8 @@ class ClusterSession:
                 self.client.run(abort_run, self.spec.run_id, on_error="ignore"), 5)
 
     def kill_all(self) -> None:
-        """Nothing to kill on this machine: the engines run on the workers, where an abort
-        of :meth:`run` kills this run's games and :meth:`close` quits its engines."""
+        """Nothing to kill on this machine: the engines run on the workers, where
+        :meth:`abort` kills this run's games and :meth:`close` quits its engines."""
 
     async def close(self) -> None:
         """Quit this run's engines on every worker, take its plugin and resource back
@@ -172,7 +172,6 @@ class ClusterSession:
         if cluster is not None:
             with contextlib.suppress(Exception):
                 await cluster.close()
-
 
 
 def _retrieved(task: asyncio.Future[Any]) -> None:

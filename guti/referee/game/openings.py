@@ -157,8 +157,8 @@ class _Skips:
 
 
 def _lines(fh: BinaryIO, path: str) -> Iterator[tuple[int, int, str]]:
-    """``(line number, byte offset, text)`` of every line with an opening in it (comments
-    and blank lines left out), read one at a time; OpeningsError at a line longer than
+    """``(line number, byte offset, text)`` of every line, read one at a time, the text
+    its opening (empty for a blank or comment line); OpeningsError at a line longer than
     :data:`MAX_LINE_BYTES` or holding a NUL byte (a binary file, ``/dev/zero``,
     ``/dev/urandom``), before anything more is read."""
     number = offset = 0
@@ -173,9 +173,7 @@ def _lines(fh: BinaryIO, path: str) -> Iterator[tuple[int, int, str]]:
         if b"\0" in raw:
             raise OpeningsError(f"openings file {path}:{number}: binary data (a NUL byte): "
                                 "not an openings file")
-        text = _opening_text(raw)
-        if text:
-            yield number, offset, text
+        yield number, offset, _opening_text(raw)
         offset += len(raw)
 
 
@@ -262,23 +260,24 @@ def _usable(path: str, game: str, plies: int | None, skips: _Skips,
             wanted: int | None, lines: Iterator[tuple[int, int, str]],
             bound: int | None = None) -> list[tuple[int, Opening]]:
     """``(offset, opening)`` of the usable ones of ``lines``, until ``wanted`` are found;
-    OpeningsError after ``bound`` unusable lines in a row (None: no bound)."""
+    OpeningsError after ``bound`` lines in a row without a usable one, blank and comment
+    lines included (None: no bound)."""
     found: list[tuple[int, Opening]] = []
-    unusable = 0
+    last_usable = 0  # the number of the last line that held a usable opening
     for number, offset, text in lines:
         if wanted is not None and len(found) >= wanted:
             break
         where = f"{path}:{number}"
-        try:
-            found.append((offset, parse_opening(text, game, plies, where)))
-            unusable = 0
-        except ValueError as exc:  # RulesError is a ValueError
-            skips.skip(where, str(exc))
-            unusable += 1
-            if bound is not None and unusable >= bound:
-                raise OpeningsError(f"openings file {where}: {bound:,} lines in a row "
-                                    f"without a usable opening for {game}: not an "
-                                    "openings file") from None
+        if text:
+            try:
+                found.append((offset, parse_opening(text, game, plies, where)))
+                last_usable = number
+                continue
+            except ValueError as exc:  # RulesError is a ValueError
+                skips.skip(where, str(exc))
+        if bound is not None and number - last_usable >= bound:
+            raise OpeningsError(f"openings file {where}: {bound:,} lines in a row without "
+                                f"a usable opening for {game}: not an openings file")
     return found
 
 
@@ -287,9 +286,10 @@ def _drawn_lines(fh: BinaryIO, path: str, game: str, plies: int | None, skips: _
     """``order=random`` with ``wanted`` (see :func:`load_openings`): lines drawn at random
     from an index of their offsets until ``wanted`` are usable."""
     numbers, offsets = array("I"), array("q")
-    for number, offset, _text in _lines(fh, path):
-        numbers.append(number)
-        offsets.append(offset)
+    for number, offset, text in _lines(fh, path):
+        if text:
+            numbers.append(number)
+            offsets.append(offset)
     rng = random.Random(seed)
 
     def drawn() -> Iterator[tuple[int, int, str]]:
@@ -318,9 +318,10 @@ def _pdn_openings(
                 iter_pdn_file(path, game, "openings file", plies), 1):
             moves = pdn_game.move_texts
             opening = Opening(pdn_game.start_fen, tuple(moves), f"{path}:{pdn_game.line}")
-            pair, before = _second_of_pair(before, pdn_game), pdn_game
-            if pair:
+            if _second_of_pair(before, pdn_game):
+                before = None  # the pair is whole: a third game opens another
                 continue
+            before = pdn_game
             if pdn_game.is_over:
                 skips.skip(f"{path}:{pdn_game.line}", f"game {number} is over after "
                            f"{len(moves)} plies (plies=N takes only the first N)")
@@ -349,8 +350,9 @@ def _second_of_pair(before: PdnGame | None, game: PdnGame) -> bool:
 
 
 #: Random games :func:`random_openings` plays before it gives up when none of them lasts
-#: the plies asked for.
-_FIRST_TRIES = 1_000
+#: the plies asked for (with fewer openings asked for, their own budget, 50 tries each,
+#: is smaller).
+_FIRST_TRIES = 10_000
 #: Most positions :func:`random_openings` keeps while it searches (memory stays bounded).
 _KNOWN_LIMIT = 20_000
 

@@ -178,16 +178,28 @@ class GameResources:
         readings.asking = True
         if not self.judged_off_move[side]:
             return None
+        return self._offmove_excess(side, split_cpu(readings, None), f"its go for ply {ply}")
+
+    def offmove_breach(self, side: Side, ply: int) -> str | None:
+        """While ``side``'s opponent is on its move (ply ``ply``): why the CPU ``side`` has
+        used off its moves so far breaks its ``limits.ponder=off``, or None. Asked before
+        the opponent is charged with a time fault: the CPU that kept it from its move may
+        have been ``side``'s, which then loses instead."""
+        if not self.judged_off_move[side] or self.readings[side].asking:
+            return None
+        split = split_cpu(self.readings[side], self.clocks[side]())
+        return self._offmove_excess(side, split, f"its opponent's time fault at ply {ply}")
+
+    def _offmove_excess(self, side: Side, split: CpuSplit, until: str) -> str | None:
         engine = self.engines[side]
         assert engine.sandbox is not None
-        split = split_cpu(readings, None)
         why = engine.sandbox.offmove_excess(split.off_ms)
         if why is None or split.last_off_ms is None:
             return None
         opened = split.last_off_from
         since = f"its bestmove at ply {opened}" if opened else "its readyok"
         return (f"engine {engine.name}: {why}; {split.last_off_ms / 1000:.2f} s of it "
-                f"between {since} and its go for ply {ply}")
+                f"between {since} and {until}")
 
     def asked_again(self, side: Side) -> None:
         """A voided move is asked anew: its CPU counts from now."""

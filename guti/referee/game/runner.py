@@ -23,7 +23,8 @@ event loop: :mod:`guti.referee.process.lateness`). A wait that ran out is extend
 time the referee was late during it; a reply over its time that would have been in time
 but for that lateness is voided: the move is asked again, ``position`` and ``go`` with
 the clocks as they were (at most :data:`MAX_VOIDS` times per move), and the event is
-noted in the traffic log and told in one line on stderr.
+noted in the traffic log and told in one line on stderr. Neither is done for a move during
+which the engine wrote more than :data:`FLOOD_BYTES` of output.
 
 Each engine's CPU time is read before ``uginewgame``, after its ``readyok``, before every
 ``go``, after every ``bestmove`` and at the end, and its peak memory at the end (before
@@ -78,6 +79,10 @@ REASON_OF_FAULT = {
 
 #: How many times one move may be voided for the referee's lateness and asked again.
 MAX_VOIDS = 3
+#: Output an engine may write during one move and still have the referee's lateness in it
+#: forgiven. Reading megabytes of it is what makes the referee late then: the engine's own
+#: doing, not the referee's trouble.
+FLOOD_BYTES = 1 << 20
 
 
 async def play_game(
@@ -114,6 +119,8 @@ class _Game:
         self.adjudicator: Adjudicator | None = None
         self.position = Position.of(board)
         self.watch: lateness.LatenessWatch | None = None  # set while the game plays
+        #: The engine's output written before the ``go`` now awaited (see :meth:`flooded`).
+        self.output_at_go = 0
         #: Each engine's CPU through the game, on and off its move.
         self.cpu = GameResources(engines, record.cpu_ms)
 
@@ -180,6 +187,7 @@ class _Game:
         engine = self.engines[side]
         if again:
             self.cpu.asked_again(side)
+        self.output_at_go = engine.output_bytes()
         sent_at = engine.start_go(self.position, go)
         watch = self.watch
         if watch is not None and allowed is not None:  # its heartbeat quickens near the deadline
@@ -191,7 +199,7 @@ class _Game:
                     return await engine.wait_bestmove(sent_at, wait + extended)
                 except EngineTimeout:
                     late = self.late_within(sent_at, time.monotonic())
-                    if late <= extended:
+                    if late <= extended or self.flooded(engine):
                         raise
                     engine.note(f"referee late for {(late - extended) * 1000:.0f} ms during"
                                 " the wait for bestmove: the wait is extended by as much")
@@ -210,15 +218,21 @@ class _Game:
         own lateness while it was awaited; if so the event is logged and noted in the
         record."""
         late_ms = self.late_within(reply.sent_at, reply.received_at) * 1000
-        if allowed is None or late_ms <= 0 or reply.elapsed_ms - late_ms > allowed:
-            return False
         engine = self.engines[side]
+        if (allowed is None or late_ms <= 0 or reply.elapsed_ms - late_ms > allowed
+                or self.flooded(engine)):
+            return False
         text = (f"referee late for {late_ms:.0f} ms during {engine.name}'s move"
                 f" {self.record.plies + 1} ({reply.elapsed_ms:.0f} ms measured,"
                 f" {allowed:.0f} ms allowed): the move is void and asked again")
         engine.note(f"{text} (reply was: {reply.line})")
         self.record.notes.append(f"{self.record.white} vs {self.record.black}: {text}")
         return True
+
+    def flooded(self, engine: UgiEngine) -> bool:
+        """Whether ``engine`` wrote more than :data:`FLOOD_BYTES` since its ``go``: the
+        referee's lateness meanwhile came from reading it, and is not forgiven."""
+        return engine.output_bytes() - self.output_at_go > FLOOD_BYTES
 
     def play_move(self, side: Side, move: Move, text: str, reply: GoReply) -> None:
         """Play the judged move (``text`` as the engine wrote it); the ``position`` sent
@@ -303,7 +317,18 @@ class _Game:
             detail += f"\nlast {len(lines)} stderr lines of the engine:\n" + "\n".join(lines)
         return self.lose(side, REASON_OF_FAULT[exc.kind], detail)
 
+    def opponent_to_blame(self, side: Side) -> GameRecord | None:
+        """Before ``side`` is charged with a time fault: the loss of its opponent instead,
+        when the opponent's CPU off its moves broke its ``limits.ponder=off`` meanwhile
+        (a search it left running took the cores ``side`` needed); else None."""
+        other = side.other
+        why = self.cpu.offmove_breach(other, self.record.plies + 1)
+        return None if why is None else self.lose(other, Reason.RESOURCE_LIMIT, why)
+
     def stalled(self, side: Side, allowed: float | None) -> GameRecord:
+        blamed = self.opponent_to_blame(side)
+        if blamed is not None:
+            return blamed
         name = self.engines[side].name
         if allowed is None:
             why = f"no bestmove within {self.timeouts.move:g} s (move timeout)"
@@ -322,6 +347,9 @@ class _Game:
         name = self.engines[side].name
         fault = verdict.fault or Fault.NONE_WITH_MOVES
         fen = self.board.fen()
+        blamed = self.opponent_to_blame(side) if fault is Fault.TIME else None
+        if blamed is not None:
+            return blamed
         if fault is Fault.TIME:
             used, limit = _ms_apart(reply.elapsed_ms, allowed or 0.0)
             detail = f"engine {name} used {used} ms, {limit} ms allowed"
@@ -329,12 +357,15 @@ class _Game:
             detail = f"engine {name} sent {_clipped(reply.line)!r}"
         elif fault is Fault.NONE_WITH_MOVES:
             n = len(self.board.legal_moves)
-            detail = f"engine {name} sent bestmove none with {n} legal moves in {fen}"
+            moves = "1 legal move" if n == 1 else f"{n} legal moves"
+            detail = f"engine {name} sent bestmove none with {moves} in {fen}"
         elif fault is Fault.MALFORMED:
             detail = f"engine {name} sent malformed {_clipped(reply.line)!r}"
         else:
+            # the rules' message names the move and the position again: said once here
+            why = (verdict.error or "").removeprefix(f"illegal move {verdict.text!r} in {fen}: ")
             detail = (f"engine {name} played illegal {_clipped(verdict.text or '')} in {fen}: "
-                      f"{_clipped(verdict.error or '', 200)}")
+                      f"{_clipped(why, 200)}")
             earlier = self.asked_before(verdict.text)
             if earlier is not None:
                 detail += (f"; it answers a previous request (legal in {earlier}, the position"

@@ -8,7 +8,10 @@ CPU time is what the engine used while it was thinking, however many threads it 
 One reading is a single system call (about half a microsecond), so the referee reads it
 afresh every time. An engine whose processes sit in a cgroup of their own
 (:mod:`guti.referee.process.cgroups`) is read whole there; else its leading process (all
-its threads) is. Off Linux, every reading is None.
+its threads) is, and for an engine judged on its CPU (``limits.cpus``,
+``limits.ponder=off``) also the children it has reaped (``cutime`` and ``cstime`` of its
+``/proc/PID/stat``, in clock ticks): a search run in a child process it waits for counts
+as its own. Off Linux, every reading is None.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from guti.referee.process.usage import vm_hwm
 
 #: The kernel's CPU clock that counts the time a process's threads ran (``CPUCLOCK_SCHED``).
 _CPUCLOCK_SCHED = 2
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+#: ``time.clock_gettime`` (None where the system has none).
+_clock_gettime = getattr(time, "clock_gettime", None)
 
 
 def process_cpu_clock(pid: int) -> int:
@@ -31,8 +37,10 @@ def process_cpu_clock(pid: int) -> int:
 
 
 def _clock_seconds(clock: int) -> float | None:
+    if _clock_gettime is None:
+        return None
     try:
-        return time.clock_gettime(clock)
+        return float(_clock_gettime(clock))
     except (OSError, OverflowError):  # the process is gone (and reaped), or not Linux
         return None
 
@@ -44,15 +52,28 @@ class ProcessCpu:
 
     ``reaped`` tells whether the process has been reaped: from then on its pid may be
     another process's, so every reading is None. The caller reaps on the same thread it
-    reads on, so no reaping can fall between the question and the reading."""
+    reads on, so no reaping can fall between the question and the reading. ``children``:
+    the CPU of the children it has reaped counts too (its ``/proc/PID/stat`` kept open).
+    """
 
-    def __init__(self, pid: int, reaped: Callable[[], bool]) -> None:
+    def __init__(self, pid: int, reaped: Callable[[], bool], children: bool = False) -> None:
         self._clock = process_cpu_clock(pid)
         self._reaped = reaped
         self._status_fd = _open(f"/proc/{pid}/status")
+        self._stat_fd = _open(f"/proc/{pid}/stat") if children else None
 
     def seconds(self) -> float | None:
-        return None if self._reaped() else _clock_seconds(self._clock)
+        if self._reaped():
+            return None
+        own = _clock_seconds(self._clock)
+        if own is None or self._stat_fd is None:
+            return own
+        try:
+            data = os.pread(self._stat_fd, 4096, 0)
+            fields = data[data.rfind(b")") + 2 :].split()  # after the command's name
+            return own + (int(fields[13]) + int(fields[14])) / _TICKS  # cutime, cstime
+        except (OSError, ValueError, IndexError):
+            return None
 
     def peak_memory(self) -> int | None:
         """The process's peak resident memory in bytes (``VmHWM``; None: not readable)."""
@@ -64,9 +85,10 @@ class ProcessCpu:
             return None
 
     def close(self) -> None:
-        if self._status_fd is not None:
-            os.close(self._status_fd)
-            self._status_fd = None
+        for fd in (self._status_fd, self._stat_fd):
+            if fd is not None:
+                os.close(fd)
+        self._status_fd = self._stat_fd = None
 
 
 def _open(path: str) -> int | None:

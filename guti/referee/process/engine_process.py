@@ -206,6 +206,11 @@ class EngineProcess:
         held open, which had to be killed (``guti check`` reports them)."""
         return [] if self._handle is None else self._handle.orphans_killed
 
+    @property
+    def output_bytes(self) -> int:
+        """The bytes of stdout read from the engine so far (those folded away included)."""
+        return self._lines.end
+
     def stderr_tail(self) -> str:
         """The most telling line of the engine's stderr, for messages (may be empty):
         see :func:`~guti.referee.process.stderr_summary.telling_line`."""

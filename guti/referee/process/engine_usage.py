@@ -35,7 +35,9 @@ class EngineUsage:
         """The engine runs as ``pid``; ``reaped`` tells once that process has been reaped
         (from then on, nothing is read from the pid)."""
         self.pid = pid
-        self._cpu = ProcessCpu(pid, reaped)
+        judged = self.sandbox is not None and (
+            self.sandbox.cpus is not None or self.sandbox.ponder_off)
+        self._cpu = ProcessCpu(pid, reaped, children=judged)
 
     def confined_argv(self, argv: list[str], cwd: str | None) -> list[str]:
         """The argv to start: ``argv`` itself, or, when the engine has active limits, the
@@ -56,9 +58,10 @@ class EngineUsage:
         return self._read_cpu
 
     def _read_cpu(self) -> float | None:
-        """The CPU of every process in the engine's cgroup."""
-        assert self.confinement is not None and self.confinement.cgroup is not None
-        cgroup = self.confinement.cgroup
+        """The CPU of every process in the engine's cgroup (None: it is gone)."""
+        cgroup = None if self.confinement is None else self.confinement.cgroup
+        if cgroup is None:
+            return None
         counted = cgroup.cpu_seconds()
         return counted if counted is not None else cpu_seconds(cgroup.members())
 

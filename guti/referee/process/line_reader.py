@@ -12,7 +12,7 @@ What it guarantees, whatever the engine writes:
   plus :data:`STAMP_COST` per arrival stamp), so the bound holds for any mix of lines,
   a flood of empty lines included. Bytes and stamps already read are freed in batches.
 - **A chatty engine is not a faulty one.** Over the budget, the oldest unread lines are
-  dropped when every one of them is an ``info`` line (:meth:`LineReader._fold_info`):
+  dropped when every one of them is an ``info`` line or empty (:meth:`LineReader._fold_info`):
   an engine that reports its search in 20 MB of ``info`` lines during one long move
   followed the protocol, and a reader waiting for ``bestmove`` keeps only the last few
   lines before it anyway. Only output that cannot be folded so (other lines, an
@@ -31,6 +31,7 @@ on, ``pos`` is the read position, ``line_start`` the start of the unfinished lin
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_right
 
@@ -45,6 +46,8 @@ STAMP_COST = 16
 COMPACT_STAMPS = 256
 COMPACT_BYTES = 1 << 16
 
+#: The start of a line that is neither an ``info`` line nor empty: one stops the folding.
+_UNFOLDABLE = re.compile(rb"^(?!info)(?!\r?\n).", re.MULTILINE)
 #: The bytes ``bytes.split()`` splits on: a word followed by one of them is a whole word.
 _BLANKS = frozenset(b" \t\n\r\x0b\x0c")
 
@@ -118,18 +121,16 @@ class LineReader:
 
     def _fold_info(self) -> bool:
         """Drop the oldest complete unread lines, down to half the budget, when each of
-        them opens with ``info``; whether the output is back within the budget. Dropping
-        from the front only moves the read position, so the later lines keep their
-        offsets and stamps; the test is two counts in C, not Python work per line."""
+        them opens with ``info`` or is empty (protocol.md 5.1: empty lines are ignored);
+        whether the output is back within the budget. Dropping from the front only moves
+        the read position, so the later lines keep their offsets and stamps; the test is
+        one search in C (:data:`_UNFOLDABLE`), not Python work per line."""
         buf, base, pos = self.buf, self.base, self.pos
         target = min(pos + self.unread_cost() - QUEUE_LIMIT // 2, self.line_start - 1)
         if target < pos:
             return False
         cut = buf.index(b"\n", target - base) + 1 + base  # a line boundary after target
-        lines = buf.count(b"\n", pos - base, cut - base)
-        infos = (buf.startswith(b"info", pos - base)
-                 + buf.count(b"\ninfo", pos - base, cut - base - 1))
-        if infos != lines:
+        if _UNFOLDABLE.search(buf, pos - base, cut - base) is not None:
             return False
         self.pos = cut
         self.folded += cut - pos

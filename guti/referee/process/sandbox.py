@@ -255,9 +255,9 @@ def report_lines(engines: Iterable[tuple[str, Sandbox]]) -> list[str]:
     if any(box.network_off for _, box in engines) and how.network:
         used.append(f"network off by {how.network}")
     if any(box.cpus is not None for _, box in engines):
-        used.append("cpus by the CPU time of each move, from /proc")
+        used.append("cpus by the CPU time of each move")
     if any(box.ponder_off for _, box in engines):
-        used.append("ponder off by the CPU time between bestmove and go, from /proc")
+        used.append("ponder off by the CPU time between bestmove and go")
     if any(box.files_private for _, box in engines) and how.bubblewrap:
         used.append(f"files private by bubblewrap ({how.bubblewrap})")
     lines = [f"limits: {'; '.join(used)}"] if used else []

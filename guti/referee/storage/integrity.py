@@ -32,6 +32,7 @@ from guti.referee.game.timecontrol import Limits
 from guti.referee.storage.errors import StoreError, damaged
 from guti.referee.storage.rows import read_json
 from guti.rules import GAMES, Board, RulesError, Side, get_game
+from guti.rules.names import canonical_game_name
 
 #: The columns every command relies on, per table (``games.search``, ``cpu_ms``, ``worker``
 #: and ``resources``, added later, may be missing: they are read as NULL then).
@@ -151,7 +152,8 @@ def check_database(conn: sqlite3.Connection, path: str) -> None:
         row = conn.execute("SELECT value FROM meta WHERE key='settings'").fetchone()
         if row is None:
             raise StoreError(f"{path}: no tournament in this database")
-        game = str(settings_from_text(path, row[0]).get("game", DEFAULT_GAME))
+        named = str(settings_from_text(path, row[0]).get("game", DEFAULT_GAME))
+        game = canonical_game_name(named) or named
         engines = _check_engines(conn, path)
         _check_schedule(conn, path, engines, game)
         _check_games(conn, path, engines, game)
@@ -231,7 +233,7 @@ def _json_list_of_numbers(column: str) -> str:
     """SQL: true when ``column`` is not a JSON list of finite numbers and nulls."""
     return (f"json_valid({column}) = 0 OR json_type({column}) != 'array' OR EXISTS (SELECT 1"
             f" FROM json_each(games.{column}) WHERE type NOT IN ('integer', 'real', 'null')"
-            " OR (type = 'real' AND abs(value) > 1e300))")  # (1e400 is read as infinity)
+            " OR abs(value) > 1e300)")  # (1e400, or 400 digits, is read as infinity)
 
 
 def _check_games(conn: sqlite3.Connection, path: str, engines: int, game: str) -> None:

@@ -118,6 +118,12 @@ def open_tournament(
                     f"{s.db_path} holds a different tournament ({_changed(store, s)}): "
                     "resume it with its own command, or give another -db"
                 )
+            wanted = (fmt or tournament_format(s)).scheduled_games()
+            held = store.count_scheduled()
+            if wanted is not None and held != wanted:  # rows taken out or added
+                raise TournamentError(
+                    f"{s.db_path}: its schedule holds {held:,} games where this tournament "
+                    f"has {wanted:,}: the database was changed outside guti")
             return store, False
         if s.openings_from_store:  # the tournament went while this run started
             raise TournamentError(f"{s.db_path}: its tournament is gone; start it anew")

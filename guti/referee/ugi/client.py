@@ -137,6 +137,10 @@ class UgiEngine:
         """The engine's last stderr lines (bounded), for the record of a game it lost."""
         return self.transport.stderr_lines()
 
+    def output_bytes(self) -> int:
+        """The bytes of output the engine has written so far."""
+        return self.transport.output_bytes
+
     def cpu_clock(self) -> Callable[[], float | None]:
         """A function that reads the CPU seconds the engine has used so far (None: not
         known), cheap enough to call before and after every move."""

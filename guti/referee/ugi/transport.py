@@ -53,6 +53,11 @@ class Transport(Protocol):
 
     def stderr_lines(self) -> list[str]: ...
 
+    @property
+    def output_bytes(self) -> int:
+        """The bytes of output read from the engine so far."""
+        ...
+
     def cpu_clock(self) -> Callable[[], float | None]:
         """A function that reads the CPU seconds the engine has used so far (None: not
         known), cheap enough to call before and after every move."""
