@@ -26,8 +26,8 @@ from guti.referee.game.openings import (
     MAX_WARNINGS,
     OpeningsError,
     load_openings,
-    random_openings,
 )
+from guti.referee.game.random_openings import random_openings
 from guti.rules import Board
 from tests.conftest import GUTI, ROOT
 

@@ -13,9 +13,9 @@ from guti.referee.game.openings import (
     OpeningsError,
     load_openings,
     opening_sequence,
-    random_openings,
 )
 from guti.referee.game.pdn import PdnWriter, format_clock, format_game
+from guti.referee.game.random_openings import random_openings
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.timecontrol import (

@@ -42,10 +42,10 @@ from guti.referee.game.openings import (
     OpeningsError,
     load_openings,
     opening_sequence,
-    random_openings,
 )
 from guti.referee.game.output_paths import create_parent_dirs
 from guti.referee.game.pdn import PdnFields
+from guti.referee.game.random_openings import random_openings
 from guti.referee.game.settings import (
     Adjudication,
     DrawRule,
