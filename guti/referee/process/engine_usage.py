@@ -7,7 +7,8 @@ which makes the engine's cgroup when its limits need one), tells it the pid, and
 its readings on to the game (:meth:`EngineUsage.cpu_clock`, :meth:`EngineUsage.peak_memory`,
 :meth:`EngineUsage.breach`). An engine in a cgroup of its own is read whole (all its
 processes, those that have ended too where the cgroup counts CPU); else its leading
-process is (all its threads).
+process is (all its threads, and for an engine judged on its CPU the children it has
+reaped).
 """
 
 from __future__ import annotations
