@@ -52,6 +52,7 @@ import time
 from typing import TYPE_CHECKING
 
 from guti.referee.game.adjudication import Adjudicator, Ruling
+from guti.referee.game.fault_details import reply_fault_detail
 from guti.referee.game.game_start import opening_record
 from guti.referee.game.judge import Fault, Verdict, judge_reply
 from guti.referee.game.reasons import Reason
@@ -59,7 +60,7 @@ from guti.referee.game.resources import GameResources
 from guti.referee.game.timecontrol import Clock, go_for_turn
 from guti.referee.process import lateness
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
-from guti.referee.ugi.lines import GoReply, Position, is_error_report
+from guti.referee.ugi.lines import GoReply, Position
 from guti.rules import Board, Move, Result, RulesError, Side
 
 if TYPE_CHECKING:
@@ -344,33 +345,15 @@ class _Game:
     ) -> GameRecord:
         """A reply the judge did not accept (or a ``bestmove none``, which never is here:
         the loop asks only while the game goes on)."""
-        name = self.engines[side].name
         fault = verdict.fault or Fault.NONE_WITH_MOVES
-        fen = self.board.fen()
         blamed = self.opponent_to_blame(side) if fault is Fault.TIME else None
         if blamed is not None:
             return blamed
-        if fault is Fault.TIME:
-            used, limit = _ms_apart(reply.elapsed_ms, allowed or 0.0)
-            detail = f"engine {name} used {used} ms, {limit} ms allowed"
-        elif fault is Fault.NO_MOVE:
-            detail = f"engine {name} sent {_clipped(reply.line)!r}"
-        elif fault is Fault.NONE_WITH_MOVES:
-            n = len(self.board.legal_moves)
-            moves = "1 legal move" if n == 1 else f"{n} legal moves"
-            detail = f"engine {name} sent bestmove none with {moves} in {fen}"
-        elif fault is Fault.MALFORMED:
-            detail = f"engine {name} sent malformed {_clipped(reply.line)!r}"
-        else:
-            # the rules' message names the move and the position again: said once here
-            why = (verdict.error or "").removeprefix(f"illegal move {verdict.text!r} in {fen}: ")
-            detail = (f"engine {name} played illegal {_clipped(verdict.text or '')} in {fen}: "
-                      f"{_clipped(why, 200)}")
-            earlier = self.asked_before(verdict.text)
-            if earlier is not None:
-                detail += (f"; it answers a previous request (legal in {earlier}, the position"
-                           f" of this engine's previous go): a second bestmove for one go?")
-        return self.lose(side, fault.reason, detail + _error_reply(reply))
+        earlier = (self.asked_before(verdict.text)
+                   if fault in (Fault.ILLEGAL, Fault.MOVE_WHEN_OVER) else None)
+        detail = reply_fault_detail(self.engines[side].name, self.board, verdict, reply,
+                                    allowed, earlier)
+        return self.lose(side, fault.reason, detail)
 
     def asked_before(self, text: str | None) -> str | None:
         """The FEN of the position the side to move was asked about at its previous go,
@@ -385,28 +368,3 @@ class _Game:
         except RulesError:
             return None
         return before.fen()
-
-
-def _ms_apart(used: float, allowed: float) -> tuple[str, str]:
-    """Both times in ms with as few decimals (at most 3) as show them apart: a move of
-    50.2 ms against 50 allowed reads ``50.2`` and ``50.0``, not ``50`` and ``50``."""
-    for digits in range(4):
-        a, b = f"{used:.{digits}f}", f"{allowed:.{digits}f}"
-        if a != b:
-            break
-    return a, b
-
-
-def _clipped(text: str, limit: int = 80) -> str:
-    """An engine's words as a game's detail shows them: at most ``limit`` characters (the
-    detail goes into the PDN, the database and the report with every copy of the game)."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _error_reply(reply: GoReply) -> str:
-    """`` after answering the position with: info string error ...`` when the engine
-    rejected the ``position`` it was sent before the move: its wrong move then comes from
-    another position, and the error line is what explains it (it would otherwise sit
-    unread in the traffic log)."""
-    errors = [line for line in reply.infos if is_error_report(line)]
-    return f"; before it, the engine answered: {errors[0][:300]}" if errors else ""
