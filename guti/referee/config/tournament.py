@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from guti.referee.config.args import CliError, parse_cli
 from guti.referee.config.engine_build import build_engines
@@ -40,7 +40,7 @@ from guti.referee.config.outputs import check_outputs
 from guti.referee.config.sprt_args import read_sprt
 from guti.referee.config.toml_file import read_toml
 from guti.referee.execution.referee_choice import AUTO_REFEREES
-from guti.referee.storage.store import stored_seed, stored_settings
+from guti.referee.storage.store import stored_settings
 from guti.referee.tournament import knockout
 from guti.referee.tournament.defaults import (
     DEFAULT_DB,
@@ -112,9 +112,9 @@ def tournament_settings(
     check_limits(configs)
     rounds = given.whole("rounds", DEFAULT_ROUNDS, minimum=1)
     games = games_count(given)
-    spec = given.table("openings")
     db_path = given.text("db", DEFAULT_DB) or DEFAULT_DB
-    seed = openings_seed(given, db_path)
+    resumed = stored_settings(db_path) if given.has("resume") else None  # read once
+    seed = openings_seed(given, resumed)
     concurrency = given.whole("concurrency", os.cpu_count() or 1, minimum=1)
     if concurrency > MAX_CONCURRENCY:
         raise CliError(f"{given.where('concurrency')}: {concurrency} is more than {MAX_CONCURRENCY} games at once")
@@ -145,10 +145,10 @@ def tournament_settings(
     if 2 * slots > MAX_GAMES:  # (the tie-breaks of a knockout: its games are checked above)
         raise CliError(f"{given.where('tiebreak')}: {2 * slots:,} openings is more than a "
                        f"tournament schedules ({MAX_GAMES:,} games)")
-    stored = openings_stored(given, fmt, db_path)
+    stored = openings_stored(fmt, resumed)
     settings = game_settings(given, game, seed, 2 * slots, "guti tournament", not stored)
-    fingerprint = resume_fingerprint(given, configs, settings, fmt, rounds, games, spec,
-                                     tiebreak, seeds)
+    fingerprint = resume_fingerprint(given, configs, settings, fmt, rounds, games, tiebreak,
+                                     seeds)
     return TournamentSettings(
         engines=configs,
         game=settings,
@@ -178,13 +178,14 @@ def tournament_settings(
     )
 
 
-def openings_stored(given: GivenOptions, fmt: str, db_path: str) -> bool:
-    """Whether this run, a round-robin or gauntlet with ``-resume``, finds a tournament
-    already in ``db_path``: it plays the openings its schedule holds, so the file they came
-    from is not read again (it may be gone). A knockout draws its later rounds' openings
-    from it as the bracket advances. (A database of another format or a tuning run is
-    refused when the run opens it, before any opening is needed.)"""
-    return fmt != KNOCKOUT and given.has("resume") and stored_settings(db_path) is not None
+def openings_stored(fmt: str, resumed: dict[str, Any] | None) -> bool:
+    """Whether this run, a round-robin or gauntlet, resumes a tournament already stored
+    (``resumed``: its stored settings, None without ``-resume`` or such a tournament): it
+    plays the openings its schedule holds, so the file they came from is not read again
+    (it may be gone). A knockout draws its later rounds' openings from it as the bracket
+    advances. (A database of another format or a tuning run is refused when the run opens
+    it, before any opening is needed.)"""
+    return fmt != KNOCKOUT and resumed is not None
 
 
 def referees_option(given: GivenOptions, concurrency: int) -> int:
@@ -205,7 +206,7 @@ def referees_option(given: GivenOptions, concurrency: int) -> int:
 
 def resume_fingerprint(
     given: GivenOptions, configs: list[EngineConfig], settings: GameSettings, fmt: str,
-    rounds: int, games: int, spec: dict[str, str], tiebreak: int, seeds: int,
+    rounds: int, games: int, tiebreak: int, seeds: int,
 ) -> dict[str, object]:
     """What a ``-resume`` must find unchanged in the database. Options added later enter
     it only when given, so tournaments stored before them resume unchanged."""
@@ -221,7 +222,7 @@ def resume_fingerprint(
         "rounds": rounds,
         "games": games,
         "fen": given.text("fen"),
-        "openings": dict(sorted(spec.items())),
+        "openings": dict(sorted(given.table("openings").items())),
         "srand": given.text("srand"),
         **({"tiebreak": tiebreak} if fmt == KNOCKOUT else {}),
         **({"seeds": seeds} if seeds != DEFAULT_SEEDS else {}),
@@ -232,18 +233,21 @@ def resume_fingerprint(
     return fingerprint
 
 
-def openings_seed(given: GivenOptions, db_path: str) -> int | None:
+def openings_seed(given: GivenOptions, resumed: dict[str, Any] | None) -> int | None:
     """``-srand``; without it, for openings drawn at random, a seed drawn now and stored,
-    or the stored one on ``-resume``, so that a resume replays the same openings (a
-    knockout draws its later rounds' openings as the bracket advances)."""
+    or the stored one on ``-resume`` (``resumed``: the stored settings), so that a resume
+    replays the same openings (a knockout draws its later rounds' openings as the bracket
+    advances)."""
     if given.has("srand"):
         return given.whole("srand", 0)
     spec = given.table("openings")
     if not spec or not (spec.get("order") == "random"
                         or spec.get("file", "random:").startswith("random:")):
         return None
-    seed = stored_seed(db_path) if given.has("resume") else None
-    return int.from_bytes(os.urandom(4), "little") if seed is None else seed
+    seed = (resumed or {}).get("seed")
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        return seed
+    return int.from_bytes(os.urandom(4), "little")
 
 
 def knockout_tiebreak(given: GivenOptions, fmt: str, games: int) -> int:

@@ -74,12 +74,6 @@ def stored_settings(path: str) -> dict[str, Any] | None:
         return None
 
 
-def stored_seed(path: str) -> int | None:
-    """The seed the tournament in the database ``path`` was made with (None: none known)."""
-    seed = (stored_settings(path) or {}).get("seed")
-    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
-
-
 def _number(game_id: object) -> str:
     """A game's number as guti shows it (ids are 0-based, numbers 1-based)."""
     return str(game_id + 1) if isinstance(game_id, int) else repr(game_id)
