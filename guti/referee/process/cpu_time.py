@@ -20,7 +20,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 
-from guti.referee.process.usage import vm_hwm
+from guti.referee.process.usage import stat_fields, vm_hwm
 
 #: The kernel's CPU clock that counts the time a process's threads ran (``CPUCLOCK_SCHED``).
 _CPUCLOCK_SCHED = 2
@@ -69,8 +69,7 @@ class ProcessCpu:
         if own is None or self._stat_fd is None:
             return own
         try:
-            data = os.pread(self._stat_fd, 4096, 0)
-            fields = data[data.rfind(b")") + 2 :].split()  # after the command's name
+            fields = stat_fields(os.pread(self._stat_fd, 4096, 0))
             return own + (int(fields[13]) + int(fields[14])) / _TICKS  # cutime, cstime
         except (OSError, ValueError, IndexError):
             return None

@@ -22,6 +22,8 @@ import ctypes
 import os
 import sys
 
+from guti.referee.process.usage import stat_fields
+
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper_done = 0  # the pid of the process that became one (fork does not pass it on)
 
@@ -49,8 +51,7 @@ def _proc_stat(pid: int) -> tuple[str, int, int] | None:
             data = fh.read()
     except OSError:
         return None
-    # The command name is in parentheses and may itself contain spaces or ')'.
-    rest = data[data.rfind(b")") + 2 :].split()
+    rest = stat_fields(data)
     try:
         return rest[0].decode(), int(rest[1]), int(rest[2])
     except (IndexError, ValueError):

@@ -37,6 +37,14 @@ def _field(status: bytes, name: bytes) -> bytes | None:
     return words[0] if words else None
 
 
+def stat_fields(stat: bytes) -> list[bytes]:
+    """The fields of a ``/proc/PID/stat`` line after the command's name (which is in
+    parentheses and may itself hold spaces or ``)``): ``[0]`` is the state (field 3 of
+    proc(5)), ``[1]`` the parent's pid, ``[2]`` the process group, ``[13]`` and ``[14]``
+    the CPU of the children it has reaped (``cutime``, ``cstime``, in clock ticks)."""
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
 def vm_hwm(status: bytes) -> int | None:
     """``VmHWM`` (bytes) from the text of a ``/proc/PID/status`` (None: not there, as for
     a zombie or a kernel thread)."""
