@@ -89,7 +89,7 @@ def test_many_empty_lines_unread_hold_little_memory() -> None:
             proc = await started(cfg)
             try:
                 deadline = time.monotonic() + 30
-                while proc._lines.line_start < 2_000_013:
+                while proc._stdout.lines.line_start < 2_000_013:
                     assert time.monotonic() < deadline, "the output did not arrive"
                     await asyncio.sleep(0.01)
                 peak = tracemalloc.get_traced_memory()[1]
@@ -113,10 +113,10 @@ def test_more_unread_output_than_the_budget_is_a_protocol_error() -> None:
         proc = await started(eng_cfg)
         try:
             deadline = time.monotonic() + 30
-            while proc._lines.error is None:
+            while proc._stdout.lines.error is None:
                 assert time.monotonic() < deadline, "no overflow after 30 s"
                 await asyncio.sleep(0.05)
-            return proc._lines.error or ""
+            return proc._stdout.lines.error or ""
         finally:
             await proc.quit(grace=0)
 
@@ -428,15 +428,15 @@ def test_a_reply_that_woke_a_cancelled_wait_is_read_by_the_next(chunk: bytes) ->
         try:
             reader = asyncio.ensure_future(proc.read_through("bestmove", time.monotonic() + 9, 2))
             await asyncio.sleep(0)  # the reader now waits
-            waiter = proc._waiter
+            waiter = proc._stdout._waiter
             assert waiter is not None
-            proc._on_stdout(chunk, 1234.5)  # wakes the reader ...
+            proc._stdout._on_chunk(chunk, 1234.5)  # wakes the reader ...
             woken = waiter.done()
             reader.cancel()  # ... which is cancelled before it runs again
             with pytest.raises(asyncio.CancelledError):
                 await reader
             lines, at = await proc.read_through("bestmove", time.monotonic() + 5, 2)
-            proc._on_stdout(b"bestmove b2\n", 1240.0)
+            proc._stdout._on_chunk(b"bestmove b2\n", 1240.0)
             after, _ = await proc.read_through("bestmove", time.monotonic() + 5, 2)
             return woken, lines, at, after
         finally:

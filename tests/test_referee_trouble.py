@@ -49,7 +49,7 @@ def test_an_engine_writing_20_mb_of_info_in_one_move_is_not_forfeited() -> None:
         white = await UgiEngine.launch(troubled("chatty", "--chatty", "20", "--at", "2"),
                                        "egara-guti", 30)
         black = await UgiEngine.launch(troubled("plain"), "egara-guti", 30)
-        lines = white.transport._lines  # type: ignore[attr-defined]
+        lines = white.transport._stdout.lines  # type: ignore[attr-defined]
         feed = lines.feed
 
         def measured_feed(data: bytes, now: float) -> bool:

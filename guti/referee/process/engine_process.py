@@ -9,11 +9,12 @@ non-blocking descriptor watched by the event loop, read with one ``os.read`` whe
 has data and written with ``os.write`` (what does not fit waits for room, in order);
 the exit comes the same way, from a pidfd (see the handle).
 
-- stdout goes into a :class:`~guti.referee.process.line_reader.LineReader` (bounded in
-  bytes, each chunk stamped with its arrival). A waiting reader is woken only by a chunk
-  that may hold the line it waits for, so a flood costs a copy per chunk, not Python
-  work per line, and cannot delay the reading of other engines. A move's time runs
-  from the write of ``go`` to the arrival of the chunk that completed its ``bestmove``.
+- stdout is read by a :class:`~guti.referee.process.stdout_watch.StdoutWatch` into a
+  :class:`~guti.referee.process.line_reader.LineReader` (bounded in bytes, each chunk
+  stamped with its arrival). A waiting reader is woken only by a chunk that may hold
+  the line it waits for, so a flood cannot delay the reading of other engines. A move's
+  time runs from the write of ``go`` to the arrival of the chunk that completed its
+  ``bestmove``.
 - stderr is copied to the engine's log (``stderr_path``) and to the traffic hook, and
   its tail kept for messages (:class:`~guti.referee.process.stderr_summary.StderrTail`).
 
@@ -43,20 +44,18 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from guti.referee.process.deadline_timer import DeadlineTimer
 from guti.referee.process.engine_usage import EngineUsage
 from guti.referee.process.errors import (
     EngineDisconnected,
-    EngineProtocolError,
     EngineStartError,
-    EngineTimeout,
     start_failure_reason,
 )
 from guti.referee.process.group import reap_orphans
-from guti.referee.process.line_reader import LINE_LIMIT, QUEUE_LIMIT, LineReader, line_text
-from guti.referee.process.pipes import PipeWriter, read_chunk
+from guti.referee.process.line_reader import LINE_LIMIT, QUEUE_LIMIT
+from guti.referee.process.pipes import PipeWriter
 from guti.referee.process.process_handle import ProcessHandle, ProcessSpec, describe_exit
 from guti.referee.process.stderr_summary import StderrTail, telling_line
+from guti.referee.process.stdout_watch import StdoutWatch, TrafficHook
 
 if TYPE_CHECKING:
     from guti.referee.process.sandbox import Sandbox
@@ -67,11 +66,6 @@ __all__ = ["LINE_LIMIT", "QUEUE_LIMIT", "EngineProcess", "EngineSpec", "ProcessS
 #: After the engine process exits, how long its stdout may stay open (held by
 #: a grandchild) before the group is killed so that EOF arrives.
 ORPHAN_PIPE_GRACE = 0.25
-#: ``hook(wall_time, direction, engine_name, line)``; direction ``">"`` to the
-#: engine, ``"<"`` from it, ``"!"`` a line of its stderr (logged, never parsed).
-TrafficHook = Callable[[float, str, str, str], None]
-#: ``block(wall_time, direction, engine_name, text)``: several lines at once, joined by "\n".
-TrafficBlockHook = Callable[[float, str, str, str], None]
 
 
 class EngineSpec(ProcessSpec, Protocol):
@@ -89,26 +83,13 @@ class EngineProcess:
         self.spec = spec
         self.name = spec.name
         self.traffic = traffic
-        #: The hook's bulk form (``hook.block(wall, direction, name, text)``, ``text`` the
-        #: lines of one chunk joined by newlines), used when it has one: one call per chunk
-        #: of a flood instead of one per line.
-        self.traffic_block: TrafficBlockHook | None = getattr(traffic, "block", None)
         self.pid: int | None = None
         self._handle: ProcessHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._lines = LineReader()
+        self._stdout = StdoutWatch(self.name, traffic)
         self._stderr = StderrTail(self.name, None, traffic)
         self._closed = False
-        # our ends of the engine's pipes (None / -1: none)
-        self._stdin: PipeWriter | None = None
-        self._out_fd = -1
-        #: The reader waiting for a line (and the first word it waits for; None: any).
-        self._waiter: asyncio.Future[None] | None = None
-        self._want: bytes | None = None
-        self._timer: DeadlineTimer | None = None  # made by the first wait
-        #: A whole reply handed to the waiting reader (see :meth:`_on_stdout`) and its
-        #: arrival, until the reader takes it.
-        self._handed: tuple[bytes, float] | None = None
+        self._stdin: PipeWriter | None = None  # our end of the engine's stdin
         #: Its limits in place and what it uses.
         self._usage = EngineUsage(spec.sandbox)
 
@@ -149,9 +130,7 @@ class EngineProcess:
         self.pid = handle.pid
         self._usage.started(handle.pid, lambda: handle.returncode is not None)
         self._stdin = PipeWriter(stdin_w, loop)
-        self._out_fd = stdout_r
-        os.set_blocking(stdout_r, False)
-        loop.add_reader(stdout_r, self._stdout_readable)
+        self._stdout.watch(loop, stdout_r)
         self._stderr.watch(loop, stderr_r)
         self._handle.when_exited(self._on_exit)
 
@@ -197,7 +176,7 @@ class EngineProcess:
     @property
     def is_alive(self) -> bool:
         h = self._handle
-        return (h is not None and not h.exited.is_set() and not self._lines.closed
+        return (h is not None and not h.exited.is_set() and not self._stdout.lines.closed
                 and not self._closed)
 
     @property
@@ -209,7 +188,7 @@ class EngineProcess:
     @property
     def output_bytes(self) -> int:
         """The bytes of stdout read from the engine so far (those folded away included)."""
-        return self._lines.end
+        return self._stdout.lines.end
 
     def stderr_tail(self) -> str:
         """The most telling line of the engine's stderr, for messages (may be empty):
@@ -223,12 +202,12 @@ class EngineProcess:
     def _on_exit(self) -> None:
         """The engine exited. A grandchild may still hold its stdout, and then EOF would
         never come: give the pipe a moment to drain, then kill what is left of the group."""
-        self._wake()
+        self._stdout.wake()
         if self._loop is not None:
             self._loop.call_later(ORPHAN_PIPE_GRACE, self._kill_orphans_if_pipe_open)
 
     def _kill_orphans_if_pipe_open(self) -> None:
-        if self._handle is not None and not self._lines.closed and self._out_fd >= 0:
+        if self._handle is not None and self._stdout.is_open:
             self._handle.kill_leftovers()
 
     # -- writing ---------------------------------------------------------------------
@@ -258,69 +237,10 @@ class EngineProcess:
         if self._stdin is not None:
             self._stdin.write(data)
 
-    # -- reading (the event loop's side) ---------------------------------------------
-    def _stdout_readable(self) -> None:
-        data = read_chunk(self._out_fd)
-        if data is None:
-            return
-        if data:
-            self._on_stdout(data, time.monotonic())
-            return
-        self._unwatch_stdout()
-        self._lines.close(time.monotonic())
-        self._log_completed()
-        self._wake()
-
-    def _on_stdout(self, data: bytes, now: float) -> None:
-        """A chunk of stdout arrived at ``now``: keep it, log its lines, and wake the
-        waiting reader when the chunk may hold the line it waits for.
-
-        A chunk that is exactly the line the reader waits for, with nothing unread
-        before it (a quick engine's ``bestmove``), is handed to the reader as it is,
-        without the buffer, a stamp or a search: with engines that answer at once that
-        was about a tenth of the referee's CPU per ply."""
-        lines, waiter, want = self._lines, self._waiter, self._want
-        if (want is not None and waiter is not None and not waiter.done()
-                and self.traffic is None and lines.is_whole_reply(data, want)):
-            lines.hand_over(data)
-            self._handed = data, now
-            waiter.set_result(None)
-            return
-        if not lines.feed(data, now):
-            return
-        if self.traffic is not None:
-            self._log_completed()
-        if waiter is None or waiter.done():
-            return
-        if want is None or lines.error is not None or lines.completed_contains(want):
-            waiter.set_result(None)
-
-    def _log_completed(self) -> None:
-        """Hand the lines the last chunk completed to the traffic hook (in one call when
-        it takes blocks of lines)."""
-        text = self._lines.completed_text()
-        if self.traffic is None or text is None:
-            return
-        wall = time.time()
-        if self.traffic_block is not None:
-            self.traffic_block(wall, "<", self.name, text)
-        else:
-            for line in text.split("\n"):
-                self.traffic(wall, "<", self.name, line)
-
-    def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    def _unwatch_stdout(self) -> None:
-        if self._loop is not None and self._out_fd >= 0:
-            self._loop.remove_reader(self._out_fd)
-
-    # -- reading (the client's side) -------------------------------------------------
+    # -- reading -------------------------------------------------------------------
     def drop_pending(self) -> None:
         """Forget lines received but not read yet (they cannot answer what comes next)."""
-        self._lines.drop()
+        self._stdout.lines.drop()
 
     async def read_line(self, timeout: float) -> str:
         """The next line from the engine within ``timeout`` seconds."""
@@ -342,42 +262,9 @@ class EngineProcess:
 
     async def _read(self, word: bytes | None, deadline: float, keep: int
                     ) -> tuple[list[str], float]:
-        """Wait for a complete line opening with ``word`` (any line: None) until
-        ``deadline``; woken by a chunk that may hold it, the end of output, the exit
-        or a fault, not by every chunk."""
-        loop = self._loop
-        if self._handle is None or loop is None:
+        if self._handle is None:
             raise EngineDisconnected(f"engine {self.name} is not running")
-        lines = self._lines
-        while True:
-            found = lines.take_through(word, keep)
-            if found is not None:
-                return found
-            if lines.error is not None:
-                raise EngineProtocolError(f"engine {self.name} {lines.error}")
-            if lines.closed:
-                raise EngineDisconnected(await self._disconnect_text())
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise EngineTimeout(f"engine {self.name} did not answer in time",
-                                    lines=lines.take_all(keep))
-            if self._timer is None:
-                self._timer = DeadlineTimer(loop, self._wake)
-            waiter = self._waiter = loop.create_future()
-            self._want = word
-            self._timer.arm(deadline)
-            try:
-                await waiter
-                if self._handed is not None:
-                    data, at = self._handed
-                    self._handed = None
-                    return ([line_text(data[:-1])] if keep else []), at
-            finally:
-                self._timer.disarm()
-                self._waiter = self._want = None
-                if self._handed is not None:  # cancelled before taking it
-                    lines.give_back(*self._handed)
-                    self._handed = None
+        return await self._stdout.read(word, deadline, keep, self._disconnect_text)
 
     async def _disconnect_text(self) -> str:
         handle = self._handle
@@ -414,8 +301,6 @@ class EngineProcess:
             if handle is not None:
                 handle.abandon()  # (a no-op once it has exited)
             self._usage.kill_now()  # cancelled before its cgroup was closed
-            if self._timer is not None:
-                self._timer.close()
             self._close_pipes()
             self._stderr.stop()
 
@@ -433,7 +318,4 @@ class EngineProcess:
     def _close_pipes(self) -> None:
         self._close_stdin()
         self._usage.close()
-        if self._out_fd >= 0:
-            self._unwatch_stdout()
-            os.close(self._out_fd)
-            self._out_fd = -1
+        self._stdout.close()
