@@ -12,6 +12,10 @@ searched once.
 
 Any UGI engine serves; a deep one (the C bot's alpha-beta searches 12-17 plies in 4 s
 there) makes the answer worth more.
+
+``--plies`` searches nothing: it prints, per game, the ply of every game's last capture
+(openings included) and the median game length, which tells how early the material
+that ends a game is settled.
 """
 
 from __future__ import annotations
@@ -55,6 +59,23 @@ def last_captures(db: Path) -> list[tuple[str, str]]:
     return list(found)
 
 
+def last_capture_plies(db: Path) -> dict[str, tuple[list[int], list[int]]]:
+    """Per game: the ply of each game's last capture (0: none) and each game's length."""
+    found: dict[str, tuple[list[int], list[int]]] = {}
+    with TournamentStore.checked(str(db)) as store:
+        for _info, record in store.records_by_game():
+            board = Board(record.game, record.start_fen) if record.start_fen \
+                else Board(record.game)
+            last = 0
+            for ply, move in enumerate(record.moves, 1):
+                if board.push_str(move).is_capture:
+                    last = ply
+            plies, lengths = found.setdefault(record.game, ([], []))
+            plies.append(last)
+            lengths.append(len(record.moves))
+    return found
+
+
 async def search_all(positions: list[tuple[str, str]], config: EngineConfig,
                      movetime: int) -> None:
     engines: dict[str, UgiEngine] = {}
@@ -78,13 +99,25 @@ async def search_all(positions: list[tuple[str, str]], config: EngineConfig,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("db", type=Path)
-    parser.add_argument("--engine", required=True, help="the engine's program")
+    parser.add_argument("--engine", help="the engine's program (not with --plies)")
+    parser.add_argument("--plies", action="store_true",
+                        help="only print when the last capture of each game came")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--movetime", type=int, default=4000)
     parser.add_argument("--limit", type=int, default=20, help="positions searched at most")
     args = parser.parse_args()
     if not args.db.is_file():
         parser.error(f"{args.db}: no such database")
+    if args.plies:
+        try:
+            for game, (plies, lengths) in last_capture_plies(args.db).items():
+                print(f"{game}: last capture at ply {sorted(plies)}; "
+                      f"median game {sorted(lengths)[len(lengths) // 2]} plies")
+        except (StoreError, sqlite3.Error) as exc:
+            parser.error(f"{args.db}: {exc}")
+        return
+    if args.engine is None:
+        parser.error("--engine is required unless --plies is given")
     bad = [o for o in args.option if "=" not in o]
     if bad:
         parser.error(f"--option {bad[0]!r}: expected NAME=VALUE")
