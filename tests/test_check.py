@@ -288,3 +288,29 @@ def test_a_game_given_twice_is_checked_once():
                           capture_output=True, text=True, timeout=RUN_TIMEOUT, cwd=ROOT)
     items = [line for line in done.stdout.splitlines() if "egara-guti: go movetime" in line]
     assert len(items) == 1, done.stdout
+
+
+UNENDED_BESTMOVE = '''
+import sys
+for line in sys.stdin:
+    word = line.split()[:1]
+    if word == ["ugi"]:
+        print("id name unended\\nid author tests\\nugiok", flush=True)
+    elif word == ["isready"]:
+        print("readyok", flush=True)
+    elif word == ["go"]:
+        sys.stdout.write("bestmove 16-12")
+        sys.stdout.flush()
+'''
+
+
+def test_a_bestmove_without_its_newline_is_shown_in_the_fail_line(tmp_path):
+    """The commonest first-hour bug: the reply written and flushed, its newline forgotten.
+    The FAIL line quotes what the engine left unended."""
+    engine = tmp_path / "unended.py"
+    engine.write_text(UNENDED_BESTMOVE)
+    done = subprocess.run([*GUTI, "check", "--", sys.executable, str(engine)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    [line] = [ln for ln in done.stdout.splitlines() if "go movetime" in ln and "FAIL" in ln]
+    assert '; its last output, "bestmove 16-12", has no newline after it' in line, line

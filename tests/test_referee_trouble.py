@@ -270,3 +270,42 @@ def test_near_a_deadline_the_watch_sees_a_stall_shorter_than_its_coarse_period()
     fine, late, coarse = asyncio.run(main())
     assert fine == lateness.FINE and coarse == lateness.COARSE
     assert late >= 0.005
+
+
+# -- lines never ended ------------------------------------------------------------------------
+
+CR_ONLY_ENGINE = '''
+import sys
+for line in sys.stdin:
+    word = line.split()[:1]
+    if word == ["ugi"]:
+        sys.stdout.write("id name cr\\r\\nugiok\\r\\n")
+    elif word == ["isready"]:
+        sys.stdout.write("readyok\\n" if "{ready}" == "lf" else "readyok\\r")
+    elif word == ["go"]:
+        sys.stdout.write("bestmove 16-12\\r")
+    sys.stdout.flush()
+'''
+
+
+@pytest.mark.parametrize("ready", ["lf", "cr"])
+def test_a_reply_ended_by_a_lone_cr_is_named_in_the_fault(tmp_path: Path, ready: str) -> None:
+    """An engine that ends its lines with "\\r" alone never completes a line: the game is
+    lost as stalled (or the engine never starts), and the message shows what it wrote
+    unended, so that its author sees the missing newline."""
+    engine = tmp_path / "cr.py"
+    engine.write_text(CR_ONLY_ENGINE.replace("{ready}", ready))
+    done = subprocess.run(
+        [*GUTI, "match", "-engine", f"cmd={sys.executable}", f"args={engine}", "name=cr",
+         "-engine", f"cmd={sys.executable}", f"args={TROUBLED}", "name=plain",
+         "-each", "tc=0.3+0.01", "-games", "1", "-stall-timeout", "0.2",
+         "-handshake-timeout", "1"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    if ready == "lf":
+        assert done.returncode == 0, done.stderr
+        assert "stalled" in done.stdout
+        assert '"bestmove 16-12\\r", has no newline after it' in done.stdout
+    else:
+        assert done.returncode != 0 and "Traceback" not in done.stderr
+        assert "no complete handshake" in done.stderr
+        assert '"readyok\\r", has no newline after it' in done.stderr

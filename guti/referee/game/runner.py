@@ -153,8 +153,8 @@ class _Game:
             while True:
                 try:
                     reply = await self.ask(side, allowed, again=voids > 0)
-                except EngineTimeout:
-                    return self.stalled(side, allowed)
+                except EngineTimeout as exc:
+                    return self.stalled(side, allowed, exc.unfinished_note())
                 except EngineError as exc:
                     return self.engine_failed(side, exc)
                 verdict = judge_reply(self.board, reply.bestmove, reply.elapsed_ms, allowed)
@@ -326,7 +326,9 @@ class _Game:
         why = self.cpu.offmove_breach(other, self.record.plies + 1)
         return None if why is None else self.lose(other, Reason.RESOURCE_LIMIT, why)
 
-    def stalled(self, side: Side, allowed: float | None) -> GameRecord:
+    def stalled(self, side: Side, allowed: float | None, note: str = "") -> GameRecord:
+        """``side`` gave no ``bestmove`` in time and a grace (``note``: what it left
+        unfinished, see :meth:`EngineTimeout.unfinished_note`)."""
         blamed = self.opponent_to_blame(side)
         if blamed is not None:
             return blamed
@@ -338,7 +340,7 @@ class _Game:
                 f"no bestmove within {self.wait_for(allowed):.3f} s "
                 f"({allowed:.0f} ms allowed + {self.timeouts.stall_grace:g} s grace)"
             )
-        return self.lose(side, Reason.STALLED, f"engine {name}: {why}")
+        return self.lose(side, Reason.STALLED, f"engine {name}: {why}{note}")
 
     def bad_reply(
         self, side: Side, verdict: Verdict, reply: GoReply, allowed: float | None

@@ -66,7 +66,9 @@ class EngineDisconnected(EngineError):
 
 class EngineTimeout(EngineError):
     """No line in time. ``lines``: what a read-until saw before the bound (for messages);
-    ``elapsed_ms``: how long a ``go`` had been waiting, when that is what timed out."""
+    ``elapsed_ms``: how long a ``go`` had been waiting, when that is what timed out;
+    ``unfinished``: the start of a line the engine wrote without ending it (a newline
+    forgotten, or lines ended with a lone carriage return), which a reader never sees."""
 
     kind = ErrorKind.TIMEOUT
 
@@ -77,10 +79,21 @@ class EngineTimeout(EngineError):
         *,
         lines: list[str] | None = None,
         elapsed_ms: float | None = None,
+        unfinished: bytes = b"",
     ) -> None:
         super().__init__(message, kind)
         self.lines: list[str] = lines or []
         self.elapsed_ms = elapsed_ms
+        self.unfinished = unfinished
+
+    def unfinished_note(self) -> str:
+        """``; its last output, "bestmove 16-12\\r", has no newline after it`` (control
+        characters shown escaped), or "" when every line it wrote was ended."""
+        if not self.unfinished:
+            return ""
+        text = "".join(c if c.isprintable() else repr(c)[1:-1]
+                       for c in self.unfinished.decode("utf-8", "replace"))
+        return f'; its last output, "{text}", has no newline after it'
 
 
 class EngineProtocolError(EngineError):

@@ -156,7 +156,7 @@ class StdoutWatch:
                 raise EngineDisconnected(await disconnected())
             if deadline - time.monotonic() <= 0:
                 raise EngineTimeout(f"engine {self.name} did not answer in time",
-                                    lines=lines.take_all(keep))
+                                    lines=lines.take_all(keep), unfinished=lines.unfinished())
             if self._timer is None:
                 self._timer = DeadlineTimer(loop, self.wake)
             waiter = self._waiter = loop.create_future()

@@ -261,7 +261,7 @@ class CheckSession:
             saw = f"nothing within {timeout:g} s"
             if exc.lines:
                 saw += f" (only {short(exc.lines)})"
-            raise Fail(expected, saw) from None
+            raise Fail(expected, saw + exc.unfinished_note()) from None
         except (EngineDisconnected, EngineProtocolError) as exc:
             self.gone = said(exc)
             raise Gone(f"expected {expected}, saw {said(exc)}") from None

@@ -231,7 +231,8 @@ class UgiEngine:
             try:
                 line, at = await self.transport.read_stamped(deadline)
             except EngineTimeout as exc:
-                raise EngineTimeout(str(exc), lines=list(seen)) from None
+                raise EngineTimeout(str(exc), lines=list(seen),
+                                    unfinished=exc.unfinished) from None
             seen.append(line)
             if done(line):
                 return list(seen), at
@@ -253,7 +254,8 @@ class UgiEngine:
             await self.read_until(noted, timeout, keep=MAX_INFOS)
         except EngineTimeout as exc:
             raise EngineTimeout(
-                f"engine {self.name}: no ugiok within {timeout:g} s of ugi", lines=exc.lines
+                f"engine {self.name}: no ugiok within {timeout:g} s of ugi"
+                f"{exc.unfinished_note()}", lines=exc.lines, unfinished=exc.unfinished
             ) from None
         except TooManyOptions as exc:
             raise EngineStartError(f"engine {self.name} {exc}") from None
@@ -289,9 +291,10 @@ class UgiEngine:
             await self.read_handshake(timeout)
             self._configure(game)
             answers = await self.sync(max(0.0, deadline - time.monotonic()))
-        except EngineTimeout:
+        except EngineTimeout as exc:
             raise EngineStartError(
                 f"engine {self.name}: no complete handshake (ugiok/readyok) within {timeout:g} s"
+                f"{exc.unfinished_note()}"
             ) from None
         except EngineStartError:
             raise
@@ -327,9 +330,10 @@ class UgiEngine:
         self.announce_new_game()
         try:
             await self.sync(timeout)
-        except EngineTimeout:
+        except EngineTimeout as exc:
             raise EngineTimeout(
                 f"engine {self.name}: no readyok within {timeout:g} s after uginewgame"
+                f"{exc.unfinished_note()}", unfinished=exc.unfinished
             ) from None
 
     async def go(self, position: Position | None, go: Go, timeout: float) -> GoReply:
@@ -360,8 +364,10 @@ class UgiEngine:
             )
         except EngineTimeout as exc:
             raise EngineTimeout(
-                f"engine {self.name}: no bestmove within {timeout:.3f} s of go",
+                f"engine {self.name}: no bestmove within {timeout:.3f} s of go"
+                f"{exc.unfinished_note()}",
                 lines=exc.lines,
                 elapsed_ms=elapsed_ms(sent_at, time.monotonic()),
+                unfinished=exc.unfinished,
             ) from None
         return GoReply.read(lines, sent_at, at)
