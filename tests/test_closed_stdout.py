@@ -7,6 +7,7 @@ in the PDN or database, no aborted game stored, and no engine process left behin
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -86,3 +87,32 @@ def test_an_output_written_into_a_closed_pipe_ends_quietly_with_141(
         os.close(write_end)
     assert done.returncode == EXIT_BROKEN_PIPE, done.stderr
     assert done.stderr == "", done.stderr
+
+
+@pytest.mark.parametrize("redirect", ["pipe", "file"])
+def test_an_output_that_is_stdout_gets_the_data_alone(redirect: str, tmp_path: Path) -> None:
+    """``guti export DB -json /dev/stdout | jq`` and ``guti export DB -pdn f > f``, and
+    the same for ``report``: the file holds the data alone, the "written to" lines go to
+    stderr."""
+    tournament = subprocess.run([*GUTI, "tournament", *engine("A", tmp_path),
+                                 *engine("B", tmp_path), "-each", "tc=60+1", "-games", "2",
+                                 "-db", "g.db"], cwd=tmp_path, capture_output=True,
+                                text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert tournament.returncode == 0, tournament.stderr
+    for command, flag, name in (("export", "-json", "out.json"), ("export", "-pdn", "out.pdn"),
+                                ("report", "-html", "out.html")):
+        target = "/dev/stdout" if redirect == "pipe" else name
+        with open(tmp_path / name, "w") as sink:
+            done = subprocess.run(
+                [*GUTI, command, "g.db", flag, target], cwd=tmp_path, text=True, timeout=120,
+                stdout=subprocess.PIPE if redirect == "pipe" else sink, stderr=subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 0, done.stderr
+        data = done.stdout if redirect == "pipe" else (tmp_path / name).read_text()
+        if flag == "-json":
+            assert len(json.loads(data)) == 2
+        elif flag == "-pdn":
+            assert [g.tags["Result"] for g in parse_pdn(data)] and "written" not in data
+        else:
+            assert data.rstrip().endswith("</html>")
+        assert target in done.stderr, done.stderr

@@ -126,12 +126,13 @@ def test_a_fifo_output_is_written_into_and_stays_a_fifo(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- links
 def test_an_export_to_dev_stdout_goes_down_the_pipe(finished_db: Path) -> None:
     """``/dev/stdout`` is a link to a pipe with no name: written through the link, not
-    to the name it resolves to (``pipe:[...]``, which is no file)."""
+    to the name it resolves to (``pipe:[...]``, which is no file). The pipe gets the
+    data alone; the count goes to stderr."""
     done = guti("export", "t.db", "-epd", "/dev/stdout", cwd=finished_db.parent)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == 3 and lines[-1] == "2 games written to /dev/stdout", lines
-    assert all('variant "egara-guti"' in line for line in lines[:2]), lines
+    assert len(lines) == 2 and all('variant "egara-guti"' in line for line in lines), lines
+    assert done.stderr == "2 games written to /dev/stdout\n"
 
 
 def test_a_symlinked_output_is_written_through_to_its_target(tmp_path: Path) -> None:
@@ -391,3 +392,13 @@ def test_an_export_ended_by_a_signal_leaves_its_file_as_it_was(finished_db: Path
     assert "Traceback" not in err, err
     assert (folder / "x.pdn").read_text() == "the old file\n"
     assert not (folder / "x.pdn.tmp").exists()
+
+
+def test_an_output_on_a_side_file_of_the_database_names_the_database(
+        finished_db: Path) -> None:
+    """``-json t.db-wal`` would write over the database's write-ahead log: the refusal
+    names the database and which of its files."""
+    before = finished_db.read_bytes()
+    done = guti("export", "t.db", "-json", "t.db-wal", cwd=finished_db.parent)
+    one_line_exit_2(done, "-json t.db-wal and database t.db (its t.db-wal) are the same file")
+    assert finished_db.read_bytes() == before

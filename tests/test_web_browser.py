@@ -302,7 +302,7 @@ def test_live_page_shows_games_stored_later_and_the_end_of_the_run(
         assert page.text_content("#progress").startswith(f"{stored + 1}/")
         # The reason filter offers the reason the page had not seen before.
         assert page.locator(f'#f-reason option[value="{reason}"]').count() == 1
-        report = str(tmp_path / "final report.html")
+        report = str(tmp_path / "final report #1?.html")  # "#" and "?" are part of the path
         assert proc.stdin is not None
         proc.stdin.write(json.dumps({"t": "over", "stopped": "every game played",
                                      "report": report}).encode() + b"\n")

@@ -288,7 +288,7 @@ def test_guti_serve_shows_a_database_read_only(small_db: Path) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         try:
-            assert proc.wait(timeout=30) == 0
+            assert proc.wait(timeout=30) == 130  # as a shell reports Ctrl-C
         finally:  # never leave a server behind, even when the test fails
             if proc.poll() is None:
                 proc.kill()
@@ -308,13 +308,14 @@ def test_tournament_refuses_a_bad_serve_address(tmp_path: Path) -> None:
     assert not (tmp_path / "x.db").exists()
 
 
-@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 @pytest.mark.signals
 def test_guti_serve_stops_on_a_signal_even_if_started_with_sigint_ignored(
     small_db: Path, signo: signal.Signals
 ) -> None:
     """A server started in the background (SIGINT ignored, as a shell's ``&`` does) still
-    stops on Ctrl-C or SIGTERM: it installs its own handlers."""
+    stops on Ctrl-C, SIGTERM or SIGHUP: it installs its own handlers. It exits as a shell
+    reports a command the signal ended (130, 143, 129)."""
     proc = subprocess.Popen([*GUTI, "serve", str(small_db), "-port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
@@ -322,7 +323,7 @@ def test_guti_serve_stops_on_a_signal_even_if_started_with_sigint_ignored(
         assert proc.stdout is not None
         assert "serving" in proc.stdout.readline()
         proc.send_signal(signo)
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=30) == 128 + signo
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -347,7 +348,7 @@ def _stop(proc: subprocess.Popen[str]) -> str:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0
+    assert proc.returncode == 130  # as a shell reports Ctrl-C
     return err
 
 

@@ -6,7 +6,9 @@ command escapes and checks them alike.
 from __future__ import annotations
 
 import errno
+import os
 import sys
+from typing import TextIO
 
 from guti.referee.config.args import CliError
 from guti.referee.process.text import visible
@@ -47,3 +49,21 @@ def database_and_rest(prog: str, argv: list[str]) -> tuple[str, list[str]]:
     if not argv or argv[0].startswith("-"):
         raise CliError(f"usage: guti {prog} DB [options] (-help for the options)")
     return argv[0], argv[1:]
+
+
+def status_stream(*outputs: str) -> TextIO:
+    """Where a command's "N games written to F" lines go: stderr when one of ``outputs``
+    is the command's own stdout (``-json /dev/stdout | jq``, or ``> f`` with ``-json f``),
+    so that the data comes out clean; else stdout."""
+    try:
+        ours = os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return sys.stdout
+    for path in outputs:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if (st.st_dev, st.st_ino) == (ours.st_dev, ours.st_ino):
+            return sys.stderr
+    return sys.stdout

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from guti.referee.cli.common import database_and_rest, fail
+from guti.referee.cli.common import database_and_rest, fail, status_stream
 from guti.referee.config.args import CliError, OptionSpec, parse_cli
 from guti.referee.config.outputs import check_outputs
 from guti.referee.process.text import visible
@@ -29,15 +29,12 @@ def export_command(argv: list[str], options: list[OptionSpec]) -> int:
         check_outputs([("database", path), *((f"-{out}", args.value(out))
                                               for out in ("pdn", "json", "epd"))])
         with TournamentStore.checked(path) as store:
-            if args.has("pdn"):
-                n = export_pdn(store, args.value("pdn") or "")
-                print(visible(f"{n} games written to {args.value('pdn')}"), flush=True)
-            if args.has("json"):
-                n = export_json(store, args.value("json") or "")
-                print(visible(f"{n} games written to {args.value('json')}"), flush=True)
-            if args.has("epd"):
-                n = export_epd(store, args.value("epd") or "")
-                print(visible(f"{n} games written to {args.value('epd')}"), flush=True)
+            for out, export in (("pdn", export_pdn), ("json", export_json), ("epd", export_epd)):
+                if args.has(out):
+                    target = args.value(out) or ""
+                    stream = status_stream(target)  # before the file is replaced
+                    n = export(store, target)
+                    print(visible(f"{n} games written to {target}"), flush=True, file=stream)
     except (CliError, StoreError) as exc:
         return fail("export", str(exc))
     except sqlite3.Error as exc:

@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 
-from guti.referee.cli.common import complain, database_and_rest, fail
+from guti.referee.cli.common import complain, database_and_rest, fail, status_stream
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from guti.referee.config.option_specs import SPRT_OPTION
 
@@ -57,6 +57,7 @@ def main_report(argv: list[str]) -> int:
         if not html:
             raise CliError("give -html FILE to say where the report goes")
         check_outputs([("database", path), ("-html", html)])
+        out = status_stream(html)  # before the file is replaced
         with TournamentStore.checked(path) as store:
             games = write_report(store, html, sprt_from_args(args), "-html")
     except (CliError, StoreError) as exc:
@@ -65,8 +66,8 @@ def main_report(argv: list[str]) -> int:
         raise
     except OSError as exc:
         return fail("report", f"{exc.filename or ''}: {os.strerror(exc.errno) if exc.errno else exc}")
-    print(f"{games} games in the report; open it in a browser:", flush=True)
-    print(visible(html), flush=True)
+    print(f"{games} games in the report; open it in a browser:", flush=True, file=out)
+    print(visible(html), flush=True, file=out)
     return 0
 
 
@@ -101,6 +102,8 @@ def main_serve(argv: list[str]) -> int:
     except ModuleNotFoundError:
         return fail("serve", NO_AIOHTTP)
 
+    stopped_by: list[int] = []  # the signal that stopped the server
+
     async def serve() -> None:
         # Stop on Ctrl-C, SIGTERM or SIGHUP by handlers of our own, so the server stops
         # even when it was started with SIGINT ignored (as a background job, or by a
@@ -108,9 +111,14 @@ def main_serve(argv: list[str]) -> int:
         task = asyncio.current_task()
         assert task is not None
         loop = asyncio.get_running_loop()
+
+        def stop(signo: int) -> None:
+            stopped_by.append(signo)
+            task.cancel()
+
         for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signo, task.cancel)
+                loop.add_signal_handler(signo, stop, signo)
         hub = LiveHub(path, sprt, show_commands=args.has("commands"),
                       warn=lambda text: complain("serve", text))
         try:
@@ -128,8 +136,9 @@ def main_serve(argv: list[str]) -> int:
     except OSError as exc:
         return fail("serve", f"cannot listen on {host}:{port}: {listen_error(exc)}")
     except KeyboardInterrupt:
-        return 0
-    return 0
+        return 128 + signal.SIGINT
+    # As a shell reports a command a signal ended: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP).
+    return 128 + stopped_by[0] if stopped_by else 0
 
 
 async def run_with_live_page(settings: Any, run: Callable[[Any], Awaitable[Any]]) -> Any:

@@ -51,7 +51,7 @@ def check_outputs(outputs: list[tuple[str, str | None]]) -> None:
     """``outputs``: ``(what, path)`` pairs such as ``("-db", "guti.db")``; an engine's
     stderr file is ``("stderr", path)``, the database read by ``guti export`` is
     ``("database", path)``. CliError (one line, exit 2) on a clash."""
-    seen: list[tuple[str, str, tuple[object, ...]]] = []
+    seen: list[tuple[str, str, str, tuple[object, ...]]] = []  # what, path, file, identity
     for what, path in outputs:
         if not path or path == ":memory:":
             continue
@@ -62,9 +62,13 @@ def check_outputs(outputs: list[tuple[str, str | None]]) -> None:
         names = [path] + [target + suffix for suffix in _SIDE_FILES.get(what, ())]
         mine = [(name, output_identity(name)) for name in names]
         for name, identity in mine:
-            for other_what, other, other_identity in seen:
+            for other_what, other, other_file, other_identity in seen:
                 if what == other_what == "stderr" and name == path:
                     continue
                 if identity == other_identity:
-                    raise CliError(f"{what} {path} and {other_what} {other} are the same file")
-        seen += [(what, name, identity) for name, identity in mine]
+                    # a database's side file (-wal, -shm, -journal) named as its own
+                    mine_part = f" (its {name})" if name != path else ""
+                    part = f" (its {other_file})" if other_file != other else ""
+                    raise CliError(f"{what} {path}{mine_part} and {other_what} {other}{part} "
+                                   "are the same file")
+        seen += [(what, path, name, identity) for name, identity in mine]

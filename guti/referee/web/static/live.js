@@ -64,7 +64,9 @@
       : "No guti is playing this database now: the results below are all there is.";
     over.replaceChildren(el("span", {}, text));
     if (msg.report) {
-      const link = el("a", { href: "file://" + encodeURI(msg.report) }, msg.report);
+      // each segment encoded: a "#" or "?" in a folder or file name is part of the path
+      const href = "file://" + msg.report.split("/").map(encodeURIComponent).join("/");
+      const link = el("a", { href }, msg.report);
       over.append(" The final report: ", link);
     }
     over.hidden = false;
