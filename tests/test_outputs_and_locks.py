@@ -402,3 +402,14 @@ def test_an_output_on_a_side_file_of_the_database_names_the_database(
     done = guti("export", "t.db", "-json", "t.db-wal", cwd=finished_db.parent)
     one_line_exit_2(done, "-json t.db-wal and database t.db (its t.db-wal) are the same file")
     assert finished_db.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["standings"], ["report", "-html", "x.html"],
+                                     ["export", "-json", "x.json"], ["serve"]])
+def test_a_database_that_is_no_file_is_worded_alike_by_every_command(
+        command: list[str], tmp_path: Path) -> None:
+    (tmp_path / "adir").mkdir()
+    for path, what in (("adir", "directory"), ("/dev/zero", "character device")):
+        done = guti(command[0], path, *command[1:], cwd=tmp_path)
+        one_line_exit_2(done, f"{path}: is a {what}, not a database file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir"]

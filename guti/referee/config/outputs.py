@@ -40,9 +40,10 @@ def output_identity(path: str) -> tuple[object, ...]:
 
 
 def _check_kind(what: str, path: str) -> None:
-    reason = unusable(path)
-    if reason is None and what in _DATABASES and kind(path) not in (None, "file"):
-        reason = f"is a {kind(path)}, not a database file"
+    if what in _DATABASES and kind(path) not in (None, "file"):
+        reason: str | None = f"is a {kind(path)}, not a database file"
+    else:
+        reason = unusable(path)
     if reason:
         raise CliError(f"{what} {path}: {reason}")
 

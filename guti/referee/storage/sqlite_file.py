@@ -36,6 +36,7 @@ import sqlite3
 import time
 import urllib.parse
 
+from guti.referee.game.output_paths import kind
 from guti.referee.storage.errors import StoreError
 
 SCHEMA_VERSION = "1"
@@ -88,10 +89,11 @@ def remove_database(path: str) -> None:
 def _open_read_only(path: str) -> sqlite3.Connection:
     """Read-only; on storage where not even SQLite's side files can be made (read-only
     medium), as an immutable file."""
-    if not os.path.exists(path):
+    found = kind(path)
+    if found is None:
         raise StoreError(f"{path}: no such database")
-    if os.path.isdir(path):
-        raise StoreError(f"{path}: is a directory, not a database")
+    if found != "file":  # a directory, /dev/zero, a FIFO: worded as for every command
+        raise StoreError(f"{path}: is a {found}, not a database file")
     quoted = urllib.parse.quote(os.path.abspath(path))
     conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, isolation_level=None)
     try:
@@ -153,10 +155,10 @@ def _added_columns(conn: sqlite3.Connection, migrate: bool) -> set[str]:
     the missing ones are added first (each ``ALTER TABLE`` is atomic; a second guti
     that added it meanwhile is no error)."""
     have = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
-    for name, kind in ADDED_COLUMNS.items():
+    for name, column_type in ADDED_COLUMNS.items():
         if name not in have and migrate:
             try:
-                conn.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
+                conn.execute(f"ALTER TABLE games ADD COLUMN {name} {column_type}")
             except sqlite3.OperationalError as exc:
                 if "duplicate column" not in str(exc):
                     raise
