@@ -75,6 +75,15 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        # An output the command could not write, stdout itself most often (a full disk,
+        # /dev/full): one line, and the exit status of a failed store, not a traceback.
+        # Stdout goes to /dev/null so that the final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        where = f"{exc.filename}: " if exc.filename else "cannot write its output: "
+        print(f"guti {name}: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
 
 
 def _ended_by_signal(signo: int, _frame: object) -> None:

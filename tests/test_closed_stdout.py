@@ -116,3 +116,21 @@ def test_an_output_that_is_stdout_gets_the_data_alone(redirect: str, tmp_path: P
         else:
             assert data.rstrip().endswith("</html>")
         assert target in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["check", "--", sys.executable, "-m", "guti.engine"],
+    ["tune", "-engine", f"cmd={sys.executable}", "args=-m guti.engine", "-each", "depth=1",
+     "-iterations", "2", "-param", "EvalMobility=4,0,40,2,0.05", "-db", "t.db", "-quiet"],
+    ["perft", "egara-guti", "2"],
+])
+def test_a_stdout_that_cannot_be_written_is_one_line_not_a_traceback(
+        command: list[str], tmp_path: Path) -> None:
+    """Stdout on ``/dev/full`` (a full disk): one line naming the fault, exit status 1."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*GUTI, *command], cwd=tmp_path, stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (f"guti {command[0]}: cannot write its output: "
+                           "No space left on device\n"), done.stderr

@@ -19,7 +19,14 @@ import pexpect
 import pytest
 
 from guti.rules import Board, divide
-from tests.conftest import ENGINE_ARGV, GUTI, ROOT, argv_of_bot_or_reason, killed_at_end
+from tests.conftest import (
+    ENGINE_ARGV,
+    GUTI,
+    ROOT,
+    argv_of_bot_or_reason,
+    killed_at_end,
+    wait_for,
+)
 from tests.engines.buggy_movegen import buggy_game
 
 BUGGY = str(ROOT / "tests" / "engines" / "buggy_movegen.py")
@@ -263,10 +270,12 @@ def test_a_scripts_quit_does_not_wait_for_a_hung_search(tmp_path):
     assert res.returncode == 0 and "Traceback" not in res.stdout + res.stderr, res.stdout
 
 
-def test_perft_ends_at_once_when_the_engine_does_not_count_it(tmp_path):
+@pytest.mark.parametrize("depth", [2, 40])
+def test_perft_ends_at_once_when_the_engine_does_not_count_it(tmp_path, depth):
     """An engine that answers ``go perft`` as a search (or refuses it) has said all it
-    will: the console says so at once instead of waiting minutes for counts."""
-    res = _script("good", "/perft 2", "/board", "/quit", timeout=60)
+    will: the console says so at once instead of waiting minutes for counts, and does
+    not wait for its own count either (at depth 40 that would never end)."""
+    res = _script("good", f"/perft {depth}", "/board", "/quit", timeout=60)
     out = res.stdout
     assert res.returncode == 0 and "Traceback" not in out + res.stderr, out
     assert "the engine does not count go perft: it answered 'bestmove " in out, out
@@ -301,6 +310,19 @@ def test_words_left_over_are_a_mistake_not_ignored(tmp_path):
     assert "error: /undo takes no word after it; '5' is left over" in out
     assert "error: depth is given twice" in out and "bestmove" not in out
     assert f"fen {Board('egara-guti').fen()}" in out  # still Egara-guti: nothing was done
+
+
+def test_a_script_line_over_a_mebibyte_is_dropped_whole(tmp_path):
+    """A 3 MB line, and a 3 MB ``/fen``: each is one error, and no piece of either is run
+    as a command or sent to the engine."""
+    script = b"x" * 3_000_000 + b"\n/fen " + b"b" * 3_000_000 + b" w\n/board\n/quit\n"
+    res = subprocess.run([*GUTI, "console", "--", sys.executable, FAULTY, "--mode", "good"],
+                         input=script, capture_output=True, timeout=60, cwd=str(ROOT))
+    out = res.stdout.decode()
+    assert res.returncode == 0 and "Traceback" not in out + res.stderr.decode(), out[-2000:]
+    assert out.count("error: a line longer than 1 MiB: dropped") == 2, out[-2000:]
+    assert "> xxx" not in out and "> bbb" not in out and "error: /fen" not in out
+    assert f"fen {Board('egara-guti').fen()}" in out
 
 
 @pytest.mark.slow  # waits out the script's minute for a bestmove once
@@ -344,3 +366,37 @@ def test_a_console_ended_by_a_signal_ends_cleanly(signo):
     assert proc.returncode == 128 + signo, rest
     assert "Fatal Python error" not in rest and "Traceback" not in rest, rest
     assert engines and not any(os.path.exists(f"/proc/{pid}") for pid in engines), engines
+
+
+@pytest.mark.parametrize("history", ["folder", "/dev/zero", "/dev/full"])
+def test_a_history_file_that_cannot_be_one_is_said_and_the_console_works(tmp_path, history):
+    """``GUTI_HISTORY`` naming a directory or a device: one line says so, and the console
+    answers as ever (a device was read for ever; a directory broke the prompt)."""
+    path = tmp_path if history == "folder" else Path(history)
+    s = Session([sys.executable, "-m", "guti.engine"], path)
+    s.expect(re.escape(f"error: history file {path}: "))
+    s.prompt()
+    s.type("/fen 4b/3/3/1/3/3/w4 w")
+    s.expect(re.escape("fen 4b/3/3/1/3/3/w4 w 0 1"))
+    s.prompt()
+    assert s.quit() == 0
+
+
+def _threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def test_ctrl_c_on_perft_stops_guti_s_own_count_too(tmp_path):
+    """``/perft 30`` interrupted: the engine is sent ``stop``, and guti's own count (a
+    thread of the console) ends as well, instead of counting on at full speed."""
+    s = Session([sys.executable, "-m", "guti.engine"], tmp_path / "history")
+    s.prompt()
+    idle_threads = _threads(s.child.pid)
+    s.type("/perft 30")
+    s.expect(r"> go perft 30")
+    wait_for(lambda: _threads(s.child.pid) > idle_threads, "guti's own count started", 30)
+    s.child.sendintr()
+    s.expect(r"> stop")
+    wait_for(lambda: _threads(s.child.pid) == idle_threads, "guti's own count stopped", 30)
+    s.prompt()
+    assert s.quit() == 0

@@ -22,6 +22,7 @@ from guti.referee.ugi.lines import Position
 from guti.rules import GAMES, Board, RulesError, divide
 from guti.rules.names import canonical_game_name, unknown_game
 from guti.rules.numbers import whole_number
+from guti.rules.perft_tree import PerftStopped
 
 PERFT_TIMEOUT = 300.0
 DEFAULT_GO = "movetime 1000"
@@ -231,18 +232,33 @@ class ConsoleCommands(ConsoleSession):
         collector = PerftCollector()
         started = time.monotonic()
         self.eng.start_search(Position.of(board), Go(perft=left))
-        ours_future = in_daemon_thread(lambda: divide(board, left) if left > 0 else [])
-        ok = await self.wait_for(collector.answer_ends, PERFT_TIMEOUT,
-                                 "'nodes N' line after go perft")
-        took = time.monotonic() - started
-        ours = await ours_future
-        self.send_position()  # the engine back on the console's board
-        if not ok:
-            return
-        if collector.refusal is not None:
-            self.error(f"the engine does not count go perft: it answered "
-                       f"{collector.refusal[:80]!r}")
-            return
+        # guti's own count runs beside the engine's, and stops with it: when the engine
+        # gives no count, refuses, or the command is interrupted (Ctrl-C cancels it)
+        stop_ours = threading.Event()
+        ours_future = in_daemon_thread(
+            lambda: divide(board, left, stop_ours.is_set) if left > 0 else [])
+        try:
+            ok = await self.wait_for(collector.answer_ends, PERFT_TIMEOUT,
+                                     "'nodes N' line after go perft")
+            took = time.monotonic() - started
+            if not ok:
+                self.stop_engine()  # a count still running is not waited for again
+            self.send_position()  # the engine back on the console's board
+            if not ok:
+                return
+            if collector.refusal is not None:
+                self.error(f"the engine does not count go perft: it answered "
+                           f"{collector.refusal[:80]!r}")
+                return
+            try:
+                ours = await asyncio.wait_for(asyncio.shield(ours_future),
+                                              max(1.0, PERFT_TIMEOUT - took))
+            except TimeoutError:
+                self.error(f"guti's own count of perft {left} did not end within "
+                           f"{PERFT_TIMEOUT:g} s: nothing to compare")
+                return
+        finally:
+            stop_ours.set()
         where = f" after {' '.join(path)}" if path else ""
         diff = diff_perft(left, ours, collector.result)
         self.say(f"perft {left}{where}: engine answered in {took:.2f} s", "bold")
@@ -334,6 +350,8 @@ def in_daemon_thread(job: Callable[[], list[tuple[str, int]]]) -> asyncio.Future
     def work() -> None:
         try:
             result = job()
+        except PerftStopped:  # stopped on purpose: nobody waits for it any more
+            return
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             loop.call_soon_threadsafe(settle, None, exc)
         else:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Iterable
@@ -128,6 +129,25 @@ def history_path() -> str:
     return os.environ.get("GUTI_HISTORY") or os.path.expanduser("~/.guti_history")
 
 
+def usable_history(path: str) -> str | None:
+    """Why ``path`` cannot be the history file (a directory, a device such as
+    ``/dev/full`` or ``/dev/zero``, which prompt_toolkit would read for ever, a file that
+    cannot be opened for appending), or None when it can (missing is fine: it is made)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not stat.S_ISREG(mode):
+        return "not a regular file"
+    try:
+        with open(path, "ab"):
+            return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
 def _completer(console: Console) -> Any:
     from prompt_toolkit.completion import Completer, Completion
 
@@ -146,10 +166,14 @@ async def run_tty(console: Console) -> None:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
 
-    try:
-        history = FileHistory(history_path())
-    except OSError:
-        history = None
+    path = history_path()
+    why = usable_history(path)
+    history = None
+    if why is None:
+        with contextlib.suppress(OSError):
+            history = FileHistory(path)
+    else:
+        console.say(f"error: history file {visible(path)}: {why}; no history kept", "bold red")
     session: PromptSession[str] = PromptSession(
         history=history, completer=_completer(console), complete_while_typing=False
     )
@@ -165,14 +189,16 @@ async def run_tty(console: Console) -> None:
             return
 
 
-#: The longest line a script's input is read in (bytes); a longer one is cut there.
+#: The longest line a script's input is read in (bytes); a longer one is dropped whole.
 PIPE_LINE_MOST = 1 << 20
+#: What the input thread hands over instead of a line longer than :data:`PIPE_LINE_MOST`.
+TOO_LONG = "\x00too long"
 
 
 async def run_pipe(console: Console) -> None:
     """The loop when stdin is not a terminal: one line at a time, EOF ends the console."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()  # lines, TOO_LONG, None at the end
 
     def put(raw: bytes | None) -> None:
         # bytes decoded here, whatever the locale's encoding: a line that is not UTF-8
@@ -186,24 +212,35 @@ async def run_pipe(console: Console) -> None:
         descriptor, never ``sys.stdin``'s buffered reader, whose lock it would hold
         blocked while the interpreter ends (a fatal error of the runtime)."""
         rest = b""
+        dropping = False  # within a line too long to take: read on to its end
         try:
             while data := os.read(sys.stdin.fileno(), 1 << 16):
                 *lines, rest = (rest + data).split(b"\n")
+                if lines and dropping:
+                    lines, dropping = lines[1:], False  # the end of the dropped line
                 for raw in lines:
-                    put(raw + b"\n")
-                if len(rest) > PIPE_LINE_MOST:  # no line end in sight: taken as a line
-                    put(rest)
-                    rest = b""
-        except OSError:
-            pass  # as the end of input
+                    if len(raw) > PIPE_LINE_MOST:
+                        loop.call_soon_threadsafe(queue.put_nowait, TOO_LONG)
+                    else:
+                        put(raw + b"\n")
+                if len(rest) > PIPE_LINE_MOST:  # no line end in sight: dropped whole
+                    if not dropping:
+                        loop.call_soon_threadsafe(queue.put_nowait, TOO_LONG)
+                    rest, dropping = b"", True
+        except (OSError, RuntimeError):
+            pass  # as the end of input (or the loop closed: the console ended)
         finally:
-            if rest:
+            if rest and not dropping:
                 put(rest)
             put(None)
 
     threading.Thread(target=pump, daemon=True).start()
     while True:
         line = await queue.get()
+        if line == TOO_LONG:
+            console.say(f"error: a line longer than {PIPE_LINE_MOST >> 20} MiB: dropped",
+                        "bold red")
+            continue
         if line is None or line.strip() not in ("/stop", "stop", "quit", "/quit"):
             # a script's next line, or its end, waits for the bestmove (then judged)
             await console.idle(SCRIPT_WAIT)
