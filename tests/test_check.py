@@ -195,6 +195,12 @@ def test_check_without_engine_is_a_usage_error():
     assert res.stderr.count("\n") == 1, res.stderr
 
 
+def test_an_empty_engine_command_is_said_so():
+    res = subprocess.run([*GUTI, "check", "--", ""], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 2, res.stderr
+    assert res.stderr == "guti check: the engine: cannot start '': the engine's command is empty\n"
+
+
 def test_check_cases_are_verified_by_the_rules():
     for game in ("egara-guti", "pretwa"):
         cases = check_cases.cases_for(game)

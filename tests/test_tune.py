@@ -132,6 +132,7 @@ def final_values(out: str) -> str:
     ("X=250,0,200,10,0.1", "X: START 250 is outside MIN..MAX (0..200)"),
     ("Depth=3,1,9,1,0.1", "peaked declares no option 'Depth'"),
     ("Narrow=5,0,20,2,0.1", "Narrow: range 0..20 is wider than the 0..10 peaked declares"),
+    ("Upside=5,5,5,1,0.1", "Upside: peaked declares an empty range, min 10 above max 0"),
     ("Style=1,0,2,1,0.1", "declares it as a combo option"),
 ])
 def test_bad_parameter_specs_are_one_line_and_exit_2(tmp_path: Path, param: str,

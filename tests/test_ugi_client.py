@@ -346,6 +346,10 @@ def test_position_has_one_start_position_rule() -> None:
 def test_go_parse_and_arguments() -> None:
     assert Go.parse("depth 3 movetime 50").arguments() == "movetime 50 depth 3"
     assert Go.parse("").arguments() == "infinite"
+    with pytest.raises(ValueError, match=r"^nodes \(a go parameter\): 9{19} is too large$"):
+        Go.parse("nodes " + "9" * 19)
+    with pytest.raises(ValueError, match=r"^nodes \(a go parameter\) needs a whole number >= 1$"):
+        Go.parse("nodes 0")
     assert Go(perft=4).arguments() == "perft 4"
     with pytest.raises(ValueError, match="unknown go parameter 'wtime'"):
         Go.parse("wtime 100")

@@ -10,7 +10,8 @@ farther ``X`` is from it.
 Deterministic: the random choices are seeded by ``X`` and the position (with its move
 history), so the same values and openings always give the same games, whichever process
 plays them. Other options, for the tests of parameter specs: ``Narrow`` (spin 0..10),
-``Style`` (combo) and ``Wide`` (a string, any number; not used).
+``Upside`` (a spin declared with min 10 above max 0), ``Style`` (combo) and ``Wide`` (a
+string, any number; not used).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def main() -> None:
                 + " ".join(f"var {g}" for g in GAMES))
             out("option name X type spin default 0 min 0 max 200")
             out("option name Narrow type spin default 5 min 0 max 10")
+            out("option name Upside type spin default 5 min 10 max 0")
             out("option name Style type combo default calm var calm var wild")
             out("option name Wide type string default 0")
             out("ugiok")

@@ -51,6 +51,8 @@ def start_failure_reason(exc: OSError, program: str, cwd: str | None) -> str:
     """Why exec of ``program`` failed, in words that say what to do: a file without its
     execute bit is "PATH is not executable (chmod +x PATH?)", not a bare "Permission
     denied"."""
+    if not program:
+        return "the engine's command is empty"
     if isinstance(exc, PermissionError) and "/" in program:
         path = os.path.join(cwd or ".", program)  # an absolute program ignores cwd
         if os.path.isdir(path):

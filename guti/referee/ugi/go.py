@@ -67,6 +67,10 @@ class Go(NamedTuple):
             number = whole_number(words[i + 1]) if i + 1 < len(words) else None
             least = 1 if word in _AT_LEAST_ONE else 0
             if number is None or number < least:
+                given = words[i + 1] if i + 1 < len(words) else ""
+                if number is None and given.isascii() and given.isdigit():  # over 18 digits
+                    cut = given[:24] + ("..." if len(given) > 24 else "")
+                    raise ValueError(f"{word} (a go parameter): {cut} is too large")
                 raise ValueError(f"{word} (a go parameter) needs a whole number >= {least}")
             values[word] = number
             i += 2

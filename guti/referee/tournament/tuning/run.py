@@ -87,6 +87,9 @@ def check_params(params: tuple[Param, ...], declared: dict[str, EngineOption],
             except ValueError:
                 raise TuneError(f"-param {p.name}: {engine} declares it without a whole-number "
                                 "min and max") from None
+            if low > high:
+                raise TuneError(f"-param {p.name}: {engine} declares an empty range, "
+                                f"min {low} above max {high}")
             if p.minimum < low or p.maximum > high:
                 raise TuneError(f"-param {p.name}: range {p.minimum:g}..{p.maximum:g} is wider "
                                 f"than the {low}..{high} {engine} declares")
