@@ -27,6 +27,7 @@ from guti.referee.tournament.knockout import (
     new_jobs,
     seed_order,
 )
+from guti.rules import Board
 from tests.conftest import GUTI, ROOT, parse_pdn, rows, wait_for
 
 PY = sys.executable
@@ -352,6 +353,39 @@ def test_a_resume_schedules_the_later_rounds_on_the_openings_drawn_at_the_start(
     with sqlite3.connect(db) as conn:  # as a kill right after round 1 leaves it
         conn.execute("DELETE FROM games WHERE round = 2")
         conn.execute("DELETE FROM schedule WHERE round = 2")
+    again = guti(*args, "-resume", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert rows(db, final) == planned and len(planned) == 2
+
+
+def test_a_resume_refuses_an_openings_file_changed_since_the_start(tmp_path):
+    """A knockout's later rounds draw from the openings file again on a resume: the same
+    lines in another order would give them other openings. Refused in one line; with the
+    file as it was, the final gets the openings planned at the start."""
+    board = Board("egara-guti")
+    lines = []
+    for first in board.legal_moves:
+        board.push(first)
+        lines += [f"{first} {reply}" for reply in board.legal_moves]
+        board.pop()
+    (tmp_path / "op.epd").write_text("\n".join(lines) + "\n")
+    args = [*bot("a"), *bot("b"), *bot("c"), "-tournament", "knockout", "-games", "2",
+            "-tiebreak", "0", "-each", "tc=2+0.02", "-openings", "file=op.epd",
+            "order=random", "-srand", "5"]
+    assert guti(*args, cwd=tmp_path).returncode == 0
+    db = tmp_path / "guti.db"
+    final = "SELECT game_id, opening_fen, opening_moves FROM schedule WHERE round = 2"
+    planned = rows(db, final)
+    with sqlite3.connect(db) as conn:  # as a kill right after round 1 leaves it
+        conn.execute("DELETE FROM games WHERE round = 2")
+        conn.execute("DELETE FROM schedule WHERE round = 2")
+    (tmp_path / "op.epd").write_text("\n".join(reversed(lines)) + "\n")
+    refused = guti(*args, "-resume", cwd=tmp_path)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert refused.stderr == ("guti tournament: guti.db: the openings file op.epd is not what it "
+                              "was when the tournament began (its contents differ): resume it "
+                              "with that file as it was\n")
+    (tmp_path / "op.epd").write_text("\n".join(lines) + "\n")
     again = guti(*args, "-resume", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert rows(db, final) == planned and len(planned) == 2

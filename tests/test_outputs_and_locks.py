@@ -413,3 +413,32 @@ def test_a_database_that_is_no_file_is_worded_alike_by_every_command(
         done = guti(command[0], path, *command[1:], cwd=tmp_path)
         one_line_exit_2(done, f"{path}: is a {what}, not a database file")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adir"]
+
+
+def test_a_resume_keeps_the_sprt_it_began_with(tmp_path: Path) -> None:
+    """The SPRT decides when a tournament ends: a resume without it, or with another,
+    would play on under another rule. It is refused in one line; with its own it goes on."""
+    sprt = ["-sprt", "elo0=0", "elo1=10"]
+    first = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", *sprt, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    began = "t.db was started with -sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 model=normalized"
+    for other, now in (([], "without -sprt"),
+                       (["-sprt", "elo0=0", "elo1=5"], "with -sprt elo0=0 elo1=5 ")):
+        done = guti("tournament", *PAIR, "-games", "2", "-rounds", "1", "-db", "t.db",
+                    "-resume", *other, cwd=tmp_path)
+        one_line_exit_2(done, f"{began}, and this run is {now}")
+    again = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-resume", *sprt,
+                 cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert games_in(tmp_path / "t.db") == 2
+
+
+def test_a_second_config_file_is_a_mistake(tmp_path: Path) -> None:
+    """``guti tournament a.toml -config b.toml`` read a.toml and dropped b.toml unsaid."""
+    for name, games in (("a.toml", 2), ("b.toml", 6)):
+        (tmp_path / name).write_text(f"games = {games}\n")
+    for command in ("tournament", "tune"):
+        for args in (["a.toml", "-config", "b.toml"], ["-config", "a.toml", "-config", "b.toml"]):
+            done = guti(command, *args, cwd=tmp_path)
+            one_line_exit_2(done, "a second config file 'b.toml' after 'a.toml'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.toml", "b.toml"]

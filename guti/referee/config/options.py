@@ -12,7 +12,9 @@ the settings model); the options themselves and their help texts are in
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
+import os
 from typing import TYPE_CHECKING
 
 from guti.referee.config.args import CliError
@@ -176,6 +178,22 @@ def record_outputs(given: GivenOptions) -> RecordOutputs:
                          epd_path=given.table("epdout").get("file") or None,
                          show_latency=given.has("show-latency"),
                          show_resources=given.has("show-resources"))
+
+
+def openings_digest(given: GivenOptions) -> str | None:
+    """The SHA-256 (hex) of the ``-openings file=F`` read, when F is a regular file; None
+    for random openings, none at all, or a pipe (read once, nothing to compare)."""
+    path = given.table("openings").get("file", "")
+    if not path or path.startswith("random:") or not os.path.isfile(path):
+        return None
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as source:
+            while chunk := source.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return None  # reading the openings said what is wrong
+    return digest.hexdigest()
 
 
 def start_openings(

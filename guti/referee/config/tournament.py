@@ -32,6 +32,7 @@ from guti.referee.config.options import (
     game_name,
     game_settings,
     games_count,
+    openings_digest,
     pdn_path,
     record_outputs,
     scheduling,
@@ -66,14 +67,22 @@ MAX_CONCURRENCY = 1024
 
 
 def split_config(argv: list[str]) -> tuple[str | None, list[str]]:
-    """``guti tournament FILE.toml [flags]`` or ``-config FILE``: (config path, flags)."""
-    if argv and not argv[0].startswith("-"):
-        return argv[0], argv[1:]
-    rest = list(argv)
-    for i, word in enumerate(rest):
-        if word in ("-config", "--config") and i + 1 < len(rest):
-            return rest[i + 1], rest[:i] + rest[i + 2 :]
-    return None, rest
+    """``guti tournament FILE.toml [flags]`` or ``-config FILE``: (config path, flags).
+    One config file at most: a second is a mistake, as any option given twice is."""
+    config, rest = (argv[0], argv[1:]) if argv and not argv[0].startswith("-") else (None, argv)
+    flags: list[str] = []
+    i = 0
+    while i < len(rest):
+        if rest[i] in ("-config", "--config") and i + 1 < len(rest):
+            if config is not None:
+                raise CliError(f"a second config file {rest[i + 1]!r} after {config!r}: "
+                               "give one (its options can be overridden by flags)")
+            config = rest[i + 1]
+            i += 2
+            continue
+        flags.append(rest[i])
+        i += 1
+    return config, flags
 
 
 def read_tournament_options(argv: list[str]) -> GivenOptions:
@@ -168,7 +177,7 @@ def tournament_settings(
         cluster=cluster_address(given),
         setups=setups,
         fingerprint_data=fingerprint,
-        openings_from_store=stored,
+        openings_from_store=stored, openings_digest=None if stored else openings_digest(given),
         report_path=given.text("report"),
         serve=serve_address(given.text("serve"), given.where("serve")),
         tiebreak=tiebreak,

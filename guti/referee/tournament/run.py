@@ -26,7 +26,6 @@ as events (:mod:`guti.referee.tournament.events`), which the command line render
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -54,6 +53,11 @@ from guti.referee.tournament.events import (
 )
 from guti.referee.tournament.feed import FormatError, GameFeed
 from guti.referee.tournament.formats import TournamentFormat, tournament_format
+from guti.referee.tournament.resume_check import (
+    changed_settings,
+    openings_changed,
+    sprt_mismatch,
+)
 
 if TYPE_CHECKING:
     from guti.referee.execution.observer import TournamentObserver
@@ -115,9 +119,12 @@ def open_tournament(
                 )
             if store.meta("fingerprint") != s.fingerprint():
                 raise TournamentError(
-                    f"{s.db_path} holds a different tournament ({_changed(store, s)}): "
+                    f"{s.db_path} holds a different tournament ({changed_settings(store, s)}): "
                     "resume it with its own command, or give another -db"
                 )
+            refusal = sprt_mismatch(store, s) or openings_changed(store, s)
+            if refusal is not None:
+                raise TournamentError(refusal)
             wanted = (fmt or tournament_format(s)).scheduled_games()
             held = store.count_scheduled()
             if wanted is not None and held != wanted:  # rows taken out or added
@@ -135,19 +142,6 @@ def open_tournament(
     except BaseException:
         store.close()
         raise
-
-
-def _changed(store: TournamentStore, settings: TournamentSettings) -> str:
-    """Which of the settings that decide the games differ from the stored tournament's
-    (``other openings``), as far as the stored settings tell."""
-    stored = store.settings()
-    given = json.loads(json.dumps(settings.fingerprint_data))  # as JSON keeps it
-    kept_besides = settings.describe().keys() - given.keys() | {"seed"}  # not deciding
-    keys = [key for key in sorted(given.keys() | stored.keys() - kept_besides)
-            if given.get(key) != stored.get(key)]
-    if not keys:
-        return "other engines, games or settings"
-    return "other " + ", ".join(keys)
 
 
 async def run_tournament(

@@ -106,6 +106,9 @@ class TournamentSettings:
     fingerprint_data: dict[str, Any] = field(default_factory=dict)
     #: The openings were not read: the run resumes a tournament whose schedule holds them.
     openings_from_store: bool = False
+    #: The SHA-256 of the openings file read for this run (None: none was read), stored
+    #: so that a resume that reads it again (a knockout's later rounds) sees a changed file.
+    openings_digest: str | None = None
     report_path: str | None = None  # HTML report written at the end
     serve: str | None = None  # [HOST:]PORT of the live page
     tiebreak: int = DEFAULT_TIEBREAK  # knockout: extra game pairs of a tied encounter
@@ -159,4 +162,5 @@ class TournamentSettings:
             "event": self.game.event,
             "site": self.game.site,
             "sprt": asdict(self.sprt) if self.sprt is not None else None,
+            **({"openings_digest": self.openings_digest} if self.openings_digest else {}),
         }
