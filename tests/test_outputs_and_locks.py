@@ -442,3 +442,13 @@ def test_a_second_config_file_is_a_mistake(tmp_path: Path) -> None:
             done = guti(command, *args, cwd=tmp_path)
             one_line_exit_2(done, "a second config file 'b.toml' after 'a.toml'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.toml", "b.toml"]
+
+
+def test_standings_of_three_engines_refuse_an_sprt(tmp_path: Path) -> None:
+    """``-sprt`` tests one pair: the tournament refuses it for three engines, and so does
+    ``guti standings`` (it was ignored there without a word)."""
+    third = ["-engine", f"cmd={PY}", f"args={FAULTY} --seed 3", "name=c"]
+    done = guti("tournament", *PAIR, *third, "-games", "2", "-db", "t.db", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    refused = guti("standings", "t.db", "-sprt", "elo0=0", "elo1=5", cwd=tmp_path)
+    one_line_exit_2(refused, "-sprt: an SPRT tests one pair of engines, got 3 engines")

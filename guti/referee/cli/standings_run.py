@@ -99,6 +99,9 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
                 sprt = SprtSpec.of_settings(stores[0].settings())
             except ValueError as exc:
                 raise settings_damaged(stores[0].path, str(exc)) from None
+        if args.has("sprt") and len(names) != 2:  # as the tournament refuses it
+            raise CliError(f"-sprt: an SPRT tests one pair of engines, got {len(names)} "
+                           "engines")
         if options.anchor is not None and options.anchor[0] not in names:
             raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
                            f"{', '.join(paths)} (engines: {', '.join(names)})")
