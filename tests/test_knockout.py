@@ -341,21 +341,36 @@ def test_a_kill_between_a_stored_game_and_the_next_round_is_scheduled_on_resume(
     assert rows(db, "SELECT COUNT(*) FROM games WHERE round = 2")[0][0] == 2
 
 
+#: The final's openings, as scheduled.
+FINAL = "SELECT game_id, opening_fen, opening_moves FROM schedule WHERE round = 2"
+
+
+def _three_with_openings(*openings: str) -> list[str]:
+    """A three-engine knockout, no tie-breaks, with ``-openings`` and what follows it."""
+    return [*bot("a"), *bot("b"), *bot("c"), "-tournament", "knockout", "-games", "2",
+            "-tiebreak", "0", "-each", "tc=2+0.02", "-openings", *openings]
+
+
+def _played_then_final_undone(args: list[str], tmp_path: Path) -> list[tuple]:
+    """Play the knockout, then take its final out as a kill right after round 1 leaves
+    it; the final's openings as they were scheduled."""
+    assert guti(*args, cwd=tmp_path).returncode == 0
+    db = tmp_path / "guti.db"
+    planned = rows(db, FINAL)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM games WHERE round = 2")
+        conn.execute("DELETE FROM schedule WHERE round = 2")
+    return planned
+
+
 def test_a_resume_schedules_the_later_rounds_on_the_openings_drawn_at_the_start(tmp_path):
     """Without -srand the openings' seed is drawn once and stored: the rounds a resume
     schedules get the openings they would have had without the kill."""
-    args = [*bot("a"), *bot("b"), *bot("c"), "-tournament", "knockout", "-games", "2",
-            "-tiebreak", "0", "-each", "tc=2+0.02", "-openings", "random:6"]
-    assert guti(*args, cwd=tmp_path).returncode == 0
-    db = tmp_path / "guti.db"
-    final = "SELECT game_id, opening_fen, opening_moves FROM schedule WHERE round = 2"
-    planned = rows(db, final)
-    with sqlite3.connect(db) as conn:  # as a kill right after round 1 leaves it
-        conn.execute("DELETE FROM games WHERE round = 2")
-        conn.execute("DELETE FROM schedule WHERE round = 2")
+    args = _three_with_openings("random:6")
+    planned = _played_then_final_undone(args, tmp_path)
     again = guti(*args, "-resume", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert rows(db, final) == planned and len(planned) == 2
+    assert rows(tmp_path / "guti.db", FINAL) == planned and len(planned) == 2
 
 
 def test_a_resume_refuses_an_openings_file_changed_since_the_start(tmp_path):
@@ -369,16 +384,8 @@ def test_a_resume_refuses_an_openings_file_changed_since_the_start(tmp_path):
         lines += [f"{first} {reply}" for reply in board.legal_moves]
         board.pop()
     (tmp_path / "op.epd").write_text("\n".join(lines) + "\n")
-    args = [*bot("a"), *bot("b"), *bot("c"), "-tournament", "knockout", "-games", "2",
-            "-tiebreak", "0", "-each", "tc=2+0.02", "-openings", "file=op.epd",
-            "order=random", "-srand", "5"]
-    assert guti(*args, cwd=tmp_path).returncode == 0
-    db = tmp_path / "guti.db"
-    final = "SELECT game_id, opening_fen, opening_moves FROM schedule WHERE round = 2"
-    planned = rows(db, final)
-    with sqlite3.connect(db) as conn:  # as a kill right after round 1 leaves it
-        conn.execute("DELETE FROM games WHERE round = 2")
-        conn.execute("DELETE FROM schedule WHERE round = 2")
+    args = _three_with_openings("file=op.epd", "order=random", "-srand", "5")
+    planned = _played_then_final_undone(args, tmp_path)
     (tmp_path / "op.epd").write_text("\n".join(reversed(lines)) + "\n")
     refused = guti(*args, "-resume", cwd=tmp_path)
     assert refused.returncode == 2, refused.stdout + refused.stderr
@@ -388,7 +395,7 @@ def test_a_resume_refuses_an_openings_file_changed_since_the_start(tmp_path):
     (tmp_path / "op.epd").write_text("\n".join(lines) + "\n")
     again = guti(*args, "-resume", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert rows(db, final) == planned and len(planned) == 2
+    assert rows(tmp_path / "guti.db", FINAL) == planned and len(planned) == 2
 
 
 @pytest.mark.signals
