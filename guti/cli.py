@@ -8,6 +8,7 @@ which never import each other.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import signal
@@ -16,6 +17,8 @@ import sys
 #: Exit status when stdout's reader went away (``guti ... | head``): 128 + SIGPIPE, what a
 #: shell reports for a program killed by the signal, as cutechess-cli would be.
 EXIT_BROKEN_PIPE = 141
+#: The errors of writing an output that end a command in one line (exit status 1).
+OUTPUT_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (module, function, one-line help)
@@ -45,7 +48,10 @@ def usage() -> str:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help", "help"):
-        print(usage())
+        try:
+            print(usage())
+        except OSError as exc:  # (a closed pipe or a full disk: nothing more to say)
+            return EXIT_BROKEN_PIPE if isinstance(exc, BrokenPipeError) else 1
         return 0 if args else 2
     name, rest = args[0], args[1:]
     if name not in COMMANDS:
@@ -76,13 +82,15 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except OSError as exc:
-        # An output the command could not write, stdout itself most often (a full disk,
+        # An output the command could not write, stdout most often (a full disk,
         # /dev/full): one line, and the exit status of a failed store, not a traceback.
-        # Stdout goes to /dev/null so that the final flush does not fail again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
+        # Any other OSError here is a fault of guti's own, and keeps its traceback.
+        if exc.errno not in OUTPUT_FAULTS:
+            raise
+        devnull = os.open(os.devnull, os.O_WRONLY)  # so that the final flush cannot fail
         os.dup2(devnull, sys.stdout.fileno())
         where = f"{exc.filename}: " if exc.filename else "cannot write its output: "
-        print(f"guti {name}: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(f"guti {name}: {where}{exc.strerror}", file=sys.stderr)
         return 1
 
 

@@ -310,6 +310,19 @@ for line in sys.stdin:
 '''
 
 
+def test_an_ugiok_without_its_newline_is_shown_in_the_fail_line(tmp_path):
+    engine = tmp_path / "unended.py"
+    engine.write_text(UNENDED_BESTMOVE.replace('print("id name unended\\nid author tests\\nugiok", '
+                                               'flush=True)',
+                                               'sys.stdout.write("id name u\\nugiok"); '
+                                               'sys.stdout.flush()'))
+    done = subprocess.run([*GUTI, "check", "--", sys.executable, str(engine)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    [line] = [ln for ln in done.stdout.splitlines() if ln.startswith("FAIL handshake")]
+    assert '; its last output, "ugiok", has no newline after it' in line, line
+
+
 def test_a_bestmove_without_its_newline_is_shown_in_the_fail_line(tmp_path):
     """The commonest first-hour bug: the reply written and flushed, its newline forgotten.
     The FAIL line quotes what the engine left unended."""

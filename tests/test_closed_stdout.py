@@ -134,3 +134,22 @@ def test_a_stdout_that_cannot_be_written_is_one_line_not_a_traceback(
     assert done.returncode == 1, done.stderr
     assert done.stderr == (f"guti {command[0]}: cannot write its output: "
                            "No space left on device\n"), done.stderr
+
+
+def test_an_export_into_a_full_stdout_is_one_line_with_status_1(tmp_path: Path) -> None:
+    """``guti export DB -pdn x.pdn`` with stdout full: the PDN is written, the count line
+    cannot be, and that is said in one line (it said ``guti export: : ...``, status 2)."""
+    tournament = subprocess.run([*GUTI, "tournament", *engine("A", tmp_path),
+                                 *engine("B", tmp_path), "-each", "tc=60+1", "-games", "2",
+                                 "-db", "g.db"], cwd=tmp_path, capture_output=True,
+                                text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert tournament.returncode == 0, tournament.stderr
+    with open("/dev/full", "w") as full:
+        for argv, prog in ((["export", "g.db", "-pdn", "x.pdn"], "export"), (["--help"], None)):
+            done = subprocess.run([*GUTI, *argv], cwd=tmp_path, stdout=full, text=True,
+                                  stderr=subprocess.PIPE, timeout=120,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT)})
+            assert done.returncode == 1, done.stderr
+            said = f"guti {prog}: cannot write its output: No space left on device\n"
+            assert done.stderr == (said if prog else ""), done.stderr
+    assert len(parse_pdn((tmp_path / "x.pdn").read_text())) == 2

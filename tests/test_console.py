@@ -368,7 +368,7 @@ def test_a_console_ended_by_a_signal_ends_cleanly(signo):
     assert engines and not any(os.path.exists(f"/proc/{pid}") for pid in engines), engines
 
 
-@pytest.mark.parametrize("history", ["folder", "/dev/zero", "/dev/full"])
+@pytest.mark.parametrize("history", ["folder", "/dev/zero", "/dev/full", "/nonexistent/dir/h"])
 def test_a_history_file_that_cannot_be_one_is_said_and_the_console_works(tmp_path, history):
     """``GUTI_HISTORY`` naming a directory or a device: one line says so, and the console
     answers as ever (a device was read for ever; a directory broke the prompt)."""

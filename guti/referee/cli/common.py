@@ -14,7 +14,7 @@ from guti.referee.config.args import CliError
 from guti.referee.process.text import visible
 
 #: Errors of the machine rather than of what the user asked for.
-_SYSTEM_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO)
+SYSTEM_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO)
 
 
 def fail(prog: str, text: str) -> int:
@@ -38,9 +38,10 @@ def run_failed(prog: str, exc: Exception, db_path: str) -> int:
         fail(prog, f"{db_path}: {exc}; resume with -resume once it is fixed")
         return 1
     if isinstance(exc, OSError):
-        fail(prog, f"{exc.filename or ''}: {exc.strerror or exc}")
+        where = f"{exc.filename}: " if exc.filename else "cannot write its output: "
+        fail(prog, f"{where}{exc.strerror or exc}")
         # the machine failed under the run (a full disk, an I/O error): not a usage mistake
-        return 1 if exc.errno in _SYSTEM_FAULTS else 2
+        return 1 if exc.errno in SYSTEM_FAULTS else 2
     return fail(prog, str(exc))
 
 

@@ -177,11 +177,11 @@ def tournament_settings(
         cluster=cluster_address(given),
         setups=setups,
         fingerprint_data=fingerprint,
-        openings_from_store=stored, openings_digest=None if stored else openings_digest(given),
+        openings_from_store=stored, openings_digest=(  # read again only by a knockout's resume
+            openings_digest(given) if fmt == KNOCKOUT and not stored else None),
         report_path=given.text("report"),
         serve=serve_address(given.text("serve"), given.where("serve")),
-        tiebreak=tiebreak,
-        seeds=seeds,
+        tiebreak=tiebreak, seeds=seeds,
         scheduling=rules,
         records=records,
     )

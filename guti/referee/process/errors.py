@@ -66,6 +66,11 @@ class EngineDisconnected(EngineError):
     kind = ErrorKind.DISCONNECT
 
 
+#: Bytes of an unended line shown by :meth:`EngineTimeout.unfinished_note` (one more is
+#: kept, to tell whether there were more).
+UNFINISHED_SHOWN = 60
+
+
 class EngineTimeout(EngineError):
     """No line in time. ``lines``: what a read-until saw before the bound (for messages);
     ``elapsed_ms``: how long a ``go`` had been waiting, when that is what timed out;
@@ -90,12 +95,16 @@ class EngineTimeout(EngineError):
 
     def unfinished_note(self) -> str:
         """``; its last output, "bestmove 16-12\\r", has no newline after it`` (control
-        characters shown escaped), or "" when every line it wrote was ended."""
-        if not self.unfinished:
+        characters shown escaped), when what it left unended looks like a reply whose
+        newline is missing: a reply word, or a lone carriage return in it; "" else (an
+        ``info`` line caught while still being written says nothing wrong)."""
+        raw = self.unfinished
+        if not (b"\r" in raw or raw.lstrip().startswith((b"bestmove", b"ugiok", b"readyok"))):
             return ""
+        more = "..." if len(raw) > UNFINISHED_SHOWN else ""
         text = "".join(c if c.isprintable() else repr(c)[1:-1]
-                       for c in self.unfinished.decode("utf-8", "replace"))
-        return f'; its last output, "{text}", has no newline after it'
+                       for c in raw[:UNFINISHED_SHOWN].decode("utf-8", "replace"))
+        return f'; its last output, "{text}{more}", has no newline after it'
 
 
 class EngineProtocolError(EngineError):

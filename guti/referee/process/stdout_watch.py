@@ -21,7 +21,12 @@ import time
 from collections.abc import Awaitable, Callable
 
 from guti.referee.process.deadline_timer import DeadlineTimer
-from guti.referee.process.errors import EngineDisconnected, EngineProtocolError, EngineTimeout
+from guti.referee.process.errors import (
+    UNFINISHED_SHOWN,
+    EngineDisconnected,
+    EngineProtocolError,
+    EngineTimeout,
+)
 from guti.referee.process.line_reader import LineReader, line_text
 from guti.referee.process.pipes import read_chunk
 
@@ -156,7 +161,7 @@ class StdoutWatch:
                 raise EngineDisconnected(await disconnected())
             if deadline - time.monotonic() <= 0:
                 raise EngineTimeout(f"engine {self.name} did not answer in time",
-                                    lines=lines.take_all(keep), unfinished=lines.unfinished())
+                                    lines=lines.take_all(keep), unfinished=lines.unfinished(UNFINISHED_SHOWN + 1))
             if self._timer is None:
                 self._timer = DeadlineTimer(loop, self.wake)
             waiter = self._waiter = loop.create_future()

@@ -40,10 +40,10 @@ class LifecycleItems(CheckSession):
             raise Gone(f"expected a running engine, saw {said(exc)}") from None
         try:
             hs = await self.eng.read_handshake(HANDSHAKE_WAIT)
-        except EngineTimeout:
+        except EngineTimeout as exc:
             self.gone = "no ugiok"
             raise Gone(f"expected ugiok within {UGIOK_LIMIT:g} s of ugi, "
-                       f"saw none within {HANDSHAKE_WAIT:g} s") from None
+                       f"saw none within {HANDSHAKE_WAIT:g} s{exc.unfinished_note()}") from None
         except EngineError as exc:
             self.gone = "died in the handshake"
             raise Gone(f"expected id, option and ugiok lines, saw {said(exc)}") from None

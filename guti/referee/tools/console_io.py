@@ -132,15 +132,14 @@ def history_path() -> str:
 def usable_history(path: str) -> str | None:
     """Why ``path`` cannot be the history file (a directory, a device such as
     ``/dev/full`` or ``/dev/zero``, which prompt_toolkit would read for ever, a file that
-    cannot be opened for appending), or None when it can (missing is fine: it is made)."""
+    cannot be opened for appending, or made where it is missing), or None when it can."""
     try:
-        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "not a regular file"
     except FileNotFoundError:
-        return None
+        pass  # made now, as prompt_toolkit would at the first line typed
     except OSError as exc:
         return exc.strerror or str(exc)
-    if not stat.S_ISREG(mode):
-        return "not a regular file"
     try:
         with open(path, "ab"):
             return None
@@ -192,18 +191,18 @@ async def run_tty(console: Console) -> None:
 #: The longest line a script's input is read in (bytes); a longer one is dropped whole.
 PIPE_LINE_MOST = 1 << 20
 #: What the input thread hands over instead of a line longer than :data:`PIPE_LINE_MOST`.
-TOO_LONG = "\x00too long"
+TOO_LONG = object()
 
 
 async def run_pipe(console: Console) -> None:
     """The loop when stdin is not a terminal: one line at a time, EOF ends the console."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[str | None] = asyncio.Queue()  # lines, TOO_LONG, None at the end
+    queue: asyncio.Queue[str | object | None] = asyncio.Queue()  # lines, TOO_LONG, None
 
-    def put(raw: bytes | None) -> None:
+    def put(raw: bytes | object | None) -> None:
         # bytes decoded here, whatever the locale's encoding: a line that is not UTF-8
         # comes in as lone surrogates, which the console refuses in one line
-        line = None if raw is None else raw.decode("utf-8", "surrogateescape")
+        line = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
         with contextlib.suppress(RuntimeError):  # the loop closed: the console ended
             loop.call_soon_threadsafe(queue.put_nowait, line)
 
@@ -220,15 +219,15 @@ async def run_pipe(console: Console) -> None:
                     lines, dropping = lines[1:], False  # the end of the dropped line
                 for raw in lines:
                     if len(raw) > PIPE_LINE_MOST:
-                        loop.call_soon_threadsafe(queue.put_nowait, TOO_LONG)
+                        put(TOO_LONG)
                     else:
                         put(raw + b"\n")
                 if len(rest) > PIPE_LINE_MOST:  # no line end in sight: dropped whole
                     if not dropping:
-                        loop.call_soon_threadsafe(queue.put_nowait, TOO_LONG)
+                        put(TOO_LONG)
                     rest, dropping = b"", True
-        except (OSError, RuntimeError):
-            pass  # as the end of input (or the loop closed: the console ended)
+        except OSError:
+            pass  # as the end of input
         finally:
             if rest and not dropping:
                 put(rest)
@@ -237,10 +236,11 @@ async def run_pipe(console: Console) -> None:
     threading.Thread(target=pump, daemon=True).start()
     while True:
         line = await queue.get()
-        if line == TOO_LONG:
+        if line is TOO_LONG:
             console.say(f"error: a line longer than {PIPE_LINE_MOST >> 20} MiB: dropped",
                         "bold red")
             continue
+        assert line is None or isinstance(line, str)
         if line is None or line.strip() not in ("/stop", "stop", "quit", "/quit"):
             # a script's next line, or its end, waits for the bestmove (then judged)
             await console.idle(SCRIPT_WAIT)
