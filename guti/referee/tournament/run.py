@@ -108,7 +108,8 @@ def open_tournament(
     try:
         if store.has_tournament():
             store.check()  # a damaged database is one line now, not a traceback mid-run
-            if store.settings().get("format") == "tune":
+            stored = store.settings()
+            if stored.get("format") == "tune":
                 raise TournamentError(f"{s.db_path} holds a tuning run (guti tune), not a "
                                       "tournament: give another -db")
             if not s.resume:
@@ -119,10 +120,10 @@ def open_tournament(
                 )
             if store.meta("fingerprint") != s.fingerprint():
                 raise TournamentError(
-                    f"{s.db_path} holds a different tournament ({changed_settings(store, s)}): "
+                    f"{s.db_path} holds a different tournament ({changed_settings(stored, s)}): "
                     "resume it with its own command, or give another -db"
                 )
-            refusal = sprt_mismatch(store, s) or openings_changed(store, s)
+            refusal = sprt_mismatch(stored, s) or openings_changed(stored, s)
             if refusal is not None:
                 raise TournamentError(refusal)
             wanted = (fmt or tournament_format(s)).scheduled_games()
