@@ -185,6 +185,7 @@ def test_a_whole_reply_is_one_line_opening_with_the_word_and_nothing_unread() ->
     assert not reader.is_whole_reply(b"bestmoves 1-2\n", b"bestmove")
     assert not reader.is_whole_reply(b"info 1\nbestmove 1-2\n", b"bestmove")
     assert not reader.is_whole_reply(b"bestmove 1-2", b"bestmove")  # unfinished
+    assert not reader.is_whole_reply(b"bestmove", b"bestmove")  # the word alone, so far
     reader.feed(b"info", 0.0)  # something unread (an unfinished line) comes first
     assert not reader.is_whole_reply(b"bestmove 1-2\n", b"bestmove")
 

@@ -84,6 +84,17 @@ def test_good_engines_finish_by_the_rules(tmp_path, game):
     assert survivors(pids) == []
 
 
+def test_a_reply_whose_word_and_move_come_apart_is_read_whole(tmp_path):
+    """An engine that flushes ``bestmove`` alone, then its move: the referee reads the
+    word on its own and waits for the rest of the line (it used to fail on that chunk,
+    lose it, and call the game stalled)."""
+    pids = tmp_path / "pids"
+    record = play(config("A", "split", pids), config("B", "good", pids))
+    assert record.fault is None and record.reason is not None and record.reason.is_rule
+    assert len(record.moves) > 10
+    assert survivors(pids) == []
+
+
 def test_crash_mid_game_is_a_disconnect_with_exit_code(tmp_path):
     pids = tmp_path / "pids"
     record = play(config("A", "crash", pids, "--at", "2"), config("B", "good", pids))

@@ -24,6 +24,8 @@ Modes (N = the engine's N-th ``go``, 1-based, default 1):
   exit-now      exits with status 0 before reading anything
   startup-crash raises an exception at start-up (traceback on stderr, status 1)
   no-ugiok      never finishes the handshake
+  split         writes every reply's ``bestmove`` word alone, flushed, and its move a moment
+                later (no ``info`` line before it): the referee reads the word on its own
 ``--think S`` makes every ``go`` take S seconds (games that last, so that they overlap).
 ``--threads N`` gives it N threads from the start (a pool of N - 1 idle search threads).
 ``--name TEXT`` is the ``id name`` it reports and ``--stderr TEXT`` a line it writes to
@@ -216,6 +218,12 @@ def main() -> None:
                 continue
             if not moves:
                 out("bestmove none")
+                continue
+            if mode == "split":
+                sys.stdout.write("bestmove")
+                sys.stdout.flush()
+                time.sleep(0.02)  # the referee reads the word before its move is written
+                out(f" {rng.choice(moves)}")
                 continue
             out("info depth 1 score cp 0 nodes 1")
             out(f"bestmove {rng.choice(moves)}")

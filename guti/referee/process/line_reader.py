@@ -180,7 +180,7 @@ class LineReader:
         unread before it: the usual reply of a quick engine, which :meth:`hand_over` lets
         its reader have without keeping, stamping and searching it."""
         return (self.pos == self.base + len(self.buf) and self.error is None
-                and len(data) <= LINE_LIMIT and data.startswith(word)
+                and len(word) < len(data) <= LINE_LIMIT and data.startswith(word)
                 and data[len(word)] in _BLANKS and data.find(b"\n") == len(data) - 1)
 
     def hand_over(self, data: bytes) -> None:
