@@ -120,6 +120,14 @@ def test_an_error_reply_to_the_set_up_is_shown_and_stops_the_match(tmp_path: Pat
     assert chatty.returncode == 2, (chatty.stdout, chatty.stderr)
     assert "engine q rejected its set-up: info string error setoption name Book value none" \
         in chatty.stderr
+    # ... and when its words are apart by tabs, a blank before them (protocol.md 5.1)
+    tabbed = guti("match", *quirky("q", "--option-line", book, "--quirk", "reject-options",
+                                   "--quirk", "tabbed-errors"),
+                  "option.Book=none", *reference("ref"), "-each", "depth=1", "-games", "1",
+                  cwd=tmp_path)
+    assert tabbed.returncode == 2, (tabbed.stdout, tabbed.stderr)
+    assert r"engine q rejected its set-up:  info\tstring\terror setoption name Book" \
+        in tabbed.stderr
     accepted = guti("match", *quirky("q", "--option-line", book), "option.Book=none",
                     *reference("ref"), "-each", "depth=1", "-games", "1", cwd=tmp_path)
     assert accepted.returncode == 0, accepted.stderr

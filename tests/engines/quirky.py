@@ -16,6 +16,8 @@ The commands go to the reference engine (:mod:`guti.engine.ugi`) unless a quirk 
   reject-moves      answers every ``position ... moves ...`` with ``info string error``
                     (keeping its old position, so its next move is an illegal one)
   chatty-isready    writes 100 ``info string`` lines before each ``readyok``
+  tabbed-errors     writes its ``info string error`` lines with a tab between the words
+                    and a blank before them (protocol.md 5.1 allows any blanks)
 
 ``--option-line`` adds option declarations to the ``ugi`` answer (accepted by
 ``setoption`` silently); ``--setlog F`` appends every ``setoption`` and ``go`` line to F.
@@ -52,6 +54,8 @@ class Quirky:
     def say(self, line: str) -> None:
         if "no-extensions" in self.quirks and line.startswith("info string error"):
             line = "info string invalid" + line[len("info string error"):]
+        if "tabbed-errors" in self.quirks and line.startswith("info string error"):
+            line = " info\tstring\terror" + line[len("info string error"):]
         self.out.line(line)
 
     def handle(self, line: str) -> bool:

@@ -29,7 +29,7 @@ from guti.referee.process.errors import (
 from guti.referee.process.group import live_members
 from guti.referee.process.usage import UsageSample, sample
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.lines import GoReply, Position, position_line
+from guti.referee.ugi.lines import GoReply, Position, is_info, is_info_string, position_line
 from guti.referee.ugi.options import UNDECLARED_GAME, Handshake
 from guti.rules import Board, RulesError
 
@@ -186,9 +186,9 @@ class CheckSession:
         that is not protocol (debugging text belongs on stderr)."""
         if direction != "<":
             return
-        if line.startswith("info string") and len(self.errors) < 2:
+        if is_info_string(line) and len(self.errors) < 2:
             self.errors.append(line)  # an error reply explains more than search output
-        if not line.startswith("info") or line.startswith("info string"):
+        if not is_info(line) or is_info_string(line):
             self.recent.append(line)
         if not self.free_text and not is_protocol_line(line):
             self.stray_count += 1

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any, Protocol, TextIO
 
 from guti.referee.process.text import visible
-from guti.referee.ugi.lines import is_bestmove, is_refusal
+from guti.referee.ugi.lines import is_bestmove, is_info, is_refusal, is_response
 
 
 class Console(Protocol):
@@ -55,9 +55,9 @@ def received_style(line: str) -> str:
         return "bold green"
     if is_refusal(line):
         return "bold red"
-    if line.startswith("info"):
+    if is_info(line):
         return "cyan"
-    if line.startswith("response"):
+    if is_response(line):
         return "magenta"
     if line.startswith(("id ", "option ", "ugiok", "readyok")):
         return "yellow"

@@ -41,6 +41,7 @@ from guti.referee.ugi.lines import (
     is_error_report,
     is_readyok,
     is_refusal,
+    is_ugiok,
     position_line,
 )
 from guti.referee.ugi.options import (
@@ -244,7 +245,7 @@ class UgiEngine:
         info = Handshake()
 
         def noted(line: str) -> bool:  # each line noted as it comes: nothing else is kept
-            if line.split()[:1] == ["ugiok"]:
+            if is_ugiok(line):
                 return True
             info.note(line)
             return False

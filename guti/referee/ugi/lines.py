@@ -87,16 +87,31 @@ def is_response(line: str) -> bool:
     return line.split()[:1] == ["response"]
 
 
+def is_info(line: str) -> bool:
+    """An ``info`` line: its first word, blanks around words ignored (protocol.md 5.1)."""
+    return line.split()[:1] == ["info"]
+
+
+def is_info_string(line: str) -> bool:
+    """``info string ...``: free text from the engine (an error report among them)."""
+    return line.split()[:2] == ["info", "string"]
+
+
+def is_ugiok(line: str) -> bool:
+    """``ugiok``, the end of the engine's handshake reply."""
+    return line.split()[:1] == ["ugiok"]
+
+
 def is_error_report(line: str) -> bool:
     """``info string error ...``: the engine says a command it was sent was wrong (a bad
-    ``position``, an option it refuses)."""
-    return line.startswith("info string error")
+    ``position``, an option it refuses); blanks around words ignored."""
+    return line.split()[:3] == ["info", "string", "error"]
 
 
 def is_unknown_command(line: str) -> bool:
     """``info string unknown command ...``: the engine's word for a command it does not
-    know."""
-    return line.startswith("info string unknown command")
+    know; blanks around words ignored."""
+    return line.split()[:4] == ["info", "string", "unknown", "command"]
 
 
 def is_refusal(line: str) -> bool:
@@ -138,7 +153,7 @@ class GoReply(NamedTuple):
     def read(cls, lines: Sequence[str], sent_at: float, received_at: float) -> GoReply:
         """The reply whose last line is the ``bestmove`` line."""
         words = lines[-1].split()
-        infos = [line for line in lines[:-1] if line.startswith("info")][-MAX_INFOS:]
+        infos = [line for line in lines[:-1] if is_info(line)][-MAX_INFOS:]
         return cls(
             bestmove=words[1] if len(words) > 1 else None,
             line=lines[-1],
