@@ -8,17 +8,16 @@ which never import each other.
 
 from __future__ import annotations
 
-import errno
 import importlib
 import os
 import signal
 import sys
 
+from guti.faults import OUTPUT_FAULTS, os_error_text
+
 #: Exit status when stdout's reader went away (``guti ... | head``): 128 + SIGPIPE, what a
 #: shell reports for a program killed by the signal, as cutechess-cli would be.
 EXIT_BROKEN_PIPE = 141
-#: The errors of writing an output that end a command in one line (exit status 1).
-OUTPUT_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (module, function, one-line help)
@@ -70,7 +69,16 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
                 return 2
             raise
-        return int(getattr(module, function)(rest) or 0)
+        try:
+            code = int(getattr(module, function)(rest) or 0)
+        except SystemExit as exc:  # argparse's --help and usage errors end this way
+            if not isinstance(exc.code, int | None):
+                raise
+            code = exc.code or 0
+        # what is still buffered is written here, where a stdout that cannot take it is
+        # said in one line below; at the interpreter's exit it would be lost in silence
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:
         print("guti: interrupted", file=sys.stderr)
         return 130
@@ -89,8 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         devnull = os.open(os.devnull, os.O_WRONLY)  # so that the final flush cannot fail
         os.dup2(devnull, sys.stdout.fileno())
-        where = f"{exc.filename}: " if exc.filename else "cannot write its output: "
-        print(f"guti {name}: {where}{exc.strerror}", file=sys.stderr)
+        print(f"guti {name}: {os_error_text(exc)}", file=sys.stderr)
         return 1
 
 

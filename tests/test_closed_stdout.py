@@ -153,3 +153,4 @@ def test_an_export_into_a_full_stdout_is_one_line_with_status_1(tmp_path: Path) 
             said = f"guti {prog}: cannot write its output: No space left on device\n"
             assert done.stderr == (said if prog else ""), done.stderr
     assert len(parse_pdn((tmp_path / "x.pdn").read_text())) == 2
+

@@ -8,7 +8,7 @@ whole (``FILE.tmp`` renamed over ``FILE``), as every output guti writes whole.
 
 from __future__ import annotations
 
-from guti.referee.cli.common import fail
+from guti.referee.cli.common import fail, os_failed
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from guti.referee.game.defaults import DEFAULT_GAME
 from guti.referee.process.text import visible
@@ -59,6 +59,6 @@ def main(argv: list[str]) -> int:
     except BrokenPipeError:  # the output's reader is gone: exit 141 (guti.cli)
         raise
     except OSError as exc:
-        return fail("board", f"{exc.filename or path}: {exc.strerror or exc}")
+        return os_failed("board", exc)
     print(visible(f"{board.fen()} written to {path}"))
     return 0

@@ -5,16 +5,17 @@ command escapes and checks them alike.
 
 from __future__ import annotations
 
-import errno
 import os
 import sys
 from typing import TextIO
 
+from guti.faults import LIMIT_FAULTS, OUTPUT_FAULTS, os_error_text
 from guti.referee.config.args import CliError
 from guti.referee.process.text import visible
 
-#: Errors of the machine rather than of what the user asked for.
-SYSTEM_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO)
+#: Errors of the machine rather than of what the user asked for: an output that could not
+#: be written (a full disk), a limit reached (open files, memory).
+SYSTEM_FAULTS = OUTPUT_FAULTS + LIMIT_FAULTS
 
 
 def fail(prog: str, text: str) -> int:
@@ -38,11 +39,17 @@ def run_failed(prog: str, exc: Exception, db_path: str) -> int:
         fail(prog, f"{db_path}: {exc}; resume with -resume once it is fixed")
         return 1
     if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else "cannot write its output: "
-        fail(prog, f"{where}{exc.strerror or exc}")
-        # the machine failed under the run (a full disk, an I/O error): not a usage mistake
-        return 1 if exc.errno in SYSTEM_FAULTS else 2
-    return fail(prog, str(exc))
+        return os_failed(prog, exc)
+    fail(prog, str(exc))
+    return 1 if getattr(exc, "machine_fault", False) else 2
+
+
+def os_failed(prog: str, exc: OSError, before: str = "") -> int:
+    """Report an OSError that ended a command in one line (``before`` put first); the exit
+    status: 1 when the machine failed under it (a full disk, no file left), else 2 (a
+    path the user gave that cannot be used)."""
+    fail(prog, before + os_error_text(exc))
+    return 1 if exc.errno in SYSTEM_FAULTS else 2
 
 
 def database_and_rest(prog: str, argv: list[str]) -> tuple[str, list[str]]:

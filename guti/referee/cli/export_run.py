@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from guti.referee.cli.common import SYSTEM_FAULTS, database_and_rest, fail, status_stream
+from guti.faults import OUTPUT_FAULTS
+from guti.referee.cli.common import database_and_rest, fail, os_failed, status_stream
 from guti.referee.config.args import CliError, OptionSpec, parse_cli
 from guti.referee.config.outputs import check_outputs
 from guti.referee.process.text import visible
@@ -42,7 +43,7 @@ def export_command(argv: list[str], options: list[OptionSpec]) -> int:
     except BrokenPipeError:  # the output's reader is gone: exit 141 (guti.cli)
         raise
     except OSError as exc:
-        if exc.filename is None and exc.errno in SYSTEM_FAULTS:
+        if exc.filename is None and exc.errno in OUTPUT_FAULTS:
             raise  # an output, stdout or a file, could not be written: guti.cli says it
-        return fail("export", f"{exc.filename or ''}: {exc.strerror or exc}")
+        return os_failed("export", exc)
     return 0

@@ -12,7 +12,7 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING
 
-from guti.referee.cli.common import fail, run_failed
+from guti.referee.cli.common import fail, os_failed, run_failed
 from guti.referee.cli.elapsed import Stopwatch
 from guti.referee.cli.progress import TournamentDisplay
 from guti.referee.cli.resources_view import print_resources, resources_from_store
@@ -92,8 +92,7 @@ def _report(settings: TournamentSettings) -> int:
     except StoreError as exc:
         return fail("tournament", f"report not written: {exc}")
     except OSError as exc:
-        return fail("tournament", f"report not written: {exc.filename or ''}: "
-                                  f"{exc.strerror or exc}")
+        return os_failed("tournament", exc, "report not written: ")
     if path is not None:
         print("report written; open it in a browser:", flush=True)
         print(path, flush=True)

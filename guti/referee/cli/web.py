@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 
-from guti.referee.cli.common import complain, database_and_rest, fail, status_stream
+from guti.referee.cli.common import complain, database_and_rest, fail, os_failed, status_stream
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from guti.referee.config.option_specs import SPRT_OPTION
 
@@ -65,7 +65,7 @@ def main_report(argv: list[str]) -> int:
     except BrokenPipeError:  # the output's reader is gone: exit 141 (guti.cli)
         raise
     except OSError as exc:
-        return fail("report", f"{exc.filename or ''}: {os.strerror(exc.errno) if exc.errno else exc}")
+        return os_failed("report", exc)
     print(f"{games} games in the report; open it in a browser:", flush=True, file=out)
     print(visible(html), flush=True, file=out)
     return 0

@@ -27,6 +27,8 @@ import os
 import stat
 from collections.abc import Collection
 
+from guti.faults import os_error_text
+
 
 class FileBusy(OSError):
     """Another guti holds the file: one line (exit 2)."""
@@ -44,7 +46,7 @@ class FileBusy(OSError):
 def lock_failure(exc: OSError) -> str:
     """The one line a run that could not lock its files says: who holds a file in use
     (:class:`FileBusy`), else the file and the system's words."""
-    return str(exc) if isinstance(exc, FileBusy) else f"{exc.filename or ''}: {exc.strerror}"
+    return str(exc) if isinstance(exc, FileBusy) else os_error_text(exc)
 
 
 class FileLocks:

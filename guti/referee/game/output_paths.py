@@ -125,10 +125,15 @@ def write_whole(path: str, write: Callable[[TextIO], T], what: str = "output") -
         except OSError as exc:  # the folder takes no file: name the output, not FILE.tmp
             raise OSError(exc.errno, exc.strerror, path) from None
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                result = write(fh)
-                fh.flush()
-                os.fsync(fh.fileno())
+            try:
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    result = write(fh)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            except OSError as exc:  # a full disk: name the output, not FILE.tmp or nothing
+                if exc.filename is not None and exc.filename != tmp:
+                    raise
+                raise OSError(exc.errno, exc.strerror, path) from None
             if _hard_linked(target):
                 copy_into(tmp, target)
             else:

@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from guti.faults import LIMIT_FAULTS
 from guti.referee.process.engine_usage import EngineUsage
 from guti.referee.process.errors import (
     EngineDisconnected,
@@ -117,8 +118,9 @@ class EngineProcess:
             self._stderr.stop()
             self._closed = True
             await self._usage.release()
-            if not isinstance(exc, OSError):
-                raise
+            if not isinstance(exc, OSError) or (exc.filename is None
+                                                and exc.errno in LIMIT_FAULTS):
+                raise  # guti's own trouble (no descriptor or process left), not the engine's
             why = start_failure_reason(exc, cfg.argv[0], cfg.cwd)
             raise EngineStartError(
                 f"engine {self.name}: cannot start {shlex.join(cfg.argv)}: {why}"

@@ -12,6 +12,16 @@ class StoreError(Exception):
     """The database cannot be used (not a guti database, unreadable, full, read-only,
     damaged, ...); one line."""
 
+    #: The machine failed under the database (a full disk, an I/O error), not the user:
+    #: a command ends with exit status 1 (it can be run again once that is fixed), not 2.
+    machine_fault = False
+
+
+class StorageFault(StoreError):
+    """The disk under the database failed: full, or an I/O error."""
+
+    machine_fault = True
+
 
 class DatabaseGone(StoreError):
     """The file at the database's path is no longer the one a run writes (deleted, or

@@ -37,7 +37,7 @@ import time
 import urllib.parse
 
 from guti.referee.game.output_paths import kind
-from guti.referee.storage.errors import StoreError
+from guti.referee.storage.errors import StorageFault, StoreError
 
 SCHEMA_VERSION = "1"
 
@@ -66,6 +66,18 @@ CREATE TABLE IF NOT EXISTS games (
 
 #: Columns of ``games`` newer than schema 1 (see the module docstring): name -> type.
 ADDED_COLUMNS = {"search": "TEXT", "cpu_ms": "TEXT", "worker": "TEXT", "resources": "TEXT"}
+
+
+#: SQLite's primary result codes of a disk that failed under it: SQLITE_IOERR, SQLITE_FULL.
+_DISK_FAULTS = (10, 13)
+
+
+def store_error(text: str, exc: sqlite3.Error) -> StoreError:
+    """The StoreError ``text``, a :class:`StorageFault` when SQLite's error ``exc`` is the
+    disk's (full, an I/O error)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    faulted = code is not None and code & 0xFF in _DISK_FAULTS
+    return StorageFault(text) if faulted else StoreError(text)
 
 
 def sqlite_message(exc: sqlite3.Error) -> str:
@@ -143,7 +155,7 @@ def open_database(path: str, create: bool) -> tuple[sqlite3.Connection, set[str]
     except sqlite3.Error as exc:
         if conn is not None:
             conn.close()
-        raise StoreError(f"{path}: {sqlite_message(exc)}") from None
+        raise store_error(f"{path}: {sqlite_message(exc)}", exc) from None
     except StoreError:
         if conn is not None:
             conn.close()

@@ -48,6 +48,7 @@ from guti.referee.storage.sqlite_file import (
     Transaction,
     open_database,
     sqlite_message,
+    store_error,
 )
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ class TournamentStore:
         try:
             yield
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: {sqlite_message(exc)}") from None
+            raise store_error(f"{self.path}: {sqlite_message(exc)}", exc) from None
 
     @property
     def in_memory(self) -> bool:
@@ -182,7 +183,8 @@ class TournamentStore:
             with self._transaction():
                 self._insert_jobs(jobs)
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: games not scheduled: {sqlite_message(exc)}") from None
+            raise store_error(f"{self.path}: games not scheduled: {sqlite_message(exc)}",
+                              exc) from None
 
     def _insert_jobs(self, jobs: Iterable[ScheduledGame]) -> None:
         self.conn.executemany(
@@ -266,7 +268,7 @@ class TournamentStore:
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"{self.path}: game {row[0]} not stored: {exc}") from None
         except sqlite3.Error as exc:  # full, read-only, damaged: the caller names the game
-            raise StoreError(f"{self.path}: {sqlite_message(exc)}") from None
+            raise store_error(f"{self.path}: {sqlite_message(exc)}", exc) from None
         self._still_there()
         return int(cur.lastrowid or 0)
 

@@ -104,6 +104,8 @@ def open_tournament(
     try:
         store = TournamentStore(s.db_path)
     except StoreError as exc:
+        if exc.machine_fault:  # a full disk: the machine's fault, said as such
+            raise
         raise TournamentError(str(exc)) from None
     try:
         if store.has_tournament():

@@ -1,0 +1,103 @@
+"""A full disk or a limit of the machine under a command: one line that names the file (or
+the limit), exit status 1 (the machine's fault: the same command works once it is fixed),
+never a traceback, never exit status 2 (which says the user made a mistake)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import GUTI, ROOT, survivors
+
+FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def engine(name: str, tmp: Path) -> list[str]:
+    args = f"{FAULTY} --mode good --seed {len(name)} --pidfile {tmp / 'pids'}"
+    return ["-engine", f"cmd={sys.executable}", f"args={args}", f"name={name}"]
+
+
+def guti(*argv: str, cwd: Path, limit: tuple[int, int] | None = None
+         ) -> subprocess.CompletedProcess[str]:
+    def limited() -> None:
+        if limit is not None:
+            resource.setrlimit(limit[0], (limit[1], limit[1]))
+
+    return subprocess.run([*GUTI, *argv], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env=ENV, preexec_fn=limited)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("played")
+    done = guti("tournament", *engine("A", folder), *engine("B", folder), "-each", "tc=60+1",
+                "-games", "2", "-db", "g.db", "-quiet", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    return folder / "g.db"
+
+
+@pytest.mark.parametrize("command", [
+    ["report", "DB", "-html", "/dev/full"],
+    ["export", "DB", "-pdn", "/dev/full"],
+    ["board", "-svg", "/dev/full"],
+])
+def test_an_output_on_a_full_disk_is_named_with_status_1(
+        played: Path, command: list[str]) -> None:
+    """They said ``guti report: : No space left on device`` with status 2."""
+    done = guti(*(str(played) if word == "DB" else word for word in command),
+                cwd=played.parent)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == f"guti {command[0]}: /dev/full: No space left on device\n"
+
+
+def test_a_tournament_report_on_a_full_disk_is_named_with_status_1(tmp_path: Path) -> None:
+    done = guti("tournament", *engine("A", tmp_path), *engine("B", tmp_path), "-each",
+                "tc=60+1", "-games", "2", "-db", "g.db", "-report", "/dev/full", "-quiet",
+                cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "guti tournament: report not written: /dev/full: No space left on device")
+
+
+def test_a_database_the_disk_cannot_hold_is_status_1(tmp_path: Path) -> None:
+    """The database cannot grow past a few KiB (``ulimit -f``, as a full disk): one line
+    naming it, status 1; it said so with status 2."""
+    done = guti("tournament", *engine("A", tmp_path), *engine("B", tmp_path), "-each",
+                "tc=60+1", "-games", "2", "-db", "g.db", "-quiet", cwd=tmp_path,
+                limit=(resource.RLIMIT_FSIZE, 8192))
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("guti tournament: g.db: ") and "Traceback" not in done.stderr
+    assert survivors(tmp_path / "pids") == []
+
+
+def test_a_run_out_of_open_files_is_one_line_with_status_1(tmp_path: Path) -> None:
+    """The machine's limit of open files reached mid-run (``ulimit -n 36``, four games at
+    once): one line naming the limit and what to do, exit status 1 (a fault of the
+    machine, not a usage mistake; it said "cannot write its output", status 2), no engine
+    left behind, and the database still resumable."""
+    argv = [*GUTI, "tournament", *engine("A", tmp_path), *engine("B", tmp_path),
+            *engine("C", tmp_path), "-each", "tc=60+1", "-games", "2", "-concurrency", "4",
+            "-db", "g.db", "-quiet"]
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=ENV, preexec_fn=lambda: resource.setrlimit(
+                              resource.RLIMIT_NOFILE, (36, 36)))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "guti tournament: Too many open files: the machine's limit of open files was "
+        "reached (raise it, ulimit -n, or lower -concurrency)"), done.stderr
+    assert "Traceback" not in done.stderr
+    assert survivors(tmp_path / "pids") == []
+    resumed = subprocess.run([*argv[:-5], "-concurrency", "1", "-db", "g.db", "-resume",
+                              "-quiet"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert resumed.returncode == 0, resumed.stderr
+    assert sqlite3.connect(tmp_path / "g.db").execute(
+        "SELECT COUNT(*) FROM games").fetchone() == (6,)
