@@ -307,6 +307,8 @@ for line in sys.stdin:
     elif word == ["go"]:
         sys.stdout.write("bestmove 16-12")
         sys.stdout.flush()
+    elif word == ["quit"]:
+        break
 '''
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game import openings
+from guti.referee.game import random_openings as random_openings_module
 from guti.referee.game.openings import (
     CHECKED_WHOLE_BYTES,
     MAX_UNUSABLE_RUN,
@@ -137,7 +138,11 @@ def test_a_byte_order_mark_before_the_first_line_is_ignored(tmp_path: Path) -> N
     assert load_openings(str(fen_first), GAME)[0].fen == Board(GAME).fen()
 
 
-def test_random_plies_no_game_lasts_are_refused_before_the_count_is_tried() -> None:
+def test_random_plies_no_game_lasts_are_refused_before_the_count_is_tried(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A million openings of plies no game lasts: the search gives up after its first-tries
+    budget (made small here), not after the 50 million tries the count would allow."""
+    monkeypatch.setattr(random_openings_module, "_FIRST_TRIES", 200)
     with pytest.raises(OpeningsError, match="cannot make random openings of 5000 plies"):
         random_openings(GAME, 5000, 1_000_000, seed=1)
 
