@@ -259,3 +259,37 @@ def test_an_old_database_is_migrated_and_resumed(tmp_path: Path) -> None:
                              r"\[%emt (\d+\.\d{3})\] \[%clk [\d:.]+\]")
     assert all(new_comment.fullmatch(move.comments[0]) for game in games[2:]
                for move in game.moves)
+
+
+def test_an_export_and_a_report_hold_one_set_of_games_while_games_are_stored(
+        tmp_path: Path) -> None:
+    """Several reads of one export or report (the PDN, the JSON, the report's table and
+    its PDN) see the database as it was when the first began, though a running
+    tournament stores (here: another writer removes) games meanwhile."""
+    from guti.referee.storage.export import export_epd, export_json, export_pdn
+    from guti.referee.storage.store import TournamentStore
+    from guti.referee.web.report import embedded_pdn, report_data
+
+    faulty = str(ROOT / "tests" / "engines" / "faulty.py")
+    engines = [w for n in ("A", "B") for w in
+               ("-engine", f"cmd={sys.executable}", f"args={faulty} --mode good", f"name={n}")]
+    done = run("tournament", *engines, "-each", "tc=60+1", "-games", "4", "-db", "g.db",
+               "-quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    db = str(tmp_path / "g.db")
+
+    def remove_a_game() -> None:
+        with sqlite3.connect(db) as writer:
+            writer.execute("DELETE FROM games WHERE game_id = (SELECT MAX(game_id) FROM games)")
+
+    with TournamentStore.checked(db) as store, store.snapshot():
+        pdn = export_pdn(store, str(tmp_path / "g.pdn"))
+        remove_a_game()
+        json_games = export_json(store, str(tmp_path / "g.json"))
+        remove_a_game()
+        epd = export_epd(store, str(tmp_path / "g.epd"))
+        data = report_data(store, None)
+        _, index = embedded_pdn(store)
+    assert pdn == json_games == epd == len(data["games"]) == len(index) == 4
+    with TournamentStore.checked(db) as store:  # after the snapshot: as it is now
+        assert export_json(store, str(tmp_path / "now.json")) == 2

@@ -29,7 +29,7 @@ def export_command(argv: list[str], options: list[OptionSpec]) -> int:
             raise CliError("nothing to do: give -pdn FILE, -json FILE and/or -epd FILE")
         check_outputs([("database", path), *((f"-{out}", args.value(out))
                                               for out in ("pdn", "json", "epd"))])
-        with TournamentStore.checked(path) as store:
+        with TournamentStore.checked(path) as store, store.snapshot():  # one set of games
             for out, export in (("pdn", export_pdn), ("json", export_json), ("epd", export_epd)):
                 if args.has(out):
                     target = args.value(out) or ""

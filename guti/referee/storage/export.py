@@ -220,6 +220,9 @@ def _sync(
                         f"database lacks, or other comments); kept it as {backup}")
         copy_into(fresh, target, keep)
     except OSError as exc:  # a full disk names no file: the output it was for is named
+        if exc.filename == fresh:  # (a folder that takes no new file, such as /proc)
+            raise OSError(exc.errno, f"{exc.strerror} (writing {fresh} beside it)",
+                          path) from None
         if exc.filename is not None:
             raise
         raise OSError(exc.errno, exc.strerror, path) from None

@@ -35,6 +35,7 @@ import os
 import sqlite3
 import time
 import urllib.parse
+from collections.abc import Iterator
 
 from guti.referee.game.output_paths import kind
 from guti.referee.storage.errors import StorageFault, StoreError
@@ -176,6 +177,18 @@ def _added_columns(conn: sqlite3.Connection, migrate: bool) -> set[str]:
                     raise
             have.add(name)
     return have & set(ADDED_COLUMNS)
+
+
+@contextlib.contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """Every read of ``conn`` in the block sees the database as it was at the first one (a
+    read transaction): what several reads make together (the PDN, the JSON and the table
+    of one export or report) holds the same games while a tournament stores more."""
+    conn.execute("BEGIN DEFERRED")
+    try:
+        yield
+    finally:
+        conn.execute("ROLLBACK")  # nothing was written: the snapshot is let go
 
 
 class Transaction:

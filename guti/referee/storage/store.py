@@ -47,6 +47,7 @@ from guti.referee.storage.sqlite_file import (
     SCHEMA_VERSION,
     Transaction,
     open_database,
+    snapshot,
     sqlite_message,
     store_error,
 )
@@ -391,6 +392,11 @@ class TournamentStore:
     # -- plumbing ------------------------------------------------------------
     def _transaction(self) -> Transaction:
         return Transaction(self.conn)
+
+    def snapshot(self) -> contextlib.AbstractContextManager[None]:
+        """Reads in the block all see the games stored when it began (see
+        :func:`~guti.referee.storage.sqlite_file.snapshot`)."""
+        return snapshot(self.conn)
 
     def close(self) -> None:
         self.conn.close()

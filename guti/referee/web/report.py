@@ -98,8 +98,9 @@ def write_report(store: TournamentStore, path: str, sprt: SprtSpec | None = None
                  what: str = "-report") -> int:
     """Write the report of ``store`` to ``path`` (atomically); returns the number of games.
     ``what``: the option that named ``path``, for messages."""
-    data = report_data(store, sprt)
-    pdn, data["pdn"] = embedded_pdn(store)
+    with store.snapshot():  # the table, the counts and the PDN hold the same games
+        data = report_data(store, sprt)
+        pdn, data["pdn"] = embedded_pdn(store)
     page = render_page(data, pdn=pdn)
     write_whole(path, lambda fh: fh.write(page), what)
     return len(data["games"])
