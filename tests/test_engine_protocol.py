@@ -124,6 +124,12 @@ def test_go_perft_zero_and_finished_position(engine):
     assert engine.read_until("nodes") == ["nodes 0"]
 
 
+def test_go_perft_past_its_bound_says_the_bound(engine):
+    """The error line names the range a depth must be in (it said only ``>= 0``)."""
+    assert engine.ask("go perft 1001") == [
+        "info string error go perft: depth must be a whole number from 0 to 1000, got '1001'"]
+
+
 def test_go_perft_counts_repetition_history(engine):
     # Two cycles of the four-ply shuffle bring the start back a third time at ply 8: from
     # the position after 7 plies the only continuation ends the game, so perft 2 is 0

@@ -152,6 +152,21 @@ def test_toml_booleans_are_sent_as_true_false(tmp_path: Path) -> None:
     assert sent and all(line == "setoption name Greedy value false" for line in sent), sent
 
 
+def test_an_option_of_each_and_of_the_engine_in_other_cases_is_sent_once(tmp_path: Path) -> None:
+    """``-each option.Level=1`` and the engine's own ``option.level=5``: one option (names
+    are the same in any case), the engine's value, sent once and stored once."""
+    log = tmp_path / "set.log"
+    done = guti("tournament", *quirky("q", "--setlog", str(log)), "option.level=5",
+                *reference("ref"), "-each", "depth=1", "option.Level=1", "-games", "2",
+                "-db", "t.db", "-quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    sent = [line for line in log.read_text().splitlines() if "Level" in line or "level" in line]
+    assert sent and set(sent) == {"setoption name Level value 5"}, sent
+    assert len(sent) == 1, sent  # one process, one handshake: once
+    [(stored,)] = rows(tmp_path / "t.db", "SELECT config FROM engines WHERE name = 'q'")
+    assert json.loads(stored)["options"] == {"level": "5"}
+
+
 # -- 15: movestogo with a period ---------------------------------------------------------
 
 

@@ -43,7 +43,6 @@ from guti.rules import Board
         ("5+0.05", 5000, 50, None),
         ("0.5", 500, 0, None),
         ("1:30+1", 90000, 1000, None),
-        ("0+0.1", 0, 100, None),
     ],
 )
 def test_parse_tc(text, base, inc, moves):
@@ -55,7 +54,8 @@ def test_parse_tc_infinite_has_no_clock():
     assert not parse_tc("inf").has_clock and parse_tc("inf").is_unlimited()
 
 
-@pytest.mark.parametrize("text", ["", "abc", "40/", "x/60", "0/60", "60+", "-5", "0", "nan", "1:"])
+@pytest.mark.parametrize("text", ["", "abc", "40/", "x/60", "0/60", "60+", "-5", "0", "nan", "1:",
+                                  "0+0.1"])  # (the increment comes after a move)
 def test_parse_tc_rejects(text):
     with pytest.raises(TimeControlError):
         parse_tc(text)

@@ -396,3 +396,15 @@ def test_format_elo():
     assert format_elo(math.nan, math.nan) == "n/a"
     est = score_elo(60, 20, 20)
     assert format_elo(est.elo, est.margin) == f"+{est.elo:.1f} ± {est.margin:.1f}"
+
+
+def test_one_pair_or_one_game_has_no_interval():
+    """One W+L pair (or one game) has no spread to measure: its interval is n/a, never an
+    exact-looking ``± 0.0`` (cutechess prints ``+/- nan``). Two equal pairs are zero spread
+    measured, and say so."""
+    one_pair = pentanomial_elo([0, 0, 1, 0, 0])
+    assert format_elo(one_pair.elo, one_pair.margin) == "+0.0 ± n/a"
+    one_game = score_elo(1, 0, 0)
+    assert math.isnan(one_game.margin) and math.isnan(one_game.nelo_margin)
+    two_pairs = pentanomial_elo([0, 0, 2, 0, 0])
+    assert format_elo(two_pairs.elo, two_pairs.margin) == "+0.0 ± 0.0"

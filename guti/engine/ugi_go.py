@@ -60,7 +60,8 @@ def read_go(tokens: list[str], turn: str, received: float) -> SearchLimits | GoP
             perft = whole_number(text, 6)
             if perft is None or perft > MAX_PERFT_DEPTH:
                 raise CommandError(
-                    f"go perft: depth must be a whole number >= 0, got {shown(text, 40)!r}")
+                    f"go perft: depth must be a whole number from 0 to {MAX_PERFT_DEPTH}, "
+                    f"got {shown(text, 40)!r}")
         else:
             args[word] = _whole_number(word, text)
         i += 2

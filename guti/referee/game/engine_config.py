@@ -104,6 +104,10 @@ def engine_config_from_tokens(
             if name.lower() == "ugi_variant":  # the referee sets it for each game
                 raise EngineConfigError(f"{key}={value}: the game is chosen with -game, "
                                         "not as an engine option")
+            # option names are the same in any case (protocol.md 5.2): the engine's own
+            # setting replaces -each's, however either spells it, and is sent once
+            for spelled in [held for held in options if held.lower() == name.lower()]:
+                del options[spelled]
             options[name] = value
         elif key in LIMIT_KEYS:
             limit_tokens[key] = value

@@ -163,8 +163,9 @@ def parse_tc(text: str) -> Limits:
     base_ms = _seconds_to_ms(base, f"tc={text}: base time", MAX_GO_NUMBER // periods)
     inc_most = (MAX_GO_NUMBER - base_ms * periods) // GAME_MOVES
     inc_ms = _seconds_to_ms(inc, f"tc={text}: increment", inc_most) if plus else 0
-    if base_ms == 0 and inc_ms == 0:
-        raise TimeControlError(f"tc={text}: base time and increment are both zero")
+    if base_ms == 0:  # the increment comes after a move: the first would have no time
+        raise TimeControlError(f"tc={text}: a base time of 0 leaves each side's first move "
+                               "no time (the increment is added after a move)")
     return Limits(base_ms=base_ms, inc_ms=inc_ms, moves_per_period=moves)
 
 

@@ -174,6 +174,8 @@ def _estimate(values: Sequence[float], counts: Sequence[int], per_game_scale: fl
         # for an all-drawn match and +/-inf for a whitewash.
         nelo = 0.0 if score == 0.5 else math.copysign(math.inf, score - 0.5)
         nelo_margin = math.inf
+    if n == 1:  # one unit has no spread to measure: no interval (cutechess: "+/- nan")
+        margin = nelo_margin = math.nan
     return EloEstimate(elo, margin, lower, upper, score, nelo, nelo_margin, n)
 
 

@@ -231,7 +231,7 @@ def _outcome(enc: Encounter, names: Sequence[str]) -> str:
     high, low = enc.points
     line = (f"{names[enc.high]} {high:g} - {low:g} {names[enc.low]} ({enc.finished} games): "
             f"{names[enc.winner]} advances")
-    return line + (" as the higher seed (tied, and no tie-break pair broke the tie)"
+    return line + (" as the higher seed (still tied after them)"
                    if enc.by_seed else "")
 
 
