@@ -110,3 +110,32 @@ def test_a_game_alone_does_not_wait(tmp_path: Path):
         return waited[0]
 
     assert asyncio.run(main()) == 0
+
+
+def test_pinned_processes_are_forgotten_once_quit() -> None:
+    """``restart=on`` with ``-use-affinity``: a fresh process a game, each pinned to its
+    slot; the executor's note of what it pinned holds the live processes only, not one
+    per game ever played."""
+    import gc
+
+    from guti.referee.execution.local import LocalExecutor
+
+    good = [PY, FAULTY, "--mode", "good"]
+    configs = [EngineConfig(name=n, argv=good, restart=True) for n in ("A", "B")]
+    settings = GameSettings(name="egara-guti", limits=parse_limits({"tc": "10+0.1"}))
+    cpu = sorted(os.sched_getaffinity(0))[:1]
+
+    async def main() -> int:
+        executor = LocalExecutor(configs, settings, 1, cpus=cpu)
+        try:
+            for number in range(4):
+                job = ScheduledGame(game_id=number, pair_id=number // 2, round=1,
+                                    white=number % 2, black=1 - number % 2, opening=None)
+                record = await asyncio.wait_for(executor.play(job, 0), BOUND)
+                assert record.reason is not None
+            gc.collect()
+            return len(executor.pinned)
+        finally:
+            await executor.close()
+
+    assert asyncio.run(main()) <= 2

@@ -158,11 +158,11 @@ def test_an_option_of_each_and_of_the_engine_in_other_cases_is_sent_once(tmp_pat
     log = tmp_path / "set.log"
     done = guti("tournament", *quirky("q", "--setlog", str(log)), "option.level=5",
                 *reference("ref"), "-each", "depth=1", "option.Level=1", "-games", "2",
-                "-db", "t.db", "-quiet", cwd=tmp_path)
+                "-concurrency", "1", "-db", "t.db", "-quiet", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     sent = [line for line in log.read_text().splitlines() if "Level" in line or "level" in line]
     assert sent and set(sent) == {"setoption name Level value 5"}, sent
-    assert len(sent) == 1, sent  # one process, one handshake: once
+    assert len(sent) == 1, sent  # one game at a time: one process, one handshake
     [(stored,)] = rows(tmp_path / "t.db", "SELECT config FROM engines WHERE name = 'q'")
     assert json.loads(stored)["options"] == {"level": "5"}
 

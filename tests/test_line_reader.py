@@ -39,12 +39,12 @@ def test_an_unfinished_line_is_not_a_line_until_the_stream_ends() -> None:
 
 def test_the_unfinished_line_is_told_from_its_start_until_it_ends() -> None:
     reader = fed(b"info depth 1\nbestmove 1", b"6-12\r")
-    assert reader.unfinished() == b"bestmove 16-12\r"
+    assert reader.unfinished(60) == b"bestmove 16-12\r"
     assert reader.unfinished(4) == b"best"
     read_all(reader)
-    assert reader.unfinished() == b"bestmove 16-12\r"  # reading lines leaves it
+    assert reader.unfinished(60) == b"bestmove 16-12\r"  # reading lines leaves it
     reader.feed(b"\n", 2.0)
-    assert reader.unfinished() == b""
+    assert reader.unfinished(60) == b""
 
 
 def test_lines_lose_their_cr_and_bad_bytes_are_replaced() -> None:

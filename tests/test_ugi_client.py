@@ -428,3 +428,19 @@ def test_a_mistyped_option_lists_a_few_of_the_engines_thousands() -> None:
     message = str(caught.value)
     assert "no option 'Nope'" in message and "O0, O1," in message
     assert message.endswith("and 4,980 more)") and len(message) < 300
+
+
+def test_what_an_engine_left_unended_is_quoted_only_when_it_looks_like_a_reply() -> None:
+    """A reply word or a lone CR unended is quoted (escaped, cut with "..."); an ``info``
+    line caught while still being written says nothing."""
+    from guti.referee.process.errors import UNFINISHED_SHOWN
+    from guti.referee.ugi.lines import unfinished_note
+
+    assert unfinished_note(b"bestmove 16-12") == (
+        '; its last output, "bestmove 16-12", has no newline after it')
+    assert unfinished_note(b" readyok\r") == '; its last output, " readyok\\r", has no newline after it'
+    assert unfinished_note(b"info depth 3 nodes 12") == ""
+    assert unfinished_note(b"") == ""
+    long = b"ugiok" + b"x" * UNFINISHED_SHOWN  # one byte more than shown
+    assert unfinished_note(long) == (
+        f'; its last output, "{long[:UNFINISHED_SHOWN].decode()}...", has no newline after it')

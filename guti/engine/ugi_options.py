@@ -8,6 +8,7 @@ from __future__ import annotations
 
 # The games this engine plays: their names only, so the ``ugi`` answer needs no import
 # of the rules core's tables at start-up.
+from guti.engine.search.evaluate import DEFAULT_WEIGHTS
 from guti.rules.names import GAME_NAMES
 from guti.rules.numbers import whole_number
 
@@ -80,18 +81,15 @@ OPTIONS: tuple[Option, ...] = (
     Option("Seed", "spin", 0, 0, 2**31 - 1),
     Option("Level", "spin", 20, 0, 20),
     Option("Move Overhead", "spin", 30, 0, 5000),
-    # The evaluation's weights, in hundredths of a piece (guti.engine.search.evaluate, whose
-    # DEFAULT_WEIGHTS must match these defaults; GAME_WEIGHTS there holds the games whose
-    # defaults differ, used until an option is set): options so that they can be tuned.
-    Option("EvalMobility", "spin", 4, 0, 100),
-    Option("EvalBlocked", "spin", 6, 0, 100),
-    Option("EvalHanging", "spin", 18, 0, 200),
-    Option("EvalPlacement", "spin", 3, 0, 50),
-    Option("EvalCentre", "spin", 8, 0, 100),
+    # The evaluation's weights, in hundredths of a piece, with the defaults of
+    # guti.engine.search.evaluate (GAME_WEIGHTS there holds the games whose defaults
+    # differ, used until an option is set): options so that they can be tuned.
+    *(Option(name, "spin", DEFAULT_WEIGHTS[name], 0, most)
+      for name, most in (("EvalMobility", 100), ("EvalBlocked", 100), ("EvalHanging", 200),
+                         ("EvalPlacement", 50), ("EvalCentre", 100))),
 )
 #: The options that are evaluation weights.
-EVAL_OPTIONS = frozenset(("EvalMobility", "EvalBlocked", "EvalHanging", "EvalPlacement",
-                          "EvalCentre"))
+EVAL_OPTIONS = frozenset(DEFAULT_WEIGHTS)
 _BY_NAME = {option.name.lower(): option for option in OPTIONS}
 
 

@@ -66,6 +66,15 @@ class Result(StrEnum):
         return {Result.WHITE_WINS: Side.WHITE, Result.BLACK_WINS: Side.BLACK}.get(self)
 
 
+def white_points(result: str) -> float | None:
+    """White's points for a result as stored (``"1-0"`` 1, a draw 0.5, ``"0-1"`` 0); None
+    for an unfinished game (``"*"``) or any other text, which scores nothing."""
+    return _WHITE_POINTS.get(result)
+
+
+_WHITE_POINTS = {Result.WHITE_WINS.value: 1.0, Result.DRAW.value: 0.5, Result.BLACK_WINS.value: 0.0}
+
+
 
 @dataclass(frozen=True)
 class Outcome:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -54,10 +55,12 @@ class LocalExecutor(GameSlots):
             for c in engines
         ]
         self.traffic = traffic
-        #: By pid, the engine process last pinned and its CPUs: a process that stays in one
+        #: The CPUs each engine process was last pinned to: a process that stays in one
         #: slot is pinned by its first game only (pinning walks its /proc tree, about
-        #: 0.1 ms a game). The process itself is kept, to tell a pid used again by a new one.
-        self.pinned: dict[int, tuple[UgiEngine, tuple[int, ...]]] = {}
+        #: 0.1 ms a game). Weakly held: a process quit is forgotten with it (``restart=on``
+        #: quits one a game).
+        self.pinned: weakref.WeakKeyDictionary[UgiEngine, tuple[int, ...]] = (
+            weakref.WeakKeyDictionary())
 
     async def check_engines(self) -> None:
         """Start one process of every engine (concurrently) and keep it idle; the
@@ -93,9 +96,9 @@ class LocalExecutor(GameSlots):
         def before_play(w: UgiEngine, b: UgiEngine) -> MoveObserver | None:
             for proc in (w, b):
                 pid = proc.pid
-                if cpus and pid is not None and self.pinned.get(pid) != (proc, cpus):
+                if cpus and pid is not None and self.pinned.get(proc) != cpus:
                     pin_process_tree(pid, cpus)
-                    self.pinned[pid] = (proc, cpus)
+                    self.pinned[proc] = cpus
             if note is not None:
                 w_tag = f"#{white.number.get(w)} " if self.tag_processes else ""
                 b_tag = f"#{black.number.get(b)} " if self.tag_processes else ""

@@ -51,7 +51,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from guti.referee.execution import referee_child
-from guti.referee.execution.referee_choice import referee_count
 from guti.referee.execution.referee_link import Message, frame, read_message
 from guti.referee.execution.remote_games import GameOutcome, RunSpec, log_outcome
 from guti.referee.execution.slots import GameSlots
@@ -262,14 +261,16 @@ def _same_code_env() -> dict[str, str]:
 
 
 class RefereePool(GameSlots):
-    """Game slots played in ``referees`` processes; see the module docstring."""
+    """Game slots played in ``processes`` referee processes (as many as
+    :func:`~guti.referee.execution.referee_choice.referee_count` chose, at most one per
+    slot); see the module docstring."""
 
     def __init__(
         self,
         engines: list[EngineConfig],
         settings: GameSettings,
         concurrency: int,
-        referees: int,
+        processes: int,
         traffic: TrafficHook | None = None,
         *,
         say: Callable[[str], None],
@@ -285,7 +286,7 @@ class RefereePool(GameSlots):
         self.say = say
         spec = RunSpec(uuid.uuid4().hex, engines, settings, version="",
                        traffic=traffic is not None)
-        count = referee_count(referees, self.concurrency)
+        count = max(1, min(processes, self.concurrency))
         self.links = [
             RefereeLink(k + 1, spec, self._cpus_of(k, count, cpus),
                         forked[k] if k < len(forked) else None)

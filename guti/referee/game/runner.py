@@ -60,7 +60,7 @@ from guti.referee.game.resources import GameResources
 from guti.referee.game.timecontrol import Clock, go_for_turn
 from guti.referee.process import lateness
 from guti.referee.process.errors import EngineError, EngineTimeout, ErrorKind
-from guti.referee.ugi.lines import GoReply, Position
+from guti.referee.ugi.lines import GoReply, Position, unfinished_note
 from guti.rules import Board, Move, Result, RulesError, Side
 
 if TYPE_CHECKING:
@@ -154,7 +154,7 @@ class _Game:
                 try:
                     reply = await self.ask(side, allowed, again=voids > 0)
                 except EngineTimeout as exc:
-                    return self.stalled(side, allowed, exc.unfinished_note())
+                    return self.stalled(side, allowed, unfinished_note(exc.unfinished))
                 except EngineError as exc:
                     return self.engine_failed(side, exc)
                 verdict = judge_reply(self.board, reply.bestmove, reply.elapsed_ms, allowed)
@@ -328,7 +328,7 @@ class _Game:
 
     def stalled(self, side: Side, allowed: float | None, note: str = "") -> GameRecord:
         """``side`` gave no ``bestmove`` in time and a grace (``note``: what it left
-        unfinished, see :meth:`EngineTimeout.unfinished_note`)."""
+        unfinished, see :func:`~guti.referee.ugi.lines.unfinished_note`)."""
         blamed = self.opponent_to_blame(side)
         if blamed is not None:
             return blamed

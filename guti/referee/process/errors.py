@@ -66,7 +66,7 @@ class EngineDisconnected(EngineError):
     kind = ErrorKind.DISCONNECT
 
 
-#: Bytes of an unended line shown by :meth:`EngineTimeout.unfinished_note` (one more is
+#: Bytes of an unended line an :class:`EngineTimeout` carries to be shown (one more is
 #: kept, to tell whether there were more).
 UNFINISHED_SHOWN = 60
 
@@ -92,19 +92,6 @@ class EngineTimeout(EngineError):
         self.lines: list[str] = lines or []
         self.elapsed_ms = elapsed_ms
         self.unfinished = unfinished
-
-    def unfinished_note(self) -> str:
-        """``; its last output, "bestmove 16-12\\r", has no newline after it`` (control
-        characters shown escaped), when what it left unended looks like a reply whose
-        newline is missing: a reply word, or a lone carriage return in it; "" else (an
-        ``info`` line caught while still being written says nothing wrong)."""
-        raw = self.unfinished
-        if not (b"\r" in raw or raw.lstrip().startswith((b"bestmove", b"ugiok", b"readyok"))):
-            return ""
-        more = "..." if len(raw) > UNFINISHED_SHOWN else ""
-        text = "".join(c if c.isprintable() else repr(c)[1:-1]
-                       for c in raw[:UNFINISHED_SHOWN].decode("utf-8", "replace"))
-        return f'; its last output, "{text}{more}", has no newline after it'
 
 
 class EngineProtocolError(EngineError):

@@ -253,7 +253,7 @@ class LineReader:
             return []
         return self.take(self.line_start - 1, keep)[0]
 
-    def unfinished(self, limit: int = 60) -> bytes:
+    def unfinished(self, limit: int) -> bytes:
         """The first ``limit`` bytes of the line begun but not ended yet (b"": none)."""
         start = self.line_start - self.base
         return bytes(self.buf[start:start + limit])

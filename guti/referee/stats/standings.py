@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 from guti.referee.game.reasons import Reason
 from guti.referee.stats.ratings import RatingList, RatingOptions, rate
 from guti.referee.stats.stats import pair_bin
+from guti.rules.result import white_points
 
 if TYPE_CHECKING:
     from guti.referee.stats.sprt import SprtSpec, SprtState
@@ -118,12 +119,12 @@ class Standings:
     ) -> None:
         """One finished game: engine indices, result (``1-0``/``0-1``/``1/2-1/2``;
         ``*`` is counted as unfinished and scores nothing), reason and fault side."""
-        if result not in ("1-0", "0-1", "1/2-1/2"):
+        white_score = white_points(result)
+        if white_score is None:
             self.unfinished += 1
             return
         self.games += 1
         w, b = self.lines[white], self.lines[black]
-        white_score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[result]
         for line, score in ((w, white_score), (b, 1.0 - white_score)):
             if score == 1.0:
                 line.wins += 1

@@ -22,6 +22,7 @@ from guti.referee.tools.check_session import (
     said,
     short,
 )
+from guti.referee.ugi.lines import unfinished_note
 from guti.referee.ugi.options import UNDECLARED_GAME, declaration_problem
 from guti.rules import GAMES
 
@@ -43,7 +44,7 @@ class LifecycleItems(CheckSession):
         except EngineTimeout as exc:
             self.gone = "no ugiok"
             raise Gone(f"expected ugiok within {UGIOK_LIMIT:g} s of ugi, "
-                       f"saw none within {HANDSHAKE_WAIT:g} s{exc.unfinished_note()}") from None
+                       f"saw none within {HANDSHAKE_WAIT:g} s{unfinished_note(exc.unfinished)}") from None
         except EngineError as exc:
             self.gone = "died in the handshake"
             raise Gone(f"expected id, option and ugiok lines, saw {said(exc)}") from None

@@ -29,7 +29,14 @@ from guti.referee.process.errors import (
 from guti.referee.process.group import live_members
 from guti.referee.process.usage import UsageSample, sample
 from guti.referee.ugi.client import UgiEngine
-from guti.referee.ugi.lines import GoReply, Position, is_info, is_info_string, position_line
+from guti.referee.ugi.lines import (
+    GoReply,
+    Position,
+    is_info,
+    is_info_string,
+    position_line,
+    unfinished_note,
+)
 from guti.referee.ugi.options import UNDECLARED_GAME, Handshake
 from guti.rules import Board, RulesError
 
@@ -261,7 +268,7 @@ class CheckSession:
             saw = f"nothing within {timeout:g} s"
             if exc.lines:
                 saw += f" (only {short(exc.lines)})"
-            raise Fail(expected, saw + exc.unfinished_note()) from None
+            raise Fail(expected, saw + unfinished_note(exc.unfinished)) from None
         except (EngineDisconnected, EngineProtocolError) as exc:
             self.gone = said(exc)
             raise Gone(f"expected {expected}, saw {said(exc)}") from None

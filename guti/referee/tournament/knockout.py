@@ -30,14 +30,13 @@ from typing import TYPE_CHECKING
 
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.tournament.feed import FormatError
+from guti.rules.result import white_points
 
 if TYPE_CHECKING:
     from guti.referee.game.openings import Opening
 
 KNOCKOUT = "knockout"
 
-#: Points of (white, black) for each stored result; "*" (unfinished) scores nothing.
-_POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
 
 
 class BracketError(FormatError):
@@ -175,7 +174,8 @@ def _score(enc: Encounter, rows: list[tuple[int, int]], results: Mapping[int, st
         if result is None:
             continue
         enc.finished += 1
-        w, b = _POINTS.get(result, (0.0, 0.0))
+        points = white_points(result)  # "*" (unfinished) scores nothing
+        w, b = (0.0, 0.0) if points is None else (points, 1.0 - points)
         high, low = (high + w, low + b) if white == enc.high else (high + b, low + w)
     enc.points = (high, low)
     if len(rows) < games or enc.finished < len(rows):

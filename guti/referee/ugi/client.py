@@ -43,6 +43,7 @@ from guti.referee.ugi.lines import (
     is_refusal,
     is_ugiok,
     position_line,
+    unfinished_note,
 )
 from guti.referee.ugi.options import (
     EngineOption,
@@ -256,7 +257,7 @@ class UgiEngine:
         except EngineTimeout as exc:
             raise EngineTimeout(
                 f"engine {self.name}: no ugiok within {timeout:g} s of ugi"
-                f"{exc.unfinished_note()}", lines=exc.lines, unfinished=exc.unfinished
+                f"{unfinished_note(exc.unfinished)}", lines=exc.lines, unfinished=exc.unfinished
             ) from None
         except TooManyOptions as exc:
             raise EngineStartError(f"engine {self.name} {exc}") from None
@@ -295,7 +296,7 @@ class UgiEngine:
         except EngineTimeout as exc:
             raise EngineStartError(
                 f"engine {self.name}: no complete handshake (ugiok/readyok) within {timeout:g} s"
-                f"{exc.unfinished_note()}"
+                f"{unfinished_note(exc.unfinished)}"
             ) from None
         except EngineStartError:
             raise
@@ -315,10 +316,10 @@ class UgiEngine:
             if name.lower() == "ugi_variant":
                 continue  # the referee sets the game itself
             try:
-                checked.append((self.options[name.lower()].name if name.lower() in self.options
-                                else name, checked_option_value(self.options, name, value)))
+                sent = checked_option_value(self.options, name, value)  # declared, or raises
             except OptionValueError as exc:
                 raise EngineStartError(f"engine {self.name}: option.{name}={value}: {exc}") from None
+            checked.append((self.options[name.lower()].name, sent))  # as the engine spells it
         for name, value in checked:
             self.set_option(name, value)
         why = self.info.why_not(game)
@@ -334,7 +335,7 @@ class UgiEngine:
         except EngineTimeout as exc:
             raise EngineTimeout(
                 f"engine {self.name}: no readyok within {timeout:g} s after uginewgame"
-                f"{exc.unfinished_note()}", unfinished=exc.unfinished
+                f"{unfinished_note(exc.unfinished)}", unfinished=exc.unfinished
             ) from None
 
     async def go(self, position: Position | None, go: Go, timeout: float) -> GoReply:
@@ -366,7 +367,7 @@ class UgiEngine:
         except EngineTimeout as exc:
             raise EngineTimeout(
                 f"engine {self.name}: no bestmove within {timeout:.3f} s of go"
-                f"{exc.unfinished_note()}",
+                f"{unfinished_note(exc.unfinished)}",
                 lines=exc.lines,
                 elapsed_ms=elapsed_ms(sent_at, time.monotonic()),
                 unfinished=exc.unfinished,

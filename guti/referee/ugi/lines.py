@@ -13,6 +13,8 @@ import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from guti.referee.process.errors import UNFINISHED_SHOWN
+from guti.referee.process.text import visible
 from guti.referee.ugi.search_info import SearchInfo
 from guti.rules import Board, Result
 
@@ -85,6 +87,20 @@ def is_bestmove(line: str) -> bool:
 def is_response(line: str) -> bool:
     """The answer to a ``query``: ``response ...``."""
     return line.split()[:1] == ["response"]
+
+
+def unfinished_note(unfinished: bytes) -> str:
+    """``; its last output, "bestmove 16-12\\r", has no newline after it`` (control
+    characters shown escaped), when what an engine left unended (``EngineTimeout``'s
+    ``unfinished``) looks like a reply whose newline is missing: a reply word, or a lone
+    carriage return in it; "" else (an ``info`` line caught while still being written says
+    nothing wrong)."""
+    if not (b"\r" in unfinished
+            or unfinished.lstrip().startswith((b"bestmove", b"ugiok", b"readyok"))):
+        return ""
+    more = "..." if len(unfinished) > UNFINISHED_SHOWN else ""
+    text = visible(unfinished[:UNFINISHED_SHOWN].decode("utf-8", "replace"))
+    return f'; its last output, "{text}{more}", has no newline after it'
 
 
 def is_info(line: str) -> bool:

@@ -18,16 +18,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from guti.rules.result import white_points
+
 if TYPE_CHECKING:
     from guti.referee.tournament.tuning.spsa import Spsa, Trial
 
-#: A game's result as the first (plus) engine's score: +1 win, -1 loss, 0 draw.
-_PLUS_SCORE = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}
 
 
 def plus_score(result: str, plus_is_white: bool) -> int:
     """The plus engine's wins minus losses in one game (``*``, unfinished: 0)."""
-    score = _PLUS_SCORE.get(result, 0)
+    points = white_points(result)
+    score = 0 if points is None else round(2 * points - 1)
     return score if plus_is_white else -score
 
 
