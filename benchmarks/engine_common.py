@@ -24,10 +24,10 @@ if ROOT not in sys.path:
 
 from guti.engine.search import Searcher, SearchLimits  # noqa: E402
 from guti.referee.game.engine_config import EngineConfig  # noqa: E402
+from guti.referee.game.limits import Limits  # noqa: E402
 from guti.referee.game.openings import Opening  # noqa: E402
 from guti.referee.game.record import GameRecord  # noqa: E402
 from guti.referee.game.settings import GameSettings  # noqa: E402
-from guti.referee.game.timecontrol import Limits  # noqa: E402
 from guti.referee.tournament.match import MatchScore, run_match  # noqa: E402
 from guti.referee.tournament.settings import MatchSettings  # noqa: E402
 from guti.rules import Board  # noqa: E402

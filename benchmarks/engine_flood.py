@@ -128,9 +128,9 @@ def _timed(engine, lags: list[float]) -> None:  # type: ignore[no-untyped-def]
 
 
 async def _measure(rounds: int, log_path: str | None, slack_ms: float) -> dict[str, float]:
+    from guti.referee.game.limits import parse_limits
     from guti.referee.game.runner import play_game
     from guti.referee.game.settings import GameSpec
-    from guti.referee.game.timecontrol import parse_limits
     from guti.referee.process.traffic_log import TrafficLog
 
     traffic = TrafficLog(log_path) if log_path else None

@@ -30,7 +30,7 @@ from engine_common import (
     play_match,
 )
 
-from guti.referee.game.timecontrol import Limits
+from guti.referee.game.limits import Limits
 from guti.rules import GAMES
 
 TARGETS = {"random": 0.95, "greedy": 0.80}

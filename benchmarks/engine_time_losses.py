@@ -20,8 +20,8 @@ import time
 
 from engine_common import GAMES, balanced_openings, engine_config, play_match
 
+from guti.referee.game.limits import parse_tc
 from guti.referee.game.reasons import Reason
-from guti.referee.game.timecontrol import parse_tc
 
 
 async def run(args) -> int:

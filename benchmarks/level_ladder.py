@@ -24,7 +24,7 @@ import time
 from engine_common import balanced_openings, engine_config, play_match
 
 from guti.engine.search.level import MAX_LEVEL
-from guti.referee.game.timecontrol import Limits
+from guti.referee.game.limits import Limits
 from guti.referee.stats.stats import format_elo, score_elo
 from guti.rules import GAMES
 

@@ -28,9 +28,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from guti.referee.game.engine_config import EngineConfig, engine_config_from_tokens  # noqa: E402
+from guti.referee.game.limits import Limits  # noqa: E402
 from guti.referee.game.runner import play_game  # noqa: E402
 from guti.referee.game.settings import Adjudication, GameSpec  # noqa: E402
-from guti.referee.game.timecontrol import Limits  # noqa: E402
 from guti.referee.process import event_loop  # noqa: E402
 from guti.referee.process.engine_process import EngineProcess  # noqa: E402
 from guti.referee.process.sandbox import enforcement  # noqa: E402

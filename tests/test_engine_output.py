@@ -18,10 +18,10 @@ import pytest
 
 from guti.referee.execution.engine_pool import EnginePool
 from guti.referee.game.engine_config import EngineConfig
+from guti.referee.game.limits import parse_limits
 from guti.referee.game.reasons import Reason
 from guti.referee.game.runner import play_game
 from guti.referee.game.settings import GameSpec
-from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process import event_loop
 from guti.referee.process.engine_process import QUEUE_LIMIT, EngineProcess
 from guti.referee.process.traffic_log import TrafficLog

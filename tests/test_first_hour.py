@@ -12,7 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from guti.referee.game.timecontrol import Clock, Limits, go_for_turn
+from guti.referee.game.limits import Limits
+from guti.referee.game.timecontrol import Clock, go_for_turn
 from tests.conftest import GUTI, ROOT, parse_pdn, rows
 
 QUIRKY = ROOT / "tests" / "engines" / "quirky.py"

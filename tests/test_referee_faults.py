@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.engine_config import EngineConfig
+from guti.referee.game.limits import parse_limits
 from guti.referee.game.reasons import Reason
 from guti.referee.game.runner import REASON_OF_FAULT, play_game
 from guti.referee.game.settings import GameSpec, Timeouts
-from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process.errors import EngineStartError
 from guti.referee.ugi.client import UgiEngine
 from guti.rules import Board

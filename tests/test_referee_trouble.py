@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from guti.referee.game.engine_config import EngineConfig
+from guti.referee.game.limits import parse_limits
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game
 from guti.referee.game.settings import GameSpec
-from guti.referee.game.timecontrol import parse_limits
 from guti.referee.process import lateness
 from guti.referee.process.line_reader import QUEUE_LIMIT
 from guti.referee.ugi.client import UgiEngine

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli
 from guti.referee.game.engine_config import EngineConfigError, engine_config_from_tokens
+from guti.referee.game.limits import Limits, TimeControlError, parse_limits, parse_tc
 from guti.referee.game.openings import (
     OpeningsError,
     load_openings,
@@ -18,14 +19,7 @@ from guti.referee.game.pdn import PdnWriter, format_clock, format_game
 from guti.referee.game.random_openings import random_openings
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
-from guti.referee.game.timecontrol import (
-    Clock,
-    Limits,
-    TimeControlError,
-    go_for_turn,
-    parse_limits,
-    parse_tc,
-)
+from guti.referee.game.timecontrol import Clock, go_for_turn
 from guti.referee.process.engine_process import describe_exit
 from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import go_line

@@ -17,11 +17,11 @@ import pytest
 from guti.referee.game import game_start
 from guti.referee.game.engine_config import EngineConfig
 from guti.referee.game.judge import Fault, judge_reply
+from guti.referee.game.limits import Limits, parse_limits
 from guti.referee.game.reasons import Reason
 from guti.referee.game.record import GameRecord
 from guti.referee.game.runner import play_game
 from guti.referee.game.settings import GameSpec, Timeouts
-from guti.referee.game.timecontrol import Limits, parse_limits
 from guti.referee.process.errors import EngineStartError, EngineTimeout
 from guti.referee.ugi import options
 from guti.referee.ugi.client import UgiEngine

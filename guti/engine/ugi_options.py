@@ -9,7 +9,7 @@ from __future__ import annotations
 # The games this engine plays: their names only, so the ``ugi`` answer needs no import
 # of the rules core's tables at start-up.
 from guti.engine.search.evaluate import DEFAULT_WEIGHTS
-from guti.rules.names import GAME_NAMES
+from guti.rules.names import DEFAULT_GAME, GAME_NAMES
 from guti.rules.numbers import whole_number
 
 ECHO_MAX = 200  # how much of an offending line is echoed back
@@ -76,7 +76,7 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("UGI_Variant", "combo", "egara-guti", choices=GAME_NAMES),
+    Option("UGI_Variant", "combo", DEFAULT_GAME, choices=GAME_NAMES),
     Option("Hash", "spin", 16, 1, 1024),
     Option("Seed", "spin", 0, 0, 2**31 - 1),
     Option("Level", "spin", 20, 0, 20),

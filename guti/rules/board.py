@@ -13,6 +13,7 @@ from .errors import RulesError
 from .fen import Position, format_fen, parse_fen
 from .games import Game, get_game
 from .move import Move
+from .names import DEFAULT_GAME
 from .numbers import whole_number
 from .picture import draw_board
 from .result import Outcome, Side, Termination
@@ -47,7 +48,7 @@ class Board:
     _poskey: int
     _shift: int
 
-    def __init__(self, game: Game | str = "egara-guti", fen: str | None = None):
+    def __init__(self, game: Game | str = DEFAULT_GAME, fen: str | None = None):
         self.game = get_game(game) if isinstance(game, str) else game
         self._set(parse_fen(self.game, self.game.start_fen if fen is None else fen))
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 GAME_NAMES: tuple[str, ...] = (
     "egara-guti", "pretwa", "lau-kata-kati", "dash-guti", "gol-skuish", "alquerque", "butterfly",
 )
+#: The game when none is named: of a board, of a match, and of an engine that declares no
+#: ``UGI_Variant`` (protocol.md 5.2).
+DEFAULT_GAME = GAME_NAMES[0]
 
 
 def canonical_game_name(text: str) -> str | None:

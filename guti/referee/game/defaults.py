@@ -2,10 +2,13 @@
 
 Why apart from the settings model: ``--help`` shows these defaults, and it should not
 import the model (dataclasses, openings, time controls) to print them (start-up
-time). This module imports nothing.
+time). This module imports nothing but the game's default, which is the rules' own.
 """
 
 from __future__ import annotations
+
+#: The game played when none is named.
+from guti.rules.names import DEFAULT_GAME as DEFAULT_GAME
 
 #: Seconds for ``ugi``/``uginewgame`` + ``isready`` to be answered (``-handshake-timeout``).
 DEFAULT_HANDSHAKE_TIMEOUT = 10.0
@@ -13,7 +16,5 @@ DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 DEFAULT_MOVE_TIMEOUT = 60.0
 #: Seconds past an engine's time before its silence is ``stalled`` (``-stall-timeout``).
 DEFAULT_STALL_GRACE = 2.0
-#: The game played when none is named.
-DEFAULT_GAME = "egara-guti"
 #: ``-maxmoves``: 0 is no limit (cutechess-cli's spelling of "off").
 DEFAULT_MAXMOVES = 0

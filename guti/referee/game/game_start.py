@@ -11,8 +11,8 @@ from guti.referee.game.record import GameRecord
 from guti.rules import Board, Result, Side
 
 if TYPE_CHECKING:
+    from guti.referee.game.limits import Limits
     from guti.referee.game.settings import GameSpec
-    from guti.referee.game.timecontrol import Limits
 
 
 def start_board(game_name: str, start_fen: str | None) -> Board:

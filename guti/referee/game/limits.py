@@ -1,4 +1,13 @@
-"""What an engine may spend on a move: the time control's value type and its spellings.
+"""What an engine may spend on a move: the time control's value type and its spellings,
+in cutechess-cli/fastchess spellings (values of ``-each``/``-engine`` tokens):
+
+- ``tc=[MOVES/]BASE[+INC]`` -- BASE and INC in seconds (decimals allowed, BASE may also be
+  ``M:SS``); MOVES per period: after every MOVES moves of a side, BASE is added to that
+  side's clock again. ``tc=inf`` (or ``infinite``) means no clock.
+- ``st=SECONDS`` -- fixed time per move (sent as ``go movetime``).
+- ``depth=N``, ``nodes=N`` -- search limits sent with ``go``; no clock runs.
+- ``timemargin=MS`` -- how far past its time an engine may answer before it loses on time
+  (cutechess semantics).
 
 :class:`Limits` is the value type of a time control (its PDN ``TimeControl`` tag, its
 margin), parsed from ``tc=``/``st=``/``depth=``/``nodes=``/``timemargin=`` tokens by

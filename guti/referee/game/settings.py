@@ -28,8 +28,8 @@ from guti.referee.game.defaults import (
     DEFAULT_MOVE_TIMEOUT,
     DEFAULT_STALL_GRACE,
 )
+from guti.referee.game.limits import Limits
 from guti.referee.game.openings import Opening
-from guti.referee.game.timecontrol import Limits
 from guti.rules import Side
 
 if TYPE_CHECKING:

@@ -1,40 +1,22 @@
-"""Time controls and the referee's clocks, in cutechess-cli/fastchess spellings.
-
-Spellings accepted (values of ``-each``/``-engine`` tokens):
-
-- ``tc=[MOVES/]BASE[+INC]`` -- BASE and INC in seconds (decimals allowed,
-  BASE may also be ``M:SS``); MOVES per period: after every MOVES moves of a
-  side, BASE is added to that side's clock again. ``tc=inf`` (or
-  ``infinite``) means no clock.
-- ``st=SECONDS`` -- fixed time per move (sent as ``go movetime``).
-- ``depth=N``, ``nodes=N`` -- search limits sent with ``go``; no clock runs.
-- ``timemargin=MS`` -- how far past its time an engine may answer before it
-  loses on time (cutechess semantics).
-
-The referee keeps the clocks itself (:class:`Clock`), measured from the
-moment ``go`` is written to the arrival of the ``bestmove`` line, and tells the
-engine its remaining time with ``p1time/p2time/p1inc/p2inc`` (milliseconds).
-The value type :class:`~guti.referee.game.limits.Limits` and the parsing of the
-spellings above live in :mod:`guti.referee.game.limits`; they are re-exported here for
-the game's callers. :func:`go_for_turn` turns the limits and the clocks into the
-protocol's :class:`~guti.referee.ugi.go.Go`.
-With MOVES/BASE the ``go`` also carries ``movestogo N`` (protocol.md 5.2, as in
-UCI): the moves left in the mover's period, so its clock's jump by BASE is announced.
+"""The referee's clocks, kept in milliseconds from the moment ``go`` is written to the
+arrival of the ``bestmove`` line (:class:`Clock`), and the ``go`` each turn sends
+(:func:`go_for_turn`): the engine is told its remaining time with
+``p1time/p2time/p1inc/p2inc`` (milliseconds). With MOVES/BASE the ``go`` also carries
+``movestogo N`` (protocol.md 5.2, as in UCI): the moves left in the mover's period, so its
+clock's jump by BASE is announced. The time control itself
+(:class:`~guti.referee.game.limits.Limits`) and its spellings live in
+:mod:`guti.referee.game.limits`.
 """
 
 from __future__ import annotations
 
-from guti.referee.game.limits import (
-    LIMIT_KEYS,
-    Limits,
-    TimeControlError,
-    parse_limits,
-    parse_tc,
-)
+from typing import TYPE_CHECKING
+
 from guti.referee.ugi.go import Go
 
-__all__ = ["LIMIT_KEYS", "Clock", "Limits", "TimeControlError", "go_for_turn",
-           "parse_limits", "parse_tc"]
+if TYPE_CHECKING:
+    from guti.referee.game.limits import Limits
+
 
 class Clock:
     """One side's clock, kept by the referee in milliseconds (float).

@@ -26,9 +26,9 @@ from typing import Any
 
 from guti.referee.game.defaults import DEFAULT_GAME
 from guti.referee.game.engine_config import EngineConfig
+from guti.referee.game.limits import Limits
 from guti.referee.game.openings import Opening
 from guti.referee.game.reasons import Reason
-from guti.referee.game.timecontrol import Limits
 from guti.referee.storage.errors import StoreError, damaged
 from guti.referee.storage.rows import read_json
 from guti.rules import GAMES, Board, RulesError, Side, get_game

@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from guti.rules import GAMES
+from guti.rules.names import DEFAULT_GAME
 from guti.rules.numbers import whole_number
 
 #: The game of an engine that declares no ``UGI_Variant`` (protocol.md 5.2).
-UNDECLARED_GAME = "egara-guti"
+UNDECLARED_GAME = DEFAULT_GAME
 
 _OPTION_KEYWORDS = {"name", "type", "default", "min", "max", "var"}
 
