@@ -298,6 +298,17 @@ def test_a_knockout_tiebreak_past_a_million_games_is_refused_at_once(tmp_path: P
     nothing_written(tmp_path)
 
 
+@pytest.mark.parametrize("option", [["-report", "r.html"], ["-serve", "0"]])
+def test_a_database_in_memory_with_a_report_or_a_live_page_is_refused(
+        tmp_path: Path, option: list[str]) -> None:
+    """Both read the database apart from the run: a database in memory is the run's alone
+    (the report was never written, after a whole run, with exit status 2)."""
+    done = guti("tournament", *PAIR, "-each", "depth=1", "-games", "2", "-db", ":memory:",
+                *option, cwd=tmp_path, timeout=60)
+    one_line_exit_2(done, "tournament", option[0], "-db FILE", ":memory:")
+    nothing_written(tmp_path)
+
+
 @pytest.mark.parametrize("command", ["tournament", "match"])
 def test_a_start_position_where_the_game_is_over_is_refused(tmp_path: Path, command) -> None:
     """Every game would end before its first move, and be scored."""

@@ -251,6 +251,19 @@ def test_an_aborted_run_kills_its_build_and_no_other(tmp_path):
     assert results.get("r2") == "stopped: its run was aborted"
 
 
+def test_a_build_of_a_run_already_aborted_is_killed_as_it_starts(tmp_path):
+    """The abort reached the worker before the build's process was registered (or before
+    it began): the build is killed as it is registered, not left to run its course."""
+    from guti.referee.execution import builds
+
+    builds.kill_builds("aborted-early")
+    script = f"sleep 60 & echo $! > {tmp_path / 'child'}; wait"
+    said = builds.run_build(["sh", "-c", script], None, run="aborted-early")
+    assert said == "stopped: its run was aborted"
+    child = tmp_path / "child"
+    assert not child.exists() or not child.read_text().strip() or ended(int(child.read_text()))
+
+
 def test_a_build_dies_with_the_process_that_started_it_even_by_sigkill(tmp_path):
     """The process running a build is SIGKILLed (a worker gone): the lifeline kills the
     build's group, so nothing it started is left to init."""

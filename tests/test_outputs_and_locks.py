@@ -401,6 +401,9 @@ def test_an_output_on_a_side_file_of_the_database_names_the_database(
     before = finished_db.read_bytes()
     done = guti("export", "t.db", "-json", "t.db-wal", cwd=finished_db.parent)
     one_line_exit_2(done, "-json t.db-wal and database t.db (its t.db-wal) are the same file")
+    journal = guti("export", "t.db", "-pdn", "t.db-journal", cwd=finished_db.parent)
+    one_line_exit_2(journal, "-pdn t.db-journal and database t.db (its t.db-journal) are the "
+                             "same file")
     assert finished_db.read_bytes() == before
 
 

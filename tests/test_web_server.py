@@ -633,3 +633,75 @@ def test_a_feed_that_falls_behind_leaves_lines_out_then_sends_the_whole_state() 
     assert len(pipe.lines) == 3 and not feed.behind
     feed.moved(1, "d4-c5")
     assert pipe.lines[3] == {"t": "move", "id": 1, "move": "d4-c5"}
+
+
+def test_a_game_stored_while_the_database_is_read_is_read_right_after(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's follower of the feed: a game stored while a read of the database is
+    under way is read as soon as that read is done, while lines still flow (it used to
+    wait for a second without a line, which never comes while games are played)."""
+    from guti.referee.web import feed
+
+    monkeypatch.setattr(feed, "IDLE_READ", 3600.0)  # no read for want of lines
+
+    class Hub:
+        state = "running"
+
+        def __init__(self) -> None:
+            self.stored = 0
+            self.reads: list[int] = []  # games stored when each read began
+            self.release = asyncio.Event()
+            self.read_begun = asyncio.Event()
+
+        def apply(self, message: dict[str, Any]) -> bool:
+            self.stored += message["t"] == "end"
+            return bool(message["t"] == "end")
+
+        async def refresh(self) -> None:
+            self.reads.append(self.stored)
+            self.read_begun.set()
+            await self.release.wait()
+
+        def finish(self, why: str, standings: object) -> None:
+            self.state = "over"
+
+    async def main() -> list[int]:
+        hub, reader = Hub(), asyncio.StreamReader()
+        follower = asyncio.create_task(feed._follow(hub, reader))
+        reader.feed_data(b'{"t": "end"}\n')
+        await asyncio.wait_for(hub.read_begun.wait(), 30)  # read 1, held
+        reader.feed_data(b'{"t": "end"}\n{"t": "move"}\n')  # game 2 while it reads
+        await asyncio.wait_for(_until(lambda: hub.stored == 2), 30)
+        hub.read_begun.clear()
+        hub.release.set()
+        await asyncio.wait_for(hub.read_begun.wait(), 30)  # read 2, with no line since
+        reads = list(hub.reads)
+        reader.feed_eof()
+        await asyncio.wait_for(follower, 30)
+        return reads
+
+    assert asyncio.run(main()) == [1, 2]
+
+
+async def _until(condition: Any) -> None:
+    while not condition():
+        await asyncio.sleep(0)
+
+
+def test_the_live_sprt_path_stays_short_however_long_the_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live page's tally takes a snapshot after every stored game; the SPRT path it
+    sends is thinned as it grows, to about SPRT_POINTS points, ending at the last game
+    (it kept one point a game: a 10,000-game run sent 10,000 with every game)."""
+    from guti.referee.stats.sprt import SprtSpec
+    from guti.referee.web import data
+
+    monkeypatch.setattr(data, "SPRT_POINTS", 40)
+    tally = data.Tally(["a", "b"], "roundrobin", SprtSpec(elo0=0.0, elo1=5.0))
+    for game in range(1, 1001):
+        tally.add(game % 2, 1 - game % 2, ("1-0", "0-1", "1/2-1/2")[game % 3], "no legal move", None,
+                  (game - 1) // 2)
+        path = tally.snapshot()["sprt"]["path"]
+        assert len(path) <= 41
+    assert path[-1][0] == 1000 and path[0][0] <= 50
+    assert [p[0] for p in path] == sorted({p[0] for p in path})

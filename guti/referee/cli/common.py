@@ -40,6 +40,13 @@ def run_failed(prog: str, exc: Exception, db_path: str) -> int:
         return 1
     if isinstance(exc, OSError):
         return os_failed(prog, exc)
+    return failed(prog, exc)
+
+
+def failed(prog: str, exc: Exception) -> int:
+    """Report ``exc`` (a usage mistake, a database that cannot be used) in one line; the
+    exit status: 1 when the disk failed under the database (a StoreError's
+    ``machine_fault``), else 2."""
     fail(prog, str(exc))
     return 1 if getattr(exc, "machine_fault", False) else 2
 

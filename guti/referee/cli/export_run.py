@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from guti.faults import OUTPUT_FAULTS
-from guti.referee.cli.common import database_and_rest, fail, os_failed, status_stream
+from guti.referee.cli.common import database_and_rest, fail, failed, os_failed, status_stream
 from guti.referee.config.args import CliError, OptionSpec, parse_cli
 from guti.referee.config.outputs import check_outputs
 from guti.referee.process.text import visible
@@ -37,7 +37,7 @@ def export_command(argv: list[str], options: list[OptionSpec]) -> int:
                     n = export(store, target)
                     print(visible(f"{n} games written to {target}"), flush=True, file=stream)
     except (CliError, StoreError) as exc:
-        return fail("export", str(exc))
+        return failed("export", exc)
     except sqlite3.Error as exc:
         return fail("export", f"{argv[0]}: {exc}")
     except BrokenPipeError:  # the output's reader is gone: exit 141 (guti.cli)

@@ -14,7 +14,7 @@ import math
 import sqlite3
 import sys
 
-from guti.referee.cli.common import fail
+from guti.referee.cli.common import fail, failed
 from guti.referee.cli.resources_view import print_resources, resources_from_store
 from guti.referee.cli.standings_view import make_console, print_standings
 from guti.referee.config.args import CliError, ParsedArgs
@@ -110,11 +110,12 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
         finished = total = 0
         for k, store in enumerate(stores):
             index = [names.index(n) for n in store.engine_names()]
-            for _gid, pair, white, black, result, reason, fault in store.results():
-                table.add(index[white], index[black], result, reason, fault,
-                          pair * len(stores) + k)
-            finished += store.count_finished()
-            total += store.count_scheduled()
+            with store.snapshot():  # the count below is of the games in the table
+                for _gid, pair, white, black, result, reason, fault in store.results():
+                    table.add(index[white], index[black], result, reason, fault,
+                              pair * len(stores) + k)
+                finished += store.count_finished()
+                total += store.count_scheduled()
     finally:
         for store in stores:
             store.close()
@@ -131,7 +132,7 @@ def standings_command(paths: list[str], args: ParsedArgs) -> int:
             raise CliError("usage: guti standings DB [DB...] [options]")
         table, finished, total = _merged_standings(paths, args)
     except (CliError, StoreError) as exc:
-        return fail("standings", str(exc))
+        return failed("standings", exc)
     except sqlite3.Error as exc:
         return fail("standings", f"{' '.join(paths)}: {exc}")
     console = make_console(sys.stdout)
@@ -142,6 +143,6 @@ def standings_command(paths: list[str], args: ParsedArgs) -> int:
                 stores = [stack.enter_context(TournamentStore.checked(p)) for p in paths]
                 print_resources(resources_from_store(stores), console)
         except StoreError as exc:
-            return fail("standings", str(exc))
+            return failed("standings", exc)
     print(f"{finished}/{total} games played", flush=True)
     return 0

@@ -11,7 +11,14 @@ import contextlib
 import os
 import signal
 
-from guti.referee.cli.common import complain, database_and_rest, fail, os_failed, status_stream
+from guti.referee.cli.common import (
+    complain,
+    database_and_rest,
+    fail,
+    failed,
+    os_failed,
+    status_stream,
+)
 from guti.referee.config.args import CliError, Kind, OptionSpec, parse_cli, usage
 from guti.referee.config.option_specs import SPRT_OPTION
 
@@ -61,7 +68,7 @@ def main_report(argv: list[str]) -> int:
         with TournamentStore.checked(path) as store:
             games = write_report(store, html, sprt_from_args(args), "-html")
     except (CliError, StoreError) as exc:
-        return fail("report", str(exc))
+        return failed("report", exc)
     except BrokenPipeError:  # the output's reader is gone: exit 141 (guti.cli)
         raise
     except OSError as exc:
@@ -95,7 +102,7 @@ def main_serve(argv: list[str]) -> int:
             # the page read once: a damaged database is one line now, not a broken page later
             report_data(store, sprt)
     except (CliError, StoreError) as exc:
-        return fail("serve", str(exc))
+        return failed("serve", exc)
     try:
         from guti.referee.web.live import LiveHub
         from guti.referee.web.server import listen_error, serving

@@ -21,7 +21,7 @@ import os
 from guti.referee.config.args import CliError
 from guti.referee.game.output_paths import kind, unusable, write_target
 
-_DATABASE_SIDE = ("-wal", "-shm")
+_DATABASE_SIDE = ("-wal", "-shm", "-journal")
 _SIDE_FILES = {"-db": _DATABASE_SIDE, "database": _DATABASE_SIDE,
                "-pdnout": (".sync", ".bak", ".tmp"), "-epdout": (".sync", ".bak"),
                "-report": (".tmp",), "-html": (".tmp",), "-pdn": (".tmp",),

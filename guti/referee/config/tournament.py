@@ -124,9 +124,7 @@ def tournament_settings(
     db_path = given.text("db", DEFAULT_DB) or DEFAULT_DB
     resumed = stored_settings(db_path) if given.has("resume") else None  # read once
     seed = openings_seed(given, resumed)
-    concurrency = given.whole("concurrency", os.cpu_count() or 1, minimum=1)
-    if concurrency > MAX_CONCURRENCY:
-        raise CliError(f"{given.where('concurrency')}: {concurrency} is more than {MAX_CONCURRENCY} games at once")
+    concurrency = _concurrency(given)
     referees = referees_option(given, concurrency)
     pdn = pdn_path(given)
     log = given.table("log").get("file") or None
@@ -134,6 +132,7 @@ def tournament_settings(
     check_outputs([("-db", db_path), ("-pdnout", pdn), ("-log", log),
                    ("-epdout", records.epd_path), ("-report", given.text("report")),
                    *(("stderr", c.stderr_path) for c in configs)])
+    _check_readers_of(db_path, given)
     tiebreak = knockout_tiebreak(given, fmt, games)
     if given.has("sprt") and fmt != KNOCKOUT:  # (a knockout refuses it above)
         if len(configs) != 2:
@@ -211,6 +210,25 @@ def referees_option(given: GivenOptions, concurrency: int) -> int:
         raise CliError(f"-referees {referees}: more referee processes than -concurrency "
                        f"{concurrency} (each referees at least one game slot)")
     return referees
+
+
+def _concurrency(given: GivenOptions) -> int:
+    """``-concurrency N``: games at once, from 1 to :data:`MAX_CONCURRENCY` (default: one
+    a core)."""
+    concurrency = given.whole("concurrency", os.cpu_count() or 1, minimum=1)
+    if concurrency > MAX_CONCURRENCY:
+        raise CliError(f"{given.where('concurrency')}: {concurrency} is more than "
+                       f"{MAX_CONCURRENCY} games at once")
+    return concurrency
+
+
+def _check_readers_of(db_path: str, given: GivenOptions) -> None:
+    """``-report`` and ``-serve`` open the database again, apart from the run: a database
+    in memory (``-db :memory:``) cannot be read so, and is refused with them."""
+    for option in ("report", "serve"):
+        if db_path == ":memory:" and given.has(option):
+            raise CliError(f"{given.where(option)}: needs -db FILE: a database in memory "
+                           "(-db :memory:) is the run's alone, and ends with it")
 
 
 def resume_fingerprint(

@@ -26,6 +26,9 @@ BUILD_TIMEOUT = 300
 
 _running: dict[int, str | None] = {}  # a running build's process group -> its run
 _stopped: set[int] = set()  # those of them killed by kill_builds
+#: The runs kill_builds was called for: a build of one that starts later, or whose start
+#: was under way then, is killed as it is registered (run ids are never used again).
+_killed_runs: set[str] = set()
 _running_lock = threading.Lock()  # builds run in worker threads
 
 
@@ -46,6 +49,9 @@ def run_build(argv: Sequence[str], cwd: str | None, run: str | None = None) -> s
     lifeline.watch(proc.pid)
     with _running_lock:
         _running[proc.pid] = run
+        if run is not None and run in _killed_runs:  # aborted while it started
+            _stopped.add(proc.pid)
+            signal_group(proc.pid, signal.SIGKILL)
     try:
         stdout, stderr = proc.communicate(timeout=BUILD_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -69,8 +75,10 @@ def run_build(argv: Sequence[str], cwd: str | None, run: str | None = None) -> s
 
 
 def kill_builds(run: str) -> None:
-    """Kill the builds under way for ``run``, each with all it started."""
+    """Kill the builds under way for ``run``, each with all it started, and any it starts
+    from now on."""
     with _running_lock:
+        _killed_runs.add(run)
         for pgid, of in _running.items():
             if of == run:
                 _stopped.add(pgid)

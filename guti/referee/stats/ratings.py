@@ -123,7 +123,6 @@ class RatingList:
     options: RatingOptions
     draw_nu: float | None = None
     """The fitted Davidson draw parameter ``nu`` (None for the ``half`` model)."""
-    steps: int = 0
 
 
 # --------------------------------------------------------------------------- #
@@ -163,14 +162,14 @@ def rate(
     _add_prior(len(played), pairs, opts.prior)
     # Davidson with no draw at all is Bradley-Terry with nu = 0 (its estimate).
     davidson = opts.draw_model == "davidson" and any(p.draws > 0 for p in pairs)
-    theta, kappa, info, steps = newton(len(played), pairs, davidson)
+    theta, kappa, info, _steps = newton(len(played), pairs, davidson)
     variances = relative_variances(info, len(played), _anchor_index(names, played, opts))
     if opts.draw_model == "half":
         spread = dispersion(pairs, theta)
         variances = [v * spread for v in variances]
     ratings = _rating_rows(names, played, real, theta, variances, opts)
     nu = None if opts.draw_model == "half" else math.exp(kappa) if davidson else 0.0
-    return RatingList(ratings, opts, nu, steps)
+    return RatingList(ratings, opts, nu)
 
 
 def _check_options(names: Sequence[str], opts: RatingOptions) -> None:

@@ -176,13 +176,6 @@ class Standings:
         cells = {pair: tuple(counts) for pair, counts in self.cross.items()}
         return rate(self.names, cells, self.rating_options)
 
-    def summary(self) -> str:
-        """Plain one-line state: games and the leader."""
-        lead = self.leader()
-        if lead is None:
-            return f"{self.games} games"
-        return f"{self.games} games, leader {lead.name} {lead.points:g}/{lead.games} ({100 * lead.score:.1f}%)"
-
     def sprt_line(self) -> str | None:
         """The SPRT's state in one plain line (engine names as given: a console escapes
         them), None without an SPRT."""

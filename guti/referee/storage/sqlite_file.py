@@ -183,7 +183,11 @@ def _added_columns(conn: sqlite3.Connection, migrate: bool) -> set[str]:
 def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
     """Every read of ``conn`` in the block sees the database as it was at the first one (a
     read transaction): what several reads make together (the PDN, the JSON and the table
-    of one export or report) holds the same games while a tournament stores more."""
+    of one export or report) holds the same games while a tournament stores more. Inside
+    a snapshot already, the block is part of it."""
+    if conn.in_transaction:
+        yield
+        return
     conn.execute("BEGIN DEFERRED")
     try:
         yield

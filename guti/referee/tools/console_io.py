@@ -59,7 +59,7 @@ def received_style(line: str) -> str:
         return "cyan"
     if is_response(line):
         return "magenta"
-    if line.startswith(("id ", "option ", "ugiok", "readyok")):
+    if line.split()[:1] in (["id"], ["option"], ["ugiok"], ["readyok"]):  # blanks ignored
         return "yellow"
     return "default"
 

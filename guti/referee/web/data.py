@@ -70,10 +70,16 @@ class Tally:
             self._sample_sprt()
 
     def _sample_sprt(self) -> None:
+        """The SPRT's state now, as a point of its path; past :data:`SPRT_POINTS` points,
+        every other one is let go (the last kept) and games are sampled half as often, so
+        that a long run's path (sent with every game to a live page) stays as short."""
         state = self.standings.sprt_state()
         if state is not None and (not self.sprt_path
                                   or self.sprt_path[-1][0] != self.standings.games):
             self.sprt_path.append([self.standings.games, round(state.llr, 4)])
+            if len(self.sprt_path) > SPRT_POINTS:
+                self.sprt_path = [*self.sprt_path[:-1:2], self.sprt_path[-1]]
+                self.sample_every *= 2
 
     def snapshot(self) -> dict[str, Any]:
         """Standings, ratings, crosstable, endings and SPRT as data for the page."""

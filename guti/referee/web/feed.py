@@ -37,6 +37,8 @@ FEED_LIMIT = 1 << 20
 #: Seconds the referee waits for the server to start, and then to stop.
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
+#: Seconds without a line of feed after which the server reads the database anyway.
+IDLE_READ = 1.0
 
 
 class LiveServerError(Exception):
@@ -206,12 +208,22 @@ async def serve_fed(db_path: str, host: str, port: int, sprt: SprtSpec | None,
 
 
 async def _follow(hub: Any, reader: asyncio.StreamReader) -> None:
-    """Apply each line of the feed; read the database when a game was stored (and each
-    second anyway); at the end of the run, its last games first, then its end."""
+    """Apply each line of the feed; read the database when a game was stored (and after
+    :data:`IDLE_READ` seconds without a line); at the end of the run, its last games first, then its end. A game
+    stored while a read is under way is read by the next one, begun as soon as that read
+    is done."""
     pending: asyncio.Task[None] | None = None
+    wanted = False  # a read asked for and not begun yet
+
+    async def reads() -> None:
+        nonlocal wanted
+        while wanted:
+            wanted = False
+            await hub.refresh()
+
     while True:
         try:
-            line = await asyncio.wait_for(reader.readline(), 1.0)
+            line = await asyncio.wait_for(reader.readline(), IDLE_READ)
         except TimeoutError:
             line = None
         except ValueError:  # a line over the reader's limit: not from a referee; skip it
@@ -227,9 +239,9 @@ async def _follow(hub: Any, reader: asyncio.StreamReader) -> None:
             stored = message is not None and hub.apply(message)
         except (KeyError, TypeError, ValueError):  # not a line a referee writes: ignored
             stored = False
-        if line is None or stored:
-            if pending is None or pending.done():
-                pending = asyncio.create_task(hub.refresh())
+        wanted = wanted or line is None or stored
+        if wanted and (pending is None or pending.done()):
+            pending = asyncio.create_task(reads())
     if pending is not None:
         await pending
     if hub.state != "over":

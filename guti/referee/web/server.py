@@ -166,8 +166,8 @@ async def _send(request: web.Request, body: bytes, content_type: str,
 
 
 def _render(hub: LiveHub) -> str:
-    with TournamentStore(hub.db_path, create=False) as store:
-        data = report_data(store, hub.sprt)
+    with TournamentStore(hub.db_path, create=False) as store, store.snapshot():
+        data = report_data(store, hub.sprt)  # its counts are of the games it lists
     if not hub.show_commands:
         for engine in data["engines"]:
             engine["command"] = "(not shown: guti serve -commands shows it)"
@@ -207,7 +207,7 @@ async def _pdn(request: web.Request) -> web.StreamResponse:
 
 
 def _games_pdn(db_path: str, number: int | None = None) -> str | None:
-    with TournamentStore(db_path, create=False) as store:
+    with TournamentStore(db_path, create=False) as store, store.snapshot():
         if number is not None:
             return game_pdn(store, number)
         out = io.StringIO()
