@@ -227,7 +227,8 @@ def test_without_cluster_dask_is_never_imported(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["local:0", "local:65", "tcp://nowhere", "cluster9",
-                                   "ucx://127.0.0.1:1", "inproc://x:1"])
+                                   "ucx://127.0.0.1:1", "inproc://x:1", "tcp://127.0.0.1:0",
+                                   "tcp://127.0.0.1:99999"])
 def test_a_bad_cluster_address_is_one_line(tmp_path, value):
     pids = tmp_path / "pids"
     done = guti("tournament", *instant("A", pids), *instant("B", pids), "-each", "tc=1+0.1",
@@ -269,6 +270,38 @@ def test_a_scheduler_that_never_answers_is_one_line_within_the_connect_timeout(t
     assert done.returncode == 2, done.stderr
     assert done.stderr == (f"guti tournament: cannot reach the Dask scheduler at {address}: "
                            f"no answer within {CONNECT_TIMEOUT:g} s\n")
+
+
+def test_a_scheduler_address_where_another_program_answers_is_one_line(tmp_path):
+    """What listens there greets with its own protocol (an SSH banner): Dask reads it as a
+    frame's length and fails (a MemoryError); guti says so in one line, exit 2 (it was a
+    traceback)."""
+    import threading
+
+    pids = tmp_path / "pids"
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        conns: list[socket.socket] = []
+
+        def greet() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    conn, _ = server.accept()
+                    conns.append(conn)
+                    conn.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n" * 4)
+
+        threading.Thread(target=greet, daemon=True).start()
+        done = guti("tournament", *instant("A", pids), *instant("B", pids), "-each",
+                    "tc=1+0.1", "-cluster", address, cwd=tmp_path)
+        for conn in conns:
+            conn.close()
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"guti tournament: -cluster {address}: what answers there "
+                                  "is not a Dask scheduler"), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
 
 
 # --------------------------------------------------------------------- real dask processes

@@ -18,7 +18,7 @@ _LOCAL = re.compile(r"local:([0-9]{1,6})")
 MAX_LOCAL_WORKERS = 64
 #: ``SCHEME://HOST:PORT``: the address ``dask scheduler`` prints (tcp, tls, ws, wss; not
 #: ``inproc``, which is within one process, nor ``ucx``, which needs UCX installed).
-_REMOTE = re.compile(r"(tcp|tls|ws|wss)://\S+:\d+")
+_REMOTE = re.compile(r"(tcp|tls|ws|wss)://\S+:(\d+)")
 
 
 #: What every worker checks and does for one engine before the first game: (engine name,
@@ -68,7 +68,10 @@ def parse_cluster(text: str) -> ClusterAddress:
             raise ClusterAddressError(f"-cluster {text}: at most {MAX_LOCAL_WORKERS} local "
                                       "workers (each is a process on this machine)")
         return ClusterAddress(text, local=workers)
-    if _REMOTE.fullmatch(text):
+    remote = _REMOTE.fullmatch(text)
+    if remote is not None:
+        if not 1 <= int(remote.group(2)) <= 65535:
+            raise ClusterAddressError(f"-cluster {text}: a port is a number from 1 to 65535")
         return ClusterAddress(text, scheduler=text)
     raise ClusterAddressError(
         f"-cluster {text}: expected a Dask scheduler address tcp://HOST:PORT or local:N"

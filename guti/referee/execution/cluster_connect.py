@@ -101,6 +101,10 @@ async def connect_remote(address: ClusterAddress) -> Any:
         await _closed(client)
         why = str(exc) or f"no answer within {CONNECT_TIMEOUT:g} s"
         raise ClusterError(f"cannot reach the Dask scheduler at {text}: {why}") from None
+    except Exception as exc:  # another program's answer, read as Dask's frames
+        await _closed(client)
+        raise ClusterError(f"-cluster {text}: what answers there is not a Dask scheduler "
+                           f"(its first bytes read as Dask's: {type(exc).__name__})") from None
     except BaseException:
         await _closed(client)
         raise
