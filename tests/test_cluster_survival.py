@@ -756,3 +756,31 @@ def test_a_result_held_by_a_frozen_worker_is_played_again_after_a_while(
     assert isinstance(settled, Future) and settled.key != first.key, settled
     assert any("did not come from its worker within 4 s; playing it again" in line
                for line in said_lines), said_lines
+
+
+def test_a_frozen_scheduler_is_lost_in_one_line_and_resume_continues(
+        tmp_path, scheduler_process, workers):
+    """The scheduler stopped (SIGSTOP: its connections stay open, so Dask would wait for
+    it for ever): the run calls it lost once a reading of the workers goes unanswered for
+    SCHEDULER_SILENCE s, in the same one line as a scheduler that died, exit 2; the games
+    stored are kept (it waited until a second Ctrl-C). Once the scheduler runs again, it
+    finds the client gone and the workers end the run's games: no engine is left."""
+    from guti.referee.execution.cluster import SCHEDULER_SILENCE
+
+    address, scheduler = scheduler_process
+    workers.append(start_worker(address, "w"))
+    workers_named(address, "w", 2)
+    run = start_run(tmp_path, address, 30)
+    try:
+        with killed_at_exit(run):
+            wait_for(lambda: games_stored(tmp_path / "guti.db") >= 2, "2 games stored", 120)
+            os.kill(scheduler.pid, signal.SIGSTOP)
+            finish(run, timeout=SCHEDULER_SILENCE + 120)
+    finally:
+        os.kill(scheduler.pid, signal.SIGCONT)
+    assert run.returncode == 2
+    lines = said(tmp_path).strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "lost the Dask scheduler" in lines[0] and "-resume continues" in lines[0]
+    assert 2 <= games_stored(tmp_path / "guti.db") < 30
+    wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 90)

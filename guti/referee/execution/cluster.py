@@ -46,6 +46,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from distributed import Future, as_completed
+from distributed.comm.core import CommClosedError
 from distributed.scheduler import KilledWorker
 
 from guti.referee.execution.cluster_address import ClusterError
@@ -76,6 +77,10 @@ WORKERS_INTERVAL = 2.0
 #: Seconds a finished task's result may take to come from its worker before its games are
 #: played again (the worker is frozen; Dask notices a dead one sooner).
 FETCH_TIMEOUT = 60.0
+#: Seconds the scheduler may leave a reading of the workers unanswered before the run
+#: calls it lost (frozen, or its machine stopped: its connection stays open, so Dask
+#: itself would wait for it for ever).
+SCHEDULER_SILENCE = 30.0
 
 
 class ClusterExecutor(ClusterSession):
@@ -244,30 +249,31 @@ class ClusterExecutor(ClusterSession):
                     batch := feed.take(self._batch_size())):
                 book.add(self._submit(batch), batch)
 
+        async def look() -> None:
+            """Re-read the workers: one that joined gets work; tasks Dask parked without
+            a worker go again; no worker for long is said; a stop withdraws what no
+            worker has taken."""
+            await self.roster.read(self.client)
+            self.roster.tell_waiting()
+            untaken, parked = await book.untaken()
+            if stop.is_set():
+                await book.withdraw(untaken)
+            elif self.roster.slots:
+                await book.withdraw(parked, self._again)
+            top_up()
+
         async def watch() -> None:
-            """Re-read the workers now and then: one that joined gets work; tasks Dask
-            parked without a worker go again; no worker for long is said; a stop
-            withdraws what no worker has taken."""
+            """:func:`look` now and then; a scheduler that leaves a look unanswered for
+            :data:`SCHEDULER_SILENCE` s ends the run as a lost one does."""
             while True:
                 await asyncio.sleep(WORKERS_INTERVAL)
-                await self.roster.read(self.client)
-                self.roster.tell_waiting()
-                untaken, parked = await book.untaken()
-                if stop.is_set():
-                    await book.withdraw(untaken)
-                elif self.roster.slots:
-                    await book.withdraw(parked, self._again)
-                top_up()
+                try:
+                    await asyncio.wait_for(look(), SCHEDULER_SILENCE)
+                except TimeoutError:
+                    raise CommClosedError(f"no answer within {SCHEDULER_SILENCE:g} s") from None
 
-        async def on_stop() -> None:
-            await stop.wait()
-            with contextlib.suppress(Exception):
-                await self.stop_runs()
-                await book.withdraw((await book.untaken())[0])
-
-        stopper = asyncio.ensure_future(on_stop())
-        watcher = asyncio.ensure_future(watch())
-        try:
+        async def consume() -> None:
+            """Each result as it comes, until the last game's."""
             await self.roster.read(self.client)
             top_up()
             async for future in book.done:
@@ -281,7 +287,23 @@ class ClusterExecutor(ClusterSession):
                     else:
                         book.add(settled, batch)
                 top_up()
+
+        async def on_stop() -> None:
+            await stop.wait()
+            with contextlib.suppress(Exception):
+                await self.stop_runs()
+                await book.withdraw((await book.untaken())[0])
+
+        stopper = asyncio.ensure_future(on_stop())
+        watcher = asyncio.ensure_future(watch())
+        consumer = asyncio.ensure_future(consume())
+        try:
+            await asyncio.wait({consumer, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            if not consumer.done():  # the watcher ended first: the scheduler went silent
+                watcher.result()
+            await consumer
         except BaseException as exc:
+            consumer.cancel()
             watcher.cancel()  # nothing more is submitted while the tasks are cancelled
             await asyncio.shield(self.abort(book.futures()))
             if isinstance(exc, GONE):  # a connection broke: one line, as at the start

@@ -167,8 +167,8 @@ class ClusterSession:
                     client.run(close_run, self.spec.run_id, on_error="ignore"), CLOSE_TIMEOUT)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.unregister_worker_plugin(self.resource), 10)
-            with contextlib.suppress(Exception):
-                await client.close()
+            with contextlib.suppress(Exception):  # bounded: a frozen scheduler never answers
+                await asyncio.wait_for(client.close(), 10)
         if cluster is not None:
             with contextlib.suppress(Exception):
                 await cluster.close()
