@@ -2,7 +2,8 @@
 
 Why a module of its own: the store and the checks of what it reads
 (:mod:`guti.referee.storage.integrity`) both raise it, and every command that reads a
-database turns it into its one line (exit 2) without knowing which of them failed.
+database turns it into its one line (exit 2; exit 1 for a :class:`StorageFault`, the
+disk's) without knowing which of them failed.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def store_error(text: str, exc: sqlite3.Error) -> StoreError:
     """The StoreError ``text``, a :class:`StorageFault` when SQLite's error ``exc`` is the
     disk's (full, an I/O error)."""
     code = getattr(exc, "sqlite_errorcode", None)
-    faulted = code is not None and code & 0xFF in _DISK_FAULTS
+    faulted = code is not None and (code & 0xFF) in _DISK_FAULTS
     return StorageFault(text) if faulted else StoreError(text)
 
 

@@ -209,9 +209,9 @@ async def serve_fed(db_path: str, host: str, port: int, sprt: SprtSpec | None,
 
 async def _follow(hub: Any, reader: asyncio.StreamReader) -> None:
     """Apply each line of the feed; read the database when a game was stored (and after
-    :data:`IDLE_READ` seconds without a line); at the end of the run, its last games first, then its end. A game
-    stored while a read is under way is read by the next one, begun as soon as that read
-    is done."""
+    :data:`IDLE_READ` seconds without a line); at the end of the run, its last games
+    first, then its end. A game stored while a read is under way is read by the next one,
+    begun as soon as that read is done."""
     pending: asyncio.Task[None] | None = None
     wanted = False  # a read asked for and not begun yet
 
