@@ -16,6 +16,13 @@ OUTPUT_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
 LIMIT_FAULTS = (errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN)
 
 
+def exit_status(exc: OSError) -> int:
+    """The exit status of a command ended by ``exc``: 1 when the machine failed under it
+    (:data:`OUTPUT_FAULTS`, :data:`LIMIT_FAULTS`), else 2 (a path the user gave that
+    cannot be used)."""
+    return 1 if exc.errno in OUTPUT_FAULTS + LIMIT_FAULTS else 2
+
+
 def os_error_text(exc: OSError) -> str:
     """The one line for an OSError that ended a command: the file it names and why; else
     an output that could not be written, or the machine's limit that was reached."""

@@ -9,13 +9,9 @@ import os
 import sys
 from typing import TextIO
 
-from guti.faults import LIMIT_FAULTS, OUTPUT_FAULTS, os_error_text
+from guti.faults import exit_status, os_error_text
 from guti.referee.config.args import CliError
 from guti.referee.process.text import visible
-
-#: Errors of the machine rather than of what the user asked for: an output that could not
-#: be written (a full disk), a limit reached (open files, memory).
-SYSTEM_FAULTS = OUTPUT_FAULTS + LIMIT_FAULTS
 
 
 def fail(prog: str, text: str) -> int:
@@ -52,11 +48,10 @@ def failed(prog: str, exc: Exception) -> int:
 
 
 def os_failed(prog: str, exc: OSError, before: str = "") -> int:
-    """Report an OSError that ended a command in one line (``before`` put first); the exit
-    status: 1 when the machine failed under it (a full disk, no file left), else 2 (a
-    path the user gave that cannot be used)."""
+    """Report an OSError that ended a command in one line (``before`` put first); its
+    :func:`~guti.faults.exit_status`."""
     fail(prog, before + os_error_text(exc))
-    return 1 if exc.errno in SYSTEM_FAULTS else 2
+    return exit_status(exc)
 
 
 def database_and_rest(prog: str, argv: list[str]) -> tuple[str, list[str]]:

@@ -123,13 +123,13 @@ def main(argv: list[str]) -> int:
         print(visible(f"guti match: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
-        from guti.referee.cli.common import SYSTEM_FAULTS
+        from guti.faults import exit_status
         from guti.referee.game.file_lock import lock_failure
 
         if locks is not None:
             locks.release(discard_created=True)
         print(visible(f"guti match: {lock_failure(exc)}"), file=sys.stderr)
-        return 1 if exc.errno in SYSTEM_FAULTS else 2
+        return exit_status(exc)
     with locks:
         return _play(settings, traffic)
 
