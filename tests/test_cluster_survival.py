@@ -436,6 +436,9 @@ X = "20,0,200,10,0.1"
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     assert "values after 2/2 iterations" in done.stdout, done.stdout
+    # the header names where the games are played, not a concurrency the run does not use
+    header = done.stdout.splitlines()[0]
+    assert f"cluster {scheduler}" in header and "concurrency" not in header, header
     assert games_stored(tmp_path / "t.db") == 4
     # the client reads the engine's options from its own folder, once; every engine the
     # worker started (its check's and each iteration's) ran from its copy

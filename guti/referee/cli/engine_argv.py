@@ -6,10 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from guti.referee.config.args import did_you_mean
 from guti.rules.names import canonical_game_name, unknown_game
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 
 def split_engine_argv(
@@ -54,6 +57,11 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: {message}", file=sys.stderr)
         raise SystemExit(2)
+
+    def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+        """The help text, written as any output is: argparse's own drops a write that
+        fails, so ``--help`` to a full disk would exit 0 having written nothing."""
+        (file or sys.stdout).write(self.format_help())
 
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None

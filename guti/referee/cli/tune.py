@@ -63,9 +63,11 @@ def _run(settings: TuneSettings) -> int:
 
     s = settings
     display = TuneDisplay(make_console(sys.stdout), s)
+    # on a cluster the games at once are its workers' (told once it is reached)
+    where = f"cluster {s.cluster.text}" if s.cluster is not None else f"concurrency {s.concurrency}"
     display.say(f"tuning {s.engine.name}: {values_text(s, s.spsa().start())}; {s.iterations} "
                 f"iterations of {s.pairs} game pair(s) ({s.total_games} games), "
-                f"concurrency {s.concurrency}, db {s.db_path}")
+                f"{where}, db {s.db_path}")
     watch = Stopwatch()
     start_lifeline()  # before the loop: the watcher of the engines' process groups
     try:
