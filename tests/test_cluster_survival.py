@@ -761,6 +761,40 @@ def test_a_result_held_by_a_frozen_worker_is_played_again_after_a_while(
                for line in said_lines), said_lines
 
 
+def test_a_worker_frozen_mid_run_has_its_games_played_by_the_others(tmp_path, workers):
+    """A worker stopped mid-run (SIGSTOP: its connections stay open, and this scheduler
+    gives a worker an hour without heartbeats before it drops it, so Dask alone would wait
+    that long) is said to be silent once WORKER_SILENCE s pass without its heartbeat: the
+    games it held and all the rest go to the other worker, and the run ends with every
+    game stored once. Once it runs again, no engine of the run is left on it."""
+    from guti.referee.execution.cluster_roster import WORKER_SILENCE
+
+    address, scheduler = start_scheduler(
+        tmp_path, {**ENV, "DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "1h"})
+    frozen = 0
+    try:
+        workers.append(start_worker(address, "good", nworkers=1))
+        workers.append(start_worker(address, "frozen", nworkers=1))
+        workers_named(address, "good", 1)
+        workers_named(address, "frozen", 1)
+        (frozen,) = worker_processes(address, "frozen")
+        run = start_run(tmp_path, address, 12)
+        with killed_at_exit(run):
+            wait_for(lambda: games_stored(tmp_path / "guti.db") >= 2, "2 games stored", 120)
+            os.kill(frozen, signal.SIGSTOP)
+            out = finish(run, timeout=WORKER_SILENCE + 180)
+    finally:
+        if frozen:
+            os.kill(frozen, signal.SIGCONT)
+        stop(scheduler)
+    assert run.returncode == 0, said(tmp_path)
+    assert "12/12 games stored" in out, out
+    check_tournament(tmp_path, 12)
+    [line] = [ln for ln in said(tmp_path).splitlines() if "no heartbeat" in ln]
+    assert line.startswith("worker frozen") and "played on the other workers" in line, line
+    wait_for(lambda: survivors(tmp_path / "pids") == [], "every engine process gone", 90)
+
+
 def test_a_frozen_scheduler_is_lost_in_one_line_and_resume_continues(
         tmp_path, scheduler_process, workers):
     """The scheduler stopped (SIGSTOP: its connections stay open, so Dask would wait for

@@ -28,6 +28,10 @@ and ``-resume``, standings, SPRT, PDN and ``-log`` are unchanged.
 - A worker that dies mid-game: Dask plays the game again elsewhere; after Dask gives
   up (``KilledWorker``) it is submitted again here. A game is reported once, whatever
   arrives twice (and the store's UNIQUE game id would refuse it anyway).
+- A worker frozen mid-game (no heartbeat for
+  :data:`~guti.referee.execution.cluster_roster.WORKER_SILENCE` s): the tasks it runs or
+  holds are submitted again, and while it is silent every task is restricted to the
+  other workers (Dask would give the frozen one's freed slots new games).
 - ``stop`` (first Ctrl-C, an SPRT decision): every worker is told to start no game of
   this run, tasks no worker has taken are withdrawn; queued tasks return unplayed,
   running games finish and are stored.
@@ -117,12 +121,14 @@ class ClusterExecutor(ClusterSession):
 
     # ------------------------------------------------------------------ playing
     def _submit(self, batch: list[ScheduledGame]) -> Future:
-        """One task for ``batch``, for any worker that holds the run's resource."""
+        """One task for ``batch``, for any worker that holds the run's resource and is
+        not silent (Dask would give a silent one's freed slots new games)."""
         spec = self._spec_for(batch)
         first = batch[0].game_id
         key = f"guti-games-{spec.run_id}-{first}-{self.attempts.get(first, 0)}"
+        playing = self.roster.playing if self.roster.silent else None
         return self.client.submit(play_task, spec, batch, key=key, pure=False,
-                                  resources={self.resource: 1})
+                                  resources={self.resource: 1}, workers=playing or None)
 
     def _spec_for(self, batch: list[ScheduledGame]) -> RunSpec:
         """The run spec ``batch`` is played with: the run's own."""
@@ -197,7 +203,7 @@ class ClusterExecutor(ClusterSession):
         None while it need not be. A long time without a worker is said."""
         await self.roster.read(self.client)
         self.roster.tell_waiting()
-        if not self.roster.slots:
+        if not self.roster.playing:
             return None
         states: dict[Any, Any] = {}
         with contextlib.suppress(Exception):
@@ -252,13 +258,14 @@ class ClusterExecutor(ClusterSession):
         async def look() -> None:
             """Re-read the workers: one that joined gets work; tasks Dask parked without
             a worker go again; no worker for long is said; a stop withdraws what no
-            worker has taken."""
+            worker has taken; a silent worker's games are taken from it."""
             await self.roster.read(self.client)
             self.roster.tell_waiting()
+            await self._take_from_silent(book, stop.is_set())
             untaken, parked = await book.untaken()
             if stop.is_set():
                 await book.withdraw(untaken)
-            elif self.roster.slots:
+            elif self.roster.playing:
                 await book.withdraw(parked, self._again)
             top_up()
 
@@ -313,6 +320,13 @@ class ClusterExecutor(ClusterSession):
             stopper.cancel()
             watcher.cancel()
             await asyncio.shield(self.close())
+
+    async def _take_from_silent(self, book: TaskBook, stopping: bool) -> None:
+        """The games a silent worker plays or holds: submitted again for the others, or
+        not played when the run is stopping (a stop waits for running games only)."""
+        if self.roster.silent and (self.roster.playing or stopping):
+            held = await book.held_by(self.roster.silent)
+            await book.withdraw(held, None if stopping else self._again)
 
     def _again(self, batch: list[ScheduledGame]) -> Future:
         """The batch submitted again under a new key (Dask parked the old task)."""

@@ -5,8 +5,12 @@ to submit: the roster knows the workers fit for the run and how many games each 
 once (the units of the run's resource it holds), how each is named (its ``--name``, else
 its address), which were left out and why (each said once), and how long the run has
 been without any worker (said after :data:`NO_WORKER_NOTICE` s, again every
-:data:`NO_WORKER_REPEAT` s). :meth:`WorkerRoster.first_check` runs the run's check on
-the workers there at its start (:func:`check_workers`).
+:data:`NO_WORKER_REPEAT` s), and which workers went silent: a worker whose heartbeats
+stopped reaching the scheduler for :data:`WORKER_SILENCE` s (stopped, or its machine
+frozen: its connections stay open, so Dask counts it among the workers until its
+``worker-ttl``) plays nothing more of this run until it is heard again.
+:meth:`WorkerRoster.first_check` runs the run's check on the workers there at its start
+(:func:`check_workers`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ CHECK_GRACE = 30.0
 #: Seconds to wait, after the check, for the workers that passed it to hold the run's
 #: resource (the plugin gives it them once its own check, the same one, is done).
 ADMIT_TIMEOUT = 30.0
+#: Seconds without a heartbeat from a worker (Dask's come every second or so) before the
+#: run counts it silent and plays its games on the other workers.
+WORKER_SILENCE = 30.0
 
 
 class WorkerRoster:
@@ -41,6 +48,8 @@ class WorkerRoster:
         self.resource = resource
         self.say = say
         self.slots: dict[str, int] = {}  # fit worker address -> games at once there
+        self.silent: set[str] = set()  # fit workers not heard for WORKER_SILENCE s
+        self.heard: dict[str, tuple[object, float]] = {}  # address -> (beat, seen when)
         self.names: dict[str, str] = {}  # worker address -> its name in messages
         self.left_out: set[str] = set()  # workers said to be unfit for this run
         self.refusals: dict[str, str] | None = {}  # heard during the first check (then None)
@@ -49,11 +58,18 @@ class WorkerRoster:
 
     @property
     def concurrency(self) -> int:
-        """The games the cluster plays at once for this run (its fit workers' slots)."""
-        return sum(self.slots.values())
+        """The games the cluster plays at once for this run (its fit workers' slots, the
+        silent ones' left out)."""
+        return sum(n for address, n in self.slots.items() if address not in self.silent)
 
-    async def read(self, client: Any) -> None:
-        """The workers now fit for the run and how many games each plays at once."""
+    @property
+    def playing(self) -> list[str]:
+        """The fit workers that are not silent."""
+        return [address for address in self.slots if address not in self.silent]
+
+    async def read(self, client: Any) -> set[str]:
+        """The workers now fit for the run and how many games each plays at once; the
+        workers that have just gone silent are returned (each said once)."""
         with contextlib.suppress(Exception):
             info = await client.scheduler.identity(n_workers=-1)
             workers = info.get("workers", {})
@@ -61,6 +77,31 @@ class WorkerRoster:
             slots = {address: int(w.get("resources", {}).get(self.resource, 0))
                      for address, w in workers.items()}
             self.slots = {address: n for address, n in slots.items() if n > 0}
+            return self._listen({a: w.get("last_seen") for a, w in workers.items()})
+        return set()
+
+    def _listen(self, beats: dict[str, object]) -> set[str]:
+        """Note each worker's last heartbeat (the scheduler's time of it, compared only
+        with itself, so that clocks of other machines never matter); those not heard for
+        :data:`WORKER_SILENCE` s by this client's clock are silent."""
+        now = time.monotonic()
+        heard = {}
+        for address, beat in beats.items():
+            before = self.heard.get(address)
+            heard[address] = before if before is not None and before[0] == beat else (beat, now)
+        self.heard = heard
+        silent = {address for address, (_, since) in heard.items()
+                  if address in self.slots and now - since >= WORKER_SILENCE}
+        for address in sorted((self.silent & set(heard)) - silent):
+            self.say(f"worker {self.names.get(address, address)} is heard again; it plays "
+                     "again")
+        newly = silent - self.silent
+        for address in sorted(newly):
+            self.say(f"worker {self.names.get(address, address)}: no heartbeat for "
+                     f"{WORKER_SILENCE:g} s (stopped or frozen?); its games are played on "
+                     "the other workers")
+        self.silent = silent
+        return newly
 
     async def first_check(self, client: Any, check: Callable[..., Any], spec: Any) -> None:
         """``check(spec)`` on every worker there at the run's start: one that fails is
@@ -108,7 +149,7 @@ class WorkerRoster:
     def tell_waiting(self) -> None:
         """With no fit worker for :data:`NO_WORKER_NOTICE` s, say the run waits for one."""
         now = time.monotonic()
-        if self.slots:
+        if self.playing:
             self.without_workers = None
             return
         since = self.without_workers = self.without_workers or now

@@ -161,10 +161,13 @@ class ClusterSession:
         cluster. Safe to call twice."""
         client, self.client = self.client, None
         cluster, self.cluster = self.cluster, None
+        # a silent worker would hold this up for the whole CLOSE_TIMEOUT: it quits the
+        # run's engines when the plugin is taken back, once it runs again
+        playing = self.roster.playing if self.roster.silent else None
         if client is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    client.run(close_run, self.spec.run_id, on_error="ignore"), CLOSE_TIMEOUT)
+                await asyncio.wait_for(client.run(close_run, self.spec.run_id, workers=playing,
+                                                  on_error="ignore"), CLOSE_TIMEOUT)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.unregister_worker_plugin(self.resource), 10)
             with contextlib.suppress(Exception):  # bounded: a frozen scheduler never answers

@@ -74,6 +74,14 @@ class TaskBook:
         if futures:
             await self.client.cancel(futures)
 
+    async def held_by(self, workers: set[str]) -> list[Future]:
+        """The tasks (not taken back) that ``workers`` run or hold to run next."""
+        processing: dict[str, list[Any]] = {}
+        with contextlib.suppress(Exception):  # (a worker that left meanwhile: asked again)
+            processing = await self.client.scheduler.processing(workers=sorted(workers))
+        keys = {key for held in processing.values() for key in held}
+        return [f for f in self.jobs if f.key in keys and f not in self.withdrawn]
+
     async def untaken(self) -> tuple[list[Future], list[Future]]:
         """The tasks no worker has (the scheduler's view), and those of them Dask parked
         for want of a worker (it does not look at them again when a worker gains the
