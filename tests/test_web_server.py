@@ -28,7 +28,7 @@ from guti.referee.config.tournament import serve_address  # noqa: E402
 from guti.referee.storage.store import TournamentStore  # noqa: E402
 from guti.referee.web.live import CLIENT_QUEUE, LiveHub, Queued, event  # noqa: E402
 from guti.referee.web.server import allowed_hosts, host_allowed, parse_address, serving  # noqa: E402
-from tests.conftest import GUTI  # noqa: E402
+from tests.conftest import GUTI, survivors  # noqa: E402
 from tests.test_web_board import INJECTION, embedded_data, run_tournament  # noqa: E402
 
 #: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
@@ -705,3 +705,36 @@ def test_the_live_sprt_path_stays_short_however_long_the_run(
         assert len(path) <= 41
     assert path[-1][0] == 1000 and path[0][0] <= 50
     assert [p[0] for p in path] == sorted({p[0] for p in path})
+
+
+@pytest.mark.signals
+def test_an_aborted_run_with_a_stopped_server_ends_as_any_abort_does(tmp_path: Path) -> None:
+    """The live page's server stopped (SIGSTOP), then the run aborted (SIGTERM): the
+    server is given a short while and killed, within the bound an abort has, so the run
+    ends as any aborted run does (standings, the ``-resume`` line, 130), not by the
+    abort's last-resort exit; no process is left, the stopped server included."""
+    from tests.test_closed_stdout import engine
+    from tests.test_referee_pool import children_of, command_line
+
+    proc = subprocess.Popen(
+        [*GUTI, "tournament", *engine("A", tmp_path), *engine("B", tmp_path),
+         "-each", "tc=60+1", "-games", "40", "-db", "s.db", "-serve", "0"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert any(line.startswith("live page: ") for line in proc.stdout)
+        [server] = [pid for pid in children_of(proc.pid)
+                    if "guti.referee.web.feed" in command_line(pid)]
+        os.kill(server, signal.SIGSTOP)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "did not finish in time" not in err, err
+    assert "continue with the same command and -resume" in err, err
+    assert " games stored in s.db" in out, out
+    assert not os.path.exists(f"/proc/{server}")  # killed and reaped by the run
+    assert survivors(tmp_path / "pids") == []

@@ -153,7 +153,8 @@ async def run_with_live_page(settings: Any, run: Callable[[Any], Awaitable[Any]]
     by a process of its own (:mod:`guti.referee.web.feed`), so no browser can slow a game."""
     if not settings.serve:
         return await run(None)
-    from guti.referee.web.feed import LiveServerError, start_live_server
+    from guti.referee.execution.stopping import ABORT_GRACE
+    from guti.referee.web.feed import STOP_TIMEOUT, LiveServerError, start_live_server
     from guti.referee.web.server import parse_address
 
     host, port = parse_address(settings.serve)
@@ -172,7 +173,9 @@ async def run_with_live_page(settings: Any, run: Callable[[Any], Awaitable[Any]]
         stopped = "interrupted" if outcome is None else (outcome.stopped or "")
         report = (settings.report_path if outcome is not None and not outcome.failed
                   and outcome.stopped != "interrupted" else None)
-        await feed.close(stopped, os.path.abspath(report) if report else None)
+        # after an abort the process ends within ABORT_BOUND s: the server gets a part
+        await feed.close(stopped, os.path.abspath(report) if report else None,
+                         within=ABORT_GRACE if stopped == "interrupted" else STOP_TIMEOUT)
 
 
 def write_tournament_report(settings: Any) -> str | None:

@@ -130,22 +130,25 @@ class LiveFeed:
                 return  # already in the whole state just sent
         stdin.write(_line(message))
 
-    async def close(self, stopped: str, report: str | None) -> None:
-        """The run ended: tell the server, close its input and wait for it to stop."""
-        stdin = self.process.stdin
-        if stdin is not None and not stdin.is_closing():
-            # a server that is stopped (SIGSTOP) or stuck never drains its input: waited for
-            # a while, then killed below, never an error of the run
-            with contextlib.suppress(ConnectionError, RuntimeError, TimeoutError):
-                stdin.write(_line({"t": "over", "stopped": stopped, "report": report}))
-                stdin.close()
-                await asyncio.wait_for(stdin.wait_closed(), STOP_TIMEOUT)
-        try:
-            await asyncio.wait_for(self.process.wait(), STOP_TIMEOUT)
-        except TimeoutError:
+    async def close(self, stopped: str, report: str | None,
+                    within: float = STOP_TIMEOUT) -> None:
+        """The run ended: tell the server, close its input and wait for it to stop, for
+        ``within`` s in all; then it is killed (a server stopped with SIGSTOP or stuck
+        never drains its input), never an error of the run."""
+        with contextlib.suppress(ConnectionError, RuntimeError, TimeoutError):
+            await asyncio.wait_for(self._ended(stopped, report), within)
+        if self.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.process.kill()
             await self.process.wait()
+
+    async def _ended(self, stopped: str, report: str | None) -> None:
+        stdin = self.process.stdin
+        if stdin is not None and not stdin.is_closing():
+            stdin.write(_line({"t": "over", "stopped": stopped, "report": report}))
+            stdin.close()
+            await stdin.wait_closed()
+        await self.process.wait()
 
 
 def _line(message: dict[str, Any]) -> bytes:
