@@ -696,3 +696,42 @@ def test_a_referee_that_dies_while_its_engines_start_is_one_line(tmp_path):
                         r"\(SIGKILL\) while starting the engines", lines[0]), lines[0]
     assert games_stored(tmp_path / "guti.db") == 0
     nothing_left(tmp_path, pids)
+
+
+class _DeadProcess:
+    """A referee process that has died: its output at its end, its exit status known."""
+
+    def __init__(self, pid: int) -> None:
+        import asyncio
+
+        self.pid = pid
+        self.returncode = -signal.SIGKILL
+        self.stdout = asyncio.StreamReader()
+        self.stdout.feed_eof()
+
+    async def wait(self) -> int:
+        return self.returncode
+
+
+def test_a_dead_referee_process_fails_its_own_games_not_its_successors():
+    """A process's death is known (its exit status) before its output's end is read; a
+    game begun meanwhile on the process started in its place must not be failed when
+    the old one's reading ends (it was played twice, and the second copy could not be
+    cancelled)."""
+    import asyncio
+
+    from guti.referee.execution.referee_pool import RefereeLink, RefereeLost
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        link = RefereeLink(1, None, None)  # type: ignore[arg-type]
+        old, new = _DeadProcess(101), _DeadProcess(102)
+        new.returncode = None  # type: ignore[assignment]
+        link.process = new  # type: ignore[assignment]
+        on_old, on_new = loop.create_future(), loop.create_future()
+        link.games = {1: (old, on_old), 2: (new, on_new)}
+        await link._read(old)  # type: ignore[arg-type]
+        assert isinstance(on_old.exception(), RefereeLost)
+        assert not on_new.done()
+
+    asyncio.run(scenario())

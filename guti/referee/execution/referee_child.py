@@ -87,7 +87,12 @@ class RefereeChild:
     def _spawn(self, key: int, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(work)
         self.games[key] = task
-        task.add_done_callback(lambda _: self.games.pop(key, None))
+
+        def forget(_: object) -> None:
+            if self.games.get(key) is task:  # not a later task under the same key
+                del self.games[key]
+
+        task.add_done_callback(forget)
 
     async def _check(self) -> None:
         assert self.run is not None

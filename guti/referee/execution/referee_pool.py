@@ -48,7 +48,7 @@ import signal
 import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from guti.referee.execution import referee_child
 from guti.referee.execution.referee_link import Message, frame, read_message
@@ -106,7 +106,9 @@ class RefereeLink:
         self.cpus = cpus
         self.forked = forked  # its first process, forked before the loop began
         self.process: asyncio.subprocess.Process | ForkedProcess | None = None
-        self.games: dict[int, asyncio.Future[GameOutcome]] = {}
+        #: each game's future, with the process playing it: a process that died fails
+        #: its own games only, not those of the process that replaced it
+        self.games: dict[int, tuple[object, asyncio.Future[GameOutcome]]] = {}
         self.checked: asyncio.Future[str] | None = None
         self.closed: asyncio.Future[float] | None = None
         self.reader: asyncio.Task[None] | None = None
@@ -155,7 +157,8 @@ class RefereeLink:
 
     async def play(self, job: ScheduledGame) -> GameOutcome:
         await self.start()
-        future = self.games[job.game_id] = asyncio.get_running_loop().create_future()
+        future = asyncio.get_running_loop().create_future()
+        self.games[job.game_id] = (self.process, future)
         self.send(("play", job))
         try:
             return await future
@@ -171,7 +174,11 @@ class RefereeLink:
             self._dispatch(message)
         rc = await process.wait()
         lost = RefereeLost(f"{self.name} (pid {process.pid}) {describe_exit(rc)}")
-        for future in (*self.games.values(), self.checked, self.closed):
+        waiting: list[asyncio.Future[Any] | None] = [
+            future for player, future in self.games.values() if player is process]
+        if self.process is process:  # (a check or close asks the current process)
+            waiting += [self.checked, self.closed]
+        for future in waiting:
             if future is not None and not future.done():
                 future.set_exception(lost)
 
@@ -179,11 +186,11 @@ class RefereeLink:
         kind = message[0]
         if kind == "result":
             outcome: GameOutcome = message[1]
-            future = self.games.get(outcome.game_id)
+            future = self._future_of(outcome.game_id)
             if future is not None and not future.done():
                 future.set_result(outcome)
         elif kind == "failed":
-            future = self.games.get(message[1])
+            future = self._future_of(message[1])
             if future is not None and not future.done():
                 future.set_exception(RefereeFailed(f"{self.name}: game {message[1] + 1} "
                                                    f"raised:\n{message[2]}"))
@@ -194,6 +201,10 @@ class RefereeLink:
             _closed_cpu_seconds["start"] += message[2]
             if self.closed is not None and not self.closed.done():
                 self.closed.set_result(message[1])
+
+    def _future_of(self, game_id: int) -> asyncio.Future[GameOutcome] | None:
+        entry = self.games.get(game_id)
+        return None if entry is None else entry[1]
 
     async def close(self) -> None:
         """Tell the process to quit its engines and exit; kill it if it does not."""
