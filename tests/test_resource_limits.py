@@ -670,3 +670,30 @@ def test_a_cpu_reader_of_a_judged_engine_counts_the_children_it_has_reaped():
         if parent.poll() is None:
             parent.kill()
             parent.wait()
+
+
+@pytest.mark.slow  # two stalls of 2.2 s each, and the processes started again
+def test_an_engine_whose_stall_was_charged_to_its_opponent_is_not_reused(tmp_path):
+    """``good`` waits, in its search, until the spinner's thread has spent 3 s of CPU
+    off its move: it stalls, and the spinner (``limits.ponder=off``) is charged. ``good``
+    never answered that ``go``: its process is not kept for the next game, where its
+    late ``bestmove`` would answer another position (here it would never answer at all,
+    its wait outliving the spinner's process)."""
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    done = subprocess.run(
+        [*GUTI, "match",
+         *_engine("spinner", "spin", tmp_path, "limits.ponder=off", "limits.offmove_cpu=0.2",
+                  extra=f"--sync {sync} --burn 3"),
+         *_engine("good", "good", tmp_path, extra=f"--sync {sync}"),
+         # the spinner moves first in both games (the same position to wait on)
+         "-each", "st=0.2", "-games", "2", "-noswap", "-pdnout", "g.pdn"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    games = parse_pdn((tmp_path / "g.pdn").read_text())
+    assert len(games) == 2
+    for game in games:  # the spinner lost both, by its off-move CPU
+        assert (game.tags["Result"], game.tags["Termination"]) == (
+            "0-1", "resource limit"), (game.tags, game.notes)
+    assert len((tmp_path / "good.pids").read_text().split()) == 4  # a process a game

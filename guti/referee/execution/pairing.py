@@ -62,16 +62,18 @@ async def play_job(
         for proc in procs:  # aborted mid-game: these processes are not reusable
             proc.kill_now()
         raise
-    await white.give_back(procs[0], needs_replacing(record, Side.WHITE))
-    await black.give_back(procs[1], needs_replacing(record, Side.BLACK))
+    await white.give_back(procs[0], needs_replacing(record, Side.WHITE, procs[0]))
+    await black.give_back(procs[1], needs_replacing(record, Side.BLACK, procs[1]))
     return record
 
 
-def needs_replacing(record: GameRecord, side: Side) -> bool:
+def needs_replacing(record: GameRecord, side: Side, proc: UgiEngine) -> bool:
     """Whether ``side``'s process is not to be trusted with another game after ``record``:
-    it lost by a fault of its own, other than a time forfeit. An engine that lost on time
-    did send its ``bestmove``, only late: it is idle and sound, and is kept (as cutechess
-    and cutegames keep theirs). Replacing it would start a process while other games play,
-    a burst of work on their clocks, and a loaded machine would turn one late reply into
-    a chain of them."""
-    return record.fault is side and record.reason is not Reason.TIME_FORFEIT
+    it lost by a fault of its own, other than a time forfeit, or its last ``go`` was never
+    answered (a stall charged to its opponent, whose search off its move took the cores):
+    its late ``bestmove`` would answer the next game's first ``go``. An engine that lost on
+    time did send its ``bestmove``, only late: it is idle and sound, and is kept (as
+    cutechess and cutegames keep theirs). Replacing it would start a process while other
+    games play, a burst of work on their clocks, and a loaded machine would turn one late
+    reply into a chain of them."""
+    return proc.searching or (record.fault is side and record.reason is not Reason.TIME_FORFEIT)

@@ -85,6 +85,9 @@ class UgiEngine:
         #: Its resource limits (``limits.*`` settings; None: none), for the game to judge
         #: what each move used.
         self.sandbox: Sandbox | None = config.sandbox if config is not None else None
+        #: A ``go`` was written and its ``bestmove`` not read: the engine may still search,
+        #: and its late reply would answer the next ``go`` it is sent.
+        self.searching = False
 
     # -- life cycle (delegated to the transport) ------------------------------------------
     @classmethod
@@ -208,6 +211,7 @@ class UgiEngine:
     def start_search(self, position: Position | None, go: Go) -> float:
         """Write ``position`` (if given) and ``go`` in one write; the monotonic time of it."""
         text = go_line(go)
+        self.searching = True
         return self.transport.send_lines([text] if position is None
                                          else [position_line(position), text])
 
@@ -372,4 +376,5 @@ class UgiEngine:
                 elapsed_ms=elapsed_ms(sent_at, time.monotonic()),
                 unfinished=exc.unfinished,
             ) from None
+        self.searching = False
         return GoReply.read(lines, sent_at, at)
