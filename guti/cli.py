@@ -19,6 +19,9 @@ from guti.faults import OUTPUT_FAULTS, os_error_text
 #: shell reports for a program killed by the signal, as cutechess-cli would be.
 EXIT_BROKEN_PIPE = 141
 
+#: The commands that run games: SIGTERM and SIGHUP interrupt them as Ctrl-C does.
+RUNS = frozenset({"tournament", "match", "tune"})
+
 COMMANDS: dict[str, tuple[str, str, str]] = {
     # name: (module, function, one-line help)
     "tournament": ("guti.referee.cli.tournament", "main_tournament", "run a tournament (round-robin, gauntlet or knockout)"),
@@ -58,8 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module_name, function, _ = COMMANDS[name]
     if name != "engine":  # (the engine ends on its input; a command with a loop sets its own)
+        ended = _interrupted if name in RUNS else _ended_by_signal
         for signo in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signo, _ended_by_signal)
+            signal.signal(signo, ended)
     try:
         try:  # a Ctrl-C while the command's modules load is an interrupt like any other
             module = importlib.import_module(module_name)
@@ -80,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
         return code
     except KeyboardInterrupt:
-        print("guti: interrupted", file=sys.stderr)
+        print(f"guti {name}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # Nobody reads stdout any more: the run stopped (games already stored stay
@@ -99,6 +103,12 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         print(f"guti {name}: {os_error_text(exc)}", file=sys.stderr)
         return 1
+
+
+def _interrupted(_signo: int, _frame: object) -> None:
+    """SIGTERM or SIGHUP to a run before its own handling begins (an openings book read,
+    engines built): an interrupt, as the run itself treats them, so exit status 130."""
+    raise KeyboardInterrupt
 
 
 def _ended_by_signal(signo: int, _frame: object) -> None:
