@@ -81,6 +81,23 @@ def test_missing_engine_program_exits_2():
     assert len(proc.stderr.strip().split("\n")) == 1
 
 
+def test_a_bare_name_in_dir_but_not_on_path_says_how_to_name_it(tmp_path):
+    """``cmd=NAME dir=D``: a name without a ``/`` is looked up on PATH, as a shell does; the
+    line that says it was not found there points at ``./NAME`` in D."""
+    program = tmp_path / "myengine"
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} {FAULTY}\n")
+    program.chmod(0o755)
+    proc = guti("-engine", "cmd=myengine", f"dir={tmp_path}", "name=Mine", *engine("B"),
+                "-each", "tc=1")
+    assert proc.returncode == 2
+    assert proc.stderr == (f"guti match: engine Mine: cannot start myengine: No such file or "
+                           f"directory (a name without a / is looked up on PATH; the one in "
+                           f"{tmp_path} is ./myengine)\n")
+    proc = guti("-engine", "cmd=./myengine", f"dir={tmp_path}", "name=Mine", *engine("B"),
+                "-each", "tc=1", "-games", "2")
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_match_writes_pdn_log_and_alternates_colours(tmp_path):
     pdn, log = tmp_path / "out.pdn", tmp_path / "traffic.log"
     proc = guti(

@@ -39,7 +39,7 @@ from guti.rules.names import GAME_NAMES
 
 #: The keys of ``-engine`` and ``-each``, one help line each (shown by ``--help``).
 ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
-    ("cmd=PATH", "the engine's program (looked up in dir=, else on PATH)"),
+    ("cmd=PATH", "the engine's program (with a /: relative to dir=; a bare name: on PATH)"),
     ("args=TEXT", "its arguments, split as a shell would (args=\"-x --threads 2\")"),
     ("name=N", "its name in results (default: the program's name)"),
     ("dir=D", "its working directory"),

@@ -59,6 +59,10 @@ def start_failure_reason(exc: OSError, program: str, cwd: str | None) -> str:
             return f"{program} is a directory, not a program"
         if os.path.isfile(path) and not os.access(path, os.X_OK):
             return f"{program} is not executable (chmod +x {shlex.quote(program)}?)"
+    if isinstance(exc, FileNotFoundError) and "/" not in program and os.path.isfile(
+            os.path.join(cwd or ".", program)):  # a shell, too, looks for a bare name on PATH
+        return (f"{exc.strerror} (a name without a / is looked up on PATH; the one in "
+                f"{cwd or 'the current folder'} is ./{program})")
     return exc.strerror or str(exc)
 
 
