@@ -156,3 +156,30 @@ def test_a_signal_while_the_openings_are_read_interrupts_the_run(tmp_path: Path,
             run.wait()
     assert run.returncode == 130, err
     assert err == f"guti {command}: interrupted\n"
+
+
+@pytest.mark.parametrize("skipped, refused", [("hero", True), ("c", False)])
+def test_a_gauntlet_whose_first_engine_is_skipped_is_refused(tmp_path: Path, skipped: str,
+                                                             refused: bool) -> None:
+    """A gauntlet is about its first engine: when it cannot run (a program it requires is
+    missing), the run is refused in one line, not played as a gauntlet of the next one;
+    another engine skipped leaves a gauntlet of the first."""
+    engine = f'cmd = "{PY}"\nargs = ["-m", "guti.engine"]\ndir = "{ROOT}"\n'
+    text = 'tournament = "gauntlet"\n'
+    for name in ("hero", "b", "c"):
+        needs = 'requires = ["no-such-tool-xyz"]\n' if name == skipped else ""
+        text += f'[[engine]]\nname = "{name}"\n{engine}{needs}'
+    (tmp_path / "g.toml").write_text(text + "[each]\ndepth = 1\n")
+    done = subprocess.run([*GUTI, "tournament", "g.toml", "-db", "g.db", "-quiet"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.stdout.startswith(f"skipping engine {skipped}: no-such-tool-xyz is not "
+                                  "installed"), done.stdout
+    if refused:
+        assert done.returncode == 2
+        assert done.stderr == ("guti tournament: engine hero was skipped, and a gauntlet is "
+                               "about its first engine; the run is not started\n")
+        assert not (tmp_path / "g.db").exists()
+    else:
+        assert done.returncode == 0, done.stderr
+        assert "gauntlet of 2 engines (hero, b)" in done.stdout

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from guti.referee.config.args import CliError, parse_cli
 from guti.referee.config.engine_build import build_engines
-from guti.referee.config.given import GivenOptions
+from guti.referee.config.given import EngineEntry, GivenOptions
 from guti.referee.config.option_specs import TOURNAMENT_OPTIONS
 from guti.referee.config.options import (
     check_limits,
@@ -99,7 +99,21 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
     the whole: the steps of ``guti tournament`` before it plays."""
     given = read_tournament_options(argv)
     engines, setups = build_engines(given.engines, report, on_cluster=given.has("cluster"))
+    _check_gauntlet_kept(given, engines)
     return tournament_settings(given.with_engines(engines), setups)
+
+
+def _check_gauntlet_kept(given: GivenOptions, kept: tuple[EngineEntry, ...]) -> None:
+    """A gauntlet is about its first engines (``-seeds``): one of them skipped would make
+    it about another engine in silence, so the run is refused instead."""
+    if (given.text("tournament") or "") != "gauntlet":
+        return
+    seeds = given.engines[:seeds_count(given, "gauntlet")]
+    for entry in seeds:
+        if all(entry is not other for other in kept):
+            raise CliError(f"engine {entry.name} was skipped, and a gauntlet is about its "
+                           f"first {'engine' if len(seeds) == 1 else f'{len(seeds)} engines'}"
+                           "; the run is not started")
 
 
 # --------------------------------------------------------------------------- #
