@@ -212,6 +212,9 @@ def test_a_schema_1_database_is_read_and_migrated(tmp_path: Path) -> None:
     (["-pdnout", "nodes=true"], "-pdnout: nodes without file=F"),
     (["-pdnout", "file=g.pdn", "depth=true"], "unknown key 'depth'"),
     (["-pdnout", "g.pdn", "-epdout", "g.pdn"], "are the same file"),
+    # a book the run would rewrite as it plays: its resume could never check it again
+    (["-openings", "file=book.pdn", "-pdnout", "./book.pdn"],
+     "-pdnout ./book.pdn and -openings file=book.pdn are the same file"),
     (["-epdout", "x", "-epdout", "y"], "given more than once"),
 ])
 def test_mistakes_in_the_record_options_are_one_line(tmp_path: Path, args: list[str],

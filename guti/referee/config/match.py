@@ -18,7 +18,7 @@ from guti.referee.config.options import (
     record_outputs,
     scheduling,
 )
-from guti.referee.config.outputs import check_outputs
+from guti.referee.config.outputs import check_outputs, openings_input
 from guti.referee.tournament.settings import MatchSettings
 
 if TYPE_CHECKING:
@@ -34,13 +34,13 @@ def match_settings(given: GivenOptions) -> MatchSettings:
     check_limits(configs)
     games = games_count(given)
     seed = given.whole("srand", 0) if given.has("srand") else None
-    settings = game_settings(given, game, seed, games, default_event="?")
     pdn = pdn_path(given)
     log = given.table("log").get("file")
     records = record_outputs(given)
     check_writable([pdn, log, records.epd_path])
-    check_outputs([("-pdnout", pdn), ("-log", log), ("-epdout", records.epd_path),
-                   *(("stderr", c.stderr_path) for c in configs)])
+    check_outputs([openings_input(given), ("-pdnout", pdn), ("-log", log),
+                   ("-epdout", records.epd_path), *(("stderr", c.stderr_path) for c in configs)])
+    settings = game_settings(given, game, seed, games, default_event="?")
     return MatchSettings(
         first=configs[0], second=configs[1], game=settings, games=games, pdn_path=pdn,
         cluster=cluster_address(given), scheduling=scheduling(given), records=records,

@@ -11,15 +11,21 @@ files guti writes next to an output (the database's ``-wal``/``-shm``, the PDN's
 ``.sync``/``.bak``/``.tmp``, the report's ``.tmp``; next to a symlink's target) count as
 that output's. Engines' ``stderr=`` files may be shared between engines (each appends),
 but not with any other output. A character device (``/dev/null``) may take several
-outputs: nothing written there can be lost.
+outputs: nothing written there can be lost. The openings file, read by the run, may be
+none of its outputs either (a ``-pdnout`` that is also the book would rewrite the book
+the run's resume checks it by).
 """
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from guti.referee.config.args import CliError
 from guti.referee.game.output_paths import kind, unusable, write_target
+
+if TYPE_CHECKING:
+    from guti.referee.config.given import GivenOptions
 
 _DATABASE_SIDE = ("-wal", "-shm", "-journal")
 _SIDE_FILES = {"-db": _DATABASE_SIDE, "database": _DATABASE_SIDE,
@@ -39,7 +45,23 @@ def output_identity(path: str) -> tuple[object, ...]:
     return ("inode", st.st_dev, st.st_ino)
 
 
+#: What names a file the run reads, not writes (its kind is the reader's to judge).
+OPENINGS = "-openings file="
+
+
+def _named(what: str, path: str) -> str:
+    """``-pdnout g.pdn``, ``-openings file=g.pdn``: a file as the option that names it."""
+    return f"{what}{path}" if what.endswith("=") else f"{what} {path}"
+
+
+def openings_input(given: GivenOptions) -> tuple[str, str | None]:
+    """The run's openings file as :func:`check_outputs` takes it (None: no file)."""
+    return OPENINGS, given.table("openings").get("file") or None
+
+
 def _check_kind(what: str, path: str) -> None:
+    if what == OPENINGS:
+        return
     if what in _DATABASES and kind(path) not in (None, "file"):
         reason: str | None = f"is a {kind(path)}, not a database file"
     else:
@@ -70,6 +92,6 @@ def check_outputs(outputs: list[tuple[str, str | None]]) -> None:
                     # a database's side file (-wal, -shm, -journal) named as its own
                     mine_part = f" (its {name})" if name != path else ""
                     part = f" (its {other_file})" if other_file != other else ""
-                    raise CliError(f"{what} {path}{mine_part} and {other_what} {other}{part} "
-                                   "are the same file")
+                    raise CliError(f"{_named(what, path)}{mine_part} and "
+                                   f"{_named(other_what, other)}{part} are the same file")
         seen += [(what, path, name, identity) for name, identity in mine]

@@ -37,7 +37,7 @@ from guti.referee.config.options import (
     record_outputs,
     scheduling,
 )
-from guti.referee.config.outputs import check_outputs
+from guti.referee.config.outputs import check_outputs, openings_input
 from guti.referee.config.sprt_args import read_sprt
 from guti.referee.config.toml_file import read_toml
 from guti.referee.execution.referee_choice import AUTO_REFEREES
@@ -143,7 +143,7 @@ def tournament_settings(
     pdn = pdn_path(given)
     log = given.table("log").get("file") or None
     records = record_outputs(given)
-    check_outputs([("-db", db_path), ("-pdnout", pdn), ("-log", log),
+    check_outputs([openings_input(given), ("-db", db_path), ("-pdnout", pdn), ("-log", log),
                    ("-epdout", records.epd_path), ("-report", given.text("report")),
                    *(("stderr", c.stderr_path) for c in configs)])
     _check_readers_of(db_path, given)

@@ -22,7 +22,7 @@ from guti.referee.config.options import (
     game_name,
     game_settings,
 )
-from guti.referee.config.outputs import check_outputs
+from guti.referee.config.outputs import check_outputs, openings_input
 from guti.referee.config.toml_file import read_toml
 from guti.referee.config.tournament import MAX_CONCURRENCY, split_config
 from guti.referee.tournament.defaults import (
@@ -99,7 +99,7 @@ def tune_settings(given: GivenOptions, setups: tuple[EngineSetup, ...] = ()) -> 
         raise CliError(f"{given.where('concurrency')}: {concurrency} is more than "
                        f"{MAX_CONCURRENCY} games at once")
     db_path = given.text("db", DEFAULT_TUNE_DB) or DEFAULT_TUNE_DB
-    check_outputs([("-db", db_path), ("stderr", engine.stderr_path)])
+    check_outputs([openings_input(given), ("-db", db_path), ("stderr", engine.stderr_path)])
     settings = game_settings(given, game, seed, 2 * iterations * pairs, default_event="guti tune")
     return TuneSettings(
         engine=engine, params=params, iterations=iterations, pairs=pairs, game=settings,
