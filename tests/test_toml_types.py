@@ -61,3 +61,14 @@ def test_the_same_keys_with_their_types_run(tmp_path: Path) -> None:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert {"r.html", "g.pdn", "e.err"} <= {p.name for p in tmp_path.iterdir()}
+
+
+@pytest.mark.parametrize("key", ["iterations", "pairs"])
+def test_a_tuning_runs_counts_are_whole_numbers_not_strings(tmp_path: Path, key: str) -> None:
+    (tmp_path / "t.toml").write_text(f'{key} = "2"\n[param]\nX = "1,0,2,1,0.1"\n'
+                                     f'[[engine]]\ncmd = "true"\n')
+    done = subprocess.run([*GUTI, "tune", "t.toml"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == f"guti tune: t.toml: {key}: expected a whole number, got the " \
+                          "string '2'\n"

@@ -32,7 +32,7 @@ OPTION_TYPES: dict[str, str] = {
     **dict.fromkeys(("game", "variant", "fen", "event", "site", "cluster", "tournament",
                      "db", "report", "serve", "use-affinity"), TEXT),
     **dict.fromkeys(("games", "srand", "maxmoves", "wait", "seeds", "tiebreak", "rounds",
-                     "concurrency", "ratinginterval"), WHOLE),
+                     "concurrency", "ratinginterval", "iterations", "pairs"), WHOLE),
     "referees": WHOLE_OR_AUTO,
     **dict.fromkeys(("handshake-timeout", "move-timeout", "stall-timeout"), NUMBER),
 }
