@@ -214,7 +214,8 @@ def test_a_report_whose_folder_cannot_be_made_is_refused_before_any_game(
     (tmp_path / "f").write_text("a file where the report's folder should be\n")
     done = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-report", "f/r.html",
                 cwd=tmp_path)
-    one_line_exit_2(done, "f/r.html")
+    one_line_exit_2(done, f"cannot create the folder for f/r.html: {tmp_path / 'f'} is not "
+                          "a folder")  # (not makedirs' "File exists")
     assert "Finished game" not in done.stdout and not (tmp_path / "t.db").exists()
 
 

@@ -12,9 +12,9 @@ is not a regular file of guti's own.
   reader never sees half of it and a kill leaves the old file as it was; a file with other
   hard links is instead rewritten in place, so that every name keeps seeing it.
 
-Why one module: the outputs used to differ (``-db`` and ``-pdnout`` created folders,
-``export -json`` failed on the same path), and renaming over whatever was at the path
-turned ``/dev/null`` into a file and a symlink into a copy.
+Why one module: every output then creates folders, refuses what is not a file and writes
+whole files the same way; renaming over whatever is at a path would turn ``/dev/null``
+into a file and a symlink into a copy.
 """
 
 from __future__ import annotations
@@ -49,7 +49,10 @@ def create_parent_dirs(path: str) -> list[str]:
         os.makedirs(wanted, exist_ok=True)
     except OSError as exc:
         remove_made_dirs(made)
-        raise OSError(exc.errno, f"cannot create the folder for {path}: {exc.strerror}",
+        # a file where a folder is needed: makedirs says "File exists" or "Not a directory"
+        why = (f"{folder} is not a folder" if exc.errno in (errno.EEXIST, errno.ENOTDIR)
+               and not os.path.isdir(folder) else exc.strerror)
+        raise OSError(exc.errno, f"cannot create the folder for {path}: {why}",
                       wanted) from None
     return made
 

@@ -33,6 +33,7 @@ from guti.referee.ugi.lines import (
     position_line,
     query_line,
     result_word,
+    setoption_line,
 )
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class GameItems(CheckSession):
             errors = [line for line in await self.ready(f"after selecting {g}") if is_error_report(line)]
             if errors:
                 raise Fail("the game selected without complaint", short(errors))
-            return f"setoption name {self.hs.variant.name} value {g}"
+            return setoption_line(self.hs.variant.name, g)
 
         async def newgame() -> str:
             eng.announce_new_game()

@@ -22,6 +22,7 @@ from guti.referee.ugi.go import Go
 from guti.referee.ugi.lines import (
     Position,
     position_line,
+    setoption_line,
 )
 from guti.rules import divide
 
@@ -141,7 +142,7 @@ class InputItems(CheckSession):
         await self.item(f"{g}: bad input, unknown query{wording}", rejected("query colour"), True)
         if self.hs is not None and self.hs.variant is not None:
             await self.item(f"{g}: bad input, unknown game{wording}",
-                            rejected(f"setoption name {self.hs.variant.name} value chess"), True)
+                            rejected(setoption_line(self.hs.variant.name, "chess")), True)
         await self.item(f"{g}: bad input, garbage still answers isready", garbage)
         await self.item(f"{g}: bad input, invalid UTF-8 still answers isready", invalid_utf8)
         await self.item(f"{g}: bad input, position kept", kept)

@@ -43,6 +43,7 @@ from guti.referee.ugi.lines import (
     is_refusal,
     is_ugiok,
     position_line,
+    setoption_line,
     unfinished_note,
 )
 from guti.referee.ugi.options import (
@@ -183,7 +184,7 @@ class UgiEngine:
         self.transport.send(line)
 
     def set_option(self, name: str, value: str) -> None:
-        self.transport.send(f"setoption name {name} value {value}")
+        self.transport.send(setoption_line(name, value))
 
     def select_game(self, game: str) -> bool:
         """Set ``UGI_Variant`` to ``game``; False (nothing sent) when the engine declares none."""

@@ -63,6 +63,11 @@ def go_line(go: Go) -> str:
     return f"go {go.arguments()}"
 
 
+def setoption_line(name: str, value: str) -> str:
+    """``setoption name N value V``: the only place that writes it."""
+    return f"setoption name {name} value {value}"
+
+
 def query_line(question: str) -> str:
     """``query gameover|p1turn|result``: the only place that writes it."""
     return f"query {question}"
