@@ -1,8 +1,8 @@
 """Every bundled bot plays ``guti match`` games against the reference engine: 1 per game
 in the fast tier, 10 per game (each colour five times) in the slow tier.
 
-Why: the bots' own tests drive them one command at a time; this is the
-promise of issue 7 as a user would see it. Each bot (built from source where
+Why: the bots' own tests drive them one command at a time; this is what a
+user sees of them. Each bot (built from source where
 it needs building) plays Egara-guti and Pretwa games against
 ``python -m guti.engine`` through the ``guti`` command in a subprocess, and the
 PDN file the referee wrote must show every game ended by a rule of the game:

@@ -1,4 +1,4 @@
-"""``guti check`` as a stranger's engine meets it (issue 12, items 11-13 and 15): stdout
+"""``guti check`` as a stranger's engine meets it: stdout
 debugging text, a crash on invalid UTF-8, an engine without guti's extensions, one that
 refuses ``movestogo``, and FAIL lines that carry the position and the engine's own words.
 

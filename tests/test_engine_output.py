@@ -1,4 +1,4 @@
-"""What engines write, as the referee reads it (issue 17, items 5-9 and 17).
+"""What engines write, as the referee reads it.
 
 Real processes where the pipes matter (a small Python program given on the command
 line writes exactly the bytes under test); the in-memory transport where only the game
@@ -317,7 +317,7 @@ def test_go_reply_elapsed_runs_to_the_arrival_of_the_bestmove_chunk(tmp_path: Pa
     assert elapsed_ms < marked_ms + 500, (elapsed_ms, marked_ms)  # the read came 1000 ms later
 
 
-# -- issue 16: the per-ply shortcuts say the same as the long way ------------------------------
+# -- the position built ply by ply says the same as the whole line -----------------------------
 
 
 def test_position_line_built_ply_by_ply_is_the_whole_line() -> None:
@@ -331,7 +331,7 @@ def test_position_line_built_ply_by_ply_is_the_whole_line() -> None:
     assert position == Position.of(board)
 
 
-# -- issue 16: uvloop (the 'fast' extra) plays the same games -----------------------------------
+# -- uvloop (the 'fast' extra) plays the same games -----------------------------------------------
 
 
 @pytest.mark.skipif(event_loop.loop_factory() is None, reason="uvloop (extra 'fast') not installed")
@@ -373,7 +373,7 @@ def test_a_cancelled_wait_for_one_word_hides_no_line_from_the_next() -> None:
     assert asyncio.run(main()) == ["a x", "b y"]
 
 
-# -- guti's own pipes (issue 16): a reply in one chunk, in several, or after other lines ------
+# -- guti's own pipes: a reply in one chunk, in several, or after other lines -----------------
 
 
 def test_replies_in_chunks_of_their_own_and_mixed_read_the_same() -> None:

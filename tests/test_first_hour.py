@@ -1,4 +1,4 @@
-"""Issue 12, "A stranger's first hour": what guti now says and sends where a newcomer's
+"""A stranger's first hour: what guti says and sends where a newcomer's
 engine (one written from protocol.md alone) was left guessing. Each test goes through the
 real ``guti`` command where the item is about the command line."""
 
