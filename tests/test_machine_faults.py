@@ -66,15 +66,19 @@ def test_a_tournament_report_on_a_full_disk_is_named_with_status_1(tmp_path: Pat
         "guti tournament: report not written: /dev/full: No space left on device")
 
 
-def test_a_database_the_disk_cannot_hold_is_status_1(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["tournament", "tune"])
+def test_a_database_the_disk_cannot_hold_is_status_1(tmp_path: Path, command: str) -> None:
     """The database cannot grow past a few KiB (``ulimit -f``, as a full disk): one line
     naming it, status 1; it said so with status 2."""
-    done = guti("tournament", *engine("A", tmp_path), *engine("B", tmp_path), "-each",
-                "tc=60+1", "-games", "2", "-db", "g.db", "-quiet", cwd=tmp_path,
+    run = ([*engine("A", tmp_path), *engine("B", tmp_path), "-games", "2"]
+           if command == "tournament"
+           else ["-engine", f"cmd={sys.executable}", "args=-m guti.engine", f"dir={ROOT}",
+                 "-param", "EvalMobility=4,0,40,2,0.05", "-iterations", "1"])
+    done = guti(command, *run, "-each", "tc=60+1", "-db", "g.db", "-quiet", cwd=tmp_path,
                 limit=(resource.RLIMIT_FSIZE, 8192))
     assert done.returncode == 1, done.stderr
     last = done.stderr.splitlines()[-1]
-    assert last.startswith("guti tournament: g.db: ") and "Traceback" not in done.stderr
+    assert last.startswith(f"guti {command}: g.db: ") and "Traceback" not in done.stderr
     assert survivors(tmp_path / "pids") == []
 
 

@@ -122,11 +122,13 @@ def open_tuning(s: TuneSettings, say: Callable[[str], None]) -> TournamentStore:
     try:
         store = TournamentStore(s.db_path)
     except StoreError as exc:
+        if exc.machine_fault:  # a full disk: the machine's fault, said as such
+            raise
         raise TuneError(str(exc)) from None
     try:
         if store.has_tournament():
             store.check()  # a damaged database is one line, not a traceback
-            if "tune" not in store.settings():
+            if store.settings().get("format") != "tune":
                 raise TuneError(f"{s.db_path} holds a tournament, not a tuning run: "
                                 "give another -db")
             if not s.resume:
