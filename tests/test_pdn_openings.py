@@ -210,3 +210,25 @@ def test_the_help_says_how_openings_files_are_read(tmp_path: Path) -> None:
                 "-openings", "plies=2", "format=pdn", cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "-openings format=pdn: needs file=F" in done.stderr
+
+
+def test_a_large_pdn_book_in_order_is_read_only_as_far_as_needed(tmp_path: Path) -> None:
+    """A PDN book larger than what is read whole, in file order, is read as far as the run
+    needs, as a book of lines is: the first games, even with a broken game at its end
+    (which a book read whole, or drawn from at random, reports)."""
+    from guti.referee.game.openings import CHECKED_WHOLE_BYTES, OpeningsError, load_openings
+    from guti.referee.game.pdn import format_game
+    from guti.referee.game.random_openings import random_openings
+    from guti.referee.game.record import GameRecord
+
+    starts = random_openings("egara-guti", 4, 200, seed=5)
+    text = "\n".join(format_game(GameRecord(game="egara-guti", white="A", black="B",
+                                            moves=list(o.moves), result="*"))
+                     for o in starts)
+    book = tmp_path / "large.pdn"
+    broken = f'\n[GameType "egara-guti"]\n\n1. {FIRST} 17-1 *\n'
+    book.write_text(text * (CHECKED_WHOLE_BYTES // len(text) + 2) + broken)
+    found = load_openings(str(book), "egara-guti", plies=4, wanted=3)
+    assert [o.moves for o in found] == [o.moves for o in starts[:3]]
+    with pytest.raises(OpeningsError, match="illegal move '17-1'"):
+        load_openings(str(book), "egara-guti", plies=4, wanted=3, order="random", seed=1)

@@ -230,8 +230,9 @@ def load_openings(
     are then every usable opening, in file order (what :func:`opening_sequence` shuffles
     and cycles through)."""
     report = on_error or _report
-    if openings_format(path, fmt) == "pdn":
-        return _pdn_openings(path, game, plies, report)
+    if openings_format(path, fmt) == "pdn":  # in file order, only as far as a run needs
+        return _pdn_openings(path, game, plies, report,
+                             None if order == "random" or _checked_whole(path) else wanted)
     skips = _Skips(report)
     try:
         with open(path, "rb") as fh:
@@ -305,17 +306,31 @@ def _drawn_lines(fh: BinaryIO, path: str, game: str, plies: int | None, skips: _
     return [opening for _offset, opening in found]
 
 
+def _checked_whole(path: str) -> bool:
+    """Whether ``path`` is a file small enough to be read whole, every opening checked
+    (:data:`CHECKED_WHOLE_BYTES`); OpeningsError if it cannot be looked at."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise OpeningsError(f"openings file {path}: {exc.strerror or exc}") from None
+    return stat.S_ISREG(info.st_mode) and info.st_size <= CHECKED_WHOLE_BYTES
+
+
 def _pdn_openings(
-    path: str, game: str, plies: int | None, report: Callable[[str], None]
+    path: str, game: str, plies: int | None, report: Callable[[str], None],
+    wanted: int | None = None,
 ) -> list[Opening]:
     """The games of the PDN file ``path`` as openings (see the module's docstring), read
-    one game at a time: what is kept of each is its start and the plies the run plays."""
+    one game at a time: what is kept of each is its start and the plies the run plays;
+    with ``wanted``, no more games are read once that many openings are found."""
     found: list[Opening] = []
     skips = _Skips(report, "games")
     before: PdnGame | None = None
     try:
         for number, pdn_game in enumerate(
                 iter_pdn_file(path, game, "openings file", plies), 1):
+            if wanted is not None and len(found) >= wanted:
+                break
             moves = pdn_game.move_texts
             opening = Opening(pdn_game.start_fen, tuple(moves), f"{path}:{pdn_game.line}")
             if _second_of_pair(before, pdn_game):
