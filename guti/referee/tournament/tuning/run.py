@@ -128,7 +128,7 @@ def open_tuning(s: TuneSettings, say: Callable[[str], None]) -> TournamentStore:
     try:
         if store.has_tournament():
             store.check()  # a damaged database is one line, not a traceback
-            if store.settings().get("format") != "tune":
+            if "tune" not in store.settings():  # (its settings then checked as a run's)
                 raise TuneError(f"{s.db_path} holds a tournament, not a tuning run: "
                                 "give another -db")
             if not s.resume:
