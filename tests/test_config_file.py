@@ -183,3 +183,18 @@ def test_a_gauntlet_whose_first_engine_is_skipped_is_refused(tmp_path: Path, ski
     else:
         assert done.returncode == 0, done.stderr
         assert "gauntlet of 2 engines (hero, b)" in done.stdout
+
+
+
+def test_a_skipped_engine_without_a_name_is_named_as_it_would_have_been(tmp_path: Path) -> None:
+    """Without ``name=``, an engine is named by its program's file name; the line that
+    skips it says that name, not ``{python}`` or a whole path."""
+    (tmp_path / "t.toml").write_text(
+        '[[engine]]\ncmd = "{python}"\nrequires = ["no-such-tool-xyz"]\n'
+        '[[engine]]\ncmd = "/bin/true"\nrequires = ["no-such-tool-xyz"]\n' + ENGINES_TOML)
+    said: list[str] = []
+    build_engines(read_tournament_options([str(tmp_path / "t.toml")]).engines, said.append)
+    assert said == [f"skipping engine {os.path.basename(PY)}: no-such-tool-xyz is not "
+                    "installed (not found on PATH)",
+                    "skipping engine true: no-such-tool-xyz is not installed (not found on "
+                    "PATH)"]

@@ -15,6 +15,7 @@ for both sources.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 
 from guti.referee.config.args import CliError, ParsedArgs
@@ -88,8 +89,8 @@ class GivenOptions:
         engines = []
         for n, group in enumerate(args.token_groups("engine"), 1):
             settings = dict(group)
-            engines.append(EngineEntry(f"-engine #{n}", tuple(group),
-                                       settings.get("name") or settings.get("cmd") or "?"))
+            name = settings.get("name") or os.path.basename(settings.get("cmd", "")) or "?"
+            engines.append(EngineEntry(f"-engine #{n}", tuple(group), name))
         return cls(values, tuple(engines))
 
     def overridden_by(self, other: GivenOptions) -> GivenOptions:

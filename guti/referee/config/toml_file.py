@@ -138,7 +138,9 @@ def _engines(value: Any, base: str, where: str) -> tuple[EngineEntry, ...]:
 
 def _engine(entry: dict[str, Any], base: str, where: str) -> EngineEntry:
     """One ``[[engine]]`` table: its ``-engine`` settings, requirements and build."""
-    name = str(entry.get("name") or entry.get("cmd") or where)
+    # as the engine will be named: without name=, its program's file name
+    program = str(entry.get("cmd") or "").replace("{python}", sys.executable)
+    name = str(entry.get("name") or os.path.basename(program) or where)
     requires = _words(entry.get("requires", []), f"{where}.requires")
     build = entry.get("build")
     command: list[str] = []
