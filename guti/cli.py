@@ -106,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _interrupted(_signo: int, _frame: object) -> None:
-    """SIGTERM or SIGHUP to a run before its own handling begins (an openings book read,
-    engines built): an interrupt, as the run itself treats them, so exit status 130."""
+    """SIGTERM or SIGHUP to a run outside its games' own handling of signals (an openings
+    book read, engines built; the standings or report written at the end): an interrupt,
+    as the run itself treats them, so exit status 130."""
     raise KeyboardInterrupt
 
 

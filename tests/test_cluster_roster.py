@@ -71,3 +71,21 @@ def test_a_silent_worker_that_leaves_is_forgotten_without_a_word(clock):
     roster.slots.pop("tcp://b:1")  # the scheduler dropped it (its worker-ttl)
     assert roster._listen({"tcp://a:1": 7.0}) == set()
     assert roster.silent == set() and len(said) == 1
+
+
+def test_the_only_worker_silent_is_waited_for_and_one_without_heartbeat_times_never_is(clock):
+    said: list[str] = []
+    roster = roster_of(said)
+    roster.slots.pop("tcp://b:1")
+    roster._listen({"tcp://a:1": 5.0, "tcp://c:1": None})
+    roster.slots["tcp://c:1"] = 1  # a scheduler that reports no heartbeat time for c
+    clock[0] += WORKER_SILENCE
+    assert roster._listen({"tcp://a:1": 5.0, "tcp://c:1": None}) == {"tcp://a:1"}
+    assert said == ["worker alpha: no heartbeat for 30 s (stopped or frozen?); its games are "
+                    "played on the other workers"]
+    roster.slots.pop("tcp://c:1")
+    roster.silent = set()
+    said.clear()
+    assert roster._listen({"tcp://a:1": 5.0}) == {"tcp://a:1"}
+    assert said == ["worker alpha: no heartbeat for 30 s (stopped or frozen?); the run waits "
+                    "for it"]

@@ -198,3 +198,19 @@ def test_a_skipped_engine_without_a_name_is_named_as_it_would_have_been(tmp_path
                     "installed (not found on PATH)",
                     "skipping engine true: no-such-tool-xyz is not installed (not found on "
                     "PATH)"]
+
+
+def test_a_gauntlet_left_without_opponents_for_its_seeds_is_refused(tmp_path: Path) -> None:
+    """Three seeds against d: d skipped would leave a round-robin of the seeds."""
+    engine = f'cmd = "{PY}"\nargs = ["-m", "guti.engine"]\ndir = "{ROOT}"\n'
+    text = 'tournament = "gauntlet"\nseeds = 3\n'
+    for name in ("a", "b", "c", "d"):
+        needs = 'requires = ["no-such-tool-xyz"]\n' if name == "d" else ""
+        text += f'[[engine]]\nname = "{name}"\n{engine}{needs}'
+    (tmp_path / "g.toml").write_text(text + "[each]\ndepth = 1\n")
+    done = subprocess.run([*GUTI, "tournament", "g.toml", "-db", "g.db"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2
+    assert done.stderr == ("guti tournament: too many engines were skipped for a gauntlet of "
+                           "its first 3 engines against the others; the run is not started\n")

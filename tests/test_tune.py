@@ -135,8 +135,8 @@ def final_values(out: str) -> str:
     ("Upside=5,5,5,1,0.1", "Upside: peaked declares an empty range, min 10 above max 0"),
     ("Style=1,0,2,1,0.1", "declares it as a combo option"),
     # a whole-number option perturbed by less than a half: both sides mostly play one value
-    ("X=20,0,200,0.4,0.1", "X: C_END 0.4 is under 0.5, and peaked takes whole numbers for "
-                           "it: both sides of most game pairs would play the same value"),
+    ("X=20,0,200,0.5,0.1", "X: C_END 0.5 is not above 0.5, and peaked takes whole numbers "
+                           "for it: both sides of a game pair could play the same value"),
 ])
 def test_bad_parameter_specs_are_one_line_and_exit_2(tmp_path: Path, param: str,
                                                       message: str) -> None:

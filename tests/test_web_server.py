@@ -718,7 +718,7 @@ def test_an_aborted_run_with_a_stopped_server_ends_as_any_abort_does(tmp_path: P
 
     proc = subprocess.Popen(
         [*GUTI, "tournament", *engine("A", tmp_path), *engine("B", tmp_path),
-         "-each", "tc=60+1", "-games", "40", "-db", "s.db", "-serve", "0"],
+         "-each", "tc=60+1", "-games", "2000", "-db", "s.db", "-serve", "0"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

@@ -154,7 +154,7 @@ async def run_with_live_page(settings: Any, run: Callable[[Any], Awaitable[Any]]
     if not settings.serve:
         return await run(None)
     from guti.referee.execution.stopping import ABORT_GRACE
-    from guti.referee.web.feed import STOP_TIMEOUT, LiveServerError, start_live_server
+    from guti.referee.web.feed import LiveServerError, start_live_server
     from guti.referee.web.server import parse_address
 
     host, port = parse_address(settings.serve)
@@ -174,8 +174,9 @@ async def run_with_live_page(settings: Any, run: Callable[[Any], Awaitable[Any]]
         report = (settings.report_path if outcome is not None and not outcome.failed
                   and outcome.stopped != "interrupted" else None)
         # after an abort the process ends within ABORT_BOUND s: the server gets a part
+        aborted = outcome is None or outcome.interrupted
         await feed.close(stopped, os.path.abspath(report) if report else None,
-                         within=ABORT_GRACE if stopped == "interrupted" else STOP_TIMEOUT)
+                         within=ABORT_GRACE if aborted else None)
 
 
 def write_tournament_report(settings: Any) -> str | None:

@@ -104,16 +104,21 @@ def settings_from_argv(argv: list[str], report: Callable[[str], None]) -> Tourna
 
 
 def _check_gauntlet_kept(given: GivenOptions, kept: tuple[EngineEntry, ...]) -> None:
-    """A gauntlet is about its first engines (``-seeds``): one of them skipped would make
-    it about another engine in silence, so the run is refused instead."""
-    if (given.text("tournament") or "") != "gauntlet":
+    """A gauntlet is about its first engines (``-seeds``, as many as leave one opponent):
+    one of them skipped, or so many of the others that fewer of them are seeds, would
+    make it another tournament in silence, so the run is refused instead."""
+    if (given.text("tournament") or "") != "gauntlet" or len(kept) == len(given.engines):
         return
-    seeds = given.engines[:seeds_count(given, "gauntlet")]
+    count = min(seeds_count(given, "gauntlet"), len(given.engines) - 1)
+    seeds = given.engines[:count]
+    about = "engine" if count == 1 else f"{count} engines"
     for entry in seeds:
         if all(entry is not other for other in kept):
             raise CliError(f"engine {entry.name} was skipped, and a gauntlet is about its "
-                           f"first {'engine' if len(seeds) == 1 else f'{len(seeds)} engines'}"
-                           "; the run is not started")
+                           f"first {about}; the run is not started")
+    if len(kept) - 1 < count:
+        raise CliError(f"too many engines were skipped for a gauntlet of its first {about} "
+                       "against the others; the run is not started")
 
 
 # --------------------------------------------------------------------------- #

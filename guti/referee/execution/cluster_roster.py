@@ -90,17 +90,19 @@ class WorkerRoster:
             before = self.heard.get(address)
             heard[address] = before if before is not None and before[0] == beat else (beat, now)
         self.heard = heard
-        silent = {address for address, (_, since) in heard.items()
-                  if address in self.slots and now - since >= WORKER_SILENCE}
+        silent = {address for address, (beat, since) in heard.items()  # (no time: not told)
+                  if address in self.slots and beat is not None
+                  and now - since >= WORKER_SILENCE}
         for address in sorted((self.silent & set(heard)) - silent):
             self.say(f"worker {self.names.get(address, address)} is heard again; it plays "
                      "again")
         newly = silent - self.silent
+        self.silent = silent
+        elsewhere = ("its games are played on the other workers" if self.playing
+                     else "the run waits for it")
         for address in sorted(newly):
             self.say(f"worker {self.names.get(address, address)}: no heartbeat for "
-                     f"{WORKER_SILENCE:g} s (stopped or frozen?); its games are played on "
-                     "the other workers")
-        self.silent = silent
+                     f"{WORKER_SILENCE:g} s (stopped or frozen?); {elsewhere}")
         return newly
 
     async def first_check(self, client: Any, check: Callable[..., Any], spec: Any) -> None:

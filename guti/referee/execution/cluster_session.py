@@ -119,11 +119,19 @@ class ClusterSession:
             await asyncio.shield(self.close())
             raise
 
+    @property
+    def answering(self) -> list[str] | None:
+        """The workers a stop, an abort or the end of the run is told to (None: all):
+        not the silent ones, which would hold each telling up for its whole bound. A
+        silent worker that runs again ends the games taken from it (it no longer holds
+        their tasks) and quits the run's engines when its plugin is taken back."""
+        return self.roster.playing if self.roster.silent else None
+
     async def stop_runs(self) -> None:
         """A graceful stop: every worker plays no new game of this run (bounded: a
         worker that does not answer is not waited for)."""
-        await asyncio.wait_for(
-            self.client.run(stop_run, self.spec.run_id, on_error="ignore"), CLOSE_TIMEOUT)
+        await asyncio.wait_for(self.client.run(stop_run, self.spec.run_id, on_error="ignore",
+                                               workers=self.answering), CLOSE_TIMEOUT)
 
     def lost(self, whom: str, cause: BaseException | None = None) -> ClusterError:
         """The run's one line when ``whom`` went away mid-run: what is stored is safe."""
@@ -149,7 +157,8 @@ class ClusterSession:
             await asyncio.wait_for(self.client.cancel(futures, force=True), 5)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(
-                self.client.run(abort_run, self.spec.run_id, on_error="ignore"), 5)
+                self.client.run(abort_run, self.spec.run_id, on_error="ignore",
+                                workers=self.answering), 5)
 
     def kill_all(self) -> None:
         """Nothing to kill on this machine: the engines run on the workers, where
@@ -161,13 +170,10 @@ class ClusterSession:
         cluster. Safe to call twice."""
         client, self.client = self.client, None
         cluster, self.cluster = self.cluster, None
-        # a silent worker would hold this up for the whole CLOSE_TIMEOUT: it quits the
-        # run's engines when the plugin is taken back, once it runs again
-        playing = self.roster.playing if self.roster.silent else None
         if client is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(client.run(close_run, self.spec.run_id, workers=playing,
-                                                  on_error="ignore"), CLOSE_TIMEOUT)
+                await asyncio.wait_for(client.run(close_run, self.spec.run_id, on_error="ignore",
+                                                  workers=self.answering), CLOSE_TIMEOUT)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.unregister_worker_plugin(self.resource), 10)
             with contextlib.suppress(Exception):  # bounded: a frozen scheduler never answers

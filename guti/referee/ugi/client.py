@@ -86,8 +86,10 @@ class UgiEngine:
         #: Its resource limits (``limits.*`` settings; None: none), for the game to judge
         #: what each move used.
         self.sandbox: Sandbox | None = config.sandbox if config is not None else None
-        #: A ``go`` was written and its ``bestmove`` not read: the engine may still search,
-        #: and its late reply would answer the next ``go`` it is sent.
+        #: A ``go`` was written (:meth:`start_search`) and :meth:`wait_bestmove` has not
+        #: read its ``bestmove``: the engine may still search, and its late reply would
+        #: answer the next ``go``. (``guti check`` and the console read replies with
+        #: their own predicates and do not keep it.)
         self.searching = False
 
     # -- life cycle (delegated to the transport) ------------------------------------------

@@ -131,12 +131,13 @@ class LiveFeed:
         stdin.write(_line(message))
 
     async def close(self, stopped: str, report: str | None,
-                    within: float = STOP_TIMEOUT) -> None:
+                    within: float | None = None) -> None:
         """The run ended: tell the server, close its input and wait for it to stop, for
-        ``within`` s in all; then it is killed (a server stopped with SIGSTOP or stuck
-        never drains its input), never an error of the run."""
+        ``within`` s in all (:data:`STOP_TIMEOUT` by default); then it is killed (a server
+        stopped with SIGSTOP or stuck never drains its input), never an error of the run."""
         with contextlib.suppress(ConnectionError, RuntimeError, TimeoutError):
-            await asyncio.wait_for(self._ended(stopped, report), within)
+            await asyncio.wait_for(self._ended(stopped, report),
+                                   STOP_TIMEOUT if within is None else within)
         if self.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.process.kill()

@@ -74,21 +74,23 @@ class TuneCluster(ClusterExecutor):
         spec = self.specs.pop(iteration, None)
         if spec is not None and self.client is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.client.run(close_run, spec.run_id,
-                                                       on_error="ignore"), RELEASE_TIMEOUT)
+                await asyncio.wait_for(self.client.run(close_run, spec.run_id, on_error="ignore",
+                                                       workers=self.answering), RELEASE_TIMEOUT)
 
     async def stop_runs(self) -> None:
         """A graceful stop: no worker starts a new game of any iteration."""
         for spec in list(self.specs.values()):
             with contextlib.suppress(Exception):
-                await self.client.run(stop_run, spec.run_id, on_error="ignore")
+                await asyncio.wait_for(self.client.run(stop_run, spec.run_id, on_error="ignore",
+                                                       workers=self.answering), RELEASE_TIMEOUT)
 
     async def abort(self, futures: list[Any]) -> None:
         await super().abort(futures)
         for spec in list(self.specs.values()):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(
-                    self.client.run(abort_run, spec.run_id, on_error="ignore"), 5)
+                    self.client.run(abort_run, spec.run_id, on_error="ignore",
+                                    workers=self.answering), 5)
 
     async def close(self) -> None:
         for iteration in list(self.specs):

@@ -93,10 +93,10 @@ def check_params(params: tuple[Param, ...], declared: dict[str, EngineOption],
             if p.minimum < low or p.maximum > high:
                 raise TuneError(f"-param {p.name}: range {p.minimum:g}..{p.maximum:g} is wider "
                                 f"than the {low}..{high} {engine} declares")
-            if p.c_end < 0.5:  # theta +- c, rounded, would mostly be one value on both sides
-                raise TuneError(f"-param {p.name}: C_END {p.c_end:g} is under 0.5, and "
-                                f"{engine} takes whole numbers for it: both sides of most "
-                                "game pairs would play the same value")
+            if p.c_end <= 0.5:  # theta +- c, two values at most 1 apart, may round alike
+                raise TuneError(f"-param {p.name}: C_END {p.c_end:g} is not above 0.5, and "
+                                f"{engine} takes whole numbers for it: both sides of a game "
+                                "pair could play the same value")
             rounded.add(p.name)
         elif option.type != "string":
             raise TuneError(f"-param {p.name}: {engine} declares it as a {option.type} option; "
