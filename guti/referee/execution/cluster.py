@@ -47,9 +47,8 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from distributed import Future, as_completed
 from distributed.comm.core import CommClosedError
 from distributed.scheduler import KilledWorker
 
@@ -61,6 +60,8 @@ from guti.referee.execution.cluster_worker import play_task
 from guti.referee.execution.remote_games import GameOutcome, RunSpec, WorkerUnfit, log_outcome
 
 if TYPE_CHECKING:
+    from distributed import Future
+
     from guti.referee.execution.cluster_address import ClusterAddress, EngineSetup
     from guti.referee.execution.slots import ResultHandler
     from guti.referee.execution.stopping import RunControl
@@ -174,45 +175,6 @@ class ClusterExecutor(ClusterSession):
             self.say(f"game {games}: its workers died ({exc}); playing it again")
         self.attempts[first] = again
         return self._submit(batch)
-
-    async def play(self, job: ScheduledGame) -> GameRecord:
-        """One game on the cluster (a match plays its games one by one this way); while
-        it waits, the workers are watched as in a tournament (a parked task goes again
-        once a worker is there, a long time without one is said)."""
-        future = self._submit([job])
-        while True:
-            ended = asyncio.ensure_future(_ended(future, self.client.loop))
-            while not ended.done():
-                await asyncio.wait({ended}, timeout=WORKERS_INTERVAL)
-                if not ended.done() and (again := await self._unpark(future, job)):
-                    ended.cancel()
-                    future = again
-                    ended = asyncio.ensure_future(_ended(future, self.client.loop))
-            settled = await self._settle(future, [job])
-            if isinstance(settled, list):
-                break
-            future = settled
-        outcome = settled[0]
-        log_outcome(self.traffic, job, outcome)
-        if outcome.record is None:
-            raise ClusterError(f"game {job.game_id + 1} was not played (the run was stopped)")
-        return outcome.record
-
-    async def _unpark(self, future: Future, job: ScheduledGame) -> Future | None:
-        """The game's task submitted again if Dask parked it and a worker is there now;
-        None while it need not be. A long time without a worker is said."""
-        await self.roster.read(self.client)
-        self.roster.tell_waiting()
-        if not self.roster.playing:
-            return None
-        states: dict[Any, Any] = {}
-        with contextlib.suppress(Exception):
-            states = await self.client.scheduler.get_task_status(keys=[future.key])
-        if states.get(future.key) != "no-worker":
-            return None
-        again = self._again([job])
-        await self.client.cancel([future])
-        return again
 
     async def run(
         self,
@@ -344,8 +306,3 @@ class ClusterExecutor(ClusterSession):
             0.8 * seconds + 0.2 * outcome.seconds)
         log_outcome(self.traffic, job, outcome)
         await on_result(job, outcome.record)
-
-async def _ended(future: Future, loop: Any) -> None:
-    """Until the task is finished, failed or cancelled."""
-    async for _ in as_completed([future], loop=loop):
-        pass
