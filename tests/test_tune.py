@@ -167,7 +167,11 @@ def test_a_resume_with_other_parameters_is_refused(tmp_path: Path) -> None:
     assert first.returncode == 0, first.stderr
     again = tune("-param", "Wide=1234571,0,2000000,1000,0.01", "-iterations", "2",
                  "-pairs", "1", "-concurrency", "1", "-resume", db=db, timeout=120)
-    assert again.returncode == 2 and "holds a different run" in again.stderr, again.stderr
+    assert again.returncode == 2, again.stderr
+    assert "holds a different run (other params)" in again.stderr, again.stderr
+    other = tune("-param", "Wide=1234567,0,2000000,1000,0.01", "-iterations", "3",
+                 "-pairs", "1", "-concurrency", "1", "-resume", db=db, timeout=120)
+    assert "holds a different run (other iterations)" in other.stderr, other.stderr
 
 
 def test_a_parameter_given_twice_in_other_case_is_refused(tmp_path: Path) -> None:

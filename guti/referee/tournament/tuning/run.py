@@ -10,11 +10,12 @@ killed at any moment and resumed ends with the values of an uninterrupted one.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from guti.referee.execution.cluster_address import dask_missing
 from guti.referee.execution.stopping import RunControl
@@ -140,8 +141,9 @@ def open_tuning(s: TuneSettings, say: Callable[[str], None]) -> TournamentStore:
             except ValueError as exc:
                 raise TuneError(f"{s.db_path} is damaged: {exc}") from None
             if store.meta("fingerprint") != s.fingerprint():
-                raise TuneError(f"{s.db_path} holds a different run (other engine, parameters "
-                                "or settings): resume it with its own command, or give another -db")
+                raise TuneError(f"{s.db_path} holds a different run "
+                                f"({_changed(store.settings(), s.describe())}): resume it with "
+                                "its own command, or give another -db")
             return store
         if s.resume:
             say(f"no tuning run in {s.db_path} yet: starting it")
@@ -152,6 +154,19 @@ def open_tuning(s: TuneSettings, say: Callable[[str], None]) -> TournamentStore:
     except BaseException:
         store.close()
         raise
+
+
+def _changed(stored: dict[str, Any], given: dict[str, Any]) -> str:
+    """Which of a run's stored settings this run's differ in (``other params``); the
+    openings are not compared (a resume plays the stored schedule's)."""
+    given = json.loads(json.dumps(given))  # as the database's JSON keeps them
+    parts = {**{k: v for k, v in given.items() if k != "tune"}, **given.get("tune", {})}
+    tune = stored.get("tune")
+    held = {**{k: v for k, v in stored.items() if k != "tune"},
+            **(tune if isinstance(tune, dict) else {})}
+    keys = [k for k in sorted((parts.keys() | held.keys()) - {"openings"})
+            if parts.get(k) != held.get(k)]
+    return "other " + ", ".join(keys) if keys else "other engine, parameters or settings"
 
 
 def replay(s: TuneSettings, store: TournamentStore) -> TuneState:
