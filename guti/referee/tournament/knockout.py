@@ -219,18 +219,19 @@ def opening_slots(engines: int, games: int, tiebreak: int) -> int:
     return rounds_needed(engines) * (games // 2 + tiebreak)
 
 
-def describe(enc: Encounter, names: Sequence[str]) -> str:
-    """One line for a decided encounter (what is printed as the bracket advances)."""
-    return f"round {enc.round}: {_outcome(enc, names)}"
+def describe(enc: Encounter, names: Sequence[str], final: bool = False) -> str:
+    """One line for a decided encounter (what is printed as the bracket advances);
+    ``final``: the bracket's last, whose winner wins the knockout."""
+    return f"{'final' if final else f'round {enc.round}'}: {_outcome(enc, names, final)}"
 
 
-def _outcome(enc: Encounter, names: Sequence[str]) -> str:
+def _outcome(enc: Encounter, names: Sequence[str], final: bool = False) -> str:
     assert enc.high is not None and enc.winner is not None
     if enc.bye or enc.low is None:
         return f"{names[enc.high]} has a bye and advances"
     high, low = enc.points
     line = (f"{names[enc.high]} {high:g} - {low:g} {names[enc.low]} ({enc.finished} games): "
-            f"{names[enc.winner]} advances")
+            f"{names[enc.winner]} {'wins' if final else 'advances'}")
     return line + (" as the higher seed (still tied after them)"
                    if enc.by_seed else "")
 
@@ -243,7 +244,7 @@ def lines(bracket: Bracket, names: Sequence[str]) -> list[str]:
         out.append(f"  {title}:")
         for enc in rnd:
             if enc.winner is not None:
-                out.append("    " + _outcome(enc, names))
+                out.append("    " + _outcome(enc, names, final=len(rnd) == 1))
             elif enc.ready:
                 assert enc.high is not None and enc.low is not None
                 out.append(f"    {names[enc.high]} {enc.points[0]:g} - {enc.points[1]:g} "

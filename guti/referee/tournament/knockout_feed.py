@@ -94,8 +94,9 @@ class KnockoutFeed(GameFeed):
             if enc.bye or (enc.round, enc.slot) in self.announced:
                 continue
             self.announced.add((enc.round, enc.slot))
-            out.append(f"Knockout {describe(enc, self.names)}")
-            if enc is self.bracket.rounds[-1][0] and enc.winner is not None:
+            final = enc is self.bracket.rounds[-1][0]
+            out.append(f"Knockout {describe(enc, self.names, final)}")
+            if final and enc.winner is not None:
                 out.append(f"Knockout winner: {self.names[enc.winner]}")
         scheduled, added = self.extend()
         return out + scheduled, added
