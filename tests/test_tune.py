@@ -362,16 +362,17 @@ def test_stopped_and_resumed_ends_where_an_uninterrupted_run_does(tmp_path: Path
 
     db = tmp_path / "stopped.db"
     proc = subprocess.Popen([*GUTI, "tune", "-engine", *ENGINE, *GAME, "-db", str(db), *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT)
     assert proc.stdout is not None
     for line in proc.stdout:  # stopped in the middle: after the third iteration is applied
         if line.startswith("iteration 3/8"):
             break
     proc.send_signal(sig)
-    proc.stdout.read()
-    assert proc.wait(timeout=60) == (130 if sig == signal.SIGINT else -signal.SIGKILL)
-    proc.stdout.close()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == (130 if sig == signal.SIGINT else -signal.SIGKILL)
+    if sig == signal.SIGINT:  # the stop is told on stderr, as a tournament's is
+        assert err.startswith("stopping: no new games") and "stopping" not in out, (out, err)
     stored = games_stored(db)
     assert 6 <= stored < 16
 

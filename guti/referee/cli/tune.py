@@ -73,7 +73,8 @@ def _run(settings: TuneSettings) -> int:
     try:
         display.start()
         with contextlib.closing(display):
-            outcome = event_loop.run(run_tune(s, TuneListener(display.say, display.iteration)))
+            outcome = event_loop.run(run_tune(s, TuneListener(display.say, display.iteration,
+                                                              _trouble)))
     except BrokenPipeError:
         raise  # stdout closed by its reader: guti's main ends the run quietly
     except (TuneError, StoreError, EngineStartError, sqlite3.Error, OSError) as exc:
@@ -94,6 +95,11 @@ def _run(settings: TuneSettings) -> int:
               file=sys.stderr, flush=True)
         return 130
     return 0
+
+
+def _trouble(text: str) -> None:
+    """A line about trouble (a stop, a cluster worker): on stderr, as a tournament's."""
+    print(visible(text), file=sys.stderr, flush=True)
 
 
 def _print_values(s: TuneSettings, outcome: TuneOutcome, values: str) -> None:

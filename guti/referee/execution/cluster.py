@@ -116,8 +116,9 @@ class ClusterExecutor(ClusterSession):
     @property
     def running(self) -> dict[int, ScheduledGame]:
         """The games a graceful stop waits for, as far as this client can tell: those in
-        flight, at most as many as the workers play at once (the rest are queued)."""
-        playing = self.roster.concurrency or len(self.in_flight)
+        flight, at most as many as the workers play at once (the rest are queued; a
+        silent worker's are not played on a stop). Before the workers are read: all."""
+        playing = self.roster.concurrency if self.roster.slots else len(self.in_flight)
         return dict(itertools.islice(self.in_flight.items(), playing))
 
     # ------------------------------------------------------------------ playing

@@ -40,8 +40,8 @@ class TuneCluster(ClusterExecutor):
 
     def __init__(self, address: ClusterAddress, base: EngineConfig, config_for: ConfigFor,
                  settings: GameSettings, games_per_iteration: int, say: Callable[[str], None],
-                 setups: tuple[EngineSetup, ...] = ()) -> None:
-        super().__init__(address, [base], settings, say, say, setups=setups)
+                 tell: Callable[[str], None], setups: tuple[EngineSetup, ...] = ()) -> None:
+        super().__init__(address, [base], settings, say, tell, setups=setups)
         self.base = base
         self.config_for = config_for
         self.games_per_iteration = games_per_iteration

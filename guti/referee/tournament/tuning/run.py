@@ -51,10 +51,13 @@ class IterationDone:
 
 @dataclass
 class TuneListener:
-    """Who hears what a run does: lines to tell, and every applied iteration."""
+    """Who hears what a run does: lines to tell, every applied iteration, and lines
+    about trouble (a stop, the cluster's workers; ``say`` when not given), which a
+    tournament's listener also hears apart."""
 
     say: Callable[[str], None] = lambda text: None
     iteration: Callable[[IterationDone], None] = lambda done: None
+    trouble: Callable[[str], None] | None = None
 
 
 @dataclass
@@ -192,10 +195,10 @@ class _Feed:
         return job
 
 
-def _executor(s: TuneSettings, config_for: ConfigFor, say: Callable[[str], None]
-              ) -> TuneExecutor:
-    """Game slots here, or the cluster's (Dask imported only then), which tells ``say``
-    of its workers."""
+def _executor(s: TuneSettings, config_for: ConfigFor, say: Callable[[str], None],
+              tell: Callable[[str], None]) -> TuneExecutor:
+    """Game slots here, or the cluster's (Dask imported only then), which tells ``tell``
+    where it plays and ``say`` of its workers' trouble."""
     if s.cluster is None:
         return TuneSlots(s.engine, config_for, s.game, s.games_per_iteration, s.concurrency)
     try:
@@ -203,7 +206,7 @@ def _executor(s: TuneSettings, config_for: ConfigFor, say: Callable[[str], None]
     except ImportError as exc:
         raise dask_missing(s.cluster, exc) from None
     return TuneCluster(s.cluster, s.engine, config_for, s.game, s.games_per_iteration, say,
-                       s.setups)
+                       tell, s.setups)
 
 
 class _Values:
@@ -235,8 +238,9 @@ async def run_tune(s: TuneSettings, listener: TuneListener | None = None,
     control = control or RunControl()
     os.makedirs(os.path.dirname(os.path.abspath(s.db_path)), exist_ok=True)
     values = _Values(s)
-    executor = _executor(s, values.config_for, listener.say)
-    with control.signals(listener.say, lambda: len(executor.running)):
+    trouble = listener.trouble or listener.say
+    executor = _executor(s, values.config_for, trouble, listener.say)
+    with control.signals(trouble, lambda: len(executor.running)):
         locks = FileLocks()
         try:
             locks.acquire([("-db", s.db_path)])
