@@ -48,6 +48,11 @@ def say_plain(console: Console, text: str) -> None:
     console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
 
 
+def say_trouble(text: str) -> None:
+    """A line about trouble (a stop, a cluster worker, a fault): on stderr, escaped."""
+    print(visible(text), file=sys.stderr, flush=True)
+
+
 class TournamentDisplay:
     """The listener of a tournament's events that prints them on ``console``: per-game lines
     (unless ``-quiet``), latency lines (``-show-latency``), the standings every
@@ -65,7 +70,7 @@ class TournamentDisplay:
         if isinstance(event, Note):
             say_plain(self.console, event.text)
         elif isinstance(event, Trouble):
-            print(visible(event.text), file=sys.stderr, flush=True)
+            say_trouble(event.text)
         elif isinstance(event, GameStored):
             self._stored(event)
         elif isinstance(event, ScheduleGrew):

@@ -53,6 +53,7 @@ def main(argv: list[str]) -> int:
 
 def _run(settings: TuneSettings) -> int:
     from guti.referee.cli.elapsed import Stopwatch
+    from guti.referee.cli.progress import say_trouble
     from guti.referee.cli.standings_view import make_console
     from guti.referee.cli.tune_view import TuneDisplay, values_text
     from guti.referee.process import event_loop
@@ -74,7 +75,7 @@ def _run(settings: TuneSettings) -> int:
         display.start()
         with contextlib.closing(display):
             outcome = event_loop.run(run_tune(s, TuneListener(display.say, display.iteration,
-                                                              _trouble)))
+                                                              say_trouble)))
     except BrokenPipeError:
         raise  # stdout closed by its reader: guti's main ends the run quietly
     except (TuneError, StoreError, EngineStartError, sqlite3.Error, OSError) as exc:
@@ -95,11 +96,6 @@ def _run(settings: TuneSettings) -> int:
               file=sys.stderr, flush=True)
         return 130
     return 0
-
-
-def _trouble(text: str) -> None:
-    """A line about trouble (a stop, a cluster worker): on stderr, as a tournament's."""
-    print(visible(text), file=sys.stderr, flush=True)
 
 
 def _print_values(s: TuneSettings, outcome: TuneOutcome, values: str) -> None:

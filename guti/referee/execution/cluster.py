@@ -128,9 +128,9 @@ class ClusterExecutor(ClusterSession):
         spec = self._spec_for(batch)
         first = batch[0].game_id
         key = f"guti-games-{spec.run_id}-{first}-{self.attempts.get(first, 0)}"
-        playing = self.roster.playing if self.roster.silent else None
+        # (with every worker silent there is none to name: the task is not restricted)
         return self.client.submit(play_task, spec, batch, key=key, pure=False,
-                                  resources={self.resource: 1}, workers=playing or None)
+                                  resources={self.resource: 1}, workers=self.answering or None)
 
     def _spec_for(self, batch: list[ScheduledGame]) -> RunSpec:
         """The run spec ``batch`` is played with: the run's own."""

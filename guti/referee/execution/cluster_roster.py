@@ -67,9 +67,9 @@ class WorkerRoster:
         """The fit workers that are not silent."""
         return [address for address in self.slots if address not in self.silent]
 
-    async def read(self, client: Any) -> set[str]:
-        """The workers now fit for the run and how many games each plays at once; the
-        workers that have just gone silent are returned (each said once)."""
+    async def read(self, client: Any) -> None:
+        """The workers now fit for the run, how many games each plays at once, and which
+        of them are silent (each change said once)."""
         with contextlib.suppress(Exception):
             info = await client.scheduler.identity(n_workers=-1)
             workers = info.get("workers", {})
@@ -77,10 +77,9 @@ class WorkerRoster:
             slots = {address: int(w.get("resources", {}).get(self.resource, 0))
                      for address, w in workers.items()}
             self.slots = {address: n for address, n in slots.items() if n > 0}
-            return self._listen({a: w.get("last_seen") for a, w in workers.items()})
-        return set()
+            self._listen({a: w.get("last_seen") for a, w in workers.items()})
 
-    def _listen(self, beats: dict[str, object]) -> set[str]:
+    def _listen(self, beats: dict[str, object]) -> None:
         """Note each worker's last heartbeat (the scheduler's time of it, compared only
         with itself, so that clocks of other machines never matter); those not heard for
         :data:`WORKER_SILENCE` s by this client's clock are silent."""
@@ -103,7 +102,6 @@ class WorkerRoster:
         for address in sorted(newly):
             self.say(f"worker {self.names.get(address, address)}: no heartbeat for "
                      f"{WORKER_SILENCE:g} s (stopped or frozen?); {elsewhere}")
-        return newly
 
     async def first_check(self, client: Any, check: Callable[..., Any], spec: Any) -> None:
         """``check(spec)`` on every worker there at the run's start: one that fails is

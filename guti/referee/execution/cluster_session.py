@@ -121,8 +121,9 @@ class ClusterSession:
 
     @property
     def answering(self) -> list[str] | None:
-        """The workers a stop, an abort or the end of the run is told to (None: all):
-        not the silent ones, which would hold each telling up for its whole bound. A
+        """The workers given the run's tasks, and told of a stop, an abort or the end of
+        the run (None: all): not the silent ones, which would hold each telling up for
+        its whole bound, and whose slots Dask would fill with new games. A
         silent worker that runs again ends the games taken from it (it no longer holds
         their tasks) and quits the run's engines when its plugin is taken back."""
         return self.roster.playing if self.roster.silent else None

@@ -231,13 +231,16 @@ def load_openings(
     and cycles through)."""
     report = on_error or _report
     if openings_format(path, fmt) == "pdn":  # in file order, only as far as a run needs
-        return _pdn_openings(path, game, plies, report,
-                             None if order == "random" or _checked_whole(path) else wanted)
+        try:
+            whole = order == "random" or _checked_whole(os.stat(path))
+        except OSError as exc:
+            raise OpeningsError(f"openings file {path}: {exc.strerror or exc}") from None
+        return _pdn_openings(path, game, plies, report, None if whole else wanted)
     skips = _Skips(report)
     try:
         with open(path, "rb") as fh:
             info = os.fstat(fh.fileno())
-            if stat.S_ISREG(info.st_mode) and info.st_size <= CHECKED_WHOLE_BYTES:
+            if _checked_whole(info):
                 wanted = None
             if order == "random" and wanted is not None:
                 if not fh.seekable():  # the index is of offsets to go back to
@@ -306,13 +309,9 @@ def _drawn_lines(fh: BinaryIO, path: str, game: str, plies: int | None, skips: _
     return [opening for _offset, opening in found]
 
 
-def _checked_whole(path: str) -> bool:
-    """Whether ``path`` is a file small enough to be read whole, every opening checked
-    (:data:`CHECKED_WHOLE_BYTES`); OpeningsError if it cannot be looked at."""
-    try:
-        info = os.stat(path)
-    except OSError as exc:
-        raise OpeningsError(f"openings file {path}: {exc.strerror or exc}") from None
+def _checked_whole(info: os.stat_result) -> bool:
+    """Whether a file of this kind and size is read whole, every opening checked
+    (:data:`CHECKED_WHOLE_BYTES`), whatever a run needs of it."""
     return stat.S_ISREG(info.st_mode) and info.st_size <= CHECKED_WHOLE_BYTES
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from guti.referee.tournament.settings import TournamentSettings
 
 
-def _as_stored(value: Any) -> Any:
+def as_stored(value: Any) -> Any:
     """``value`` as the database's JSON keeps it (tuples as lists, keys as strings), to
     compare with what was stored."""
     return json.loads(json.dumps(value))
@@ -28,7 +28,7 @@ def sprt_mismatch(stored: dict[str, Any], settings: TournamentSettings) -> str |
     :mod:`~guti.referee.storage.integrity`)."""
     if "sprt" not in stored:
         return None
-    given = _as_stored(settings.describe()["sprt"])
+    given = as_stored(settings.describe()["sprt"])
     if stored["sprt"] == given:
         return None
 
@@ -42,7 +42,7 @@ def sprt_mismatch(stored: dict[str, Any], settings: TournamentSettings) -> str |
 def changed_settings(stored: dict[str, Any], settings: TournamentSettings) -> str:
     """Which of the settings that decide the games differ from the stored tournament's
     (``other openings``), as far as the stored settings tell."""
-    given = _as_stored(settings.fingerprint_data)
+    given = as_stored(settings.fingerprint_data)
     # not deciding (the openings file's digest is checked apart: openings_changed)
     kept_besides = settings.describe().keys() - given.keys() | {"seed", "openings_digest"}
     keys = [key for key in sorted(given.keys() | stored.keys() - kept_besides)

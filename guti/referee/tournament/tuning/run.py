@@ -10,7 +10,6 @@ killed at any moment and resumed ends with the values of an uninterrupted one.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from guti.referee.execution.stopping import RunControl
 from guti.referee.game.file_lock import FileLocks, lock_failure
 from guti.referee.storage.errors import DatabaseGone, StoreError
 from guti.referee.storage.store import TournamentStore
+from guti.referee.tournament.resume_check import as_stored
 from guti.referee.tournament.tuning.executor import ConfigFor, TuneExecutor, TuneSlots
 from guti.referee.tournament.tuning.settings import PLUS, TuneSettings
 from guti.referee.tournament.tuning.spsa import Param, exact_text
@@ -162,13 +162,15 @@ def open_tuning(s: TuneSettings, say: Callable[[str], None]) -> TournamentStore:
 def _changed(stored: dict[str, Any], given: dict[str, Any]) -> str:
     """Which of a run's stored settings this run's differ in (``other params``); the
     openings are not compared (a resume plays the stored schedule's)."""
-    given = json.loads(json.dumps(given))  # as the database's JSON keeps them
-    parts = {**{k: v for k, v in given.items() if k != "tune"}, **given.get("tune", {})}
-    tune = stored.get("tune")
-    held = {**{k: v for k, v in stored.items() if k != "tune"},
-            **(tune if isinstance(tune, dict) else {})}
-    keys = [k for k in sorted((parts.keys() | held.keys()) - {"openings"})
-            if parts.get(k) != held.get(k)]
+
+    def flat(settings: dict[str, Any]) -> dict[str, Any]:
+        """The settings with those of ``tune`` (params, iterations, ...) beside the rest."""
+        tune = settings.get("tune")
+        return {**{k: v for k, v in settings.items() if k not in ("tune", "openings")},
+                **(tune if isinstance(tune, dict) else {})}
+
+    parts, held = flat(as_stored(given)), flat(stored)
+    keys = [k for k in sorted(parts.keys() | held.keys()) if parts.get(k) != held.get(k)]
     return "other " + ", ".join(keys) if keys else "other engine, parameters or settings"
 
 
