@@ -135,25 +135,21 @@ def test_a_signal_while_the_openings_are_read_interrupts_the_run(tmp_path: Path,
     """Before the run's own handling of signals begins (here: its openings read from a
     FIFO no one writes yet), SIGTERM and SIGHUP interrupt a run as Ctrl-C does: one line
     naming the command, exit 130 (they exited 143 and 129 without a word)."""
-    from tests.conftest import wait_for
+    from tests.conftest import killed_at_end, wait_for
 
     os.mkfifo(tmp_path / "book")
     engine = ["-engine", f"cmd={PY}", "args=-m guti.engine", f"dir={ROOT}"]
     more = (["-param", "EvalMobility=4,0,40,2,0.05", "-db", "t.db"] if command == "tune"
             else [*engine, "name=B"])
-    run = subprocess.Popen([*GUTI, command, *engine, "name=A", *more, "-each", "depth=1",
-                            "-openings", "file=book"],
-                           cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:  # the kernel's name for a FIFO's open waiting for its writer
+    with killed_at_end(subprocess.Popen(
+            [*GUTI, command, *engine, "name=A", *more, "-each", "depth=1", "-openings",
+             "file=book"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})) as run:
+        # the kernel's name for a FIFO's open waiting for its writer
         wait_for(lambda: Path(f"/proc/{run.pid}/wchan").read_text() == "wait_for_partner",
                  "the openings' FIFO opened", 60)
         run.send_signal(signo)
         _, err = run.communicate(timeout=60)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
     assert run.returncode == 130, err
     assert err == f"guti {command}: interrupted\n"
 

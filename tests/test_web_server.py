@@ -28,7 +28,7 @@ from guti.referee.config.tournament import serve_address  # noqa: E402
 from guti.referee.storage.store import TournamentStore  # noqa: E402
 from guti.referee.web.live import CLIENT_QUEUE, LiveHub, Queued, event  # noqa: E402
 from guti.referee.web.server import allowed_hosts, host_allowed, parse_address, serving  # noqa: E402
-from tests.conftest import GUTI, survivors  # noqa: E402
+from tests.conftest import GUTI, killed_at_end, survivors, wait_for  # noqa: E402
 from tests.test_web_board import INJECTION, embedded_data, run_tournament  # noqa: E402
 
 #: One worker runs this module: its module fixture (real runs) then happens once, not per worker.
@@ -716,22 +716,19 @@ def test_an_aborted_run_with_a_stopped_server_ends_as_any_abort_does(tmp_path: P
     from tests.test_closed_stdout import engine
     from tests.test_referee_pool import children_of, command_line
 
-    proc = subprocess.Popen(
-        [*GUTI, "tournament", *engine("A", tmp_path), *engine("B", tmp_path),
-         "-each", "tc=60+1", "-games", "2000", "-db", "s.db", "-serve", "0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    with killed_at_end(subprocess.Popen(
+            [*GUTI, "tournament", *engine("A", tmp_path), *engine("B", tmp_path),
+             "-each", "tc=60+1", "-games", "2000", "-db", "s.db", "-serve", "0"],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)) as proc:
         assert proc.stdout is not None
         assert any(line.startswith("live page: ") for line in proc.stdout)
         [server] = [pid for pid in children_of(proc.pid)
                     if "guti.referee.web.feed" in command_line(pid)]
+        # the games under way (their engines started): the run's own signal handling is
+        wait_for(lambda: len(survivors(tmp_path / "pids")) >= 2, "the engines started", 60)
         os.kill(server, signal.SIGSTOP)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert proc.returncode == 130, err
     assert "did not finish in time" not in err, err
     assert "continue with the same command and -resume" in err, err
