@@ -5,6 +5,7 @@ released schema 1 read and migrated), and the command-line mistakes of the new o
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -163,6 +164,28 @@ def test_the_search_column_round_trips(tmp_path: Path) -> None:
     assert json.loads(text) == [None, ["cp", 25, 12, 20, 34567, 123456, 1190],
                                 ["loss", 3, 1, None, None, None, None],
                                 [None, None, None, None, 5, None, None]]
+
+
+def test_the_database_file_alone_holds_the_games_when_a_reader_outlived_the_run(
+        tmp_path: Path) -> None:
+    """A reader open across the run's end (as the live page's server and ``guti serve``
+    are) opens the file read-only, so it cannot fold the write-ahead log in when it closes
+    last: the run does that as it closes, so that the file copied alone (no ``-wal``)
+    holds every game."""
+    path = str(tmp_path / "t.db")
+    jobs = list(schedule("roundrobin", 2, 1, 2))
+    store = TournamentStore(path)
+    store.create({}, "fp", [EngineConfig("W", ["w"]), EngineConfig("B", ["b"])], iter(jobs))
+    with TournamentStore(path, create=False) as reader:
+        assert list(reader.records()) == []
+        for job in jobs:
+            store.record_game(job, _record([None, FULL]))
+        store.close()
+    copy = tmp_path / "copy.db"
+    shutil.copyfile(path, copy)
+    with sqlite3.connect(copy) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone() == (len(jobs),)
+    conn.close()
 
 
 @pytest.mark.parametrize("damaged", ['[["cp"]]', '{"a": 1}', '[["cp", "x", 1, 1, 1, 1, 1]]',

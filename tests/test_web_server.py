@@ -735,3 +735,22 @@ def test_an_aborted_run_with_a_stopped_server_ends_as_any_abort_does(tmp_path: P
     assert " games stored in s.db" in out, out
     assert not os.path.exists(f"/proc/{server}")  # killed and reaped by the run
     assert survivors(tmp_path / "pids") == []
+
+
+def test_the_database_file_alone_holds_a_served_runs_games(tmp_path: Path) -> None:
+    """The live page's server reads the database until after the run has closed it, and
+    reads only: the run folds its write-ahead log into the file as it closes, so that the
+    database copied alone (without its ``-wal``) holds every game."""
+    from tests.test_closed_stdout import engine
+
+    done = subprocess.run([*GUTI, "tournament", *engine("A", tmp_path), *engine("B", tmp_path),
+                           "-each", "tc=10+0.1", "-games", "4", "-db", "s.db", "-serve", "0"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "live page: " in done.stdout
+    copy = tmp_path / "copy.db"
+    copy.write_bytes((tmp_path / "s.db").read_bytes())
+    with sqlite3.connect(copy) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone() == (4,)
+    conn.close()
+    assert survivors(tmp_path / "pids") == []

@@ -62,6 +62,9 @@ __all__ = ["BATCH", "SCHEMA_VERSION", "StoreError", "TournamentStore"]
 
 _RESULTS = frozenset(RESULTS)
 BATCH = 256
+#: How long a run's last step waits for a reader's read to end (see
+#: :meth:`TournamentStore.close`), in milliseconds.
+CLOSE_CHECKPOINT_MS = 500
 
 
 def stored_settings(path: str) -> dict[str, Any] | None:
@@ -399,6 +402,16 @@ class TournamentStore:
         return snapshot(self.conn)
 
     def close(self) -> None:
+        """Close the connection; a run's first folds its write-ahead log into the database
+        file. SQLite does that only for the last connection to close, and a reader that
+        outlives the run (the live page's server, ``guti serve``) opens the file read-only
+        and cannot: the games would stay in the ``-wal`` file, and the database file copied
+        alone would hold none of them. The wait for a reader's read to end is short: at
+        worst the log is folded in by the next run that opens the file."""
+        if self._identity is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute(f"PRAGMA busy_timeout={CLOSE_CHECKPOINT_MS}")
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.conn.close()
 
     def __enter__(self) -> TournamentStore:
