@@ -24,7 +24,8 @@ from tests.conftest import ENGINE_ARGV, GUTI, ROOT
 pytestmark = pytest.mark.xdist_group("check_first_hour")
 
 QUIRKY = str(ROOT / "tests" / "engines" / "quirky.py")
-QUIRKS = ("stdout-debug", "strict-utf8", "no-extensions", "reject-movestogo", "reject-moves")
+QUIRKS = ("stdout-debug", "strict-utf8", "no-extensions", "reject-movestogo", "reject-moves",
+          "padded", "double-bestmove")
 
 
 def _run(argv: list[str]) -> tuple[int, list[str]]:
@@ -45,6 +46,9 @@ def runs() -> Iterator[dict[str, Future | functools.partial]]:
         start = functools.partial(pool.submit, _run, [sys.executable, QUIRKY, "--quirk", quirk])
         futures[quirk] = start if quirk in SLOW_TIER_QUIRKS else start()
     futures["reference"] = pool.submit(_run, ENGINE_ARGV)
+    # its 12th isready (during the query items) answered 2.5 s late, every other at once
+    futures["late-readyok"] = pool.submit(
+        _run, [sys.executable, QUIRKY, "--quirk", "late-readyok", "--at", "12"])
     yield futures
     pool.shutdown(wait=True)
 
@@ -114,3 +118,29 @@ def test_every_fail_line_shows_the_position_and_the_engines_error(runs) -> None:
     assert movetime and f"[FEN {fen};" in movetime[0], movetime
     assert ("the engine said: 'info string error position: moves are not supported here'"
             in movetime[0])
+
+
+def test_blanks_around_an_engines_lines_are_ignored_as_the_referee_ignores_them(runs) -> None:
+    """protocol.md 5.1: leading and trailing blanks are ignored, in error reports and
+    perft lines too."""
+    code, lines = result(runs, "padded")
+    assert code == 0, lines
+    assert lines[-1].endswith("0 failed, 0 warnings, 0 skipped: the engine conforms to UGI "
+                              "and to guti's extensions"), lines
+
+
+def test_a_second_bestmove_to_one_go_is_not_read_as_the_answer_to_the_next(runs) -> None:
+    """As in a game, what the engine said before a ``go`` or a ``stop`` cannot answer it."""
+    code, lines = result(runs, "double-bestmove")
+    assert code == 0, [line for line in lines if not line.startswith("PASS")]
+    assert " 0 failed" in lines[-1], lines[-1]
+
+
+def test_one_late_readyok_fails_its_own_item_and_no_other(runs) -> None:
+    """The late ``readyok`` is read as the answer it is, not as the answer to the next
+    ``isready``: the check is in step again after the one FAIL."""
+    code, lines = result(runs, "late-readyok")
+    not_passed = [line for line in lines[:-1] if not line.startswith("PASS")]
+    assert code == 1 and len(not_passed) == 1, not_passed
+    assert not_passed[0].startswith("FAIL egara-guti: query") and "nothing within 2 s" in \
+        not_passed[0], not_passed

@@ -168,6 +168,23 @@ def test_an_option_of_each_and_of_the_engine_in_other_cases_is_sent_once(tmp_pat
     assert json.loads(stored)["options"] == {"level": "5"}
 
 
+def test_a_button_option_is_pressed_with_no_value(tmp_path: Path) -> None:
+    """protocol.md: a button is pressed with ``setoption name NAME``; ``option.NAME=`` asks
+    for that, and a value for a button is refused before any game."""
+    log = tmp_path / "set.log"
+    button = ["--option-line", "option name Clear Memory type button", "--setlog", str(log)]
+    done = guti("match", *quirky("q", *button), "option.Clear Memory=", *reference("ref"),
+                "-each", "depth=1", "-games", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    sent = [line for line in log.read_text().splitlines() if "Clear" in line]
+    assert sent == ["setoption name Clear Memory"], sent
+    done = guti("match", *quirky("q", *button), "option.Clear Memory=true", *reference("ref"),
+                "-each", "depth=1", "-games", "1", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "Clear Memory is a button: it takes no value (option.Clear Memory= presses it)" \
+        in done.stderr
+
+
 # -- 15: movestogo with a period ---------------------------------------------------------
 
 
@@ -199,14 +216,16 @@ def test_a_match_with_tc_moves_per_period_sends_movestogo(tmp_path: Path) -> Non
 
 def test_every_output_path_creates_its_parent_folders(tmp_path: Path) -> None:
     each = ["-each", "depth=1", "-games", "2"]
-    match = guti("match", *reference("a"), *reference("b"), *each, "-pdnout", "m/1/g.pdn",
-                 "-log", "m/2/t.log", cwd=tmp_path)
+    match = guti("match", *reference("a"), *reference("b", "stderr=m/3/b.txt"), *each,
+                 "-pdnout", "m/1/g.pdn", "-log", "m/2/t.log", cwd=tmp_path)
     assert match.returncode == 0, match.stderr
     assert (tmp_path / "m/1/g.pdn").read_text().count("[Event") == 2
     assert (tmp_path / "m/2/t.log").stat().st_size > 0
-    tour = guti("tournament", *reference("a"), *reference("b"), *each, "-db", "t/1/t.db",
-                "-pdnout", "t/2/t.pdn", cwd=tmp_path)
+    assert (tmp_path / "m/3/b.txt").is_file()
+    tour = guti("tournament", *reference("a"), *reference("b", "stderr=t/3/e.txt"), *each,
+                "-db", "t/1/t.db", "-pdnout", "t/2/t.pdn", cwd=tmp_path)
     assert tour.returncode == 0, tour.stderr
+    assert (tmp_path / "t/3/e.txt").is_file()
     out = guti("export", "t/1/t.db", "-json", "e/1/g.json", "-pdn", "e/2/g.pdn", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert len(json.loads((tmp_path / "e/1/g.json").read_text())) == 2

@@ -98,6 +98,20 @@ def test_a_bare_name_in_dir_but_not_on_path_says_how_to_name_it(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
+def test_a_program_in_a_relative_dir_starts(tmp_path):
+    """``cmd=./NAME dir=D`` with D relative to where guti runs: the program is D/NAME, found
+    once (the engine starts in D, where D/NAME would be D/D/NAME)."""
+    (tmp_path / "sub").mkdir()
+    program = tmp_path / "sub" / "myengine"
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} {FAULTY}\n")
+    program.chmod(0o755)
+    for cmd, folder in (("./myengine", "sub"), ("sub/myengine", ".")):
+        proc = subprocess.run([*GUTI, "match", "-engine", f"cmd={cmd}", f"dir={folder}",
+                               "name=Mine", *engine("B"), "-each", "tc=1", "-games", "2"],
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+
+
 def test_match_writes_pdn_log_and_alternates_colours(tmp_path):
     pdn, log = tmp_path / "out.pdn", tmp_path / "traffic.log"
     proc = guti(

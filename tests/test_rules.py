@@ -233,3 +233,27 @@ def test_perft_cli():
         assert bad.returncode == 2 and bad.stdout == "", depth
         assert bad.stderr == (f"guti perft: argument depth: {depth!r}: expected a whole number "
                               "from 0 to 999\n"), bad.stderr
+
+
+@pytest.mark.parametrize("text, why", [
+    ("6x16", "not a complete capture sequence"),  # stops while the piece can still jump
+    ("6x16x18x16", "the capture ends at 18: no jump goes on from there"),
+    ("6x18", "6x18 is no jump over an opposing piece to an empty point"),  # not a jump
+    ("6x11", "6x11 is no jump over an opposing piece to an empty point"),  # onto a piece
+    ("6x16x17", "16x17 is no jump over an opposing piece to an empty point"),
+    ("1x3", "the piece on 1 has no capture"),
+])
+def test_a_wrong_capture_is_told_where_it_leaves_the_legal_ones(text: str, why: str) -> None:
+    board = Board.from_fen("alquerque", "bb1bb/b1b1b/w2ww/1w2w/w1w1w b 2 11")
+    assert [m.text for m in board.legal_moves] == ["6x16x18"]
+    with pytest.raises(RulesError) as caught:
+        board.parse_move(text)
+    assert why in str(caught.value), str(caught.value)
+
+
+def test_a_capture_written_as_a_step_is_told_how_captures_are_written() -> None:
+    board = Board("egara-guti")
+    board.push_str("13-12")
+    with pytest.raises(RulesError, match=r"a capture is compulsory \(a capture is written "
+                                         r"with x: 11x13\)"):
+        board.parse_move("11-13")

@@ -14,9 +14,24 @@ def test_all_fields_are_read() -> None:
 
 
 @pytest.mark.parametrize("line", ["info string depth 3 score cp 5", "info", "info pv 1-2", "bestmove 1-2",
-                                  "info depth x score cp y", f"info depth {'9' * 16}"])
+                                  "info currmove 1-2 pv 3-4 depth 5"])
 def test_lines_without_search_fields_give_none(line: str) -> None:
     assert SearchInfo.parse(line) is None
+
+
+@pytest.mark.parametrize("line", ["info depth x score cp y", f"info depth {'9' * 16}",
+                                  "info score mate 3", "info score", "info depth"])
+def test_a_search_field_that_cannot_be_read_is_absent_but_the_line_counts(line: str) -> None:
+    assert SearchInfo.parse(line) == SearchInfo()
+
+
+def test_an_unreadable_score_is_no_score_not_the_one_before() -> None:
+    """The engine's last word was a score guti cannot read: the move has no score (which
+    adjudication counts as such), not the earlier one the engine went back on."""
+    lines = ["info depth 1 score cp -1000 pv 1-2", "info score mate 3", "bestmove 1-2"]
+    assert GoReply.read(lines, 0.0, 0.1).search == SearchInfo()
+    lines = ["info depth 1 score cp -1000", "info depth 2 score cp banana", "bestmove 1-2"]
+    assert GoReply.read(lines, 0.0, 0.1).search == SearchInfo(depth=2)
 
 
 def test_forced_results_are_beyond_any_threshold() -> None:

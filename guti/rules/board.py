@@ -266,12 +266,29 @@ class Board:
             return f"no {self.turn.label} piece on {path[0]}"
         legal = self.legal_moves
         if legal[0].is_capture and not is_capture:
+            written = "x".join(map(str, path))
+            if any(m.text == written for m in legal):
+                return f"a capture is compulsory (a capture is written with x: {written})"
             return "a capture is compulsory"
         if is_capture and not legal[0].is_capture:
             return "there is no capture"
         if is_capture:
-            return "not a complete capture sequence (a capture must go on while the piece can jump)"
+            return self._why_not_a_capture(path, [m.path for m in legal])
         return f"{path[1]} is not an empty point next to {path[0]}"
+
+    @staticmethod
+    def _why_not_a_capture(path: tuple[int, ...], legal: list[tuple[int, ...]]) -> str:
+        """Why the capture ``path`` is none of the ``legal`` ones: where it leaves them."""
+        if any(p[:len(path)] == path for p in legal):
+            return "not a complete capture sequence (a capture must go on while the piece can jump)"
+        ended = [p for p in legal if path[:len(p)] == p]
+        if ended:
+            return f"the capture ends at {ended[0][-1]}: no jump goes on from there"
+        if not any(p[0] == path[0] for p in legal):
+            return f"the piece on {path[0]} has no capture"
+        same = max(k for k in range(1, len(path)) if any(p[:k] == path[:k] for p in legal))
+        return (f"{path[same - 1]}x{path[same]} is no jump over an opposing piece "
+                "to an empty point")
 
     def push(self, move: Move | str) -> Move:
         """Play ``move`` (a Move or a move string), after checking it is legal."""

@@ -18,6 +18,9 @@ The commands go to the reference engine (:mod:`guti.engine.ugi`) unless a quirk 
   chatty-isready    writes 100 ``info string`` lines before each ``readyok``
   tabbed-errors     writes its ``info string error`` lines with a tab between the words
                     and a blank before them (protocol.md 5.1 allows any blanks)
+  padded            writes every line with two blanks before and after it (allowed too)
+  double-bestmove   writes each ``bestmove`` line twice, in one write
+  late-readyok      answers the Nth ``isready`` (``--at N``) 2.5 s late, the others at once
 
 ``--option-line`` adds option declarations to the ``ugi`` answer (accepted by
 ``setoption`` silently); ``--setlog F`` appends every ``setoption`` and ``go`` line to F.
@@ -29,6 +32,7 @@ import argparse
 import io
 import os
 import sys
+import time
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -39,10 +43,11 @@ class Quirky:
     def __init__(self, opts: argparse.Namespace) -> None:
         self.opts = opts
         self.quirks = set(opts.quirk or [])
-        self.out = Output(sys.stdout)
+        self.out = _Quirked(sys.stdout, self.quirks)
         self.engine_out: Output = _Rewriter(self) if "no-extensions" in self.quirks else self.out
         self.engine = EngineSession(self.engine_out)
         self.goes = 0
+        self.readies = 0
         self.extra = {line.split(" type ")[0].removeprefix("option name ").lower()
                       for line in opts.option_line or []}
 
@@ -67,6 +72,10 @@ class Quirky:
         head = words[0]
         if head in ("setoption", "go"):
             self.log(line)
+        if head == "isready":
+            self.readies += 1
+            if "late-readyok" in self.quirks and self.readies == self.opts.at:
+                time.sleep(2.5)  # past guti check's 2 s for a readyok
         if head == "isready" and "chatty-isready" in self.quirks:
             for n in range(100):
                 self.out.line(f"info string getting ready, step {n}")
@@ -112,6 +121,21 @@ class Quirky:
         sys.stderr.write("note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n")
         sys.stderr.flush()
         os._exit(101)
+
+
+class _Quirked(Output):
+    """stdout, with the ``padded`` and ``double-bestmove`` quirks."""
+
+    def __init__(self, stream: io.TextIOBase, quirks: set[str]) -> None:
+        super().__init__(stream)  # type: ignore[arg-type]
+        self.quirks = quirks
+
+    def line(self, text: str) -> None:
+        if "padded" in self.quirks:
+            text = f"  {text}  "
+        if "double-bestmove" in self.quirks and text.split()[:1] == ["bestmove"]:
+            text = f"{text}\n{text}"  # one write: the second is there when the first is read
+        super().line(text)
 
 
 class _Rewriter(Output):

@@ -37,11 +37,13 @@ def match_settings(given: GivenOptions) -> MatchSettings:
     pdn = pdn_path(given)
     log = given.table("log").get("file")
     records = record_outputs(given)
-    check_writable([pdn, log, records.epd_path])
+    cluster = cluster_address(given)
+    stderr = [] if cluster is not None else [c.stderr_path for c in configs]  # else workers'
+    check_writable([pdn, log, records.epd_path, *stderr])
     check_outputs([openings_input(given), ("-pdnout", pdn), ("-log", log),
                    ("-epdout", records.epd_path), *(("stderr", c.stderr_path) for c in configs)])
     settings = game_settings(given, game, seed, games, default_event="?")
     return MatchSettings(
         first=configs[0], second=configs[1], game=settings, games=games, pdn_path=pdn,
-        cluster=cluster_address(given), scheduling=scheduling(given), records=records,
+        cluster=cluster, scheduling=scheduling(given), records=records,
     )

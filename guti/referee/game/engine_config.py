@@ -66,10 +66,14 @@ def _on_off(key: str, value: str) -> bool:
 
 
 def resolve_command(cmd: str, cwd: str | None) -> str:
-    """Resolve ``cmd`` to the path that will be executed (for a clear start error early)."""
+    """Resolve ``cmd`` to the path that will be executed (for a clear start error early).
+    A path with a ``/`` is relative to ``cwd``, and made absolute here: the engine starts in
+    ``cwd``, where a relative ``cwd`` would be counted twice (``bots/c/bots/c/bot``)."""
     if os.sep in cmd:
-        path = cmd if os.path.isabs(cmd) or cwd is None else os.path.join(cwd, cmd)
-        return path
+        if os.path.isabs(cmd) or cwd is None:
+            return cmd
+        path = os.path.join(cwd, cmd)
+        return path if os.path.isabs(cwd) else os.path.abspath(path)
     import shutil  # here: it pulls in the compression modules, which `--help` never needs
 
     found = shutil.which(cmd)

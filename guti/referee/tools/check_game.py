@@ -162,6 +162,7 @@ class GameItems(CheckSession):
             return f"readyok during the search; bestmove {move} {took * 1000:.0f} ms after stop"
 
         async def stop_idle() -> str:
+            eng.drop_pending()  # an earlier search's lines are not an answer to this stop
             eng.stop()
             extra = [line for line in await self.ready("after stop") if line.strip()]
             moves = [line for line in extra if line.split()[:1] == ["bestmove"]]

@@ -103,7 +103,8 @@ class InputItems(CheckSession):
                     eng.send(bad_line)
                     line = bad_line
                 answers = await self.ready(f"after {line[:60]!r}")
-                said = [a for a in answers if a.startswith(prefix)]
+                words = prefix.split()  # blanks around words ignored (protocol.md 5.1)
+                said = [a.strip() for a in answers if a.split()[:len(words)] == words]
                 if not said:
                     raise Fail(f"'{prefix} ...' before readyok", short(answers))
                 return said[0][:100]

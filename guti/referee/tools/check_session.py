@@ -34,6 +34,7 @@ from guti.referee.ugi.lines import (
     Position,
     is_info,
     is_info_string,
+    is_readyok,
     position_line,
     unfinished_note,
 )
@@ -49,7 +50,8 @@ UGIOK_LIMIT = 2.0
 HANDSHAKE_WAIT = 4.0
 #: Bound for answers that should come at once (readyok, response, error lines).
 QUICK = 2.0
-#: Bound for a bestmove after go depth/nodes, or for a perft answer.
+#: Bound for a bestmove after go depth/nodes, or for a perft answer; and for the readyok
+#: answers an engine still owes after a failed item before it is called gone.
 SLOW = 10.0
 #: go movetime used, and the lateness tolerated on top of it (a loaded machine).
 MOVETIME = 200
@@ -81,7 +83,7 @@ INVALID_UTF8 = b"\x80 \xc3\x28 \xc0\xaf \xff\xfe invalid utf-8\n"
 def is_protocol_line(line: str) -> bool:
     """Whether a stdout line is one protocol.md lets an engine write (blank lines pass)."""
     words = line.split()
-    return not words or words[0] in ENGINE_LINE_WORDS or bool(_PERFT_LINE.match(line))
+    return not words or words[0] in ENGINE_LINE_WORDS or bool(_PERFT_LINE.match(line.strip()))
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,10 @@ class CheckSession:
         self.gone: str | None = None  # why the engine cannot be used any more
         self.hs: Handshake | None = None
         self.unanswered: str | None = None  # a query that got no answer: later ones are skipped
+        #: ``isready`` lines written and ``readyok`` lines come: a late ``readyok`` must not
+        #: be read as the answer to a later ``isready`` (see :meth:`_probe`).
+        self.isready_sent = 0
+        self.readyok_seen = 0
         self.proc: EngineProcess | None = None
         self.game = UNDECLARED_GAME  # until the engine says what it plays
         self.where: str | None = None  # the FEN of the last position sent, for FAIL lines
@@ -192,7 +198,9 @@ class CheckSession:
         """Every line to and from the engine: keeps the last few it wrote and notes any
         that is not protocol (debugging text belongs on stderr)."""
         if direction != "<":
+            self.isready_sent += line.split() == ["isready"]
             return
+        self.readyok_seen += is_readyok(line)
         if is_info_string(line) and len(self.errors) < 2:
             self.errors.append(line)  # an error reply explains more than search output
         if not is_info(line) or is_info_string(line):
@@ -247,10 +255,15 @@ class CheckSession:
             self.gone = f"exited during {after}"
             return
         eng.stop()  # ends a search left running by the failed item
-        try:
-            await eng.sync(QUICK)
+        eng.drop_pending()  # what the failed item left unread
+        owed = self.isready_sent - self.readyok_seen  # answers still to come, late
+        eng.ask_ready()
+        deadline = time.monotonic() + SLOW
+        try:  # the late answers first, then this one's: the engine is in step again
+            for _ in range(owed + 1):
+                await eng.read_until(is_readyok, max(0.0, deadline - time.monotonic()))
         except EngineError:
-            self.gone = f"no readyok after {after}"
+            self.gone = f"no readyok within {SLOW:g} s after {after}"
 
     # -- reading ----------------------------------------------------------------------
     async def answer(
@@ -293,7 +306,7 @@ class CheckSession:
         eng = self.eng
         if position is not None:
             self.sent_position(position)
-        sent_at = eng.start_search(position, go)
+        sent_at = eng.start_go(position, go)  # lines already there cannot answer it
         replies: list[GoReply] = []
 
         async def read() -> list[str]:
@@ -364,10 +377,11 @@ class CheckSession:
 
     def start_search(self, position: Position, go: Go) -> float:
         """Send ``position`` and ``go`` (a search or a ``go perft``), noting the position for
-        FAIL lines; the time ``go`` was written."""
+        FAIL lines; the time ``go`` was written. Lines already there are dropped, as the
+        referee drops them: they cannot answer this ``go`` (a second ``bestmove`` before)."""
         assert self.eng is not None
         self.sent_position(position)
-        return self.eng.start_search(position, go)
+        return self.eng.start_go(position, go)
 
     async def revive(self, section: str) -> None:
         """Start a fresh engine for ``section`` if the last one is gone, so that one crash
@@ -381,6 +395,7 @@ class CheckSession:
         self.emit(f"# restarting the engine for {section} (it was gone: {why})")
         self.eng = self.new_engine()
         self.unanswered = None
+        self.isready_sent = self.readyok_seen = 0  # nothing is owed by a new engine
         try:
             await self.eng.start()
             await self.eng.read_handshake(HANDSHAKE_WAIT)

@@ -165,7 +165,7 @@ async def run_tournament(
     execution = execution or Execution(s.execution_plan())
     made: list[str] = []  # output folders are created, as cutechess-cli does for -pgnout
     try:
-        for path in (s.db_path, s.pdn_path, s.log_path, s.records.epd_path, s.report_path):
+        for _what, path in run_files(s):
             if path:
                 made += create_parent_dirs(path)
     except OSError:

@@ -185,7 +185,8 @@ class UgiEngine:
         """Write a line as it is (the console's passthrough, the check's deliberate bad input)."""
         self.transport.send(line)
 
-    def set_option(self, name: str, value: str) -> None:
+    def set_option(self, name: str, value: str | None) -> None:
+        """``setoption``; ``value`` None presses a button."""
         self.transport.send(setoption_line(name, value))
 
     def select_game(self, game: str) -> bool:
@@ -318,7 +319,7 @@ class UgiEngine:
 
     def _configure(self, game: str) -> None:
         """The configured options, then the game; EngineStartError if it does not play it."""
-        checked: list[tuple[str, str]] = []
+        checked: list[tuple[str, str | None]] = []
         for name, value in self.configured_options.items():
             if name.lower() == "ugi_variant":
                 continue  # the referee sets the game itself
@@ -327,8 +328,8 @@ class UgiEngine:
             except OptionValueError as exc:
                 raise EngineStartError(f"engine {self.name}: option.{name}={value}: {exc}") from None
             checked.append((self.options[name.lower()].name, sent))  # as the engine spells it
-        for name, value in checked:
-            self.set_option(name, value)
+        for name, sent_value in checked:
+            self.set_option(name, sent_value)
         why = self.info.why_not(game)
         if why is not None:
             raise EngineStartError(f"engine {self.name} does not play {game} ({why})")
@@ -356,8 +357,13 @@ class UgiEngine:
     def start_go(self, position: Position | None, go: Go) -> float:
         """Drop the lines that arrived before (they cannot answer this ``go``), then write
         ``position`` and ``go``; the monotonic time of the write (see :meth:`wait_bestmove`)."""
-        self.transport.drop_pending()
+        self.drop_pending()
         return self.start_search(position, go)
+
+    def drop_pending(self) -> None:
+        """Forget the lines received and not read yet: what an engine said before a
+        command cannot answer it (a second ``bestmove`` to an earlier ``go``)."""
+        self.transport.drop_pending()
 
     def note(self, text: str) -> None:
         """A referee's line about this engine in the traffic log (``#``), when there is one."""

@@ -63,9 +63,10 @@ def go_line(go: Go) -> str:
     return f"go {go.arguments()}"
 
 
-def setoption_line(name: str, value: str) -> str:
-    """``setoption name N value V``: the only place that writes it."""
-    return f"setoption name {name} value {value}"
+def setoption_line(name: str, value: str | None) -> str:
+    """``setoption name N value V``, or ``setoption name N`` for a button's press (``value``
+    None): the only place that writes it."""
+    return f"setoption name {name}" if value is None else f"setoption name {name} value {value}"
 
 
 def query_line(question: str) -> str:

@@ -169,7 +169,7 @@ class OptionValueError(ValueError):
 _CHECK_VALUES = {"true": "true", "false": "false", "on": "true", "off": "false"}
 
 
-def checked_option_value(declared: dict[str, EngineOption], name: str, value: str) -> str:
+def checked_option_value(declared: dict[str, EngineOption], name: str, value: str) -> str | None:
     """The value to send for option ``name`` (``option.NAME=value``), checked against the
     engine's own declaration (``declared``: by lower-case name, as :attr:`Handshake.options`).
 
@@ -177,7 +177,8 @@ def checked_option_value(declared: dict[str, EngineOption], name: str, value: st
     ``info string error`` that nobody reads during a match, which then runs with the
     option silently not applied. OptionValueError says what is wrong in one line.
     A check option takes ``true|false`` (protocol.md 5.2; ``on``/``off`` are read as
-    those), so that is what is sent.
+    those), so that is what is sent. A button takes no value (``option.NAME=``): None,
+    for a press (``setoption name NAME``).
     """
     opt = declared.get(name.lower())
     if opt is None:
@@ -198,7 +199,10 @@ def checked_option_value(declared: dict[str, EngineOption], name: str, value: st
                 f"{opt.name}={value!r}: not one of its values ({listed(opt.vars)})")
         return match[0]
     if kind == "button":
-        raise OptionValueError(f"{opt.name} is a button: it takes no value")
+        if value.strip():
+            raise OptionValueError(f"{opt.name} is a button: it takes no value (option."
+                                   f"{opt.name}= presses it)")
+        return None
     return value
 
 

@@ -7,7 +7,9 @@ line carries none): that is what the engine stood by when it moved, what adjudic
 reads and what the game record shows (cutechess's ``{+0.25/12 1.2s}``).
 
 Parsing is lenient: an engine's text is untrusted, so a field whose value is missing or
-not a number is simply absent; nothing here raises on bad input.
+not a number is simply absent; nothing here raises on bad input. A line that names a
+search field still counts when its value cannot be read (``score mate 3``): what the
+engine last said is then unknown, and an earlier line's score must not stand in for it.
 """
 
 from __future__ import annotations
@@ -68,32 +70,35 @@ class SearchInfo:
 
     @classmethod
     def parse(cls, line: str) -> SearchInfo | None:
-        """The fields of ``line``; None when it is not an ``info`` line with a search field
-        (``info string ...`` is text, never fields)."""
+        """The fields of ``line``; None when it is not an ``info`` line naming a search
+        field (``info string ...`` is text, never fields). A field named with a value that
+        cannot be read is absent from the result."""
         words = line.split()
         if words[:1] != ["info"] or (len(words) > 1 and words[1] == "string"):
             return None
         fields: dict[str, Any] = {}
+        named = False
         i = 1
         while i < len(words):
             word = words[i]
-            if word == "string":
-                break  # the rest of the line is free text
-            if word in _INT_FIELDS and i + 1 < len(words):
-                number = _integer(words[i + 1])
+            if word in ("string", "pv"):
+                break  # free text, or moves, to the end of the line
+            if word in _INT_FIELDS:
+                named = True
+                number = _integer(words[i + 1]) if i + 1 < len(words) else None
                 if number is not None:
                     fields[word] = number
                 i += 2
-            elif word == "score" and i + 2 < len(words) and words[i + 1] in ("cp", "win", "loss"):
-                number = _integer(words[i + 2])
-                if number is not None:
-                    fields["score"] = Score(words[i + 1], number)
+            elif word == "score":
+                named = True
+                kind = words[i + 1] if i + 1 < len(words) else ""
+                number = _integer(words[i + 2]) if i + 2 < len(words) else None
+                if kind in ("cp", "win", "loss") and number is not None:
+                    fields["score"] = Score(kind, number)
                 i += 3
-            elif word == "pv":
-                break  # moves to the end of the line
             else:
                 i += 1
-        return cls(**fields) if fields else None
+        return cls(**fields) if named else None
 
     @classmethod
     def last_of(cls, lines: Sequence[str]) -> SearchInfo | None:
