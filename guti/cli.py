@@ -51,9 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help", "help"):
         try:
-            print(usage())
-        except OSError as exc:  # (a closed pipe or a full disk: nothing more to say)
-            return EXIT_BROKEN_PIPE if isinstance(exc, BrokenPipeError) else 1
+            print(usage(), flush=True)
+        except OSError as exc:  # a closed pipe: nothing more to say; a full disk: one line
+            devnull = os.open(os.devnull, os.O_WRONLY)  # so that the final flush cannot fail
+            os.dup2(devnull, sys.stdout.fileno())
+            if isinstance(exc, BrokenPipeError):
+                return EXIT_BROKEN_PIPE
+            print(f"guti: {os_error_text(exc)}", file=sys.stderr)
+            return 1
         return 0 if args else 2
     name, rest = args[0], args[1:]
     if name not in COMMANDS:

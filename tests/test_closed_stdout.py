@@ -152,7 +152,7 @@ def test_an_export_into_a_full_stdout_is_one_line_with_status_1(tmp_path: Path) 
                                   stderr=subprocess.PIPE, timeout=120,
                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
             assert done.returncode == 1, done.stderr
-            said = f"guti {prog}: cannot write its output: No space left on device\n"
-            assert done.stderr == (said if prog else ""), done.stderr
+            said = f"{prog or 'guti'}: cannot write its output: No space left on device\n"
+            assert done.stderr == (f"guti {said}" if prog else said), done.stderr
     assert len(parse_pdn((tmp_path / "x.pdn").read_text())) == 2
 

@@ -72,6 +72,10 @@ def test_flags_override_the_file_option_by_option(tmp_path: Path) -> None:
     ('pdnout = { file = "a.pdn", nodes = "maybe" }',
      "t.toml: pdnout.nodes: expected true or false, got the string 'maybe'"),
     ("[openings]\nfoo = 1", "t.toml: openings: unknown key 'foo'"),
+    # every value is named the same way, and every line starts with the file
+    ('resume = "yes"', "t.toml: resume: expected true or false, got the string 'yes'"),
+    ("quiet = 1", "t.toml: quiet: expected true or false, got the number 1"),
+    ("gamez = 1", "guti tournament: t.toml: unknown setting 'gamez' (did you mean game"),
 ])
 def test_a_wrong_value_in_a_file_names_the_file_and_key(tmp_path: Path, setting: str,
                                                         message: str) -> None:

@@ -74,9 +74,9 @@ def test_readme_promises_no_duration() -> None:
 def test_bad_engine_options_stop_a_match_before_any_game(tmp_path: Path) -> None:
     cases = {
         "option.Levl=3": ["Levl", "no option"],
-        "option.Level=abc": ["Level", "'abc'", "whole number"],
+        "option.Level=abc": ["option.Level=abc: a spin option takes a whole number"],
         "option.Level=99": ["Level", "99", "range"],
-        "option.Seed=-5": ["Seed", "range"],
+        "option.Seed=-5": ["option.Seed=-5: out of its range"],
     }
     for token, words in cases.items():
         done = guti("match", *reference("ref", token), *reference("other"),
@@ -181,8 +181,8 @@ def test_a_button_option_is_pressed_with_no_value(tmp_path: Path) -> None:
     done = guti("match", *quirky("q", *button), "option.Clear Memory=true", *reference("ref"),
                 "-each", "depth=1", "-games", "1", cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert "Clear Memory is a button: it takes no value (option.Clear Memory= presses it)" \
-        in done.stderr
+    assert "option.Clear Memory=true: a button takes no value (option.Clear Memory= presses " \
+        "it)" in done.stderr, done.stderr
 
 
 # -- 15: movestogo with a period ---------------------------------------------------------

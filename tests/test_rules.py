@@ -227,12 +227,12 @@ def test_perft_cli():
     bad = subprocess.run([sys.executable, "-m", "guti.cli", "perft", "pretwa", "3", "--fen", "1/2/3 w"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
-    for depth in ("-1", "1_0", "\u0663", "1000", "x"):  # int() reads the second and third
+    for depth in ("-1", "1_0", "\u0663", "1001", "x"):  # int() reads the second and third
         bad = subprocess.run([sys.executable, "-m", "guti.cli", "perft", "pretwa", depth],
                              capture_output=True, text=True)
         assert bad.returncode == 2 and bad.stdout == "", depth
         assert bad.stderr == (f"guti perft: argument depth: {depth!r}: expected a whole number "
-                              "from 0 to 999\n"), bad.stderr
+                              "from 0 to 1000\n"), bad.stderr  # go perft's largest
 
 
 @pytest.mark.parametrize("text, why", [

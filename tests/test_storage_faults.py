@@ -59,6 +59,7 @@ def finished_db(tmp_path: Path) -> Path:
     ("UPDATE games SET white_idx = 7 WHERE seq = 2", "game"),
     ("UPDATE games SET result = 'won' WHERE seq = 1", "damaged"),
     ("UPDATE games SET elapsed_ms = '{' WHERE seq = 3", "damaged"),
+    ("UPDATE games SET cpu_ms = 'nope' WHERE seq = 2", "cpu_ms is not a list"),
 ])
 def test_tampered_rows_are_one_line_in_standings_and_export(finished_db, tamper, word):
     with sqlite3.connect(finished_db) as conn:
@@ -67,7 +68,7 @@ def test_tampered_rows_are_one_line_in_standings_and_export(finished_db, tamper,
     export = guti("export", "t.db", "-pdn", "x.pdn", "-json", "x.json", cwd=finished_db.parent)
     for done in (standings, export):
         if done.returncode != 0:
-            one_line(done, 2, "t.db")
+            one_line(done, 2, "t.db", word)
     assert standings.returncode == 2 or export.returncode == 2
     assert not (finished_db.parent / "x.pdn.tmp").exists() or export.returncode == 2
 

@@ -274,7 +274,11 @@ def test_existing_database_needs_resume_and_a_different_one_is_refused(tmp_path)
     again = tourney(*base, cwd=tmp_path)
     assert again.returncode == 2 and "add -resume" in again.stderr
     other = tourney(*base[:-1], "4", "-resume", cwd=tmp_path)
-    assert other.returncode == 2 and "different tournament" in other.stderr
+    assert other.returncode == 2 and "different tournament (other games)" in other.stderr
+    # the same engines with another time control: what differs in them is named
+    timed = tourney(*base[:9], "tc=2", "-games", "2", "-resume", cwd=tmp_path)
+    assert timed.returncode == 2, timed.stderr
+    assert "(other engines (limits of a, limits of b))" in timed.stderr, timed.stderr
     table = guti("standings", "guti.db", "-sprt", "elo0=0", "elo1=10", cwd=tmp_path)
     assert table.returncode == 0 and "SPRT a vs b (elo0=0 elo1=10" in table.stdout
     bad = guti("standings", "guti.db", "-sprt", "elo0=x", cwd=tmp_path)

@@ -15,6 +15,9 @@ from guti.referee.cli.engine_argv import OneLineParser, game_argument
 from guti.rules import GAMES, Board, RulesError, divide, perft
 from guti.rules.numbers import whole_number
 
+#: The deepest perft asked for: the largest ``go perft`` depth of protocol.md (5.4).
+MAX_PERFT_DEPTH = 1000
+
 
 def main(argv: list[str]) -> int:
     parser = OneLineParser(prog="guti perft",
@@ -47,7 +50,8 @@ def main(argv: list[str]) -> int:
 
 def _depth(text: str) -> int:
     """A perft depth: a whole number in ASCII digits (as every number guti reads)."""
-    depth = whole_number(text, 3)
-    if depth is None:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number from 0 to 999")
+    depth = whole_number(text, 4)
+    if depth is None or depth > MAX_PERFT_DEPTH:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected a whole number from 0 to {MAX_PERFT_DEPTH}")
     return depth

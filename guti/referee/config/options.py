@@ -223,7 +223,7 @@ def start_openings(
         if "plies" in spec:
             raise CliError(f"{where} file={spec['file']} plies={spec['plies']}: give the "
                            "plies once (random:K is K random plies)")
-        typed = "file=random"
+        typed = "random"  # written -openings random:K or file=random:K
         spec = {k: v for k, v in spec.items() if k != "file"} | {"plies": spec["file"][7:]}
     plies = None
     if "plies" in spec:

@@ -46,6 +46,7 @@ from guti.referee.config.toml_types import (
     OPTION_TYPES,
     TABLE_KEY_TYPES,
     check_type,
+    described,
 )
 from guti.referee.game.output_paths import kind
 
@@ -81,7 +82,7 @@ def read_toml(path: str, specs: list[OptionSpec]) -> GivenOptions:
         where = f"{path}: {key}"
         if spec is None or key == "config":
             hint = did_you_mean(key, (k for k in known if k != "config"))
-            raise CliError(f"config {path}: unknown setting {key!r}{hint}")
+            raise CliError(f"{path}: unknown setting {key!r}{hint}")
         if key == "engine":
             engines = _engines(value, base, where)
             continue
@@ -95,7 +96,7 @@ def _option(spec: OptionSpec, value: Any, base: str, where: str) -> GivenValue |
     """The option ``spec`` as the file gives it (None: a flag set to false)."""
     if spec.kind is Kind.FLAG or (spec.kind is Kind.OPTIONAL and isinstance(value, bool)):
         if not isinstance(value, bool):
-            raise CliError(f"{where}: expected true or false, got {_shown(value)}")
+            raise CliError(f"{where}: expected true or false, got {described(value)}")
         if not value:
             return None
         return GivenValue(where, "" if spec.kind is Kind.OPTIONAL else True)
@@ -202,16 +203,12 @@ def _filled(value: Scalar, where: str) -> Scalar:
 def _scalar(value: Any, where: str) -> Scalar:
     if isinstance(value, bool | int | float | str):
         return value
-    raise CliError(f"{where}: expected a string or number, got {type(value).__name__}")
+    raise CliError(f"{where}: expected a string or number, got {described(value)}")
 
 
 def _text(value: Any, where: str) -> str:
     """A value as text (``true``/``false`` for booleans: protocol.md's check options)."""
     return as_text(_scalar(value, where))
-
-
-def _shown(value: Any) -> str:
-    return f"{type(value).__name__} {value!r}"[:80]
 
 
 def _words(value: Any, where: str) -> list[str]:
@@ -220,4 +217,4 @@ def _words(value: Any, where: str) -> list[str]:
         return [value]
     if isinstance(value, list) and all(isinstance(w, str) for w in value):
         return value
-    raise CliError(f"{where}: expected a string or a list of strings, got {_shown(value)}")
+    raise CliError(f"{where}: expected a string or a list of strings, got {described(value)}")

@@ -78,7 +78,8 @@ def _fits(value: Any, expected: str) -> bool:
     return isinstance(value, int) or (expected == NUMBER and isinstance(value, float))
 
 
-def _described(value: Any) -> str:
+def described(value: Any) -> str:
+    """A TOML value as a message names it: ``the string '10'``, ``the number 1``, ``a list``."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -96,4 +97,4 @@ def check_type(value: Any, expected: str | None, where: str) -> None:
     """CliError (one line naming ``where``, the file and key) unless ``value`` is of the
     ``expected`` type (None: not typed here)."""
     if expected is not None and not _fits(value, expected):
-        raise CliError(f"{where}: expected {expected}, got {_described(value)}")
+        raise CliError(f"{where}: expected {expected}, got {described(value)}")

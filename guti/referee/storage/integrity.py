@@ -248,6 +248,8 @@ def _check_games(conn: sqlite3.Connection, path: str, engines: int, game: str) -
     resources = ("WHEN resources IS NOT NULL AND (json_valid(resources) = 0"
                  " OR json_type(resources) != 'object') THEN 'resources is not a JSON object'"
                  ) if "resources" in have else ""
+    cpu = (f"WHEN cpu_ms IS NOT NULL AND ({_json_list_of_numbers('cpu_ms')})"
+           " THEN 'cpu_ms is not a list of finite numbers'") if "cpu_ms" in have else ""
     reasons = _sql_list([str(r) for r in Reason])
     sides = _sql_list([str(s) for s in Side])
     bad = _first_problem(conn, f"""
@@ -287,6 +289,7 @@ def _check_games(conn: sqlite3.Connection, path: str, engines: int, game: str) -
           WHEN {_json_list_of_numbers("clock_ms")} THEN 'clock_ms is not a list of finite numbers'
           {search}
           {resources}
+          {cpu}
           WHEN NOT EXISTS (SELECT 1 FROM schedule s WHERE s.game_id = games.game_id)
             THEN 'not in the schedule'
           WHEN NOT EXISTS (SELECT 1 FROM schedule s WHERE s.game_id = games.game_id

@@ -69,11 +69,12 @@ class KnockoutFeed(GameFeed):
         for enc, count in wanted:
             assert enc.high is not None and enc.low is not None
             high, low = self.names[enc.high], self.names[enc.low]
+            title = "final" if enc is self.bracket.rounds[-1][0] else f"round {enc.round}"
             if enc.game_ids:
-                out.append(f"Knockout round {enc.round}: {high} {enc.points[0]:g} - "
+                out.append(f"Knockout {title}: {high} {enc.points[0]:g} - "
                            f"{enc.points[1]:g} {low} is tied: a tie-break pair is played")
             else:
-                out.append(f"Knockout round {enc.round}: {high} vs {low}, {count} games")
+                out.append(f"Knockout {title}: {high} vs {low}, {count} games")
         self.bracket = self._build()
         return out, len(jobs)
 

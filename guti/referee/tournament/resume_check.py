@@ -49,7 +49,22 @@ def changed_settings(stored: dict[str, Any], settings: TournamentSettings) -> st
             if given.get(key) != stored.get(key)]
     if not keys:
         return "other engines, games or settings"
-    return "other " + ", ".join(keys)
+    return "other " + ", ".join(_engines_changed(given.get("engines"), stored.get("engines"))
+                                if key == "engines" else key for key in keys)
+
+
+def _engines_changed(given: Any, stored: Any) -> str:
+    """``engines``, with what differs in them when the engines are the same ones
+    (``engines (limits of A)``: a time control given again otherwise)."""
+    if not (isinstance(given, list) and isinstance(stored, list) and len(given) == len(stored)
+            and all(isinstance(e, dict) for e in given + stored)):
+        return "engines"
+    parts = [f"{field} of {now.get('name')}" for now, was in zip(given, stored, strict=True)
+             for field in sorted(now.keys() | was.keys()) if now.get(field) != was.get(field)]
+    if not parts:
+        return "engines"
+    shown = ", ".join(parts[:3]) + (f" and {len(parts) - 3} more" if len(parts) > 3 else "")
+    return f"engines ({shown})"
 
 
 def openings_changed(stored: dict[str, Any], settings: TournamentSettings) -> str | None:

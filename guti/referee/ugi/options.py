@@ -170,8 +170,8 @@ _CHECK_VALUES = {"true": "true", "false": "false", "on": "true", "off": "false"}
 
 
 def checked_option_value(declared: dict[str, EngineOption], name: str, value: str) -> str | None:
-    """The value to send for option ``name`` (``option.NAME=value``), checked against the
-    engine's own declaration (``declared``: by lower-case name, as :attr:`Handshake.options`).
+    """The value to send for option ``name`` (``option.NAME=value``, which the caller names
+    in its message), checked against the engine's own declaration (``declared``: by lower-case name, as :attr:`Handshake.options`).
 
     Why here and before any game: an engine answers a bad ``setoption`` with an
     ``info string error`` that nobody reads during a match, which then runs with the
@@ -188,20 +188,18 @@ def checked_option_value(declared: dict[str, EngineOption], name: str, value: st
     if kind == "check":
         sent = _CHECK_VALUES.get(value.strip().lower())
         if sent is None:
-            raise OptionValueError(f"{opt.name}={value!r}: a check option takes true or false")
+            raise OptionValueError("a check option takes true or false")
         return sent
     if kind == "spin":
         return _spin_value(opt, value)
     if kind == "combo" and opt.vars:
         match = [v for v in opt.vars if v.lower() == value.strip().lower()]
         if not match:
-            raise OptionValueError(
-                f"{opt.name}={value!r}: not one of its values ({listed(opt.vars)})")
+            raise OptionValueError(f"not one of its values ({listed(opt.vars)})")
         return match[0]
     if kind == "button":
         if value.strip():
-            raise OptionValueError(f"{opt.name} is a button: it takes no value (option."
-                                   f"{opt.name}= presses it)")
+            raise OptionValueError(f"a button takes no value (option.{opt.name}= presses it)")
         return None
     return value
 
@@ -223,11 +221,10 @@ SPIN_DIGITS = 19
 def _spin_value(opt: EngineOption, value: str) -> str:
     number = whole_number(value.strip(), SPIN_DIGITS, signed=True)
     if number is None:
-        raise OptionValueError(f"{opt.name}={value!r}: a spin option takes a whole number")
+        raise OptionValueError("a spin option takes a whole number")
     low, high = _bound(opt.min), _bound(opt.max)
     if (low is not None and number < low) or (high is not None and number > high):
-        raise OptionValueError(
-            f"{opt.name}={value}: out of its range {opt.min}..{opt.max}")
+        raise OptionValueError(f"out of its range {opt.min}..{opt.max}")
     return str(number)
 
 
