@@ -408,6 +408,25 @@ def test_an_output_on_a_side_file_of_the_database_names_the_database(
     assert finished_db.read_bytes() == before
 
 
+def test_no_output_is_another_database_or_one_of_its_side_files(finished_db: Path) -> None:
+    """Another tournament's database (running or not) is no file this run knows of: its
+    write-ahead log or shared memory, or the database itself, as a PDN, EPD or JSON
+    output, would damage it. Each is refused in one line, and the database is untouched."""
+    here = finished_db.parent
+    before = finished_db.read_bytes()
+    for args, said in (
+            (["-pdnout", "file=t.db"], "-pdnout t.db: is a database (SQLite)"),
+            (["-epdout", "file=t.db-wal"], "-epdout t.db-wal: is the write-ahead log of the "
+                                           "database t.db"),
+            (["-log", "file=t.db-shm"], "-log t.db-shm: is the shared-memory file of the "
+                                        "database t.db")):
+        done = guti("tournament", *PAIR, "-games", "2", "-db", "other.db", *args, cwd=here)
+        one_line_exit_2(done, said)
+    one_line_exit_2(guti("tournament", *PAIR, "-games", "2", "-db", "t.db-wal", cwd=here),
+                    "-db t.db-wal: is the write-ahead log of the database t.db")
+    assert finished_db.read_bytes() == before and not (here / "other.db").exists()
+
+
 @pytest.mark.parametrize("command", [["standings"], ["report", "-html", "x.html"],
                                      ["export", "-json", "x.json"], ["serve"]])
 def test_a_database_that_is_no_file_is_worded_alike_by_every_command(
@@ -456,3 +475,47 @@ def test_standings_of_three_engines_refuse_an_sprt(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     refused = guti("standings", "t.db", "-sprt", "elo0=0", "elo1=5", cwd=tmp_path)
     one_line_exit_2(refused, "-sprt: an SPRT tests one pair of engines, got 3 engines")
+
+
+def test_an_sprt_is_refused_for_games_not_played_in_pairs_with_colours_reversed(
+        tmp_path: Path) -> None:
+    """An SPRT counts game pairs with the colours reversed: with ``-noswap`` both games of
+    a pair have the same colours (it would measure who moves first), and with an odd
+    ``-games`` no pair completes. The tournament refuses both, and so does ``guti
+    standings -sprt`` on a tournament played so."""
+    refused = guti("tournament", *PAIR, "-games", "2", "-noswap", "-sprt", "elo0=0",
+                   "elo1=5", "-db", "n.db", cwd=tmp_path)
+    one_line_exit_2(refused, "-sprt: not with -noswap")
+    assert not (tmp_path / "n.db").exists()
+    for flags, said in ((["-games", "1", "-rounds", "2"], "was played with -games 1"),
+                        (["-games", "2", "-noswap"], "was played with -noswap")):
+        done = guti("tournament", *PAIR, *flags, "-db", "o.db", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        one_line_exit_2(guti("standings", "o.db", "-sprt", "elo0=0", "elo1=5", cwd=tmp_path),
+                        f"-sprt: o.db {said}")
+        (tmp_path / "o.db").unlink()
+
+
+def test_a_run_refuses_a_database_with_other_names(finished_db: Path) -> None:
+    """SQLite finds a database's write-ahead log by the name it is opened under: a resume
+    under a hard link's name after a kill would not see the games the killed run stored,
+    and play them again. A run refuses a database file with more than one name."""
+    here = finished_db.parent
+    os.link(finished_db, here / "hard.db")
+    done = guti("tournament", *PAIR, "-games", "2", "-db", "hard.db", "-resume", cwd=here)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip().endswith("hard.db: the database file has 2 names (hard links);"
+                                        " SQLite keeps its log by name, so a tournament is run"
+                                        " under one name only: remove the other names")
+    assert games_in(finished_db) == 2
+
+
+def test_a_database_named_like_an_sqlite_uri_is_the_file_of_that_name(tmp_path: Path) -> None:
+    """``-db file:t.db``: SQLite may read such a name as a URI (and write ``t.db``); the run,
+    its lock and every reader use the file named ``file:t.db``."""
+    done = guti("tournament", *PAIR, "-games", "2", "-db", "file:t.db", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "t.db").exists()
+    assert games_in(tmp_path / "file:t.db") == 2
+    table = guti("standings", "file:t.db", cwd=tmp_path)
+    assert table.returncode == 0 and "2 games" in table.stdout, table.stdout + table.stderr

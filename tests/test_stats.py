@@ -408,3 +408,44 @@ def test_one_pair_or_one_game_has_no_interval():
     assert math.isnan(one_game.margin) and math.isnan(one_game.nelo_margin)
     two_pairs = pentanomial_elo([0, 0, 2, 0, 0])
     assert format_elo(two_pairs.elo, two_pairs.margin) == "+0.0 ± 0.0"
+
+
+def _pairs(table, counts: list[int], first_pair: int = 0) -> int:
+    """Add pairs to ``table`` by pentanomial counts (engine 0's points in a pair: 0, 0.5,
+    1, 1.5, 2), each pair two games with the colours reversed; the next free pair number."""
+    games = {0: ("0-1", "1-0"), 1: ("0-1", "1/2-1/2"), 2: ("1/2-1/2", "1/2-1/2"),
+             3: ("1-0", "1/2-1/2"), 4: ("1-0", "0-1")}  # engine 0 white first, then black
+    pair = first_pair
+    for points, count in enumerate(counts):
+        for _ in range(count):
+            first, second = games[points]
+            table.add(0, 1, first, "no legal move", None, pair)
+            table.add(1, 0, second, "no legal move", None, pair)
+            pair += 1
+    return pair
+
+
+def test_an_sprt_decision_stands_when_the_games_running_at_the_stop_move_the_llr() -> None:
+    """A run stops when the LLR crosses a bound, and the games still running are then
+    stored and counted: one more pair can bring the LLR back inside. The decision stands
+    as taken (a finished test stays finished, as fishtest's do), and the line says where
+    the LLR is with every pair."""
+    from guti.referee.stats.sprt import SprtSpec
+    from guti.referee.stats.standings import Standings
+
+    table = Standings(["a", "b"], sprt=SprtSpec(elo0=0, elo1=10))
+    after = _pairs(table, [0, 60, 215, 60, 30])
+    state = table.sprt_state()
+    assert state is not None and state.decision == "H1" and state.llr >= state.upper
+    table.sprt_decided = state  # as the run keeps it when it stops
+    _pairs(table, [1, 0, 0, 0, 0], after)  # a pair that was running: lost twice
+    now = table.current_sprt_state()
+    assert now is not None and now.decision is None and now.llr < state.upper
+    assert table.sprt_state() is state
+    line = table.sprt_line()
+    assert line is not None and line.endswith(
+        f"LLR {state.llr:.2f} [-2.94, 2.94] H1 accepted (LLR {now.llr:.2f} with the pairs "
+        "finished after the decision)"), line
+    # another test of the same games (guti standings -sprt ...) is evaluated on them all
+    table.sprt = SprtSpec(elo0=0, elo1=5)
+    assert table.sprt_state() == table.current_sprt_state()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import sqlite3
@@ -298,6 +299,26 @@ def test_sprt_stops_when_a_bound_is_crossed(tmp_path):
     # the standings of the database say what the run said, without -sprt given again
     table = guti("standings", "guti.db", cwd=tmp_path)
     assert table.returncode == 0 and "H1 accepted" in table.stdout, table.stdout
+    # The decision is kept as the run took it. Games that were running at the stop can
+    # move the LLR back inside its bounds (here: every result made a draw, far more than
+    # they can): the standings still say the test ended, and a resume plays nothing.
+    [(kept,)] = rows(tmp_path / "guti.db", "SELECT value FROM meta WHERE key = 'sprt_decided'")
+    assert json.loads(kept)["decision"] == "H1"
+    with sqlite3.connect(tmp_path / "guti.db") as conn:
+        conn.execute("UPDATE games SET result = '1/2-1/2', fault = NULL")
+    conn.close()
+    table = guti("standings", "guti.db", cwd=tmp_path)
+    assert table.returncode == 0, table.stderr
+    said = re.search(r"LLR (\S+) \[\S+ \S+\] H1 accepted \(LLR (\S+) with the pairs finished "
+                     r"after the decision\)", " ".join(table.stdout.split()))
+    assert said and said[1] == f"{json.loads(kept)['llr']:.2f}" and float(said[2]) < 2.94, \
+        table.stdout
+    again = tourney(*reference("ref", 20), *bot("rnd", "random_bot.py"), "-each", "depth=2",
+                    "-games", "200", "-concurrency", "2", "-sprt", "elo0=0", "elo1=50",
+                    "-game", "pretwa", "-openings", "random:2", "-srand", "3", "-quiet",
+                    "-resume", cwd=tmp_path, timeout=240)
+    assert again.returncode == 0, again.stderr
+    assert rows(tmp_path / "guti.db", "SELECT COUNT(*) FROM games")[0][0] == played
 
 
 def test_toml_config_skips_missing_toolchains_and_flags_override(tmp_path):

@@ -22,7 +22,7 @@ from guti.referee.config.outputs import output_identity
 from guti.referee.config.sprt_args import sprt_from_args
 from guti.referee.stats.defaults import DEFAULT_DRAW_MODEL
 from guti.referee.stats.ratings import DRAW_MODELS, RatingOptions
-from guti.referee.stats.sprt import SprtSpec
+from guti.referee.stats.sprt import DECISION_KEY, SprtSpec, kept_decision
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.integrity import settings_damaged
 from guti.referee.storage.store import StoreError, TournamentStore
@@ -102,11 +102,15 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
         if args.has("sprt") and len(names) != 2:  # as the tournament refuses it
             raise CliError(f"-sprt: an SPRT tests one pair of engines, got {len(names)} "
                            "engines")
+        if args.has("sprt"):
+            _check_played_in_pairs(stores)
         if options.anchor is not None and options.anchor[0] not in names:
             raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
                            f"{', '.join(paths)} (engines: {', '.join(names)})")
         table = Standings(names, sprt=sprt,
                           gauntlet=formats == {"gauntlet"}, rating_options=options)
+        if len(stores) == 1:  # the decision its run took, for the SPRT it ran
+            table.sprt_decided = kept_decision(stores[0].meta(DECISION_KEY))
         finished = total = 0
         for k, store in enumerate(stores):
             index = [names.index(n) for n in store.engine_names()]
@@ -146,3 +150,19 @@ def standings_command(paths: list[str], args: ParsedArgs) -> int:
             return failed("standings", exc)
     print(f"{finished}/{total} games played", flush=True)
     return 0
+
+
+def _check_played_in_pairs(stores: list[TournamentStore]) -> None:
+    """CliError for ``-sprt`` on a tournament not played in game pairs with the colours
+    reversed (an odd ``-games``, ``-noswap``), as the tournament refuses it: its pairs
+    would never complete (the SPRT would say "continue" on no pair at all), or would test
+    who moves first."""
+    for store in stores:
+        settings = store.settings()
+        games = settings.get("games", 2)
+        if isinstance(games, int) and games % 2:
+            raise CliError(f"-sprt: {store.path} was played with -games {games}: an SPRT "
+                           "counts game pairs (colours reversed), which it has not")
+        if settings.get("noswap"):
+            raise CliError(f"-sprt: {store.path} was played with -noswap: an SPRT counts "
+                           "game pairs with the colours reversed")

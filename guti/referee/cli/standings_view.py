@@ -150,8 +150,8 @@ def _ratings_caption(field: RatingList) -> str:
         anchor, relative = "average = 0", "the average"
     return (
         f"Bradley-Terry, logistic Elo; {draws}; {anchor}; {opts.prior:g} virtual draws "
-        f"per engine; ± 95% from the Hessian, relative to {relative}; opponents = average "
-        "opponent rating"
+        f"per engine over its opponents; ± 95% from the Hessian, relative to {relative}; "
+        "opponents = average opponent rating"
     )
 
 

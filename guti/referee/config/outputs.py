@@ -13,7 +13,9 @@ that output's. Engines' ``stderr=`` files may be shared between engines (each ap
 but not with any other output. A character device (``/dev/null``) may take several
 outputs: nothing written there can be lost. The openings file, read by the run, may be
 none of its outputs either (a ``-pdnout`` that is also the book would rewrite the book
-the run's resume checks it by).
+the run's resume checks it by). No output may be a database's side file, nor, unless it
+is a database itself, a database: another run's files are not known to this run's
+checks, and writing them would damage that tournament.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from guti.referee.config.given import GivenOptions
 
 _DATABASE_SIDE = ("-wal", "-shm", "-journal")
+_SIDE_NAMES = {"-wal": "write-ahead log", "-shm": "shared-memory file", "-journal": "journal"}
 _SIDE_FILES = {"-db": _DATABASE_SIDE, "database": _DATABASE_SIDE,
                "-pdnout": (".sync", ".bak", ".tmp"), "-epdout": (".sync", ".bak"),
                "-report": (".tmp",), "-html": (".tmp",), "-pdn": (".tmp",),
@@ -57,6 +60,36 @@ def _named(what: str, path: str) -> str:
 def openings_input(given: GivenOptions) -> tuple[str, str | None]:
     """The run's openings file as :func:`check_outputs` takes it (None: no file)."""
     return OPENINGS, given.table("openings").get("file") or None
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _is_database(path: str) -> bool:
+    """Whether ``path`` is a regular file that starts as every SQLite database does."""
+    if kind(path) != "file":  # never opened: a FIFO would wait for a writer
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def _check_not_a_database(what: str, path: str) -> None:
+    """CliError when ``path`` is a database's own side file (its write-ahead log, its
+    shared memory, its journal: another run may be writing it), or, for an output that is
+    no database, a database: writing it would damage a tournament, this run's or another's
+    (whose files this run's checks know nothing of)."""
+    target = write_target(path)
+    for name in dict.fromkeys((path, target)):
+        for side in _DATABASE_SIDE:
+            if name.endswith(side) and _is_database(name[:-len(side)]):
+                raise CliError(f"{_named(what, path)}: is the {_SIDE_NAMES[side]} of the "
+                               f"database {name[:-len(side)]}")
+    if what not in _DATABASES and what != OPENINGS and _is_database(target):
+        raise CliError(f"{_named(what, path)}: is a database (SQLite), which this output "
+                       "would overwrite: give another file")
 
 
 def _check_kind(what: str, path: str) -> None:
@@ -95,3 +128,6 @@ def check_outputs(outputs: list[tuple[str, str | None]]) -> None:
                     raise CliError(f"{_named(what, path)}{mine_part} and "
                                    f"{_named(other_what, other)}{part} are the same file")
         seen += [(what, path, name, identity) for name, identity in mine]
+    for what, path in outputs:  # after the clashes among them, which say more
+        if path and path != ":memory:":
+            _check_not_a_database(what, path)

@@ -154,12 +154,7 @@ def tournament_settings(
     _check_readers_of(db_path, given)
     tiebreak = knockout_tiebreak(given, fmt, games)
     if given.has("sprt") and fmt != KNOCKOUT:  # (a knockout refuses it above)
-        if len(configs) != 2:
-            raise CliError(f"{given.where('sprt')}: an SPRT tests one pair of engines, "
-                           f"got {len(configs)} engines")
-        if games % 2:
-            raise CliError(f"{given.where('sprt')}: an SPRT counts game pairs (colours "
-                           f"reversed), so -games must be even, got {games}")
+        _check_sprt_pairs(given, len(configs), games)
     seeds = seeds_count(given, fmt)
     scheduled = (knockout.minimum_games(len(configs), games) if fmt == KNOCKOUT
                  else total_games(fmt, len(configs), rounds, games, seeds))
@@ -294,6 +289,21 @@ def openings_seed(given: GivenOptions, resumed: dict[str, Any] | None) -> int | 
     if isinstance(seed, int) and not isinstance(seed, bool):
         return seed
     return int.from_bytes(os.urandom(4), "little")
+
+
+def _check_sprt_pairs(given: GivenOptions, engines: int, games: int) -> None:
+    """CliError unless ``-sprt`` has one pair of engines playing game pairs with the
+    colours reversed: an odd ``-games`` leaves a pair unfinished, and ``-noswap`` would
+    test who moves first."""
+    where = given.where("sprt")
+    if engines != 2:
+        raise CliError(f"{where}: an SPRT tests one pair of engines, got {engines} engines")
+    if games % 2:
+        raise CliError(f"{where}: an SPRT counts game pairs (colours reversed), so -games "
+                       f"must be even, got {games}")
+    if given.has("noswap"):
+        raise CliError(f"{where}: not with -noswap (an SPRT counts game pairs with the "
+                       "colours reversed)")
 
 
 def knockout_tiebreak(given: GivenOptions, fmt: str, games: int) -> int:

@@ -24,7 +24,7 @@ Choices, and why:
   and the total number of draws.
 - **Whitewashes.** An engine that won (or lost) every game has no finite
   maximum-likelihood rating. As BayesElo does, we add a weak prior of
-  virtual draws: each engine gets :data:`PRIOR_DRAWS` virtual draws in all,
+  virtual draws: each engine brings :data:`PRIOR_DRAWS` virtual draws,
   spread evenly over the opponents it met, so a pair ``(i, j)`` gets
   ``PRIOR_DRAWS / 2 * (1 / k_i + 1 / k_j)`` virtual draws, ``k`` being the
   number of distinct opponents; each counts as half a win and half a loss,
@@ -88,7 +88,7 @@ ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per natural-log unit of the win odds (the logistic Elo scale)."""
 
 PRIOR_DRAWS = 2.0
-"""Virtual draws each engine gets in all, spread over the opponents it met."""
+"""Virtual draws each engine brings, spread evenly over the opponents it met."""
 
 DRAW_MODELS = ("half", "davidson")
 

@@ -10,6 +10,7 @@ maximum-likelihood distributions constrained to the two hypotheses, given the em
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -307,6 +308,30 @@ class SprtState:
     upper: float
     decision: Decision | None
 
+    def of(self, spec: SprtSpec) -> bool:
+        """Whether this is where ``spec``'s test stands (the same test)."""
+        return (self.elo0, self.elo1, self.alpha, self.beta, self.model) == (
+            spec.elo0, spec.elo1, spec.alpha, spec.beta, spec.model)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta,
+                "model": self.model, "llr": self.llr, "decision": self.decision}
+
+    @classmethod
+    def from_json(cls, data: Any) -> SprtState | None:
+        """The inverse of :meth:`to_json`; None for anything else (a damaged row)."""
+        try:
+            spec = SprtSpec(float(data["elo0"]), float(data["elo1"]), float(data["alpha"]),
+                            float(data["beta"]), data["model"])
+            llr, decision = float(data["llr"]), data["decision"]
+        except (KeyError, TypeError, ValueError):
+            return None
+        if spec.problem() is not None or decision not in ("H0", "H1") or not math.isfinite(llr):
+            return None
+        lower, upper = sprt_bounds(spec.alpha, spec.beta)
+        return cls(spec.elo0, spec.elo1, spec.alpha, spec.beta, spec.model, llr, lower, upper,
+                   decision)
+
     @classmethod
     def evaluate(
         cls,
@@ -332,3 +357,18 @@ class SprtState:
             upper,
             sprt_decision(llr, alpha, beta),
         )
+
+
+#: The meta row of a tournament database that keeps the SPRT's decision as the run took it.
+DECISION_KEY = "sprt_decided"
+
+
+def kept_decision(text: str | None) -> SprtState | None:
+    """The decision kept in a database (:data:`DECISION_KEY`, JSON), None when there is
+    none or it cannot be read (a damaged row: the SPRT is then evaluated on every pair)."""
+    if not text:
+        return None
+    try:
+        return SprtState.from_json(json.loads(text))
+    except ValueError:
+        return None

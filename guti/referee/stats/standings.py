@@ -98,6 +98,8 @@ class Standings:
         self.rating_options = rating_options or RatingOptions()
         self.lines = [EngineLine(n) for n in self.names]
         self.sprt = sprt
+        #: The SPRT's decision as the run took it, when it has (see :meth:`sprt_state`).
+        self.sprt_decided: SprtState | None = None
         self.gauntlet = gauntlet
         self.games = 0
         self.unfinished = 0
@@ -165,7 +167,18 @@ class Standings:
         return ranked[0] if ranked and ranked[0].games else None
 
     def sprt_state(self) -> SprtState | None:
-        """The SPRT of engine 0 against engine 1 (two-engine tournaments only)."""
+        """The SPRT of engine 0 against engine 1 (two-engine tournaments only). Once the
+        run has decided it (:attr:`sprt_decided`), the decision stands as it was taken:
+        the games that were running then are counted in the table, and may move the LLR
+        back inside its bounds, but the test ended, as fishtest's do."""
+        if self.sprt is None or len(self.names) != 2:
+            return None
+        if self.sprt_decided is not None and self.sprt_decided.of(self.sprt):
+            return self.sprt_decided
+        return self.current_sprt_state()
+
+    def current_sprt_state(self) -> SprtState | None:
+        """Where the SPRT stands on every pair counted, decided or not."""
         if self.sprt is None or len(self.names) != 2:
             return None
         return self.sprt.evaluate(pentanomial=self.ptnml.get((0, 1), [0, 0, 0, 0, 0]))
@@ -183,7 +196,10 @@ class Standings:
         if state is None or self.sprt is None:
             return None
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "continue"}[state.decision]
+        now = self.current_sprt_state()
+        later = (f" (LLR {now.llr:.2f} with the pairs finished after the decision)"
+                 if now is not None and f"{now.llr:.2f}" != f"{state.llr:.2f}" else "")
         return (
             f"SPRT {self.names[0]} vs {self.names[1]} ({self.sprt.describe()}, pairs): "
-            f"LLR {state.llr:.2f} [{state.lower:.2f}, {state.upper:.2f}] {verdict}"
+            f"LLR {state.llr:.2f} [{state.lower:.2f}, {state.upper:.2f}] {verdict}{later}"
         )

@@ -117,6 +117,21 @@ def _open_read_only(path: str) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, isolation_level=None)
 
 
+def _check_one_name(path: str) -> None:
+    """StoreError when the database file has other names (hard links): SQLite finds its
+    write-ahead log by the name it is opened under, so a run under another name than the
+    one a killed run used would not see the games that run stored (and play them again),
+    and its own log would later be laid over the file under the first name."""
+    try:
+        names = os.stat(path).st_nlink
+    except OSError:
+        return  # a new database (or one that cannot be read: opening it says why)
+    if names > 1:
+        raise StoreError(f"{path}: the database file has {names} names (hard links); SQLite "
+                         "keeps its log by name, so a tournament is run under one name only: "
+                         "remove the other names")
+
+
 def open_database(path: str, create: bool) -> tuple[sqlite3.Connection, set[str]]:
     """The connection to the tournament database ``path`` and the added columns its
     ``games`` table has. ``create=True``: for a run (created if missing, must be writable,
@@ -126,7 +141,10 @@ def open_database(path: str, create: bool) -> tuple[sqlite3.Connection, set[str]
     conn: sqlite3.Connection | None = None
     try:
         if create:
-            conn = sqlite3.connect(path, isolation_level=None)
+            _check_one_name(path)
+            # ./: a name SQLite could read as a URI (file:x.db) is the file of that name
+            conn = sqlite3.connect(os.path.join(".", path) if path.startswith("file:") else path,
+                                   isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")

@@ -142,6 +142,14 @@ class TournamentStore:
             row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
+    def keep_meta(self, key: str, value: str) -> None:
+        """Store one meta row (a run's SPRT decision, as it took it)."""
+        try:
+            with self._transaction():
+                self._put_meta({key: value})
+        except sqlite3.Error as exc:
+            raise store_error(f"{self.path}: {sqlite_message(exc)}", exc) from None
+
     def _put_meta(self, items: dict[str, str]) -> None:
         self.conn.executemany(
             "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(items.items())

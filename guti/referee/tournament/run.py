@@ -26,6 +26,8 @@ as events (:mod:`guti.referee.tournament.events`), which the command line render
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -36,6 +38,7 @@ from guti.referee.game.file_lock import FileLocks, lock_failure
 from guti.referee.game.output_paths import create_parent_dirs, remove_made_dirs
 from guti.referee.process.errors import EngineStartError
 from guti.referee.process.traffic_log import TrafficLog
+from guti.referee.stats.sprt import DECISION_KEY, kept_decision
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.export import open_game_files, sync_epd, sync_pdn
 from guti.referee.storage.result_writer import ResultWriter
@@ -91,6 +94,7 @@ def standings_from_store(
     table = Standings(names, sprt=sprt, gauntlet=fmt == "gauntlet")
     for _gid, pair_id, white, black, result, reason, fault in store.results():
         table.add(white, black, result, reason, fault, pair_id)
+    table.sprt_decided = kept_decision(store.meta(DECISION_KEY))
     return table
 
 
@@ -225,6 +229,7 @@ async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution)
     traffic = TrafficLog(s.log_path) if s.log_path else None
     writers: list[GameFileWriter] = []
     results: ResultWriter | None = None
+    table: Standings | None = None
     discard = False
     try:
         writers = _open_writers(s, store, run.say)
@@ -256,9 +261,22 @@ async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution)
             writer.close()
         if traffic is not None:
             traffic.close()
+        _keep_decision(store, table)
         store.close()
         if discard:
             remove_database(s.db_path)
+
+
+def _keep_decision(store: TournamentStore, table: Standings | None) -> None:
+    """Keep the SPRT's decision in the database as the run took it, once the games are
+    stored: the standings, the report and a resume then show it, not the LLR the games
+    still running at the stop moved (fishtest's tests end so too). Not kept when the disk
+    will not take it: the games are what matter, and they are stored."""
+    decided = table.sprt_decided if table is not None else None
+    if decided is None or store.meta(DECISION_KEY) is not None:
+        return
+    with contextlib.suppress(StoreError):
+        store.keep_meta(DECISION_KEY, json.dumps(decided.to_json()))
 
 
 def _feed(s: TournamentSettings, fmt: TournamentFormat, store: TournamentStore,
@@ -343,6 +361,7 @@ async def _play(
         if state is not None and state.decision and control.stop(
             f"SPRT: {state.decision} accepted"
         ):
+            table.sprt_decided = state  # as taken: the games still running do not undo it
             outcome.stopped = control.reason
             run.say(f"{outcome.stopped}; finishing the running games")
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from guti.referee.game.defaults import DEFAULT_GAME
 from guti.referee.stats.ratings import RatingError
 from guti.referee.stats.resources import ResourceTable
-from guti.referee.stats.sprt import SprtSpec
+from guti.referee.stats.sprt import DECISION_KEY, SprtSpec, kept_decision
 from guti.referee.stats.standings import FAULT_COLUMNS, Standings
 from guti.referee.stats.stats import draw_ratio, format_elo, los, pentanomial_elo, score_elo
 from guti.referee.storage.integrity import settings_damaged
@@ -233,6 +233,7 @@ def report_data(store: TournamentStore, sprt: SprtSpec | None = None) -> dict[st
     finished = store.count_finished()
     tally = Tally(names, settings.get("format", "roundrobin"), sprt,
                   sample_every=max(1, finished // SPRT_POINTS))
+    tally.standings.sprt_decided = kept_decision(store.meta(DECISION_KEY))
     games = []
     used = ResourceTable(names)
     seq = 0

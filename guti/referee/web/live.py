@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from guti.referee.game.file_lock import lock_owner
-from guti.referee.stats.sprt import SprtSpec
+from guti.referee.stats.sprt import DECISION_KEY, SprtSpec, kept_decision
 from guti.referee.storage.errors import DamagedGame
 from guti.referee.storage.integrity import settings_damaged
 from guti.referee.storage.store import StoreError, TournamentStore
@@ -103,6 +103,7 @@ class GameReader:
             self.store = store
             self.index = {n: i for i, n in enumerate(names)}
             self.tally = Tally(names, settings.get("format", "roundrobin"), sprt)
+            self.tally.standings.sprt_decided = kept_decision(store.meta(DECISION_KEY))
         return self.store
 
     def read_new(self) -> tuple[list[tuple[int, list[Any]]], dict[str, Any] | None, int]:
