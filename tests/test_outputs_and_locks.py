@@ -519,3 +519,27 @@ def test_a_database_named_like_an_sqlite_uri_is_the_file_of_that_name(tmp_path: 
     assert games_in(tmp_path / "file:t.db") == 2
     table = guti("standings", "file:t.db", cwd=tmp_path)
     assert table.returncode == 0 and "2 games" in table.stdout, table.stdout + table.stderr
+
+
+@pytest.mark.signals
+def test_sigterm_during_the_resume_of_a_finished_tournament_is_an_interrupt(
+        finished_db: Path) -> None:
+    """Nothing is left to play, and the run is ended by a signal while it brings its
+    outputs in line (here: held on opening a FIFO its ``-pdnout`` names until the test
+    reads it): exit 130, as any interrupted run, not 0 as if it had ended by itself."""
+
+    here = finished_db.parent
+    os.mkfifo(here / "g.pdn")
+    with killed_at_end(subprocess.Popen(
+            [*GUTI, "tournament", *PAIR, "-games", "2", "-db", "t.db", "-pdnout",
+             "file=g.pdn", "-resume"], cwd=here, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=ENV)) as run:
+        # the kernel's name for a FIFO's open waiting for the other end
+        wait_for(lambda: Path(f"/proc/{run.pid}/wchan").read_text() == "wait_for_partner",
+                 "the run held on its -pdnout FIFO", 60)
+        run.send_signal(signal.SIGTERM)
+        (here / "g.pdn").read_text()  # the other end: the run goes on, and ends
+        _out, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert err.endswith("interrupted; continue with the same command and -resume\n"), err
+    assert games_in(finished_db) == 2

@@ -60,6 +60,8 @@ def finished_db(tmp_path: Path) -> Path:
     ("UPDATE games SET result = 'won' WHERE seq = 1", "damaged"),
     ("UPDATE games SET elapsed_ms = '{' WHERE seq = 3", "damaged"),
     ("UPDATE games SET cpu_ms = 'nope' WHERE seq = 2", "cpu_ms is not a list"),
+    ("CREATE TRIGGER tr BEFORE INSERT ON games BEGIN SELECT RAISE(IGNORE); END",
+     "trigger tr: guti makes none"),
 ])
 def test_tampered_rows_are_one_line_in_standings_and_export(finished_db, tamper, word):
     with sqlite3.connect(finished_db) as conn:
@@ -71,6 +73,26 @@ def test_tampered_rows_are_one_line_in_standings_and_export(finished_db, tamper,
             one_line(done, 2, "t.db", word)
     assert standings.returncode == 2 or export.returncode == 2
     assert not (finished_db.parent / "x.pdn.tmp").exists() or export.returncode == 2
+
+
+@pytest.mark.parametrize("tamper, said", [
+    # a trigger that drops every game stored: the run said it stored them
+    ("CREATE TRIGGER tr BEFORE INSERT ON games BEGIN SELECT RAISE(IGNORE); END",
+     "trigger tr: guti makes none"),
+    # the settings gone: the run created the tournament again over its engines and games
+    ("DELETE FROM meta WHERE key = 'settings'",
+     "table meta, row settings: missing, though the database holds engines or games"),
+])
+def test_a_resume_of_a_tampered_database_refuses_before_playing(finished_db, tamper, said):
+    with sqlite3.connect(finished_db) as conn:
+        conn.execute("DELETE FROM games WHERE seq > 2")  # two games left to play
+        conn.execute(tamper)
+    conn.close()
+    before = stored(finished_db)
+    done = guti("tournament", *PAIR, "-games", "4", "-db", "t.db", "-resume",
+                cwd=finished_db.parent)
+    assert said in one_line(done, 2, "t.db")
+    assert stored(finished_db) == before
 
 
 def test_a_corrupted_database_is_one_line(finished_db):
@@ -116,6 +138,29 @@ def test_standings_and_export_read_a_database_on_read_only_storage(finished_db, 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4/4 games played" in done.stdout
     assert len(parse_pdn((tmp_path / "ro.pdn").read_text())) == 4
+
+
+@needs_namespace
+def test_a_write_ahead_log_on_read_only_storage_is_said_not_left_out(finished_db, tmp_path):
+    """A killed run leaves games in the database's write-ahead log. Copied with it (but not
+    the ``-shm``) to read-only storage, SQLite can open the file only as an immutable one,
+    which ignores the log: the games there would be missing from the standings without a
+    word. That is said in one line instead."""
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    conn = sqlite3.connect(finished_db)
+    conn.execute("PRAGMA wal_autocheckpoint=0")  # the change stays in the log
+    conn.execute("DELETE FROM games WHERE seq = 4")
+    conn.commit()
+    shutil.copy(finished_db, keep / "t.db")
+    shutil.copy(f"{finished_db}-wal", keep / "t.db-wal")
+    conn.close()
+    done = in_namespace(tmp_path, f"""
+        mount -t tmpfs tmpfs $M && cp {keep}/t.db {keep}/t.db-wal $M/ &&
+        mount -o remount,ro $M && $GUTI standings $M/t.db""")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and "t.db-wal holds games not yet in the file" in \
+        done.stderr, done.stderr
 
 
 @needs_namespace

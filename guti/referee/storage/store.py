@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from guti.referee.game.file_lock import file_identity
 from guti.referee.game.openings import Opening
 from guti.referee.game.scheduled import ScheduledGame
-from guti.referee.storage.errors import DatabaseGone, StoreError, damaged_game
+from guti.referee.storage.errors import DatabaseGone, StoreError, damaged, damaged_game
 from guti.referee.storage.integrity import (
     RESULTS,
     check_database,
@@ -157,7 +157,18 @@ class TournamentStore:
 
     # -- tournament ----------------------------------------------------------
     def has_tournament(self) -> bool:
-        return self.meta("settings") is not None
+        """Whether a tournament was created here; StoreError for engines or games without
+        the settings they were created with (a row deleted outside guti): a run would
+        otherwise create the tournament again over them."""
+        if self.meta("settings") is not None:
+            return True
+        with self._reading():
+            rows = self.conn.execute("SELECT EXISTS (SELECT 1 FROM engines) OR EXISTS "
+                                     "(SELECT 1 FROM games)").fetchone()[0]
+        if rows:
+            raise damaged(self.path, "table meta, row settings",
+                          "missing, though the database holds engines or games")
+        return False
 
     def settings(self) -> dict[str, Any]:
         text = self.meta("settings")

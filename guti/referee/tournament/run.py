@@ -187,6 +187,8 @@ async def run_tournament(
         try:
             outcome = await _open_and_play(s, run, execution)
             refused = False
+            if control.aborted and not outcome.interrupted:  # with nothing left to play
+                outcome.stopped, outcome.interrupted = control.reason, True
             return outcome
         finally:  # the report, held from the start, is written after the run (or not)
             locks.release(discard_created=refused, discard=[s.report_path or ""])
