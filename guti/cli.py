@@ -98,6 +98,14 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except RuntimeError as exc:
+        # Python's word for a thread the system would not start: memory (ulimit -v) or
+        # processes (ulimit -u) ran out. A limit of the machine, as for open files.
+        if "can't start new thread" not in str(exc):
+            raise
+        print(f"guti {name}: cannot start a thread: the machine's limit of memory or "
+              "processes was reached (ulimit -v, ulimit -u)", file=sys.stderr)
+        return 1
     except OSError as exc:
         # An output the command could not write, stdout most often (a full disk,
         # /dev/full): one line, and the exit status of a failed store, not a traceback.

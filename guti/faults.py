@@ -26,11 +26,12 @@ def exit_status(exc: OSError) -> int:
 def os_error_text(exc: OSError) -> str:
     """The one line for an OSError that ended a command: the file it names and why; else
     an output that could not be written, or the machine's limit that was reached."""
+    if exc.errno in (errno.EMFILE, errno.ENFILE):  # whichever file it was: the limit's
+        named = f"{exc.filename}: " if exc.filename else ""
+        return (f"{named}{exc.strerror}: the machine's limit of open files was reached "
+                "(raise it, ulimit -n, or lower -concurrency)")
     if exc.filename:
         return f"{exc.filename}: {exc.strerror or exc}"
     if exc.errno in OUTPUT_FAULTS:
         return f"cannot write its output: {exc.strerror}"
-    if exc.errno in (errno.EMFILE, errno.ENFILE):
-        return (f"{exc.strerror}: the machine's limit of open files was reached (raise it, "
-                "ulimit -n, or lower -concurrency)")
     return str(exc.strerror or exc)

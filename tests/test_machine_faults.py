@@ -105,3 +105,34 @@ def test_a_run_out_of_open_files_is_one_line_with_status_1(tmp_path: Path) -> No
     assert resumed.returncode == 0, resumed.stderr
     assert sqlite3.connect(tmp_path / "g.db").execute(
         "SELECT COUNT(*) FROM games").fetchone() == (6,)
+
+
+@pytest.mark.parametrize("files", range(12, 25))
+def test_every_low_limit_of_open_files_is_named_with_status_1(tmp_path: Path,
+                                                              files: int) -> None:
+    """Whatever guti was opening when the limit was met (the event loop's own pipe, a
+    lock, the database or its log, the PDN), the line names the limit, with status 1:
+    below about 20 files it was three tracebacks, or SQLite's "unable to open database
+    file" with status 2."""
+    done = guti("tournament", *engine("A", tmp_path), *engine("B", tmp_path), "-each",
+                "tc=60+1", "-games", "2", "-db", "g.db", "-pdnout", "file=g.pdn", "-quiet",
+                cwd=tmp_path, limit=(resource.RLIMIT_NOFILE, files))
+    if done.returncode == 0:  # enough for this run after all
+        return
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.rstrip().endswith("the machine's limit of open files was reached "
+                                         "(raise it, ulimit -n, or lower -concurrency)")
+
+
+def test_a_thread_the_system_will_not_start_is_named_with_status_1(tmp_path: Path) -> None:
+    """Memory limited (``ulimit -v``) so that the interpreter starts but no thread can: one
+    line saying so, status 1 (it was a traceback)."""
+    done = guti("tournament", *engine("A", tmp_path), *engine("B", tmp_path), "-each",
+                "tc=60+1", "-games", "2", "-db", "g.db", "-quiet", cwd=tmp_path,
+                limit=(resource.RLIMIT_AS, 50_000 * 1024))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "guti tournament: cannot start a thread: the machine's limit of memory or processes "
+        "was reached (ulimit -v, ulimit -u)"), done.stderr
+    assert not (tmp_path / "g.db").exists()  # made by this run, nothing stored: removed

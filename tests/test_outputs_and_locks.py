@@ -543,3 +543,40 @@ def test_sigterm_during_the_resume_of_a_finished_tournament_is_an_interrupt(
     assert run.returncode == 130, err
     assert err.endswith("interrupted; continue with the same command and -resume\n"), err
     assert games_in(finished_db) == 2
+
+
+def test_a_run_output_on_its_own_standard_output_file_is_refused(tmp_path: Path) -> None:
+    """``-pdnout file=/dev/stdout`` with the standard output sent to a file: guti's lines
+    and the games would overwrite each other there (and the file would be renamed away as
+    an older PDN). Refused; through a pipe it is a stream, and works."""
+    with open(tmp_path / "out.txt", "w") as out:
+        done = subprocess.run([*GUTI, "tournament", *PAIR, "-games", "2", "-db", "t.db",
+                               "-pdnout", "file=/dev/stdout"], cwd=tmp_path, stdout=out,
+                              stderr=subprocess.PIPE, text=True, timeout=120, env=ENV)
+    one_line_exit_2(done, "-pdnout /dev/stdout: is the file guti's standard output goes to")
+    assert (tmp_path / "out.txt").read_text() == "" and not (tmp_path / "t.db").exists()
+    piped = guti("tournament", *PAIR, "-games", "2", "-db", "t.db", "-pdnout",
+                 "file=/dev/stdout", "-quiet", cwd=tmp_path)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.count("[Event ") == 2, piped.stdout
+
+
+def test_a_symlink_or_fifo_where_guti_writes_its_own_side_file_is_refused(
+        finished_db: Path) -> None:
+    """``FILE.tmp`` (a whole file written, then renamed) and ``FILE.sync`` (the PDN brought
+    in line) are guti's own files. A symlink there was written through (a user's file
+    emptied, or filled with the export) and a FIFO held the run for ever: each is refused
+    in one line before anything is written."""
+    here = finished_db.parent
+    (here / "precious.txt").write_text("keep\n")
+    (here / "e.json.tmp").symlink_to("precious.txt")
+    (here / "g.pdn.sync").symlink_to("precious.txt")
+    os.mkfifo(here / "r.html.tmp")
+    one_line_exit_2(guti("export", "t.db", "-json", "e.json", cwd=here),
+                    "e.json.tmp is in the way (a symlink")
+    one_line_exit_2(guti("tournament", *PAIR, "-games", "2", "-db", "n.db", "-pdnout",
+                         "file=g.pdn", cwd=here), "g.pdn.sync is in the way (a symlink")
+    one_line_exit_2(guti("tournament", *PAIR, "-games", "2", "-db", "n.db", "-report",
+                         "r.html", cwd=here), "r.html.tmp is in the way (a FIFO")
+    assert (here / "precious.txt").read_text() == "keep\n"
+    assert (here / "e.json.tmp").is_symlink() and not (here / "n.db").exists()

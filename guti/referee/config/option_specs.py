@@ -64,7 +64,8 @@ ENGINE_KEY_HELP: tuple[tuple[str, str], ...] = (
 
 #: The per-move field switches of ``-pdnout``, one help line each.
 PDNOUT_KEY_HELP: tuple[tuple[str, str], ...] = (
-    ("file=F", "the PDN file (games appended); each engine move's comment starts with "
+    ("file=F", "the PDN file (a match appends; a tournament's holds its database's games, "
+               "an older file kept as F.bak); each engine move's comment starts with "
                "score/depth time (+0.25/12 0.012s)"),
     ("nodes=true", "and n=NODES"),
     ("seldepth=true", "and sd=SELDEPTH"),

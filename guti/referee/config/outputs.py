@@ -24,7 +24,7 @@ import os
 from typing import TYPE_CHECKING
 
 from guti.referee.config.args import CliError
-from guti.referee.game.output_paths import kind, unusable, write_target
+from guti.referee.game.output_paths import check_side_file, kind, unusable, write_target
 
 if TYPE_CHECKING:
     from guti.referee.config.given import GivenOptions
@@ -92,6 +92,29 @@ def _check_not_a_database(what: str, path: str) -> None:
                        "would overwrite: give another file")
 
 
+#: A run's outputs, written while the run prints its own lines.
+_RUN_OUTPUTS = ("-pdnout", "-epdout", "-log", "-report", "stderr")
+
+
+def _check_not_own_output(what: str, path: str) -> None:
+    """CliError for a run's output that is the regular file guti's own standard output
+    or error already goes to (``-pdnout file=/dev/stdout > games.txt``): guti's lines and
+    the games would be written over each other, and the file would be renamed away as an
+    older output. Through a pipe or on a terminal, ``/dev/stdout`` is a stream, and fine."""
+    if what not in _RUN_OUTPUTS or kind(path) != "file":
+        return
+    st = os.stat(path)
+    for fd, name in ((1, "output"), (2, "error")):
+        try:
+            own = os.fstat(fd)
+        except OSError:
+            continue
+        if (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino):
+            raise CliError(f"{_named(what, path)}: is the file guti's standard {name} goes "
+                           "to, where its own lines would be written over the games: name "
+                           "another file")
+
+
 def _check_kind(what: str, path: str) -> None:
     if what == OPENINGS:
         return
@@ -131,3 +154,9 @@ def check_outputs(outputs: list[tuple[str, str | None]]) -> None:
     for what, path in outputs:  # after the clashes among them, which say more
         if path and path != ":memory:":
             _check_not_a_database(what, path)
+            _check_not_own_output(what, path)
+            for suffix in set(_SIDE_FILES.get(what, ())) & {".tmp", ".sync"}:
+                try:  # found now, not when the run ends and writes its report
+                    check_side_file(write_target(path) + suffix, path)
+                except OSError as exc:
+                    raise CliError(f"{_named(what, path)}: {exc.strerror}") from None

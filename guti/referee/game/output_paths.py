@@ -103,6 +103,23 @@ def is_stream(fd: int) -> bool:
     return not stat.S_ISREG(os.fstat(fd).st_mode)
 
 
+def check_side_file(name: str, output: str) -> None:
+    """OSError (naming ``output``) when something other than a regular file is at
+    ``name``, a file guti writes next to an output (``FILE.tmp``, ``FILE.sync``): a
+    symlink there would be written through, into whatever it points at, and a FIFO would
+    hold the write for ever. A regular file there is a leftover of guti's own (a killed
+    run), and is written over."""
+    try:
+        mode = os.lstat(name).st_mode
+    except OSError:  # nothing there (or no folder yet: writing the output says why)
+        return
+    if stat.S_ISREG(mode):
+        return
+    found = "symlink" if stat.S_ISLNK(mode) else kind(name) or "special file"
+    raise OSError(errno.EEXIST, f"{name} is in the way (a {found} where guti writes a file "
+                  "of its own): remove it", output)
+
+
 def write_whole(path: str, write: Callable[[TextIO], T], what: str = "output") -> T:
     """Write a whole file at ``path`` with ``write(fh)`` (its result returned), made
     durable, by the rules of the module docstring; ``what`` names the output in a
@@ -121,6 +138,7 @@ def write_whole(path: str, write: Callable[[TextIO], T], what: str = "output") -
     with FileLocks() as locks:
         locks.acquire([(what, target)], create=False)
         tmp = f"{target}.tmp"
+        check_side_file(tmp, path)
         try:  # two writers of a file not there yet would otherwise share its FILE.tmp
             locks.acquire([(what, tmp)])
         except FileBusy as exc:

@@ -21,6 +21,7 @@ worth counting).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import importlib
 import os
@@ -46,13 +47,34 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
 def run(main: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(main)`` on the loop :func:`loop_factory` chooses, with what the
     process holds so far frozen (see the module's docstring)."""
+    not_started: OSError | None = None
     try:
         gc.collect()
         gc.freeze()
-        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner = asyncio.Runner(loop_factory=loop_factory())
+        try:
             return runner.run(main)
+        except OSError as exc:
+            not_started = exc
+            raise
+        finally:
+            _close(runner, not_started)
     finally:
         main.close()  # never started (a Ctrl-C before the loop ran it): no warning for it
+
+
+def _close(runner: asyncio.Runner, not_started: OSError | None) -> None:
+    """Close ``runner``. A loop that could not even start (no file descriptor left for
+    its wake-up pipe, at the limit of open files) cannot be closed cleanly either: it is
+    let go without a word, so that the OSError that says why is what the caller sees,
+    not the loop's complaints about it."""
+    try:
+        runner.close()
+    except RuntimeError:
+        if not_started is None:
+            raise
+        with contextlib.suppress(RuntimeError):  # its never-run task, when it is collected
+            runner.get_loop().set_exception_handler(lambda _loop, _context: None)
 
 
 class PerLoop(Generic[T]):

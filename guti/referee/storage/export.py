@@ -29,7 +29,13 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
 from guti.referee.game.epd import EpdWriter, format_epd
-from guti.referee.game.output_paths import copy_into, kind, write_target, write_whole
+from guti.referee.game.output_paths import (
+    check_side_file,
+    copy_into,
+    kind,
+    write_target,
+    write_whole,
+)
 from guti.referee.game.pdn import NO_FIELDS, PdnFields, PdnWriter, format_game
 from guti.rules import Board, Side
 
@@ -203,6 +209,7 @@ def _sync(
     if kind(target) not in (None, "file"):
         return None  # a device or a FIFO: nothing to read back, appended to as it is
     fresh = f"{target}.sync"
+    check_side_file(fresh, path)
     try:
         with open(fresh, "w", encoding="utf-8") as fh:
             _write_games(store.records(), fh, render)  # the live file is in finishing order

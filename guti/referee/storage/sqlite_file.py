@@ -31,6 +31,7 @@ unmigrated database read the missing columns as NULL.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import time
@@ -77,6 +78,9 @@ def store_error(text: str, exc: sqlite3.Error) -> StoreError:
     """The StoreError ``text``, a :class:`StorageFault` when SQLite's error ``exc`` is the
     disk's (full, an I/O error)."""
     code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF == sqlite3.SQLITE_CANTOPEN and _no_descriptor_left():
+        return StorageFault(f"{text}: the machine's limit of open files was reached (raise "
+                            "it, ulimit -n, or lower -concurrency)")
     faulted = code is not None and (code & 0xFF) in _DISK_FAULTS
     return StorageFault(text) if faulted else StoreError(text)
 
@@ -123,6 +127,27 @@ def _open_read_only(path: str) -> sqlite3.Connection:
                              "(it needs to make the -shm file): copy both files to storage "
                              "that can be written")
     return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, isolation_level=None)
+
+
+#: Descriptors a database may need at once (the file, its log, its shared memory, and
+#: one to spare): fewer left means the limit of open files is why SQLite could not open.
+_DESCRIPTORS_NEEDED = 4
+
+
+def _no_descriptor_left() -> bool:
+    """Whether this process is at (or a few files from) its limit of open files: what
+    SQLite's "unable to open database file" then means, without a word of it (it closes
+    what it opened before the file it could not)."""
+    opened: list[int] = []
+    try:
+        for _ in range(_DESCRIPTORS_NEEDED):
+            opened.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError as exc:
+        return exc.errno in (errno.EMFILE, errno.ENFILE)
+    finally:
+        for fd in opened:
+            os.close(fd)
+    return False
 
 
 def _check_one_name(path: str) -> None:

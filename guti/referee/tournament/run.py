@@ -27,6 +27,7 @@ as events (:mod:`guti.referee.tournament.events`), which the command line render
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -182,6 +183,8 @@ async def run_tournament(
             locks.acquire(run_files(s))
         except OSError as exc:  # FileBusy included: one line naming the file
             remove_made_dirs(made)
+            if exc.errno in (errno.EMFILE, errno.ENFILE):  # the machine's limit, exit 1
+                raise
             raise TournamentError(lock_failure(exc)) from None
         refused = True
         try:
