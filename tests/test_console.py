@@ -400,3 +400,40 @@ def test_ctrl_c_on_perft_stops_guti_s_own_count_too(tmp_path):
     wait_for(lambda: _threads(s.child.pid) == idle_threads, "guti's own count stopped", 30)
     s.prompt()
     assert s.quit() == 0
+
+
+def test_perft_reads_what_earlier_lines_made_the_engine_say_first(tmp_path):
+    """An unknown command's ``info string unknown command`` came after ``/perft`` sent its
+    ``go perft`` and was taken for a refusal to count: ``/perft`` waits for the engine to
+    be ready first."""
+    res = subprocess.run([*GUTI, "console", "--", *ENGINE_ARGV], input="foo\n/perft 2\n/quit\n",
+                         capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    out = res.stdout
+    assert res.returncode == 0 and "Traceback" not in out + res.stderr, out
+    assert "does not count go perft" not in out, out
+    assert "perft 2: engine answered in" in out, out
+
+
+def test_a_log_on_a_fifo_is_refused_not_waited_for(tmp_path):
+    """``/log`` on a FIFO would wait for a reader for ever, past Ctrl-C."""
+    os.mkfifo(tmp_path / "f")
+    res = subprocess.run([*GUTI, "console", "--", *ENGINE_ARGV],
+                         input=f"/log {tmp_path / 'f'}\n/board\n/quit\n",
+                         capture_output=True, text=True, timeout=60, cwd=str(ROOT))
+    assert res.returncode == 0 and "Traceback" not in res.stdout + res.stderr, res.stdout
+    assert f"error: cannot log to {tmp_path / 'f'}: it is a FIFO, not a file" in res.stdout
+    assert f"fen {Board('egara-guti').fen()}" in res.stdout  # the script went on
+
+
+@pytest.mark.slow  # waits out the script's minute for a bestmove once
+def test_the_late_answer_to_a_search_given_up_is_not_judged_as_the_next(tmp_path):
+    """A script gives up a search after a minute (``go infinite``) and sends ``stop``; the
+    ``bestmove`` that then comes answers that search, not the next ``go``, which is judged
+    on its own answer."""
+    res = subprocess.run([*GUTI, "console", "--", *ENGINE_ARGV],
+                         input="/go infinite\n/go depth 1\n",
+                         capture_output=True, text=True, timeout=100, cwd=str(ROOT))
+    out = res.stdout
+    assert res.returncode == 0 and "Traceback" not in out + res.stderr, out
+    assert "(the answer to the search given up: not judged)" in out, out
+    assert "NOT legal" not in out and re.search(r"^bestmove \S+ is legal", out, re.M), out

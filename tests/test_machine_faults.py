@@ -30,8 +30,12 @@ def guti(*argv: str, cwd: Path, limit: tuple[int, int] | None = None
         if limit is not None:
             resource.setrlimit(limit[0], (limit[1], limit[1]))
 
+    # Under a limit, Python's bytecode cache is read, never written: a file size limit
+    # would leave a cut-short .pyc there (Python does not check the write), which every
+    # later test that imports that module would then fail on.
+    env = ENV if limit is None else {**ENV, "PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run([*GUTI, *argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=ENV, preexec_fn=limited)
+                          timeout=120, env=env, preexec_fn=limited)
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +95,8 @@ def test_a_run_out_of_open_files_is_one_line_with_status_1(tmp_path: Path) -> No
             *engine("C", tmp_path), "-each", "tc=60+1", "-games", "2", "-concurrency", "4",
             "-db", "g.db", "-quiet"]
     done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env=ENV, preexec_fn=lambda: resource.setrlimit(
+                          env={**ENV, "PYTHONDONTWRITEBYTECODE": "1"},
+                          preexec_fn=lambda: resource.setrlimit(
                               resource.RLIMIT_NOFILE, (36, 36)))
     assert done.returncode == 1, done.stderr
     assert done.stderr.splitlines()[-1] == (

@@ -9,6 +9,7 @@ tournament``; its embedded JSON is read back and compared with the database.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -136,8 +137,10 @@ def test_guti_board_never_leaves_a_half_written_picture(tmp_path: Path) -> None:
     def small_files() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
 
+    # (the bytecode cache not written under the limit: a cut-short .pyc would stay there)
     done = subprocess.run([*GUTI, "board", "-game", "gol-skuish", "-svg", str(keep)],
-                          capture_output=True, text=True, timeout=60, preexec_fn=small_files)
+                          capture_output=True, text=True, timeout=60, preexec_fn=small_files,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
     assert done.returncode == 1 and done.stderr == f"guti board: {keep}: File too large\n"
     assert keep.read_text() == "old\n" and not (tmp_path / "keep.svg.tmp").exists()
     # What it says of a path with control characters in it is escaped, as its errors are.

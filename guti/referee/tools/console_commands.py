@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from guti.referee.game.output_paths import kind
 from guti.referee.tools.console_session import ConsoleSession, Play
 from guti.referee.tools.perft_diff import PerftCollector, diff_perft
 from guti.referee.ugi.go import Go
@@ -189,6 +190,11 @@ class ConsoleCommands(ConsoleSession):
             return
         if self.search is None:
             self.say("(no search running; stop sent anyway)")
+        elif self.search.stop_sent:  # it did not answer the first: not waited for again
+            self.give_up_search("the engine did not answer stop: the search is given up")
+            return
+        else:
+            self.search.stop_sent = True
         self.eng.stop()
 
     async def cmd_play(self, args: list[str]) -> None:
@@ -230,6 +236,8 @@ class ConsoleCommands(ConsoleSession):
                 return
         left = depth - len(path)
         collector = PerftCollector()
+        if not await self.ready():  # what earlier commands made it say is read by now
+            return
         started = time.monotonic()
         self.eng.start_search(Position.of(board), Go(perft=left))
         # guti's own count runs beside the engine's, and stops with it: when the engine
@@ -257,6 +265,10 @@ class ConsoleCommands(ConsoleSession):
                 self.error(f"guti's own count of perft {left} did not end within "
                            f"{PERFT_TIMEOUT:g} s: nothing to compare")
                 return
+        except asyncio.CancelledError:  # Ctrl-C: the engine back on the console's board
+            self.stop_engine()
+            self.send_position()
+            raise
         finally:
             stop_ours.set()
         where = f" after {' '.join(path)}" if path else ""
@@ -287,6 +299,9 @@ class ConsoleCommands(ConsoleSession):
         if not args:
             return
         path = " ".join(args)
+        if kind(path) not in (None, "file", "character device"):  # a FIFO: no reader, no end
+            self.error(f"cannot log to {path}: it is a {kind(path)}, not a file")
+            return
         try:
             self.screen.log = open(path, "a", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:

@@ -52,6 +52,7 @@ class Search:
     board: Board
     sent: float
     for_play: bool
+    stop_sent: bool = False  # /stop said once: a second gives the search up
 
 
 @dataclass
@@ -94,6 +95,7 @@ class ConsoleSession:
         self.waiter: tuple[Callable[[str], bool], asyncio.Future[str]] | None = None
         self.reader: asyncio.Task[None] | None = None
         self.play_pending = False  # the engine's bestmove was played, its follow-up not yet
+        self.owed_bestmoves = 0  # searches given up, whose bestmove may still come
 
     # -- printing ----------------------------------------------------------------------
     def on_traffic(self, when: float, direction: str, name: str, line: str) -> None:
@@ -180,7 +182,10 @@ class ConsoleSession:
         if waiter is not None and not waiter[1].done() and waiter[0](line):
             waiter[1].set_result(line)
             return
-        if is_bestmove(line) and self.search is not None:
+        if is_bestmove(line) and self.owed_bestmoves:  # a search given up answers late
+            self.owed_bestmoves -= 1
+            self.say("(the answer to the search given up: not judged)")
+        elif is_bestmove(line) and self.search is not None:
             self.on_bestmove(line)
 
     async def wait_for(self, done: Callable[[str], bool], timeout: float, what: str) -> bool:
@@ -206,13 +211,20 @@ class ConsoleSession:
         while (self.search is not None or self.play_pending) and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         if self.search is not None:
-            self.error(f"no bestmove within {timeout:g} s: the search is given up "
-                       "(the engine was sent stop)")
             self.stop_engine(search_only=True)
-            self.search = None
-            if self.play is not None:
-                self.say("play ends", "bold red")
-                self.play = None
+            self.give_up_search(f"no bestmove within {timeout:g} s: the search is given up "
+                                "(the engine was sent stop)")
+
+    def give_up_search(self, said: str) -> None:
+        """Stop waiting for the search under way, saying so (a game against the engine
+        ends): its ``bestmove``, if it ever comes, is then not taken for the answer to a
+        later ``go``."""
+        self.error(said)
+        self.search = None
+        self.owed_bestmoves += 1
+        if self.play is not None:
+            self.say("play ends", "bold red")
+            self.play = None
 
     async def ready(self) -> bool:
         self.eng.ask_ready()

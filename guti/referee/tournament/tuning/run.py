@@ -326,12 +326,16 @@ async def _play(s: TuneSettings, store: TournamentStore, listener: TuneListener,
     outcome.interrupted = control.stopping and outcome.finished < outcome.total
     played = outcome.finished - played_before
     stored_faults = [reason for *_, reason, fault in store.results() if fault is not None]
-    if outcome.failed is None and ((played and faults == played) or (
-            outcome.finished and len(stored_faults) == outcome.finished)):
+    if outcome.failed is None and not outcome.interrupted and (
+            (played and faults == played) or len(stored_faults) == outcome.finished > 0):
         # not one game decided over the board, this time or in the whole run: the
-        # results say nothing of the values
+        # results say nothing of the values (an interrupted run says it is interrupted)
         first = first_fault or stored_faults[0]
-        outcome.failed = (f"every game of this run ended by an engine fault (the first: "
-                          f"{first}), so its values are not tuned; mend the engine and "
-                          "start a new run")
+        whole = len(stored_faults) == outcome.finished
+        outcome.failed = (
+            f"every game of this run ended by an engine fault (the first: {first}), so its "
+            "values are not tuned; mend the engine and start a new run" if whole else
+            f"every game played since the run was resumed ({played}) ended by an engine "
+            f"fault (the first: {first}), so the values they moved are not tuned; mend the "
+            "engine and start a new run")
     return outcome
