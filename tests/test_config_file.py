@@ -148,7 +148,10 @@ def test_a_signal_while_the_openings_are_read_interrupts_the_run(tmp_path: Path,
     with killed_at_end(subprocess.Popen(
             [*GUTI, command, *engine, "name=A", *more, "-each", "depth=1", "-openings",
              "file=book"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})) as run:
+            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+            # as from a terminal: a test run started in the background ignores SIGINT, and
+            # its children would inherit that (Python then keeps it ignored)
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))) as run:
         # the kernel's name for a FIFO's open waiting for its writer
         wait_for(lambda: Path(f"/proc/{run.pid}/wchan").read_text() == "wait_for_partner",
                  "the openings' FIFO opened", 60)

@@ -8,6 +8,7 @@ guti.referee.stats.stats output.
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -449,3 +450,32 @@ def test_an_sprt_decision_stands_when_the_games_running_at_the_stop_move_the_llr
     # another test of the same games (guti standings -sprt ...) is evaluated on them all
     table.sprt = SprtSpec(elo0=0, elo1=5)
     assert table.sprt_state() == table.current_sprt_state()
+
+
+def test_a_kept_decision_that_is_damaged_is_no_decision() -> None:
+    """The row is read from a file anyone can change: anything that is not a decision its
+    own LLR makes is None (the SPRT is then evaluated on every pair), never an error."""
+    from guti.referee.stats.sprt import SprtSpec, SprtState, kept_decision
+
+    good = SprtState.evaluate(0, 10, pentanomial=[0, 60, 215, 60, 30]).to_json()
+    assert kept_decision(json.dumps(good)) == SprtState.from_json(good)
+    assert kept_decision(json.dumps(good)).of(SprtSpec(0, 10))
+    for damaged in ("[" * 100_000, "not json", "null", "{}", json.dumps({**good, "model": [1]}),
+                    json.dumps({**good, "llr": -5.0}), json.dumps({**good, "decision": "H2"}),
+                    '{"elo0": 1' + "0" * 400 + ', "elo1": 10, "alpha": 0.05, "beta": 0.05, '
+                    '"model": "normalized", "llr": 3, "decision": "H1"}',
+                    json.dumps({**good, "alpha": 0.96})):  # alpha + beta past 1
+        assert kept_decision(damaged) is None, damaged[:80]
+
+
+def test_the_reports_llr_path_follows_every_pair_once_a_decision_is_kept() -> None:
+    """The chart of the LLR is the path the games made, not the kept decision's LLR
+    repeated (a database read after its run decided)."""
+    from guti.referee.stats.sprt import SprtSpec, SprtState
+    from guti.referee.web.data import Tally
+
+    tally = Tally(["a", "b"], "roundrobin", SprtSpec(elo0=0, elo1=10))
+    tally.standings.sprt_decided = SprtState.evaluate(0, 10, pentanomial=[0, 60, 215, 60, 30])
+    _pairs(tally, [0, 2, 3, 2, 1])
+    llrs = {llr for _, llr in tally.sprt_path}
+    assert len(llrs) > 1 and all(abs(llr) < 2.94 for llr in llrs), tally.sprt_path

@@ -92,8 +92,9 @@ def _check_not_a_database(what: str, path: str) -> None:
                        "would overwrite: give another file")
 
 
-#: A run's outputs, written while the run prints its own lines.
-_RUN_OUTPUTS = ("-pdnout", "-epdout", "-log", "-report", "stderr")
+#: A run's outputs that it rewrites (brought in line with the database, or written whole
+#: and renamed), while it prints its own lines; ``-log`` and ``stderr=`` only append.
+_RUN_OUTPUTS = ("-pdnout", "-epdout", "-report")
 
 
 def _check_not_own_output(what: str, path: str) -> None:

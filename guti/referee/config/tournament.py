@@ -301,7 +301,7 @@ def _check_sprt_pairs(given: GivenOptions, engines: int, games: int) -> None:
     if games % 2:
         raise CliError(f"{where}: an SPRT counts game pairs (colours reversed), so -games "
                        f"must be even, got {games}")
-    if given.has("noswap"):
+    if given.has("noswap") and not given.has("resume"):  # (one begun so, it may finish)
         raise CliError(f"{where}: not with -noswap (an SPRT counts game pairs with the "
                        "colours reversed)")
 

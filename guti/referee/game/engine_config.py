@@ -67,13 +67,13 @@ def _on_off(key: str, value: str) -> bool:
 
 def resolve_command(cmd: str, cwd: str | None) -> str:
     """Resolve ``cmd`` to the path that will be executed (for a clear start error early).
-    A path with a ``/`` is relative to ``cwd``, and made absolute here: the engine starts in
-    ``cwd``, where a relative ``cwd`` would be counted twice (``bots/c/bots/c/bot``)."""
+    A path with a ``/`` is relative to ``cwd``, where the engine starts."""
     if os.sep in cmd:
         if os.path.isabs(cmd) or cwd is None:
             return cmd
-        path = os.path.join(cwd, cmd)
-        return path if os.path.isabs(cwd) else os.path.abspath(path)
+        # the engine starts in ``cwd``: a relative ``cwd`` is not put before it a second
+        # time (and the command stays relative, so a moved folder resumes alike)
+        return os.path.join(cwd, cmd) if os.path.isabs(cwd) else cmd
     import shutil  # here: it pulls in the compression modules, which `--help` never needs
 
     found = shutil.which(cmd)

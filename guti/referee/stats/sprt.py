@@ -314,6 +314,7 @@ class SprtState:
             spec.elo0, spec.elo1, spec.alpha, spec.beta, spec.model)
 
     def to_json(self) -> dict[str, Any]:
+        """The decision as a database keeps it (:data:`DECISION_KEY`)."""
         return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta,
                 "model": self.model, "llr": self.llr, "decision": self.decision}
 
@@ -322,13 +323,15 @@ class SprtState:
         """The inverse of :meth:`to_json`; None for anything else (a damaged row)."""
         try:
             spec = SprtSpec(float(data["elo0"]), float(data["elo1"]), float(data["alpha"]),
-                            float(data["beta"]), data["model"])
+                            float(data["beta"]), str(data["model"]))  # type: ignore[arg-type]
             llr, decision = float(data["llr"]), data["decision"]
-        except (KeyError, TypeError, ValueError):
+            if (spec.problem() is not None or not math.isfinite(llr)
+                    or decision not in ("H0", "H1")
+                    or sprt_decision(llr, spec.alpha, spec.beta) != decision):
+                return None
+            lower, upper = sprt_bounds(spec.alpha, spec.beta)
+        except (KeyError, TypeError, ValueError, OverflowError):
             return None
-        if spec.problem() is not None or decision not in ("H0", "H1") or not math.isfinite(llr):
-            return None
-        lower, upper = sprt_bounds(spec.alpha, spec.beta)
         return cls(spec.elo0, spec.elo1, spec.alpha, spec.beta, spec.model, llr, lower, upper,
                    decision)
 
@@ -370,5 +373,5 @@ def kept_decision(text: str | None) -> SprtState | None:
         return None
     try:
         return SprtState.from_json(json.loads(text))
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what it reads
         return None

@@ -85,6 +85,15 @@ class ResultWriter:
         # stopped halfway anyway); a cancelled caller just does not wait for it
         return await asyncio.shield(work)
 
+    async def keep_meta(self, key: str, value: str) -> None:
+        """Store one meta row, after the games asked for before it (an SPRT's decision,
+        the moment it is taken). StoreError as the store says it."""
+        if self._thread is None:
+            self._store.keep_meta(key, value)
+            return
+        await asyncio.shield(asyncio.get_running_loop().run_in_executor(
+            self._thread, self._store.keep_meta, key, value))
+
     def close(self) -> None:
         """Wait for every store asked for, then close the thread's connection."""
         if self._thread is None:

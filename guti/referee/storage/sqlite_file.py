@@ -122,8 +122,8 @@ def _open_read_only(path: str) -> sqlite3.Connection:
     # stored there would be left out without a word.
     with contextlib.suppress(OSError):
         if os.path.getsize(f"{path}-wal") > 0:
-            raise StoreError(f"{path}: its write-ahead log {path}-wal holds games not yet in "
-                             "the file, which SQLite cannot read on this read-only storage "
+            raise StoreError(f"{path}: its write-ahead log {path}-wal may hold games not yet "
+                             "in the file, which SQLite cannot read on this read-only storage "
                              "(it needs to make the -shm file): copy both files to storage "
                              "that can be written")
     return sqlite3.connect(f"file:{quoted}?mode=ro&immutable=1", uri=True, isolation_level=None)

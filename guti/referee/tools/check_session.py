@@ -256,7 +256,7 @@ class CheckSession:
             return
         eng.stop()  # ends a search left running by the failed item
         eng.drop_pending()  # what the failed item left unread
-        owed = self.isready_sent - self.readyok_seen  # answers still to come, late
+        owed = max(0, self.isready_sent - self.readyok_seen)  # answers still to come, late
         eng.ask_ready()
         deadline = time.monotonic() + SLOW
         try:  # the late answers first, then this one's: the engine is in step again

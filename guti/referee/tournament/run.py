@@ -39,7 +39,7 @@ from guti.referee.game.file_lock import FileLocks, lock_failure
 from guti.referee.game.output_paths import create_parent_dirs, remove_made_dirs
 from guti.referee.process.errors import EngineStartError
 from guti.referee.process.traffic_log import TrafficLog
-from guti.referee.stats.sprt import DECISION_KEY, kept_decision
+from guti.referee.stats.sprt import DECISION_KEY, SprtState, kept_decision
 from guti.referee.stats.standings import Standings
 from guti.referee.storage.export import open_game_files, sync_epd, sync_pdn
 from guti.referee.storage.result_writer import ResultWriter
@@ -234,7 +234,6 @@ async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution)
     traffic = TrafficLog(s.log_path) if s.log_path else None
     writers: list[GameFileWriter] = []
     results: ResultWriter | None = None
-    table: Standings | None = None
     discard = False
     try:
         writers = _open_writers(s, store, run.say)
@@ -266,22 +265,20 @@ async def _open_and_play(s: TournamentSettings, run: _Run, execution: Execution)
             writer.close()
         if traffic is not None:
             traffic.close()
-        _keep_decision(store, table)
         store.close()
         if discard:
             remove_database(s.db_path)
 
 
-def _keep_decision(store: TournamentStore, table: Standings | None) -> None:
-    """Keep the SPRT's decision in the database as the run took it, once the games are
-    stored: the standings, the report and a resume then show it, not the LLR the games
-    still running at the stop moved (fishtest's tests end so too). Not kept when the disk
-    will not take it: the games are what matter, and they are stored."""
-    decided = table.sprt_decided if table is not None else None
-    if decided is None or store.meta(DECISION_KEY) is not None:
-        return
+async def _keep_decision(results: ResultWriter, table: Standings, state: SprtState) -> None:
+    """Keep the SPRT's decision as taken, in the table and in the database (after the
+    game that decided it): the standings, the report, the live page and a resume then
+    show it, not the LLR that the games still running at the stop move (a finished
+    fishtest test stays finished too). Not kept in the database when the disk will not
+    take it: the games are what matter, and they are stored."""
+    table.sprt_decided = state
     with contextlib.suppress(StoreError):
-        store.keep_meta(DECISION_KEY, json.dumps(decided.to_json()))
+        await results.keep_meta(DECISION_KEY, json.dumps(state.to_json()))
 
 
 def _feed(s: TournamentSettings, fmt: TournamentFormat, store: TournamentStore,
@@ -363,12 +360,11 @@ async def _play(
             run.observer.finished(job, record)
         _advance(feed, job, record, outcome, run)
         state = table.sprt_state()
-        if state is not None and state.decision and control.stop(
-            f"SPRT: {state.decision} accepted"
-        ):
-            table.sprt_decided = state  # as taken: the games still running do not undo it
-            outcome.stopped = control.reason
-            run.say(f"{outcome.stopped}; finishing the running games")
+        if state is not None and state.decision and table.sprt_decided is None:
+            await _keep_decision(results, table, state)
+            if control.stop(f"SPRT: {state.decision} accepted"):
+                outcome.stopped = control.reason
+                run.say(f"{outcome.stopped}; finishing the running games")
 
     # a slot goes on to its next game while the last one is stored, unless a result
     # can change what is played next: a knockout's bracket, an SPRT's decision

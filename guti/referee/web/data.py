@@ -73,7 +73,7 @@ class Tally:
         """The SPRT's state now, as a point of its path; past :data:`SPRT_POINTS` points,
         every other one is let go (the last kept) and games are sampled half as often, so
         that a long run's path (sent with every game to a live page) stays as short."""
-        state = self.standings.sprt_state()
+        state = self.standings.current_sprt_state()  # the path: every pair as it came
         if state is not None and (not self.sprt_path
                                   or self.sprt_path[-1][0] != self.standings.games):
             self.sprt_path.append([self.standings.games, round(state.llr, 4)])

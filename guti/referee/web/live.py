@@ -115,7 +115,11 @@ class GameReader:
         games = self._games(store, self.seq, READ_BATCH, count=True)
         if games:
             self.seq = games[-1][0]
-        snapshot = self.tally.snapshot() if games else None
+        table, decided_now = self.tally.standings, False
+        if table.sprt is not None and table.sprt_decided is None:  # taken since the last read?
+            table.sprt_decided = kept_decision(store.meta(DECISION_KEY))
+            decided_now = table.sprt_decided is not None
+        snapshot = self.tally.snapshot() if games or decided_now else None
         return games, snapshot, store.count_scheduled()
 
     def games_between(self, after: int, upto: int, most: int) -> list[tuple[int, list[Any]]]:
