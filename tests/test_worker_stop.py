@@ -27,27 +27,17 @@ from guti.referee.game.limits import parse_limits
 from guti.referee.game.scheduled import ScheduledGame
 from guti.referee.game.settings import GameSettings
 from tests.conftest import ROOT
+from tests.test_engine_starts import until
 
 cluster_worker = pytest.importorskip("guti.referee.execution.cluster_worker",
                                      reason="the cluster extra (distributed)")
 
 FAULTY = str(ROOT / "tests" / "engines" / "faulty.py")
-BOUND = 60.0  # seconds before a wait that should end is called a hang
 
 
 def game(game_id: int) -> ScheduledGame:
     return ScheduledGame(game_id=game_id, pair_id=game_id, round=1, white=0, black=1,
                          opening=None)
-
-
-async def until(condition, what: str) -> None:  # type: ignore[no-untyped-def]
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-    try:
-        await asyncio.wait_for(poll(), BOUND)
-    except TimeoutError:
-        raise AssertionError(f"{what}: not within {BOUND:g} s") from None
 
 
 def test_a_stopped_worker_finishes_the_game_in_progress_and_begins_no_other(tmp_path: Path):
