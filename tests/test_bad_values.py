@@ -279,7 +279,8 @@ def test_a_schedule_past_a_million_games_is_refused_at_once(tmp_path: Path, args
 
 @pytest.mark.parametrize("extra, words", [
     ([*GREEDY[:-1], "name=G2"], ["tests one pair of engines", "got 3"]),
-    (["-games", "1", "-rounds", "4"], ["-games must be even", "got 1"]),
+    (["-games", "1", "-rounds", "4"], ["-sprt: not with -games 1 (an SPRT counts game pairs "
+                                       "with the colours reversed)"]),
 ])
 def test_an_sprt_it_could_never_decide_is_refused(tmp_path: Path, extra, words) -> None:
     """The SPRT counts one pair of engines' game pairs: with a third engine, or single

@@ -481,8 +481,8 @@ def test_an_sprt_is_refused_for_games_not_played_in_pairs_with_colours_reversed(
         tmp_path: Path) -> None:
     """An SPRT counts game pairs with the colours reversed: with ``-noswap`` both games of
     a pair have the same colours (it would measure who moves first), and with an odd
-    ``-games`` no pair completes. The tournament refuses both, and so does ``guti
-    standings -sprt`` on a tournament played so."""
+    ``-games`` no pair completes. The tournament refuses both, and so do ``guti standings
+    -sprt`` and ``guti report -sprt`` on a tournament played so."""
     refused = guti("tournament", *PAIR, "-games", "2", "-noswap", "-sprt", "elo0=0",
                    "elo1=5", "-db", "n.db", cwd=tmp_path)
     one_line_exit_2(refused, "-sprt: not with -noswap")
@@ -493,6 +493,9 @@ def test_an_sprt_is_refused_for_games_not_played_in_pairs_with_colours_reversed(
         assert done.returncode == 0, done.stderr
         one_line_exit_2(guti("standings", "o.db", "-sprt", "elo0=0", "elo1=5", cwd=tmp_path),
                         f"-sprt: o.db {said}")
+        one_line_exit_2(guti("report", "o.db", "-html", "r.html", "-sprt", "elo0=0", "elo1=5",
+                             cwd=tmp_path), f"-sprt: o.db {said}")
+        assert not (tmp_path / "r.html").exists()
         (tmp_path / "o.db").unlink()
 
 

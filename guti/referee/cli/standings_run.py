@@ -19,7 +19,7 @@ from guti.referee.cli.resources_view import print_resources, resources_from_stor
 from guti.referee.cli.standings_view import make_console, print_standings
 from guti.referee.config.args import CliError, ParsedArgs
 from guti.referee.config.outputs import output_identity
-from guti.referee.config.sprt_args import sprt_from_args
+from guti.referee.config.sprt_args import check_stored_pairs, sprt_from_args
 from guti.referee.stats.defaults import DEFAULT_DRAW_MODEL
 from guti.referee.stats.ratings import DRAW_MODELS, RatingOptions
 from guti.referee.stats.sprt import DECISION_KEY, SprtSpec, kept_decision
@@ -103,7 +103,7 @@ def _merged_standings(paths: list[str], args: ParsedArgs) -> tuple[Standings, in
             raise CliError(f"-sprt: an SPRT tests one pair of engines, got {len(names)} "
                            "engines")
         if args.has("sprt"):
-            _check_played_in_pairs(stores)
+            check_stored_pairs(stores)
         if options.anchor is not None and options.anchor[0] not in names:
             raise CliError(f"-anchor: no engine named {options.anchor[0]!r} in "
                            f"{', '.join(paths)} (engines: {', '.join(names)})")
@@ -150,19 +150,3 @@ def standings_command(paths: list[str], args: ParsedArgs) -> int:
             return failed("standings", exc)
     print(f"{finished}/{total} games played", flush=True)
     return 0
-
-
-def _check_played_in_pairs(stores: list[TournamentStore]) -> None:
-    """CliError for ``-sprt`` on a tournament not played in game pairs with the colours
-    reversed (an odd ``-games``, ``-noswap``), as the tournament refuses it: its pairs
-    would never complete (the SPRT would say "continue" on no pair at all), or would test
-    who moves first."""
-    for store in stores:
-        settings = store.settings()
-        games = settings.get("games", 2)
-        if isinstance(games, int) and games % 2:
-            raise CliError(f"-sprt: {store.path} was played with -games {games}: an SPRT "
-                           "counts game pairs (colours reversed), which it has not")
-        if settings.get("noswap"):
-            raise CliError(f"-sprt: {store.path} was played with -noswap: an SPRT counts "
-                           "game pairs with the colours reversed")

@@ -52,7 +52,7 @@ def main_report(argv: list[str]) -> int:
         return 0
     # Here, not at the top: the help above needs none of it (start-up time).
     from guti.referee.config.outputs import check_outputs
-    from guti.referee.config.sprt_args import sprt_from_args
+    from guti.referee.config.sprt_args import check_stored_pairs, sprt_from_args
     from guti.referee.process.text import visible
     from guti.referee.storage.store import StoreError, TournamentStore
     from guti.referee.web.report import write_report
@@ -65,8 +65,11 @@ def main_report(argv: list[str]) -> int:
             raise CliError("give -html FILE to say where the report goes")
         check_outputs([("database", path), ("-html", html)])
         out = status_stream(html)  # before the file is replaced
+        sprt = sprt_from_args(args)
         with TournamentStore.checked(path) as store:
-            games = write_report(store, html, sprt_from_args(args), "-html")
+            if sprt is not None:
+                check_stored_pairs([store])
+            games = write_report(store, html, sprt, "-html")
     except (CliError, StoreError) as exc:
         return failed("report", exc)
     except BrokenPipeError:  # the output's reader is gone: exit 141 (guti.cli)

@@ -12,7 +12,34 @@ from guti.referee.stats.sprt import SprtModel, SprtSpec
 from guti.rules.numbers import decimal_number
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from guti.referee.config.args import ParsedArgs
+    from guti.referee.storage.store import TournamentStore
+
+#: What an SPRT counts, for the lines that refuse one where it cannot.
+PAIRS_RULE = "an SPRT counts game pairs with the colours reversed"
+
+
+def unpaired(games: int, noswap: bool) -> str | None:
+    """The setting under which games are not played in pairs with the colours reversed
+    (``-games 3``: a pair never completes; ``-noswap``: both games of a pair alike, which
+    would test who moves first), None when they are: the one rule for a tournament's
+    ``-sprt`` and for an SPRT asked of a stored one."""
+    if games % 2:
+        return f"-games {games}"
+    return "-noswap" if noswap else None
+
+
+def check_stored_pairs(stores: list[TournamentStore]) -> None:
+    """CliError for ``-sprt`` asked of a stored tournament not played in pairs (see
+    :func:`unpaired`): its SPRT would say "continue" on no pair, or test who moves first."""
+    for store in stores:
+        settings: dict[str, Any] = store.settings()
+        games = settings.get("games", 2)
+        why = unpaired(games if isinstance(games, int) else 2, bool(settings.get("noswap")))
+        if why is not None:
+            raise CliError(f"-sprt: {store.path} was played with {why} ({PAIRS_RULE})")
 
 
 def sprt_from_args(args: ParsedArgs) -> SprtSpec | None:

@@ -38,7 +38,7 @@ from guti.referee.config.options import (
     scheduling,
 )
 from guti.referee.config.outputs import check_outputs, openings_input
-from guti.referee.config.sprt_args import read_sprt
+from guti.referee.config.sprt_args import PAIRS_RULE, read_sprt, unpaired
 from guti.referee.config.toml_file import read_toml
 from guti.referee.execution.referee_choice import AUTO_REFEREES
 from guti.referee.storage.store import stored_settings
@@ -298,12 +298,10 @@ def _check_sprt_pairs(given: GivenOptions, engines: int, games: int) -> None:
     where = given.where("sprt")
     if engines != 2:
         raise CliError(f"{where}: an SPRT tests one pair of engines, got {engines} engines")
-    if games % 2:
-        raise CliError(f"{where}: an SPRT counts game pairs (colours reversed), so -games "
-                       f"must be even, got {games}")
-    if given.has("noswap") and not given.has("resume"):  # (one begun so, it may finish)
-        raise CliError(f"{where}: not with -noswap (an SPRT counts game pairs with the "
-                       "colours reversed)")
+    # (a tournament begun with -noswap before this was refused may finish as it began)
+    why = unpaired(games, given.has("noswap") and not given.has("resume"))
+    if why is not None:
+        raise CliError(f"{where}: not with {why} ({PAIRS_RULE})")
 
 
 def knockout_tiebreak(given: GivenOptions, fmt: str, games: int) -> int:
