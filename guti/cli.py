@@ -53,8 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             print(usage(), flush=True)
         except OSError as exc:  # a closed pipe: nothing more to say; a full disk: one line
-            devnull = os.open(os.devnull, os.O_WRONLY)  # so that the final flush cannot fail
-            os.dup2(devnull, sys.stdout.fileno())
+            _stdout_to_devnull()
             if isinstance(exc, BrokenPipeError):
                 return EXIT_BROKEN_PIPE
             print(f"guti: {os_error_text(exc)}", file=sys.stderr)
@@ -95,8 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         # Nobody reads stdout any more: the run stopped (games already stored stay
         # stored, the running ones were aborted like on a signal). Point stdout at
         # /dev/null so the interpreter's final flush does not print a traceback.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _stdout_to_devnull()
         return EXIT_BROKEN_PIPE
     except RuntimeError as exc:
         # Python's word for a thread the system would not start: memory (ulimit -v) or
@@ -112,10 +110,16 @@ def main(argv: list[str] | None = None) -> int:
         # Any other OSError here is a fault of guti's own, and keeps its traceback.
         if exc.errno not in OUTPUT_FAULTS:
             raise
-        devnull = os.open(os.devnull, os.O_WRONLY)  # so that the final flush cannot fail
-        os.dup2(devnull, sys.stdout.fileno())
+        _stdout_to_devnull()
         print(f"guti {name}: {os_error_text(exc)}", file=sys.stderr)
         return 1
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, when what it was cannot be written any more (a closed
+    pipe, a full disk): the interpreter's final flush then cannot fail with a traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _interrupted(_signo: int, _frame: object) -> None:

@@ -14,6 +14,10 @@ OUTPUT_FAULTS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
 #: processes. Met by guti itself (no filename: not an engine's file), they are never an
 #: engine's fault.
 LIMIT_FAULTS = (errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EAGAIN)
+#: The errors of the limit of open files (the process's, the system's), and what is said.
+OPEN_FILE_LIMITS = (errno.EMFILE, errno.ENFILE)
+OPEN_FILES_REACHED = ("the machine's limit of open files was reached (raise it, ulimit -n, "
+                      "or lower -concurrency)")
 
 
 def exit_status(exc: OSError) -> int:
@@ -26,10 +30,9 @@ def exit_status(exc: OSError) -> int:
 def os_error_text(exc: OSError) -> str:
     """The one line for an OSError that ended a command: the file it names and why; else
     an output that could not be written, or the machine's limit that was reached."""
-    if exc.errno in (errno.EMFILE, errno.ENFILE):  # whichever file it was: the limit's
+    if exc.errno in OPEN_FILE_LIMITS:  # whichever file it was: the limit's
         named = f"{exc.filename}: " if exc.filename else ""
-        return (f"{named}{exc.strerror}: the machine's limit of open files was reached "
-                "(raise it, ulimit -n, or lower -concurrency)")
+        return f"{named}{exc.strerror}: {OPEN_FILES_REACHED}"
     if exc.filename:
         return f"{exc.filename}: {exc.strerror or exc}"
     if exc.errno in OUTPUT_FAULTS:

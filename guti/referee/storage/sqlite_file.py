@@ -31,13 +31,13 @@ unmigrated database read the missing columns as NULL.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sqlite3
 import time
 import urllib.parse
 from collections.abc import Iterator
 
+from guti.faults import OPEN_FILE_LIMITS, OPEN_FILES_REACHED
 from guti.referee.game.output_paths import kind
 from guti.referee.storage.errors import StorageFault, StoreError
 
@@ -79,8 +79,7 @@ def store_error(text: str, exc: sqlite3.Error) -> StoreError:
     disk's (full, an I/O error)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None and code & 0xFF == sqlite3.SQLITE_CANTOPEN and _no_descriptor_left():
-        return StorageFault(f"{text}: the machine's limit of open files was reached (raise "
-                            "it, ulimit -n, or lower -concurrency)")
+        return StorageFault(f"{text}: {OPEN_FILES_REACHED}")
     faulted = code is not None and (code & 0xFF) in _DISK_FAULTS
     return StorageFault(text) if faulted else StoreError(text)
 
@@ -143,7 +142,7 @@ def _no_descriptor_left() -> bool:
         for _ in range(_DESCRIPTORS_NEEDED):
             opened.append(os.open(os.devnull, os.O_RDONLY))
     except OSError as exc:
-        return exc.errno in (errno.EMFILE, errno.ENFILE)
+        return exc.errno in OPEN_FILE_LIMITS
     finally:
         for fd in opened:
             os.close(fd)

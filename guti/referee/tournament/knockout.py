@@ -219,10 +219,15 @@ def opening_slots(engines: int, games: int, tiebreak: int) -> int:
     return rounds_needed(engines) * (games // 2 + tiebreak)
 
 
+def round_title(enc: Encounter, final: bool) -> str:
+    """``final`` for the bracket's last encounter, else ``round N``."""
+    return "final" if final else f"round {enc.round}"
+
+
 def describe(enc: Encounter, names: Sequence[str], final: bool = False) -> str:
     """One line for a decided encounter (what is printed as the bracket advances);
     ``final``: the bracket's last, whose winner wins the knockout."""
-    return f"{'final' if final else f'round {enc.round}'}: {_outcome(enc, names, final)}"
+    return f"{round_title(enc, final)}: {_outcome(enc, names, final)}"
 
 
 def _outcome(enc: Encounter, names: Sequence[str], final: bool = False) -> str:
@@ -240,7 +245,7 @@ def lines(bracket: Bracket, names: Sequence[str]) -> list[str]:
     """The whole bracket, round by round (encounters not decided yet say so)."""
     out = ["Knockout bracket"]
     for rnd in bracket.rounds:
-        title = "final" if len(rnd) == 1 else f"round {rnd[0].round}"
+        title = round_title(rnd[0], len(rnd) == 1)
         out.append(f"  {title}:")
         for enc in rnd:
             if enc.winner is not None:

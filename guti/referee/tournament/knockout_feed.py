@@ -17,7 +17,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from guti.referee.tournament.feed import GameFeed
-from guti.referee.tournament.knockout import Bracket, build, describe, lines, new_jobs
+from guti.referee.tournament.knockout import (
+    Bracket,
+    build,
+    describe,
+    lines,
+    new_jobs,
+    round_title,
+)
 
 if TYPE_CHECKING:
     from guti.referee.game.openings import Opening
@@ -69,7 +76,7 @@ class KnockoutFeed(GameFeed):
         for enc, count in wanted:
             assert enc.high is not None and enc.low is not None
             high, low = self.names[enc.high], self.names[enc.low]
-            title = "final" if enc is self.bracket.rounds[-1][0] else f"round {enc.round}"
+            title = round_title(enc, enc is self.bracket.rounds[-1][0])
             if enc.game_ids:
                 out.append(f"Knockout {title}: {high} {enc.points[0]:g} - "
                            f"{enc.points[1]:g} {low} is tied: a tie-break pair is played")

@@ -27,12 +27,12 @@ as events (:mod:`guti.referee.tournament.events`), which the command line render
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from guti.faults import OPEN_FILE_LIMITS
 from guti.referee.execution.executor import Execution, GameExecutor
 from guti.referee.execution.stopping import RunControl
 from guti.referee.game.file_lock import FileLocks, lock_failure
@@ -183,7 +183,7 @@ async def run_tournament(
             locks.acquire(run_files(s))
         except OSError as exc:  # FileBusy included: one line naming the file
             remove_made_dirs(made)
-            if exc.errno in (errno.EMFILE, errno.ENFILE):  # the machine's limit, exit 1
+            if exc.errno in OPEN_FILE_LIMITS:  # the machine's limit, exit 1
                 raise
             raise TournamentError(lock_failure(exc)) from None
         refused = True

@@ -103,7 +103,6 @@ class GameReader:
             self.store = store
             self.index = {n: i for i, n in enumerate(names)}
             self.tally = Tally(names, settings.get("format", "roundrobin"), sprt)
-            self.tally.standings.sprt_decided = kept_decision(store.meta(DECISION_KEY))
         return self.store
 
     def read_new(self) -> tuple[list[tuple[int, list[Any]]], dict[str, Any] | None, int]:
